@@ -1,0 +1,150 @@
+/**
+ * Configuration, read once at start-up from environment variables and validated with zod.
+ * Errors name the variable and never echo its value. Adapters receive this object; nothing
+ * else reads `process.env`.
+ *
+ * The variable names are a public contract (users' Alertmanager configs and deployments use them):
+ * add new ones, never rename or repurpose one.
+ */
+import { z } from 'zod';
+import { Secret } from './secret.js';
+import type { LogLevel } from './logger.js';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/** An https URL; plain http is allowed only to loopback (local tests, a local Prometheus). */
+function webhookUrl() {
+  return z.string().superRefine((s, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(s);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an https URL' });
+      return;
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+      ctx.addIssue({ code: 'custom', message: 'must be an https URL (http only to loopback)' });
+    }
+  });
+}
+
+/** Any http(s) URL (Prometheus, Alertmanager, the public URL of this service). */
+function httpUrl() {
+  return z.string().refine(
+    (s) => {
+      try {
+        return ['http:', 'https:'].includes(new URL(s).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an http(s) URL' },
+  ).transform((s) => s.replace(/\/+$/, ''));
+}
+
+const optional = <T extends z.ZodTypeAny>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
+const positiveNumber = (fallback: number) =>
+  z.preprocess((v) => (v === '' || v === undefined ? fallback : Number(v)), z.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' }));
+
+const envSchema = z.object({
+  PORT: z.preprocess((v) => (v === '' || v === undefined ? 8080 : Number(v)), z.number().int().min(0).max(65535, { message: 'must be a port number 0–65535' })),
+  WEBHOOK_TOKEN: optional(z.string().min(16, { message: 'must be at least 16 characters' })),
+  PROMETHEUS_URL: optional(httpUrl()),
+  SLACK_WEBHOOK_URL: optional(webhookUrl()),
+  FEISHU_WEBHOOK_URL: optional(webhookUrl()),
+  FEISHU_SECRET: optional(z.string().min(1)),
+  SNS_TOPIC_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' })),
+  PUBLIC_URL: optional(httpUrl()),
+  ACK_SECRET: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
+  ALERTMANAGER_URL: optional(httpUrl()),
+  TABLE_NAME: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, { message: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })),
+  LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['debug', 'info', 'warn', 'error'], { message: 'must be one of debug, info, warn, error' })),
+  ENRICHMENT_TIMEOUT_MS: positiveNumber(2000),
+  MEMORY_TREND_WINDOW_HOURS: positiveNumber(6),
+  GPU_MEMORY_CAPACITY_MIB: optional(z.coerce.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' })),
+  DEDUPE_TTL_SECONDS: positiveNumber(30 * 24 * 3600),
+  DELIVERY_TIMEOUT_MS: positiveNumber(5000),
+  DELIVERY_RETRIES: z.preprocess((v) => (v === '' || v === undefined ? 2 : Number(v)), z.number().int().min(0).max(10, { message: 'must be an integer 0–10' })),
+});
+
+export interface Config {
+  /** HTTP port for `npm start`; 0 picks a free one. */
+  port: number;
+  /** Bearer token Alertmanager must send; unset means no authentication. */
+  webhookToken?: Secret;
+  /** Base URL of the Prometheus HTTP API (no trailing slash). Unset: enrichment is unavailable. */
+  prometheusUrl?: string;
+  slack?: { webhookUrl: Secret };
+  feishu?: { webhookUrl: Secret; secret?: Secret };
+  sns?: { topicArn: string };
+  publicUrl?: string;
+  ackSecret?: Secret;
+  alertmanagerUrl?: string;
+  /** DynamoDB table; unset for `npm start` means an embedded dynalite table. */
+  tableName?: string;
+  logLevel: LogLevel;
+  enrichment: {
+    /** Whole-group enrichment budget, milliseconds. */
+    timeoutMs: number;
+    /** Window of the memory-leak regression, hours. */
+    memoryTrendWindowHours: number;
+    /** GPU memory capacity in MiB, overriding `DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE`. */
+    gpuMemoryCapacityMiB?: number;
+  };
+  /** How long a dedupe record is kept, seconds (DynamoDB TTL). */
+  dedupeTtlSeconds: number;
+  delivery: {
+    /** Per-request timeout towards a channel, milliseconds. */
+    timeoutMs: number;
+    /** Retries after the first attempt, per channel. */
+    retries: number;
+  };
+}
+
+/** Thrown by {@link loadConfig}; `message` lists every bad setting as `NAME: problem`. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Validates the environment once.
+ * @param env usually `process.env`
+ * @returns the typed configuration, secrets wrapped in {@link Secret}
+ * @throws ConfigError naming each bad variable (never its value)
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if (e.FEISHU_SECRET && !e.FEISHU_WEBHOOK_URL) problems.push('FEISHU_SECRET: set, but FEISHU_WEBHOOK_URL is not');
+  if (problems.length) throw new ConfigError(problems);
+  const secret = (v: string | undefined) => (v === undefined ? undefined : new Secret(v));
+  return {
+    port: e.PORT,
+    webhookToken: secret(e.WEBHOOK_TOKEN),
+    prometheusUrl: e.PROMETHEUS_URL,
+    slack: e.SLACK_WEBHOOK_URL ? { webhookUrl: new Secret(e.SLACK_WEBHOOK_URL) } : undefined,
+    feishu: e.FEISHU_WEBHOOK_URL ? { webhookUrl: new Secret(e.FEISHU_WEBHOOK_URL), secret: secret(e.FEISHU_SECRET) } : undefined,
+    sns: e.SNS_TOPIC_ARN ? { topicArn: e.SNS_TOPIC_ARN } : undefined,
+    publicUrl: e.PUBLIC_URL,
+    ackSecret: secret(e.ACK_SECRET),
+    alertmanagerUrl: e.ALERTMANAGER_URL,
+    tableName: e.TABLE_NAME,
+    logLevel: e.LOG_LEVEL,
+    enrichment: {
+      timeoutMs: e.ENRICHMENT_TIMEOUT_MS,
+      memoryTrendWindowHours: e.MEMORY_TREND_WINDOW_HOURS,
+      gpuMemoryCapacityMiB: e.GPU_MEMORY_CAPACITY_MIB,
+    },
+    dedupeTtlSeconds: e.DEDUPE_TTL_SECONDS,
+    delivery: { timeoutMs: e.DELIVERY_TIMEOUT_MS, retries: e.DELIVERY_RETRIES },
+  };
+}
