@@ -1,0 +1,51 @@
+/**
+ * Dedupe semantics: which alert notification events are new, and to which channels each
+ * still has to go.
+ *
+ * An event is one alert in one state: its `fingerprint`, `startsAt` and own `status`. Never the
+ * request, the receiver or the `groupKey` (which changes with the routing tree). So Alertmanager
+ * retries, HA peers sending the same group, reordered alerts and `repeat_interval` resends all
+ * map to the same key; firing → resolved is a second, distinct event.
+ */
+import type { Alert } from '../alertmanager/schema.js';
+
+/**
+ * Why an event is (or is not) notified, named like Alertmanager's dedup stage reasons.
+ * - `first notification`: never seen; send to every channel.
+ * - `repair`: an earlier attempt left channels undelivered and has given up its lease; send to those only.
+ * - `already notified`: every channel has it; send nothing.
+ * - `in flight`: another delivery (an HA peer, a concurrent retry) holds the lease; send nothing now,
+ *   the holder reports failure to its Alertmanager, whose retry repairs it.
+ */
+export type DedupeDecision = 'first notification' | 'repair' | 'already notified' | 'in flight';
+
+export interface Claim {
+  decision: DedupeDecision;
+  /** Channels this caller must deliver to (empty unless `first notification` or `repair`). */
+  pending: string[];
+}
+
+/** Port for the dedupe ledger. One adapter: DynamoDB (`dynamodb-store.ts`). */
+export interface DedupeStore {
+  /**
+   * Claims an event for delivery to `channels`, atomically: of concurrent callers, one wins.
+   * @param key from {@link eventKey}
+   * @param channels names of the channels configured now
+   * @param nowMs current time, epoch milliseconds
+   * @throws the store's own error when it cannot be reached (the caller answers 5xx)
+   */
+  claim(key: string, channels: string[], nowMs: number): Promise<Claim>;
+  /** Records that `channel` accepted the event. Idempotent. */
+  markDelivered(key: string, channel: string): Promise<void>;
+  /** Gives up the lease early so that a retry can repair the undelivered channels at once. */
+  release(key: string): Promise<void>;
+}
+
+/**
+ * The dedupe key of an alert notification event: `event#<fingerprint>#<startsAt>#<status>`.
+ * `startsAt` is normalised to millisecond ISO form, so `…23.143Z` and `…23.143000000Z` match.
+ */
+export function eventKey(alert: Pick<Alert, 'fingerprint' | 'startsAt' | 'status'>): string {
+  const startsAt = Number.isNaN(Date.parse(alert.startsAt)) ? alert.startsAt : new Date(alert.startsAt).toISOString();
+  return `event#${alert.fingerprint}#${startsAt}#${alert.status}`;
+}
