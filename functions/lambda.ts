@@ -1,0 +1,18 @@
+/**
+ * AWS Lambda entry (Function URL): the same app as `npm start`, served by `hono/aws-lambda`.
+ * Configuration is read and validated once, at cold start.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { handle } from 'hono/aws-lambda';
+import { createApp } from '../shared/app.js';
+import { loadConfig } from '../shared/config.js';
+import { createLogger } from '../shared/logger.js';
+import { createDeps } from '../shared/runtime.js';
+import { withSecretSettings } from '../shared/settings-secret.js';
+
+const config = loadConfig(await withSecretSettings(process.env, new SecretsManagerClient({})));
+const logger = createLogger(config.logLevel);
+const app = createApp(config, createDeps(config, { dynamodb: new DynamoDBClient({}) }, logger));
+
+export const handler = handle(app);

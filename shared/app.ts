@@ -1,0 +1,84 @@
+/**
+ * The HTTP app, built once and served by thin adapters (`hono/aws-lambda` in Lambda,
+ * `@hono/node-server` for `npm start`). Tests call `app.request()` directly.
+ *
+ * Routes (public contract):
+ * - `POST /v1/alertmanager` — Alertmanager webhook, payload version 4;
+ * - `GET /healthz` — liveness.
+ */
+import { Hono, type Context } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { webhookSchema, type WebhookMessage } from './alertmanager/schema.js';
+import type { Logger } from './logger.js';
+import { processGroup, type PipelineDeps } from './pipeline.js';
+import type { Secret } from './secret.js';
+
+/**
+ * Largest accepted webhook body, bytes. A storm of a few thousand alerts with annotations fits;
+ * Lambda Function URLs cap requests at 6 MB, so anything larger could never arrive there anyway.
+ * @see https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html
+ */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+export interface AppSettings {
+  /** Bearer token Alertmanager must send (`http_config.authorization.credentials`); unset: no auth. */
+  webhookToken?: Secret;
+}
+
+export interface AppDeps extends PipelineDeps {
+  logger: Logger;
+}
+
+/** Builds the Hono app. Pure wiring: the pipeline lives in `pipeline.ts`. */
+export function createApp(settings: AppSettings, deps: AppDeps): Hono {
+  const app = new Hono();
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+
+  const webhook = new Hono();
+  if (settings.webhookToken) {
+    const token = settings.webhookToken.reveal();
+    // hono's bearerAuth compares in constant time (hash then timingSafeEqual).
+    webhook.use(bearerAuth({ token, noAuthenticationHeaderMessage: { error: 'missing bearer token' }, invalidTokenMessage: { error: 'invalid bearer token' }, invalidAuthenticationHeaderMessage: { error: 'malformed Authorization header' } }));
+  }
+  webhook.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: `body exceeds ${MAX_BODY_BYTES} bytes` }, 413) }));
+  webhook.post('/', async (c) => {
+    const parsed = await parseWebhook(c);
+    if ('error' in parsed) return c.json(parsed, 400);
+    const result = await processGroup(parsed.message, deps);
+    return c.json(result, result.ok ? 200 : 502);
+  });
+  app.route('/v1/alertmanager', webhook);
+
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) return err.getResponse();
+    deps.logger.error('request failed', { method: c.req.method, path: c.req.path, error: err });
+    // 5xx so Alertmanager retries (it drops 4xx); nothing was sent if the dedupe store failed.
+    return c.json({ error: 'internal error, retry later' }, 503);
+  });
+  return app;
+}
+
+type ParsedWebhook =
+  | { message: WebhookMessage }
+  | { error: string; issues?: { path: string; message: string }[] };
+
+async function parseWebhook(c: Context): Promise<ParsedWebhook> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch (err) {
+    return { error: `malformed JSON: ${(err as Error).message}` };
+  }
+  const result = webhookSchema.safeParse(body);
+  if (!result.success) {
+    return {
+      error: 'invalid Alertmanager webhook payload (version 4 expected)',
+      issues: result.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })),
+    };
+  }
+  return { message: result.data };
+}

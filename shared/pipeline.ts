@@ -1,0 +1,163 @@
+/**
+ * The pipeline for one Alertmanager webhook message, in the order of its stages:
+ * dedupe (claim each alert event) → enrich (only what is new) → fan out (one message per channel,
+ * each with the alerts that channel still lacks) → ledger (mark deliveries, release failed claims).
+ */
+import pLimit from 'p-limit';
+import type { Alert, WebhookMessage } from './alertmanager/schema.js';
+import type { Channel } from './channels/types.js';
+import { eventKey, type Claim, type DedupeStore } from './dedupe/store.js';
+import { deliver } from './delivery.js';
+import type { Enrichment } from './enrich/types.js';
+import type { Logger } from './logger.js';
+import { buildNotification } from './notification.js';
+
+export interface PipelineDeps {
+  store: DedupeStore;
+  channels: Channel[];
+  /** Enriches alerts; must never throw (see `enrichAlerts`). Keyed by `fingerprint`. */
+  enrich(alerts: Alert[]): Promise<Map<string, Enrichment>>;
+  delivery: { timeoutMs: number; retries: number; budgetMs?: number };
+  logger: Logger;
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+export type ChannelOutcome =
+  | { status: 'delivered'; alerts: number; attempts: number; durationMs: number }
+  | { status: 'failed'; alerts: number; error: string; durationMs: number };
+
+export interface GroupResult {
+  /** Alerts in the payload. */
+  received: number;
+  /** Alerts sent to at least one channel by this request (first notifications and repairs). */
+  notified: number;
+  /** Alerts every channel already had. */
+  duplicates: number;
+  /** Alerts another delivery is handling right now (an HA peer, a concurrent retry). */
+  inFlight: number;
+  /** Per channel that had something to send. */
+  channels: Record<string, ChannelOutcome>;
+  /** False when a channel failed after its retries: answer 5xx so Alertmanager retries. */
+  ok: boolean;
+}
+
+/** DynamoDB calls in flight at once for one group (a storm can bring thousands of alerts). */
+const STORE_CONCURRENCY = 16;
+
+interface ClaimedAlert {
+  alert: Alert;
+  key: string;
+  claim: Claim;
+}
+
+/**
+ * Runs one webhook message through the pipeline.
+ * @throws the dedupe store's error when DynamoDB is unreachable (nothing was sent; answer 5xx)
+ */
+export async function processGroup(message: WebhookMessage, deps: PipelineDeps): Promise<GroupResult> {
+  const log = deps.logger.child({ groupKey: message.groupKey, receiver: message.receiver });
+  log.info('group received', { status: message.status, alerts: message.alerts.length, truncatedAlerts: message.truncatedAlerts });
+
+  const claimed = await claimAll(message.alerts, deps, log);
+  const toSend = claimed.filter((c) => c.claim.pending.length > 0);
+  const started = deps.now();
+  const enrichments = toSend.length ? await deps.enrich(toSend.map((c) => c.alert)) : new Map<string, Enrichment>();
+  if (toSend.length) log.info('group enriched', { alerts: toSend.length, durationMs: deps.now() - started });
+
+  const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log)));
+  const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
+  const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
+  if (failed.size) await releaseFailed(toSend, failed, deps, log);
+
+  const count = (d: Claim['decision']) => claimed.filter((c) => c.claim.decision === d).length;
+  return {
+    received: message.alerts.length,
+    notified: toSend.length,
+    duplicates: count('already notified'),
+    inFlight: count('in flight'),
+    channels,
+    ok: failed.size === 0,
+  };
+}
+
+async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<ClaimedAlert[]> {
+  const limit = pLimit(STORE_CONCURRENCY);
+  const names = deps.channels.map((c) => c.name);
+  const now = deps.now();
+  return Promise.all(
+    alerts.map((alert) =>
+      limit(async () => {
+        const key = eventKey(alert);
+        const claim = await deps.store.claim(key, names, now);
+        log.info('alert deduped', {
+          fingerprint: alert.fingerprint,
+          alertname: alert.labels.alertname,
+          status: alert.status,
+          startsAt: alert.startsAt,
+          decision: claim.decision,
+          pending: claim.pending,
+        });
+        return { alert, key, claim };
+      }),
+    ),
+  );
+}
+
+async function fanOutTo(
+  channel: Channel,
+  message: WebhookMessage,
+  toSend: ClaimedAlert[],
+  enrichments: Map<string, Enrichment>,
+  deps: PipelineDeps,
+  log: Logger,
+): Promise<{ channel: string; outcome?: ChannelOutcome }> {
+  const mine = toSend.filter((c) => c.claim.pending.includes(channel.name));
+  if (mine.length === 0) return { channel: channel.name };
+  const alerts = mine.map((c) => ({
+    ...c.alert,
+    enrichment: enrichments.get(c.alert.fingerprint) ?? { status: 'unavailable' as const, kind: 'unknown' as const, reason: 'not enriched' },
+  }));
+  const started = deps.now();
+  try {
+    const attempts = await deliver(channel, buildNotification(message, alerts), { ...deps.delivery, logger: log });
+    await recordDelivered(mine, channel.name, deps, log);
+    const outcome: ChannelOutcome = { status: 'delivered', alerts: mine.length, attempts, durationMs: deps.now() - started };
+    log.info('channel delivered', { channel: channel.name, ...outcome });
+    return { channel: channel.name, outcome };
+  } catch (err) {
+    const outcome: ChannelOutcome = { status: 'failed', alerts: mine.length, error: (err as Error).message, durationMs: deps.now() - started };
+    log.error('channel failed', { channel: channel.name, ...outcome });
+    return { channel: channel.name, outcome };
+  }
+}
+
+/** A ledger write that fails after a successful send is logged, not re-sent: a duplicate is worse than a stale ledger. */
+async function recordDelivered(mine: ClaimedAlert[], channel: string, deps: PipelineDeps, log: Logger): Promise<void> {
+  const limit = pLimit(STORE_CONCURRENCY);
+  await Promise.all(
+    mine.map((c) =>
+      limit(() =>
+        deps.store.markDelivered(c.key, channel).catch((err: Error) => {
+          log.error('ledger write failed', { channel, fingerprint: c.alert.fingerprint, error: err.message });
+        }),
+      ),
+    ),
+  );
+}
+
+/** Frees the claims that still have undelivered channels, so Alertmanager's retry repairs them at once. */
+async function releaseFailed(toSend: ClaimedAlert[], failed: Set<string>, deps: PipelineDeps, log: Logger): Promise<void> {
+  const limit = pLimit(STORE_CONCURRENCY);
+  const unfinished = toSend.filter((c) => c.claim.pending.some((ch) => failed.has(ch)));
+  await Promise.all(
+    unfinished.map((c) =>
+      limit(() =>
+        deps.store.release(c.key).catch((err: Error) => {
+          // The lease then runs out on its own; the repair only waits longer.
+          log.warn('lease release failed', { fingerprint: c.alert.fingerprint, error: err.message });
+        }),
+      ),
+    ),
+  );
+}

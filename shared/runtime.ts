@@ -1,0 +1,46 @@
+/**
+ * Wires the configuration to the adapters, once per process (Lambda cold start or `npm start`).
+ * The only place that knows which concrete store, enricher and channels the app uses.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import type { AppDeps } from './app.js';
+import { buildChannels } from './channels/index.js';
+import type { Config } from './config.js';
+import { DynamoDbDedupeStore } from './dedupe/dynamodb-store.js';
+import { enrichAlerts } from './enrich/index.js';
+import type { Logger } from './logger.js';
+
+/** The table name used when `TABLE_NAME` is unset (embedded dynalite of `npm start`). */
+export const DEFAULT_TABLE_NAME = 'llm-alert-pipeline';
+
+export interface RuntimeClients {
+  dynamodb: DynamoDBClient;
+  /** Injected in tests; created from the topic ARN's region otherwise. */
+  sns?: SNSClient;
+  /** Where the console channel writes (default stdout). */
+  write?: (text: string) => void;
+}
+
+/** Builds the app's dependencies from validated configuration and AWS clients. */
+export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): AppDeps {
+  const channels = buildChannels(config, { sns: clients.sns, write: clients.write });
+  return {
+    store: new DynamoDbDedupeStore(clients.dynamodb, {
+      tableName: config.tableName ?? DEFAULT_TABLE_NAME,
+      ttlSeconds: config.dedupeTtlSeconds,
+    }),
+    channels,
+    enrich: (alerts) =>
+      enrichAlerts(alerts, {
+        prometheusUrl: config.prometheusUrl,
+        timeoutMs: config.enrichment.timeoutMs,
+        memoryTrendWindowHours: config.enrichment.memoryTrendWindowHours,
+        gpuMemoryCapacityMiB: config.enrichment.gpuMemoryCapacityMiB,
+        logger,
+      }),
+    delivery: config.delivery,
+    logger,
+    now: () => Date.now(),
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * The HTTP app and pipeline end to end in-process: real hono app, real DynamoDB ledger on dynalite,
+ * recording channels (the platform wire formats are tested in test/integration/channels).
+ */
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Alert } from '../../shared/alertmanager/schema.js';
+import { createApp } from '../../shared/app.js';
+import { DeliveryError, type Channel } from '../../shared/channels/types.js';
+import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { ensureTable } from '../../shared/dedupe/table.js';
+import type { Enrichment } from '../../shared/enrich/types.js';
+import { silentLogger } from '../../shared/logger.js';
+import type { Notification } from '../../shared/notification.js';
+import { Secret } from '../../shared/secret.js';
+import { fixture, fixtureText } from '../helpers/fixtures.js';
+
+const TOKEN = 'test-token-0123456789abcdef';
+let db: LocalDynamoDb;
+let table = 0;
+
+class RecordingChannel implements Channel {
+  received: Notification[] = [];
+  failuresLeft = 0;
+  failRetryable = false;
+  constructor(readonly name: string) {}
+  async send(n: Notification): Promise<void> {
+    if (this.failuresLeft > 0) {
+      this.failuresLeft--;
+      throw new DeliveryError(`${this.name} is down`, this.failRetryable);
+    }
+    this.received.push(n);
+  }
+}
+
+beforeAll(async () => {
+  db = await startLocalDynamoDb('app-test-0');
+});
+afterAll(async () => db.close());
+
+let slack: RecordingChannel;
+let sns: RecordingChannel;
+let enriched: Alert[][];
+let tableName: string;
+
+beforeEach(async () => {
+  tableName = `app-test-${++table}`;
+  await ensureTable(db.client, tableName);
+  slack = new RecordingChannel('slack');
+  sns = new RecordingChannel('sns');
+  enriched = [];
+});
+
+function app(opts: { token?: string; store?: DynamoDbDedupeStore } = {}) {
+  const store = opts.store ?? new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
+  return createApp(
+    { webhookToken: opts.token === undefined ? new Secret(TOKEN) : opts.token ? new Secret(opts.token) : undefined },
+    {
+      store,
+      channels: [slack, sns],
+      enrich: async (alerts) => {
+        enriched.push(alerts);
+        return new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test' }]));
+      },
+      delivery: { timeoutMs: 1000, retries: 1, budgetMs: 5000 },
+      logger: silentLogger,
+      now: () => Date.now(),
+    },
+  );
+}
+
+function post(a: ReturnType<typeof app>, body: string, headers: Record<string, string> = {}) {
+  return a.request('/v1/alertmanager', {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, ...headers },
+  });
+}
+
+async function itemCount(): Promise<number> {
+  const out = await db.client.send(new ScanCommand({ TableName: tableName }));
+  return out.Count ?? 0;
+}
+
+describe('POST /v1/alertmanager', () => {
+  it('sends one message per group per channel, with every new alert, and summarises', async () => {
+    const a = app();
+    const res = await post(a, fixtureText('firing-queue-backlog-two-models'));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ received: 2, notified: 2, duplicates: 0, inFlight: 0, ok: true });
+    for (const ch of [slack, sns]) {
+      expect(ch.received).toHaveLength(1);
+      expect(ch.received[0]!.alerts.map((x) => x.labels.model_name)).toEqual(['llama-3.1-70b', 'qwen3-8b']);
+      expect(ch.received[0]!.alerts[0]!.enrichment).toEqual({ status: 'unavailable', kind: 'queue', reason: 'test' });
+    }
+  });
+
+  it('sends nothing again for a retry, an HA peer, a reordered group or a repeat_interval resend', async () => {
+    const a = app();
+    await post(a, fixtureText('firing-queue-backlog-two-models'));
+    const reordered = fixture('firing-queue-backlog-two-models');
+    reordered.alerts.reverse();
+    reordered.groupKey = '{}/{severity="warning"}:{alertname="VLLMQueueBacklog"}';
+    reordered.receiver = 'another-route';
+    for (const body of [fixtureText('firing-queue-backlog-two-models'), JSON.stringify(reordered)]) {
+      const res = await post(a, body);
+      expect(await res.json()).toMatchObject({ received: 2, notified: 0, duplicates: 2 });
+    }
+    expect(slack.received).toHaveLength(1);
+    expect(sns.received).toHaveLength(1);
+    expect(enriched).toHaveLength(1);
+  });
+
+  it('lets only one of two HA peers posting at once notify', async () => {
+    const a = app();
+    const [r1, r2] = await Promise.all([post(a, fixtureText('firing-kv-cache-critical')), post(a, fixtureText('firing-kv-cache-critical'))]);
+    expect([r1.status, r2.status]).toEqual([200, 200]);
+    expect(slack.received).toHaveLength(1);
+    expect(sns.received).toHaveLength(1);
+  });
+
+  it('notifies only the new alert when a group grows', async () => {
+    const a = app();
+    const one = fixture('firing-queue-backlog-two-models');
+    one.alerts = one.alerts.slice(0, 1);
+    await post(a, JSON.stringify(one));
+    await post(a, fixtureText('firing-queue-backlog-two-models'));
+    expect(slack.received.map((n) => n.alerts.map((x) => x.fingerprint))).toEqual([['c10780c1bb3d6376'], ['b70e989fd7d03295']]);
+  });
+
+  it('sends one resolved message after firing', async () => {
+    const a = app();
+    await post(a, fixtureText('firing-queue-backlog-two-models'));
+    await post(a, fixtureText('resolved-queue-backlog-two-models'));
+    await post(a, fixtureText('resolved-queue-backlog-two-models'));
+    expect(slack.received.map((n) => n.status)).toEqual(['firing', 'resolved']);
+    expect(slack.received[1]!.alerts.every((x) => x.status === 'resolved')).toBe(true);
+  });
+
+  it('answers 502 when a channel fails, and the retry repairs only that channel', async () => {
+    const a = app();
+    sns.failuresLeft = 1;
+    const first = await post(a, fixtureText('firing-kv-cache-critical'));
+    expect(first.status).toBe(502);
+    expect((await first.json()).channels).toMatchObject({ slack: { status: 'delivered' }, sns: { status: 'failed', error: 'sns is down' } });
+    const retry = await post(a, fixtureText('firing-kv-cache-critical'));
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toMatchObject({ notified: 1, channels: { sns: { status: 'delivered' } } });
+    expect(slack.received).toHaveLength(1);
+    expect(sns.received).toHaveLength(1);
+    const again = await post(a, fixtureText('firing-kv-cache-critical'));
+    expect(await again.json()).toMatchObject({ notified: 0, duplicates: 1, channels: {} });
+  });
+
+  it('retries a retryable failure within the request', async () => {
+    const a = app();
+    sns.failuresLeft = 1;
+    sns.failRetryable = true;
+    const res = await post(a, fixtureText('firing-kv-cache-critical'));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ channels: { sns: { status: 'delivered', attempts: 2 } } });
+    expect(sns.received).toHaveLength(1);
+  });
+
+  it('answers 503 and sends nothing when DynamoDB is unreachable', async () => {
+    const a = app({ store: new DynamoDbDedupeStore(db.client, { tableName: 'missing-table', ttlSeconds: 60 }) });
+    const res = await post(a, fixtureText('firing-kv-cache-critical'));
+    expect(res.status).toBe(503);
+    expect(slack.received).toHaveLength(0);
+  });
+});
+
+describe('rejected requests claim nothing', () => {
+  it('401 without or with a wrong bearer token', async () => {
+    const a = app();
+    expect((await post(a, fixtureText('firing-kv-cache-critical'), { authorization: '' })).status).toBe(401);
+    expect((await post(a, fixtureText('firing-kv-cache-critical'), { authorization: 'Bearer wrong-token-0123456789' })).status).toBe(401);
+    expect(await itemCount()).toBe(0);
+  });
+
+  it('accepts any request when no token is configured', async () => {
+    const a = app({ token: '' });
+    expect((await post(a, fixtureText('firing-kv-cache-critical'), { authorization: '' })).status).toBe(200);
+  });
+
+  it('400 for malformed JSON', async () => {
+    const res = await post(app(), '{"version": "4",');
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatch(/malformed JSON/);
+    expect(await itemCount()).toBe(0);
+  });
+
+  it('400 naming each offending field', async () => {
+    const body = fixture('firing-queue-backlog-two-models') as unknown as Record<string, any>;
+    delete body.alerts[1].fingerprint;
+    body.alerts[0].status = 'pending';
+    body.version = '3';
+    const res = await post(app(), JSON.stringify(body));
+    expect(res.status).toBe(400);
+    const paths = (await res.json()).issues.map((i: { path: string }) => i.path).sort();
+    expect(paths).toEqual(['alerts.0.status', 'alerts.1.fingerprint', 'version']);
+    expect(await itemCount()).toBe(0);
+  });
+
+  it('413 for a body over the limit', async () => {
+    const res = await post(app(), JSON.stringify({ padding: 'x'.repeat(6 * 1024 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(await itemCount()).toBe(0);
+  });
+
+  it('ignores fields newer Alertmanagers add', async () => {
+    const body = { ...fixture('firing-kv-cache-critical'), someNewField: { x: 1 } };
+    expect((await post(app(), JSON.stringify(body))).status).toBe(200);
+  });
+});
+
+describe('GET /healthz', () => {
+  it('answers 200 without a token', async () => {
+    const res = await app().request('/healthz');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+});
