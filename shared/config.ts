@@ -50,7 +50,12 @@ const positiveNumber = (fallback: number) =>
 
 const envSchema = z.object({
   PORT: z.preprocess((v) => (v === '' || v === undefined ? 8080 : Number(v)), z.number().int().min(0).max(65535, { message: 'must be a port number 0–65535' })),
-  WEBHOOK_TOKEN: optional(z.string().min(16, { message: 'must be at least 16 characters' })),
+  // Characters a bearer token may carry (RFC 6750 b64token), as hono's bearerAuth checks them.
+  WEBHOOK_TOKEN: optional(
+    z.string()
+      .min(16, { message: 'must be at least 16 characters' })
+      .regex(/^[A-Za-z0-9._~+/-]+=*$/, { message: 'must use only the characters A-Z a-z 0-9 - . _ ~ + / (RFC 6750)' }),
+  ),
   PROMETHEUS_URL: optional(httpUrl()),
   SLACK_WEBHOOK_URL: optional(webhookUrl()),
   FEISHU_WEBHOOK_URL: optional(webhookUrl()),

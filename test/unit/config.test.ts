@@ -1,0 +1,56 @@
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../shared/config.js';
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('has working defaults with nothing set', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 8080, logLevel: 'info', enrichment: { timeoutMs: 2000, memoryTrendWindowHours: 6 }, delivery: { timeoutMs: 5000, retries: 2 } });
+    expect(c.slack).toBeUndefined();
+    expect(c.webhookToken).toBeUndefined();
+  });
+
+  it('names every bad setting, and never echoes a value', () => {
+    const secretish = 'http://hooks.slack.com/services/T000/B000/SECRETVALUE';
+    const found = problems({ SLACK_WEBHOOK_URL: secretish, PORT: 'eighty', SNS_TOPIC_ARN: 'my-topic', PROMETHEUS_URL: 'prometheus:9090', WEBHOOK_TOKEN: 'short' });
+    expect(found.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'PROMETHEUS_URL', 'SLACK_WEBHOOK_URL', 'SNS_TOPIC_ARN', 'WEBHOOK_TOKEN']);
+    expect(found.join('\n')).not.toContain('SECRETVALUE');
+    expect(found.join('\n')).not.toContain('short');
+    expect(found.find((p) => p.startsWith('SLACK_WEBHOOK_URL'))).toMatch(/https/);
+  });
+
+  it('allows plain http only to loopback', () => {
+    expect(loadConfig({ SLACK_WEBHOOK_URL: 'http://127.0.0.1:9999/hook' }).slack).toBeDefined();
+    expect(problems({ FEISHU_WEBHOOK_URL: 'http://open.feishu.cn/open-apis/bot/v2/hook/x' })[0]).toMatch(/^FEISHU_WEBHOOK_URL: /);
+  });
+
+  it('rejects a Feishu secret without a Feishu webhook', () => {
+    expect(problems({ FEISHU_SECRET: 'abc' })).toEqual(['FEISHU_SECRET: set, but FEISHU_WEBHOOK_URL is not']);
+  });
+
+  it('rejects a token hono cannot carry in a bearer header', () => {
+    expect(problems({ WEBHOOK_TOKEN: 'has spaces and !punctuation' })[0]).toMatch(/^WEBHOOK_TOKEN: .*characters/);
+  });
+
+  it('wraps secrets so they print redacted', () => {
+    const c = loadConfig({ WEBHOOK_TOKEN: 'tok-0123456789abcdef', FEISHU_WEBHOOK_URL: 'https://open.feishu.cn/hook/abc', FEISHU_SECRET: 'sssh' });
+    const printed = [JSON.stringify(c), inspect(c, { depth: 5 }), `${c.webhookToken}`].join('\n');
+    expect(printed).not.toMatch(/tok-0123|hook\/abc|sssh/);
+    expect(printed).toContain('<redacted>');
+    expect(c.feishu?.secret?.reveal()).toBe('sssh');
+  });
+
+  it('strips a trailing slash from base URLs', () => {
+    expect(loadConfig({ PROMETHEUS_URL: 'http://127.0.0.1:9090/' }).prometheusUrl).toBe('http://127.0.0.1:9090');
+  });
+});
