@@ -1,0 +1,145 @@
+/**
+ * The shipped Prometheus rules and config and the Alertmanager example, checked by the real
+ * promtool and amtool: syntax, routing, and the rule unit tests in vllm-rules.test.yml.
+ */
+import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { AlertKind } from '../../shared/enrich/types.js';
+import { findBinary, runBinary } from '../helpers/binaries.js';
+import { makeTempDir, SHIPPED } from '../helpers/processes.js';
+
+const RULES_TEST = SHIPPED.rules.replace(/\.yml$/, '.test.yml');
+const KINDS: readonly AlertKind[] = ['latency', 'kv_cache', 'queue', 'error_rate', 'gpu_memory'];
+
+interface Rule {
+  alert: string;
+  expr: string;
+  for: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+const promtool = findBinary('promtool');
+const amtool = findBinary('amtool');
+let dir: string;
+
+beforeAll(async () => {
+  dir = await makeTempDir('rules-test');
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Copies the rules and their unit tests into the temp dir with `edit` applied to the rules. */
+async function mutatedRules(edit: (rules: string) => string): Promise<string> {
+  const rules = await readFile(SHIPPED.rules, 'utf8');
+  const mutated = edit(rules);
+  expect(mutated).not.toBe(rules);
+  await writeFile(join(dir, 'vllm-rules.yml'), mutated);
+  await copyFile(RULES_TEST, join(dir, 'vllm-rules.test.yml'));
+  return join(dir, 'vllm-rules.test.yml');
+}
+
+describe('infra/prometheus/vllm-rules.yml', () => {
+  it('passes promtool check rules', async () => {
+    const result = await runBinary(promtool, ['check', 'rules', SHIPPED.rules]);
+    expect(result.stderr).toBe('');
+    expect(result).toMatchObject({ code: 0 });
+    expect(result.stdout).toContain('SUCCESS: 5 rules found');
+  });
+
+  it('gives every alert severity, a known kind, and summary/description/runbook_url', async () => {
+    const doc = parse(await readFile(SHIPPED.rules, 'utf8')) as { groups: { rules: Rule[] }[] };
+    const rules = doc.groups.flatMap((g) => g.rules);
+    expect(rules.map((r) => r.alert).sort()).toEqual(
+      ['GPUMemoryLeak', 'VLLMErrorRateHigh', 'VLLMKVCacheNearlyFull', 'VLLMQueueBacklog', 'VLLMTimeToFirstTokenHigh'],
+    );
+    for (const rule of rules) {
+      expect(['warning', 'critical'], rule.alert).toContain(rule.labels.severity);
+      expect(KINDS, rule.alert).toContain(rule.labels.kind);
+      expect(rule.annotations.summary, rule.alert).toMatch(/\{\{ \$value \| humanize\w*\s*\}\}/);
+      expect(rule.annotations.description, rule.alert).toBeTruthy();
+      expect(rule.annotations.runbook_url, rule.alert).toMatch(/^https:\/\/runbooks\.example\.com\/vllm\/[a-z0-9-]+$/);
+      expect(rule.for, rule.alert).toMatch(/^\d+[mh]$/);
+    }
+    expect(new Set(rules.map((r) => r.labels.kind)).size).toBe(KINDS.length);
+  });
+
+  it('passes its promtool unit tests (each alert fires on bad series, not on healthy ones)', async () => {
+    const result = await runBinary(promtool, ['test', 'rules', RULES_TEST]);
+    expect(result.stdout + result.stderr).toContain('SUCCESS');
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+  });
+
+  it('has unit tests that catch a changed queue threshold', async () => {
+    const testFile = await mutatedRules((r) => r.replace('(vllm:num_requests_waiting) > 50', '(vllm:num_requests_waiting) > 60'));
+    const result = await runBinary(promtool, ['test', 'rules', testFile]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('alertname: VLLMQueueBacklog');
+  });
+
+  it('has unit tests that catch duplicate KV-cache alerts when both metric generations are exposed', async () => {
+    const testFile = await mutatedRules((r) =>
+      r.replace(/max by \(job, instance, model_name\) \(\s*(vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)\s*\)/, '($1)'),
+    );
+    const result = await runBinary(promtool, ['test', 'rules', testFile]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('alertname: VLLMKVCacheNearlyFull');
+  });
+});
+
+describe('infra/prometheus/prometheus.example.yml', () => {
+  it('passes promtool check config, including the rules it loads', async () => {
+    const result = await runBinary(promtool, ['check', 'config', SHIPPED.prometheusConfig]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('SUCCESS: 1 rule files found');
+    expect(result.stdout).toContain('SUCCESS: 5 rules found');
+  });
+});
+
+describe('infra/alertmanager/alertmanager.example.yml', () => {
+  interface Example {
+    route: { receiver: string; group_by: string[] };
+    receivers: { name: string; webhook_configs: Record<string, unknown>[] }[];
+  }
+
+  it('passes amtool check-config with its token file present', async () => {
+    // Check a byte-identical copy whose credentials_file points at a real file, so the
+    // check does not depend on /etc/alertmanager existing on the test machine.
+    const tokenFile = join(dir, 'llm-alert-pipeline.token');
+    await writeFile(tokenFile, 'a-test-token-of-32-characters-xx');
+    const shipped = await readFile(SHIPPED.alertmanagerConfig, 'utf8');
+    const copy = shipped.replace('/etc/alertmanager/llm-alert-pipeline.token', tokenFile);
+    expect(copy).not.toBe(shipped);
+    await writeFile(join(dir, 'alertmanager.yml'), copy);
+    const result = await runBinary(amtool, ['check-config', join(dir, 'alertmanager.yml')]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('SUCCESS');
+    expect(result.stdout).toContain('1 inhibit rules');
+  });
+
+  it('sends everything to the llm-alert-pipeline webhook with resolved alerts and a bearer token file', async () => {
+    const doc = parse(await readFile(SHIPPED.alertmanagerConfig, 'utf8')) as Example;
+    expect(doc.route).toMatchObject({ receiver: 'llm-alert-pipeline', group_by: ['alertname', 'model_name'] });
+    expect(doc.receivers).toHaveLength(1);
+    expect(doc.receivers[0]?.webhook_configs).toEqual([
+      {
+        url: expect.stringMatching(/^http:\/\/[^/]+:8080\/v1\/alertmanager$/),
+        send_resolved: true,
+        max_alerts: 0,
+        http_config: { authorization: { type: 'Bearer', credentials_file: '/etc/alertmanager/llm-alert-pipeline.token' } },
+      },
+    ]);
+  });
+
+  it('routes a vLLM alert to llm-alert-pipeline (amtool config routes test)', async () => {
+    const result = await runBinary(amtool, [
+      'config', 'routes', 'test', `--config.file=${SHIPPED.alertmanagerConfig}`,
+      'alertname=VLLMQueueBacklog', 'model_name=qwen3-8b', 'severity=warning', 'kind=queue',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('llm-alert-pipeline');
+  });
+});
