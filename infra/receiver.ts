@@ -1,0 +1,144 @@
+/**
+ * The webhook receiver Lambda with the team's defaults (Node 22 on arm64, ESM bundled by local
+ * esbuild, a log group with retention, a public Function URL), plus helpers that grant access and
+ * set the matching environment variable in one call so wiring cannot drift.
+ *
+ * The environment variable names are the contract of `shared/config.ts`.
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Architecture, FunctionUrlAuthType, Runtime, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { LogLevel } from '../shared/logger.js';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Lambda timeout, seconds. It must cover the app's worst case, so Lambda never kills a request
+ * half-way through fan-out: enrichment budget (ENRICHMENT_TIMEOUT_MS, 2 s) plus one channel's
+ * attempts (DELIVERY_RETRIES + 1 = 3, each DELIVERY_TIMEOUT_MS = 5 s, plus backoff), about 20 s.
+ * It must also stay well inside Alertmanager's budget for one notification including its own
+ * retries, which is max(group_interval, 10 s) (0.25 has no per-webhook timeout): with the default
+ * group_interval of 5 m, a request cut off at 30 s (the URL answers 502) still leaves time to retry.
+ * @see https://github.com/prometheus/alertmanager/blob/main/notify/notify.go (MinTimeout)
+ */
+export const RECEIVER_TIMEOUT_SECONDS = 30;
+
+/** Lambda memory, MiB. Also buys CPU: JSON, zod and card rendering are CPU-bound at cold start. */
+export const RECEIVER_MEMORY_MIB = 512;
+
+/** Keys of the settings secret (a JSON object); never set as plain environment variables. */
+export const SECRET_SETTING_KEYS = ['WEBHOOK_TOKEN', 'SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'FEISHU_SECRET', 'ACK_SECRET'] as const;
+
+/** Non-secret settings, passed as plain environment variables when given. */
+export interface PlainSettings {
+  /** `PROMETHEUS_URL`: base URL of the Prometheus HTTP API used for enrichment. */
+  prometheusUrl?: string;
+  /** `ALERTMANAGER_URL`: base URL of Alertmanager (silence links, acks). */
+  alertmanagerUrl?: string;
+  /** `PUBLIC_URL`: this service's public base URL, e.g. a custom domain in front of the Function URL. */
+  publicUrl?: string;
+  /** `LOG_LEVEL`; the app defaults to `info`. */
+  logLevel?: LogLevel;
+}
+
+export interface AlertReceiverProps {
+  /** Lambda entry module exporting `handler`. Default: `functions/lambda.ts` of this repository. */
+  entry?: string;
+  /** Non-secret settings; unset ones are left out of the environment. */
+  settings?: PlainSettings;
+}
+
+/**
+ * The receiver function, its log group and its Function URL.
+ *
+ * Authentication is not IAM (`FunctionUrlAuthType.NONE`): Alertmanager cannot sign SigV4 requests,
+ * so the app checks the bearer token (`WEBHOOK_TOKEN`, from the settings secret).
+ *
+ * @example
+ * new AlertReceiver(this, 'Receiver', { settings: { prometheusUrl } })
+ *   .useTable(table).useTopic(topic).useSettingsSecret(secret);
+ */
+export class AlertReceiver extends Construct {
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+  readonly functionUrl: FunctionUrl;
+  /** The Alertmanager webhook endpoint: the Function URL (ends in `/`) + `v1/alertmanager`. */
+  readonly webhookUrl: string;
+
+  constructor(scope: Construct, id: string, props: AlertReceiverProps = {}) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      // The lines expire within a month anyway; deleting the stack should not leave the group behind.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry ?? `${REPO_ROOT}functions/lambda.ts`,
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: `${REPO_ROOT}package-lock.json`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: RECEIVER_MEMORY_MIB,
+      timeout: Duration.seconds(RECEIVER_TIMEOUT_SECONDS),
+      logGroup: this.logGroup,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...plainEnvironment(props.settings ?? {}) },
+      bundling: {
+        forceDockerBundling: false,
+        // ESM because the entry reads the settings secret with top-level await.
+        format: OutputFormat.ESM,
+        // esbuild's ESM output has no `require`; CommonJS dependencies still call it.
+        banner: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);",
+        mainFields: ['module', 'main'],
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        // The Node 22 runtime ships AWS SDK v3.
+        externalModules: ['@aws-sdk/*'],
+      },
+    });
+    this.functionUrl = this.function.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
+    this.webhookUrl = `${this.functionUrl.url}v1/alertmanager`;
+  }
+
+  /** Grants read/write on the dedupe table's items and sets `TABLE_NAME`. */
+  useTable(table: ITable): this {
+    table.grantReadWriteData(this.function);
+    this.function.addEnvironment('TABLE_NAME', table.tableName);
+    return this;
+  }
+
+  /** Grants `sns:Publish` on the topic and sets `SNS_TOPIC_ARN`. */
+  useTopic(topic: ITopic): this {
+    topic.grantPublish(this.function);
+    this.function.addEnvironment('SNS_TOPIC_ARN', topic.topicArn);
+    return this;
+  }
+
+  /**
+   * Grants read on the settings secret and sets `SETTINGS_SECRET_ARN`; the function reads the
+   * secret (a JSON object with any of {@link SECRET_SETTING_KEYS}) at cold start.
+   */
+  useSettingsSecret(secret: ISecret): this {
+    secret.grantRead(this.function);
+    this.function.addEnvironment('SETTINGS_SECRET_ARN', secret.secretArn);
+    return this;
+  }
+}
+
+/** Maps the given settings to their environment variable names, leaving out unset ones. */
+function plainEnvironment(settings: PlainSettings): Record<string, string> {
+  const pairs: [string, string | undefined][] = [
+    ['PROMETHEUS_URL', settings.prometheusUrl],
+    ['ALERTMANAGER_URL', settings.alertmanagerUrl],
+    ['PUBLIC_URL', settings.publicUrl],
+    ['LOG_LEVEL', settings.logLevel],
+  ];
+  return Object.fromEntries(pairs.filter((p): p is [string, string] => p[1] !== undefined && p[1] !== ''));
+}

@@ -1,0 +1,63 @@
+/**
+ * The whole deployment: dedupe table, alert topic, settings secret and the receiver that uses them.
+ * Environment-agnostic (no account/region lookups), so `cdk synth` works offline.
+ */
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { AlertReceiver, type PlainSettings } from './receiver.js';
+
+/** Length of the generated `WEBHOOK_TOKEN`, characters (letters and digits only, so it fits a header as is). */
+export const WEBHOOK_TOKEN_LENGTH = 40;
+
+export interface LlmAlertPipelineStackProps extends StackProps {
+  /** Non-secret settings for the receiver (see {@link PlainSettings}). */
+  settings?: PlainSettings;
+  /** Lambda entry module; default `functions/lambda.ts`. */
+  entry?: string;
+}
+
+/**
+ * Outputs: `WebhookUrl` (point Alertmanager's webhook_config here), `AlertTopicArn`,
+ * `SettingsSecretArn` (fill it after deploy), `TableName`.
+ */
+export class LlmAlertPipelineStack extends Stack {
+  readonly table: Table;
+  readonly topic: Topic;
+  readonly settingsSecret: Secret;
+  readonly receiver: AlertReceiver;
+
+  constructor(scope: Construct, id: string, props: LlmAlertPipelineStackProps = {}) {
+    super(scope, id, props);
+    this.table = new Table(this, 'DedupeTable', {
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      // Epoch seconds; DynamoDB deletes expired items late, so the store also filters on read.
+      timeToLiveAttribute: 'expiresAt',
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // The delivery ledger prevents double-sends across a redeploy; never drop it with the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.topic = new Topic(this, 'AlertTopic', { displayName: 'LLM fleet alerts' });
+    this.settingsSecret = new Secret(this, 'SettingsSecret', {
+      description: 'llm-alert-pipeline settings (JSON): WEBHOOK_TOKEN, SLACK_WEBHOOK_URL, FEISHU_WEBHOOK_URL, FEISHU_SECRET, ACK_SECRET',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({}),
+        generateStringKey: 'WEBHOOK_TOKEN',
+        excludePunctuation: true,
+        passwordLength: WEBHOOK_TOKEN_LENGTH,
+      },
+    });
+    this.receiver = new AlertReceiver(this, 'Receiver', { entry: props.entry, settings: props.settings })
+      .useTable(this.table)
+      .useTopic(this.topic)
+      .useSettingsSecret(this.settingsSecret);
+
+    new CfnOutput(this, 'WebhookUrl', { value: this.receiver.webhookUrl, description: 'Alertmanager webhook_config url' });
+    new CfnOutput(this, 'AlertTopicArn', { value: this.topic.topicArn });
+    new CfnOutput(this, 'SettingsSecretArn', { value: this.settingsSecret.secretArn });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+  }
+}

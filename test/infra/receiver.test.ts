@@ -1,0 +1,61 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlertReceiver } from '../../infra/receiver.js';
+import { scratchApp } from './synth.js';
+
+const PROBE = fileURLToPath(new URL('./fixtures/entry.ts', import.meta.url));
+
+// Bundles the probe entry with the construct's real settings (local esbuild), then loads the
+// bundle in a plain Node process the way Lambda would: as an ES module exporting `handler`.
+// (Not with `import()` here: the test runner's module loader supplies a `require` that Lambda lacks.)
+async function invokeBundle(file: string): Promise<unknown> {
+  const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(JSON.stringify(await handler()));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 10_000 });
+  return JSON.parse(stdout);
+}
+
+describe('AlertReceiver bundling', () => {
+  const scratch = scratchApp();
+  let bundleDir: string;
+  let template: Template;
+
+  beforeAll(() => {
+    const stack = new Stack(scratch.app, 'Probe');
+    const receiver = new AlertReceiver(stack, 'Receiver', { entry: PROBE });
+    const asset = receiver.function.node.findChild('Code') as Asset;
+    bundleDir = `${scratch.outdir}/${asset.assetPath}`;
+    template = Template.fromStack(stack);
+  });
+  afterAll(() => scratch.dispose());
+
+  it('emits index.mjs with a source map and points the handler at it', () => {
+    expect(existsSync(`${bundleDir}/index.mjs`)).toBe(true);
+    expect(existsSync(`${bundleDir}/index.mjs.map`)).toBe(true);
+    template.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.handler' });
+  });
+
+  it('leaves @aws-sdk/* to the runtime instead of bundling it', () => {
+    const code = readFileSync(`${bundleDir}/index.mjs`, 'utf8');
+    expect(code).toMatch(/from\s*["']@aws-sdk\/client-sns["']/);
+  });
+
+  it('runs top-level await and a CommonJS require inside the ESM bundle', async () => {
+    await expect(invokeBundle(`${bundleDir}/index.mjs`)).resolves.toEqual({
+      loadedAtColdStart: 'top-level await ran',
+      endOfLine: '\n',
+      snsClient: 'function',
+    });
+  });
+
+  it('sets the source-map flag so stack traces point at the TypeScript sources', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
+    });
+  });
+});

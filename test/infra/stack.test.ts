@@ -1,0 +1,144 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnElement } from 'aws-cdk-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SECRET_SETTING_KEYS } from '../../infra/receiver.js';
+import { LlmAlertPipelineStack } from '../../infra/stack.js';
+import { scratchApp } from './synth.js';
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+const PLAIN_ENV = ['NODE_OPTIONS', 'LOG_LEVEL', 'PROMETHEUS_URL', 'ALERTMANAGER_URL', 'PUBLIC_URL', 'TABLE_NAME', 'SNS_TOPIC_ARN', 'SETTINGS_SECRET_ARN'];
+
+// Bundles the real Lambda entry (functions/lambda.ts) with local esbuild.
+describe('LlmAlertPipelineStack', () => {
+  const scratch = scratchApp();
+  let stack: LlmAlertPipelineStack;
+  let template: Template;
+  let env: Record<string, unknown>;
+  let statements: Statement[];
+  const id = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+
+  beforeAll(() => {
+    stack = new LlmAlertPipelineStack(scratch.app, 'Pipeline', {
+      settings: { prometheusUrl: 'https://prom.example.com', alertmanagerUrl: 'https://am.example.com', logLevel: 'debug' },
+    });
+    template = Template.fromStack(stack);
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0]!;
+    env = fn.Properties.Environment.Variables;
+    const roleRef = stack.resolve(stack.receiver.function.role!.roleName);
+    statements = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [roleRef] } }))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+  });
+  afterAll(() => scratch.dispose());
+
+  /** Whether the function's role allows `action` on exactly `resource` (a Ref / Fn::GetAtt). */
+  const allows = (action: string, resource: unknown) =>
+    statements.some((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action) && [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)));
+
+  it('runs Node 22 on arm64 with 512 MiB, a 30 s timeout and no reserved concurrency', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      MemorySize: 512,
+      Timeout: 30,
+      Handler: 'index.handler',
+      ReservedConcurrentExecutions: Match.absent(),
+    });
+  });
+
+  it('keys the dedupe table on pk alone, on demand, with TTL on expiresAt, PITR and Retain', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      },
+    });
+  });
+
+  it('lets the function read and write items of that table only', () => {
+    const tableArn = { 'Fn::GetAtt': [id(stack.table), 'Arn'] };
+    for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query']) {
+      expect(allows(action, tableArn), action).toBe(true);
+    }
+  });
+
+  it('lets the function publish to the alert topic and read the settings secret', () => {
+    expect(allows('sns:Publish', { Ref: id(stack.topic) })).toBe(true);
+    expect(allows('secretsmanager:GetSecretValue', { Ref: id(stack.settingsSecret) })).toBe(true);
+  });
+
+  it('grants nothing on a wildcard resource', () => {
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.filter((s) => JSON.stringify(s.Resource).includes('"*"'))).toEqual([]);
+  });
+
+  it('passes the table, topic and secret as references, not literals', () => {
+    expect(env.TABLE_NAME).toEqual({ Ref: id(stack.table) });
+    expect(env.SNS_TOPIC_ARN).toEqual({ Ref: id(stack.topic) });
+    expect(env.SETTINGS_SECRET_ARN).toEqual({ Ref: id(stack.settingsSecret) });
+  });
+
+  it('passes the given plain settings as environment variables', () => {
+    expect(env).toMatchObject({ PROMETHEUS_URL: 'https://prom.example.com', ALERTMANAGER_URL: 'https://am.example.com', LOG_LEVEL: 'debug' });
+    expect(env.PUBLIC_URL).toBeUndefined();
+  });
+
+  it('puts no secret in the environment, neither by name nor as a dynamic reference', () => {
+    const names = Object.keys(env);
+    expect(names.filter((n) => !PLAIN_ENV.includes(n))).toEqual([]);
+    expect(names.filter((n) => (SECRET_SETTING_KEYS as readonly string[]).includes(n))).toEqual([]);
+    expect(JSON.stringify(env)).not.toMatch(/resolve:secretsmanager|SecretString/);
+  });
+
+  it('generates a 40-character WEBHOOK_TOKEN in an otherwise empty settings secret', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { SecretStringTemplate: '{}', GenerateStringKey: 'WEBHOOK_TOKEN', ExcludePunctuation: true, PasswordLength: 40 },
+    });
+  });
+
+  it('serves a public Function URL (the app checks the bearer token) and outputs the webhook endpoint', () => {
+    const fnArn = stack.resolve(stack.receiver.function.functionArn);
+    template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE', TargetFunctionArn: fnArn });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunctionUrl',
+      FunctionUrlAuthType: 'NONE',
+      Principal: '*',
+    });
+    const urlId = stack.getLogicalId(stack.receiver.functionUrl.node.defaultChild as CfnElement);
+    template.hasOutput('WebhookUrl', { Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [urlId, 'FunctionUrl'] }, 'v1/alertmanager']] } });
+    template.hasOutput('AlertTopicArn', { Value: { Ref: id(stack.topic) } });
+  });
+
+  it('logs to its own log group kept for 30 days', () => {
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      LoggingConfig: { LogGroup: { Ref: id(stack.receiver.logGroup) } },
+    });
+  });
+
+  it('is environment-agnostic, so synth needs no AWS account', () => {
+    expect(stack.environment).toBe('aws://unknown-account/unknown-region');
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/\b\d{12}\b/);
+  });
+});
+
+describe('LlmAlertPipelineStack without settings', () => {
+  // Bundling is skipped here: this case only checks which variables are set.
+  const scratch = scratchApp({ 'aws:cdk:bundling-stacks': [] });
+  afterAll(() => scratch.dispose());
+
+  it('sets no plain setting that was not given', () => {
+    const template = Template.fromStack(new LlmAlertPipelineStack(scratch.app, 'Bare'));
+    const vars = Object.values(template.findResources('AWS::Lambda::Function'))[0]!.Properties.Environment.Variables;
+    expect(Object.keys(vars).sort()).toEqual(['NODE_OPTIONS', 'SETTINGS_SECRET_ARN', 'SNS_TOPIC_ARN', 'TABLE_NAME']);
+  });
+});

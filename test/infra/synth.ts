@@ -1,0 +1,16 @@
+/**
+ * Test helper: synthesizes a CDK app into a scratch directory under the repository's `.tmp/`
+ * (git-ignored), so bundled assets can `import` packages from the repository's node_modules.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { App } from 'aws-cdk-lib';
+
+const SCRATCH = fileURLToPath(new URL('../../.tmp/', import.meta.url));
+
+/** A fresh app writing to its own scratch directory; call `dispose()` when done. */
+export function scratchApp(context: Record<string, unknown> = {}): { app: App; outdir: string; dispose: () => void } {
+  mkdirSync(SCRATCH, { recursive: true });
+  const outdir = mkdtempSync(`${SCRATCH}cdk-`);
+  return { app: new App({ outdir, context }), outdir, dispose: () => rmSync(outdir, { recursive: true, force: true }) };
+}
