@@ -1,0 +1,142 @@
+/**
+ * The enrichment stage: fresh Prometheus values for each alert of a group, time-boxed, never throwing.
+ */
+import type { Alert } from '../alertmanager/schema.js';
+import type { Logger } from '../logger.js';
+import { PrometheusClient, PrometheusError } from '../prometheus/client.js';
+import { classifyAlert } from './classify.js';
+import { createContext } from './context.js';
+import { EnrichmentUnavailable, type EnrichContext } from './enricher.js';
+import { ENRICHERS } from './enrichers.js';
+import type { AlertKind, Enrichment } from './types.js';
+
+export { classifyAlert } from './classify.js';
+export type * from './types.js';
+
+export interface EnrichDeps {
+  /** Base URL of the Prometheus HTTP API; unset makes every alert `unavailable`. */
+  prometheusUrl?: string;
+  /** Budget of the whole call (all queries of all alerts), milliseconds. */
+  timeoutMs: number;
+  /** Window of the GPU memory regression, hours. */
+  memoryTrendWindowHours: number;
+  /** GPU memory capacity, MiB, overriding used + free. */
+  gpuMemoryCapacityMiB?: number;
+  logger: Logger;
+  /** Evaluation time of every query (default: the current time). */
+  now?: () => Date;
+}
+
+/** Longest Prometheus error text kept in a reason; the rest is in the logs. */
+const MAX_REASON_DETAIL = 160;
+
+/**
+ * Enriches a group's alerts, firing and resolved alike (for a resolved alert the values show the
+ * recovery). Identical queries are sent once; the whole call is bounded by `deps.timeoutMs`.
+ * @returns one {@link Enrichment} per alert, keyed by `fingerprint`. Never throws: when Prometheus is
+ *   unset, unreachable, slow or answers an error, the affected alerts are `unavailable` with a short reason.
+ */
+export async function enrichAlerts(alerts: Alert[], deps: EnrichDeps): Promise<Map<string, Enrichment>> {
+  const results = new Map<string, Enrichment>();
+  const kinds = new Map<string, AlertKind>();
+  try {
+    for (const alert of alerts) kinds.set(alert.fingerprint, classifyAlert(alert));
+    if (!deps.prometheusUrl) return fillUnavailable(alerts, kinds, results, 'PROMETHEUS_URL not set');
+    await enrichAll(alerts, kinds, results, { ...deps, prometheusUrl: deps.prometheusUrl });
+  } catch (err) {
+    deps.logger.error('enrich.failed', { error: err });
+    fillUnavailable(alerts, kinds, results, 'enrichment failed');
+  }
+  return results;
+}
+
+async function enrichAll(
+  alerts: Alert[],
+  kinds: Map<string, AlertKind>,
+  results: Map<string, Enrichment>,
+  deps: EnrichDeps & { prometheusUrl: string },
+): Promise<void> {
+  const budget = AbortSignal.timeout(deps.timeoutMs);
+  const { ctx, queryCount } = createContext(new PrometheusClient(deps.prometheusUrl), {
+    signal: budget,
+    now: deps.now?.() ?? new Date(),
+    memoryTrendWindowHours: deps.memoryTrendWindowHours,
+    gpuMemoryCapacityMiB: deps.gpuMemoryCapacityMiB,
+    logger: deps.logger,
+  });
+  const started = Date.now();
+  const work = Promise.all(
+    alerts.map(async (alert) => {
+      const kind = kinds.get(alert.fingerprint) ?? 'unknown';
+      results.set(alert.fingerprint, await enrichOne(alert, kind, ctx, budget, deps));
+    }),
+  );
+  // The race guarantees the budget even if some step ignored the abort signal.
+  await raceAbort(work, budget);
+  fillUnavailable(alerts, kinds, results, timeoutReason(deps.timeoutMs));
+  deps.logger.debug('enrich.done', { alerts: alerts.length, queries: queryCount(), ms: Date.now() - started });
+  logUnavailable(results, deps.logger);
+}
+
+async function enrichOne(alert: Alert, kind: AlertKind, ctx: EnrichContext, budget: AbortSignal, deps: EnrichDeps): Promise<Enrichment> {
+  try {
+    const { signals, trend } = await ENRICHERS[kind].enrich(alert, ctx);
+    return trend ? { status: 'enriched', kind, signals, trend } : { status: 'enriched', kind, signals };
+  } catch (err) {
+    if (!(err instanceof PrometheusError || err instanceof EnrichmentUnavailable || budget.aborted)) {
+      deps.logger.warn('enrich.error', { fingerprint: alert.fingerprint, kind, error: err });
+    }
+    return { status: 'unavailable', kind, reason: failureReason(err, budget, deps.timeoutMs) };
+  }
+}
+
+/** A short reason for a channel to show. */
+function failureReason(err: unknown, budget: AbortSignal, timeoutMs: number): string {
+  if (budget.aborted) return timeoutReason(timeoutMs);
+  if (err instanceof EnrichmentUnavailable) return err.message;
+  if (err instanceof PrometheusError) {
+    if (err.errorType === 'network') return err.message;
+    const status = err.httpStatus === undefined ? '' : `HTTP ${err.httpStatus}, `;
+    return `Prometheus error (${status}${err.errorType}): ${truncate(err.message, MAX_REASON_DETAIL)}`;
+  }
+  return `enrichment failed: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+function timeoutReason(timeoutMs: number): string {
+  const budget = timeoutMs >= 1000 ? `${Number((timeoutMs / 1000).toFixed(1))} s` : `${timeoutMs} ms`;
+  return `Prometheus did not answer within ${budget}`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** Sets `reason` for every alert that has no result yet. */
+function fillUnavailable(alerts: Alert[], kinds: Map<string, AlertKind>, results: Map<string, Enrichment>, reason: string): Map<string, Enrichment> {
+  for (const { fingerprint } of alerts) {
+    if (!results.has(fingerprint)) results.set(fingerprint, { status: 'unavailable', kind: kinds.get(fingerprint) ?? 'unknown', reason });
+  }
+  return results;
+}
+
+/** One warning per distinct reason, not one per alert. */
+function logUnavailable(results: Map<string, Enrichment>, logger: Logger): void {
+  const byReason = new Map<string, number>();
+  for (const e of results.values()) if (e.status === 'unavailable') byReason.set(e.reason, (byReason.get(e.reason) ?? 0) + 1);
+  for (const [reason, alerts] of byReason) logger.warn('enrich.unavailable', { reason, alerts });
+}
+
+/** Resolves when `work` settles or `signal` aborts, whichever is first. */
+async function raceAbort(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  let onAbort = () => {};
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
