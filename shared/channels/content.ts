@@ -1,0 +1,119 @@
+/**
+ * What a notification says, independent of any platform's markup: the headline and, per alert,
+ * the lines and links every channel shows. Slack, Feishu, SNS and the console render this same
+ * content with their own markup, so the channels cannot drift apart.
+ */
+import { hasEnded } from '../alertmanager/schema.js';
+import type { EnrichedAlert } from '../enrich/types.js';
+import { formatMemoryTrend, formatSignalValue, formatTime, silenceUrl } from '../format.js';
+import type { Notification } from '../notification.js';
+
+/** Labels worth showing, in this order, when an alert has them. Others stay in the silence link. */
+export const KEY_LABELS = ['model_name', 'instance', 'gpu', 'Hostname', 'engine', 'namespace', 'pod'] as const;
+
+const SEVERITY_RANK: Record<string, number> = { critical: 3, error: 3, warning: 2, info: 1 };
+
+/** The group at a glance: what the header, the SNS subject and the message attributes say. */
+export interface Headline {
+  status: Notification['status'];
+  /** `commonLabels.severity`, else the highest severity among the alerts; `''` when none. */
+  severity: string;
+  /** `commonLabels.alertname`, else the distinct alert names joined by `, `. */
+  alertname: string;
+  /** Alerts in the notification with the notification's status. */
+  count: number;
+}
+
+/** A link under an alert. */
+export interface Link {
+  label: 'Graph' | 'Runbook' | 'Silence';
+  url: string;
+}
+
+/** Markup of one platform; `escape` is applied to every piece of alert text, never to markup. */
+export interface Markup {
+  bold(text: string): string;
+  italic(text: string): string;
+  escape(text: string): string;
+}
+
+/** No markup at all: plain text (SNS, console). */
+export const PLAIN: Markup = { bold: (s) => s, italic: (s) => s, escape: (s) => s };
+
+/** Summarises the group for titles. */
+export function headline(notification: Notification): Headline {
+  const { alerts, commonLabels, status } = notification;
+  const names = [...new Set(alerts.map((a) => a.labels.alertname ?? '').filter(Boolean))];
+  return {
+    status,
+    severity: commonLabels.severity ?? highestSeverity(alerts),
+    alertname: commonLabels.alertname ?? names.join(', '),
+    count: alerts.filter((a) => a.status === status).length,
+  };
+}
+
+function highestSeverity(alerts: EnrichedAlert[]): string {
+  let best = '';
+  for (const alert of alerts) {
+    const severity = alert.labels.severity ?? '';
+    if (!best || (SEVERITY_RANK[severity] ?? 0) > (SEVERITY_RANK[best] ?? 0)) best = severity;
+  }
+  return best;
+}
+
+/** Status icon: 🔥 firing, ✅ resolved. */
+export function statusIcon(status: Notification['status']): string {
+  return status === 'firing' ? '🔥' : '✅';
+}
+
+/** The header line, e.g. `🔥 FIRING · critical · VLLMKVCacheNearlyFull (2)`; empty parts are left out. */
+export function headlineText(h: Headline): string {
+  const parts = [`${statusIcon(h.status)} ${h.status.toUpperCase()}`, h.severity, `${h.alertname || 'alerts'} (${h.count})`];
+  return parts.filter(Boolean).join(' · ');
+}
+
+/** The alert's title: its `summary` annotation, else its `alertname`. */
+export function alertTitle(alert: EnrichedAlert): string {
+  return alert.annotations.summary || alert.labels.alertname || 'alert';
+}
+
+/**
+ * The lines describing one alert, in the platform's markup: title with status icon, description,
+ * key labels, fresh values, memory trend (or why enrichment is unavailable), start and end times.
+ */
+export function alertLines(alert: EnrichedAlert, m: Markup): string[] {
+  const lines = [`${statusIcon(alert.status)} ${m.bold(m.escape(alertTitle(alert)))}`];
+  if (alert.annotations.description) lines.push(m.escape(alert.annotations.description));
+  const labels = KEY_LABELS.filter((name) => alert.labels[name]).map((name) => `${name}: ${m.escape(alert.labels[name] ?? '')}`);
+  if (labels.length) lines.push(labels.join(' · '));
+  const e = alert.enrichment;
+  if (e.status === 'unavailable') {
+    lines.push(m.italic(m.escape(`enrichment unavailable: ${e.reason}`)));
+  } else {
+    const values = e.signals.map((s) => `${m.escape(s.label)}: ${m.bold(formatSignalValue(s.value, s.unit))}`);
+    if (values.length) lines.push(values.join(' · '));
+    if (e.trend) lines.push(`Memory trend: ${formatMemoryTrend(e.trend)}`);
+  }
+  lines.push(timesLine(alert));
+  return lines;
+}
+
+function timesLine(alert: EnrichedAlert): string {
+  const started = `Started ${formatTime(alert.startsAt)}`;
+  if (alert.status === 'resolved' && hasEnded(alert)) return `${started} · Ended ${formatTime(alert.endsAt)}`;
+  return started;
+}
+
+/** The alert's links: Prometheus graph (`generatorURL`), `runbook_url` annotation, Alertmanager silence form. */
+export function alertLinks(alert: EnrichedAlert, externalURL: string): Link[] {
+  const links: Link[] = [];
+  if (alert.generatorURL) links.push({ label: 'Graph', url: alert.generatorURL });
+  if (alert.annotations.runbook_url) links.push({ label: 'Runbook', url: alert.annotations.runbook_url });
+  if (externalURL) links.push({ label: 'Silence', url: silenceUrl(externalURL, alert.labels) });
+  return links;
+}
+
+/** `+N more alerts` for alerts not shown: left out to fit a limit, plus those Alertmanager truncated. */
+export function moreAlertsText(count: number): string {
+  return `+${count} more alert${count === 1 ? '' : 's'}`;
+}

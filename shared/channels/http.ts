@@ -1,0 +1,93 @@
+/**
+ * The one place where webhook channels talk HTTP and where platform replies are classified
+ * (Slack, Feishu): 2xx is accepted; 429, 5xx, time-outs and network errors are retryable;
+ * everything else is permanent. Error messages never contain the URL (it carries the secret).
+ */
+import type { Secret } from '../secret.js';
+import { DeliveryError } from './types.js';
+
+/** Longest excerpt of a reply body quoted in an error message (characters). */
+const BODY_EXCERPT_CHARS = 200;
+
+/** A 2xx reply. */
+export interface HttpReply {
+  status: number;
+  /** The reply body as text (Slack: `ok`; Feishu: JSON with `code`). */
+  body: string;
+}
+
+/**
+ * POSTs `body` as JSON.
+ * @param channel channel name, prefixed to error messages (`slack: HTTP 404: channel_not_found`)
+ * @param url the webhook URL; revealed only for the request itself
+ * @param signal aborts the request (the pipeline's per-attempt timeout)
+ * @returns the reply when its status is 2xx
+ * @throws DeliveryError retryable for 429 (with `retryAfterMs` from `Retry-After`), 5xx, time-outs
+ *   and network errors; permanent for any other status (3xx, 4xx)
+ * @see https://www.rfc-editor.org/rfc/rfc9110#name-retry-after
+ */
+export async function postJson(channel: string, url: Secret, body: unknown, signal: AbortSignal): Promise<HttpReply> {
+  let response: Response;
+  try {
+    response = await fetch(url.reveal(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(body),
+      signal,
+      redirect: 'manual',
+    });
+  } catch (err) {
+    throw new DeliveryError(`${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`, true);
+  }
+  const text = await readBody(response, signal, channel);
+  if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
+  const retryable = response.status === 429 || response.status >= 500;
+  const retryAfterMs = retryable ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : undefined;
+  const excerpt = redact(text, url).replace(/\s+/g, ' ').trim().slice(0, BODY_EXCERPT_CHARS);
+  throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs);
+}
+
+async function readBody(response: Response, signal: AbortSignal, channel: string): Promise<string> {
+  try {
+    return await response.text();
+  } catch (err) {
+    const cause = signal.aborted ? 'timed out or was aborted' : `failed (${networkCode(err)})`;
+    throw new DeliveryError(`${channel}: reading the HTTP ${response.status} reply ${cause}`, true);
+  }
+}
+
+/** The error code of a failed `fetch` (`ECONNREFUSED`, `UND_ERR_SOCKET`, …); never the message, which may name the URL. */
+function networkCode(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown } } | undefined)?.cause;
+  if (cause && typeof cause.code === 'string') return cause.code;
+  return err instanceof Error ? err.name : 'unknown error';
+}
+
+/** Removes the webhook URL and its path from a reply body quoted in an error (a proxy page may echo it). */
+function redact(text: string, url: Secret): string {
+  const full = url.reveal();
+  let path = '';
+  try {
+    path = new URL(full).pathname;
+  } catch {
+    path = '';
+  }
+  let out = text.split(full).join('<redacted>');
+  if (path.length > 1) out = out.split(path).join('<redacted>');
+  return out;
+}
+
+/**
+ * Parses an HTTP `Retry-After` header: delay-seconds (`120`) or an HTTP-date.
+ * @param nowMs the current time, epoch milliseconds (for the HTTP-date form)
+ * @returns the delay in milliseconds (≥ 0), or `undefined` when absent or unparsable
+ */
+export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // An HTTP-date always names a weekday or month; this keeps `Date.parse` from reading `-5` as a year.
+  const date = /[a-z]/i.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}
