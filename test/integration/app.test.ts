@@ -78,6 +78,11 @@ function post(a: ReturnType<typeof app>, body: string, headers: Record<string, s
   });
 }
 
+/** Response bodies are asserted field by field. */
+async function json(res: Response): Promise<any> {
+  return res.json();
+}
+
 async function itemCount(): Promise<number> {
   const out = await db.client.send(new ScanCommand({ TableName: tableName }));
   return out.Count ?? 0;
@@ -143,7 +148,7 @@ describe('POST /v1/alertmanager', () => {
     sns.failuresLeft = 1;
     const first = await post(a, fixtureText('firing-kv-cache-critical'));
     expect(first.status).toBe(502);
-    expect((await first.json()).channels).toMatchObject({ slack: { status: 'delivered' }, sns: { status: 'failed', error: 'sns is down' } });
+    expect((await json(first)).channels).toMatchObject({ slack: { status: 'delivered' }, sns: { status: 'failed', error: 'sns is down' } });
     const retry = await post(a, fixtureText('firing-kv-cache-critical'));
     expect(retry.status).toBe(200);
     expect(await retry.json()).toMatchObject({ notified: 1, channels: { sns: { status: 'delivered' } } });
@@ -187,7 +192,7 @@ describe('rejected requests claim nothing', () => {
   it('400 for malformed JSON', async () => {
     const res = await post(app(), '{"version": "4",');
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatch(/malformed JSON/);
+    expect((await json(res)).error).toMatch(/malformed JSON/);
     expect(await itemCount()).toBe(0);
   });
 
@@ -198,7 +203,7 @@ describe('rejected requests claim nothing', () => {
     body.version = '3';
     const res = await post(app(), JSON.stringify(body));
     expect(res.status).toBe(400);
-    const paths = (await res.json()).issues.map((i: { path: string }) => i.path).sort();
+    const paths = (await json(res)).issues.map((i: { path: string }) => i.path).sort();
     expect(paths).toEqual(['alerts.0.status', 'alerts.1.fingerprint', 'version']);
     expect(await itemCount()).toBe(0);
   });

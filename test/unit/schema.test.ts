@@ -50,7 +50,8 @@ describe('eventKey', () => {
 
   it('is fingerprint, startsAt and status — nothing about the request or group', () => {
     expect(eventKey(alert)).toBe('event#c10780c1bb3d6376#2026-11-29T12:42:23.143Z#firing');
-    expect(eventKey({ ...alert, labels: {}, annotations: { summary: 'changed' } })).toBe(eventKey(alert));
+    const changed = { ...alert, labels: {}, annotations: { summary: 'changed' } };
+    expect(eventKey(changed)).toBe(eventKey(alert));
   });
 
   it('separates firing from resolved, and a new firing episode from the old one', () => {
