@@ -53,7 +53,7 @@ function signals(result: Map<string, Enrichment>, fingerprint: string): Record<s
 
 describe('enrichAlerts per kind', () => {
   it('kv_cache: usage ratio from either metric generation, preemptions/s, running', async () => {
-    const [alert] = alerts.webhookAlerts('firing-kv-cache-critical.json');
+    const [alert] = alerts.webhookAlerts('firing-kv-cache-critical');
     const s = signals(await enrichAgainst('kv-cache', [alert!]), alert!.fingerprint);
     expect(s.kv_cache_usage_ratio).toMatchObject({ value: 0.97, unit: 'ratio' });
     expect(s.kv_cache_usage_ratio!.query).toBe(
@@ -64,7 +64,7 @@ describe('enrichAlerts per kind', () => {
   });
 
   it('queue: each alert of the group is scoped to its own model', async () => {
-    const [llama, qwen] = alerts.webhookAlerts('firing-queue-backlog-two-models.json');
+    const [llama, qwen] = alerts.webhookAlerts('firing-queue-backlog-two-models');
     const result = await enrichAgainst('queue', [llama!, qwen!]);
     expect(signals(result, llama!.fingerprint).requests_waiting).toMatchObject({ value: 85, query: 'sum(vllm:num_requests_waiting{model_name="llama-3.1-70b"})' });
     expect(signals(result, llama!.fingerprint).requests_running!.value).toBe(30);
@@ -73,13 +73,13 @@ describe('enrichAlerts per kind', () => {
   });
 
   it('resolved alerts are enriched too', async () => {
-    const resolved = alerts.webhookAlerts('resolved-queue-backlog-two-models.json');
+    const resolved = alerts.webhookAlerts('resolved-queue-backlog-two-models');
     const result = await enrichAgainst('queue', resolved);
     expect([...result.values()].map((e) => e.status)).toEqual(['enriched', 'enriched']);
   });
 
   it('gpu_memory: used and free MiB, and the leak trend over the window', async () => {
-    const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak.json');
+    const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak');
     const result = await enrichAgainst('gpu-memory', [alert!]);
     const enrichment = result.get(alert!.fingerprint);
     expect(enrichment).toMatchObject({ status: 'enriched', kind: 'gpu_memory' });
@@ -93,7 +93,7 @@ describe('enrichAlerts per kind', () => {
   });
 
   it('gpu_memory: a configured capacity overrides used + free', async () => {
-    const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak.json');
+    const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak');
     const result = await enrichAgainst('gpu-memory', [alert!], { gpuMemoryCapacityMiB: 30_200 });
     const enrichment = result.get(alert!.fingerprint);
     const trend = enrichment?.status === 'enriched' ? enrichment.trend : undefined;
@@ -150,7 +150,7 @@ describe('enrichAlerts when Prometheus fails', () => {
     const server = createServer(() => {});
     const url = await listen(server);
     servers.push({ close: () => close(server) });
-    const group = alerts.webhookAlerts('firing-queue-backlog-two-models.json');
+    const group = alerts.webhookAlerts('firing-queue-backlog-two-models');
     const result = await enrichAlerts(group, deps(url, { timeoutMs: 300 }));
     expect([...result.values()]).toEqual([
       { status: 'unavailable', kind: 'queue', reason: 'Prometheus did not answer within 300 ms' },
@@ -160,13 +160,13 @@ describe('enrichAlerts when Prometheus fails', () => {
 
   it('connection refused: unavailable, naming the error', async () => {
     const url = await closedPortUrl();
-    const [alert] = alerts.webhookAlerts('firing-kv-cache-critical.json');
+    const [alert] = alerts.webhookAlerts('firing-kv-cache-critical');
     const result = await enrichAlerts([alert!], deps(url));
     expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'kv_cache', reason: 'Prometheus unreachable (ECONNREFUSED)' });
   });
 
   it('PROMETHEUS_URL unset: unavailable without any request', async () => {
-    const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak.json');
+    const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak');
     const result = await enrichAlerts([alert!], deps(undefined));
     expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'gpu_memory', reason: 'PROMETHEUS_URL not set' });
   });
@@ -174,7 +174,7 @@ describe('enrichAlerts when Prometheus fails', () => {
 
 describe('enrichAlerts query economy', () => {
   it('identical queries of one group are sent once, and the count is logged', async () => {
-    const [alert] = alerts.webhookAlerts('firing-kv-cache-critical.json');
+    const [alert] = alerts.webhookAlerts('firing-kv-cache-critical');
     const twin = { ...alert!, fingerprint: 'twin000000000000' };
     const lines: string[] = [];
     const logger = createLogger('debug', (line) => lines.push(line));

@@ -1,0 +1,132 @@
+/** The Prometheus client against a loopback HTTP server: the exact requests it sends and how it reads answers. */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PrometheusClient, PrometheusError } from '../../shared/prometheus/client.js';
+import { close, listen, readBody, type Received } from '../fixtures/prometheus/exchanges.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c()));
+});
+
+/** A server answering every request with `handler`, recording what it received. */
+async function serve(handler: Handler): Promise<{ url: string; received: Received[] }> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    void readBody(req).then((text) => {
+      received.push({ method: req.method ?? '', path: req.url ?? '', contentType: req.headers['content-type'], params: Object.fromEntries(new URLSearchParams(text)) });
+      handler(req, res);
+    });
+  });
+  const url = await listen(server);
+  closers.push(() => close(server));
+  return { url, received };
+}
+
+const json = (status: number, body: unknown): Handler => (_req, res) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+const vector = (...values: string[]) => ({
+  status: 'success',
+  data: { resultType: 'vector', result: values.map((v, i) => ({ metric: { __name__: 'm', i: String(i) }, value: [1795956300.5, v] })) },
+});
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(() => expect.unreachable('resolved'), (err: unknown) => err);
+}
+
+describe('PrometheusClient.instantQuery', () => {
+  it('POSTs the expression form-encoded with the evaluation time in Unix seconds', async () => {
+    const server = await serve(json(200, vector('1')));
+    const longExpr = `sum(${Array.from({ length: 400 }, (_, i) => `m{a="${i}&x=y"}`).join(' or ')})`;
+    await new PrometheusClient(server.url).instantQuery(longExpr, { time: new Date('2026-11-29T12:45:00.250Z') });
+    expect(server.received).toEqual([
+      { method: 'POST', path: '/api/v1/query', contentType: 'application/x-www-form-urlencoded', params: { query: longExpr, time: '1795956300.25' } },
+    ]);
+  });
+
+  it('keeps a base path and ignores a trailing slash; no time means Prometheus now', async () => {
+    const server = await serve(json(200, vector('1')));
+    await new PrometheusClient(`${server.url}/prom/`).instantQuery('up');
+    expect(server.received[0]).toMatchObject({ path: '/prom/api/v1/query', params: { query: 'up' } });
+  });
+
+  it('parses values, NaN and ±Inf included, with labels and time', async () => {
+    const server = await serve(json(200, { ...vector('0.25', 'NaN', '+Inf', '-Inf', '1e-05'), warnings: ['partial'] }));
+    const { result, warnings } = await new PrometheusClient(server.url).instantQuery('m');
+    expect(result.map((s) => s.value)).toEqual([0.25, Number.NaN, Infinity, -Infinity, 0.00001]);
+    expect(result[0]).toEqual({ metric: { __name__: 'm', i: '0' }, time: 1795956300.5, value: 0.25 });
+    expect(warnings).toEqual(['partial']);
+  });
+
+  it('returns a scalar as one sample without labels', async () => {
+    const server = await serve(json(200, { status: 'success', data: { resultType: 'scalar', result: [1795956300, '2'] } }));
+    expect((await new PrometheusClient(server.url).instantQuery('1+1')).result).toEqual([{ metric: {}, time: 1795956300, value: 2 }]);
+  });
+
+  it('throws PrometheusError with the API errorType and HTTP status', async () => {
+    const server = await serve(json(422, { status: 'error', errorType: 'execution', error: 'expanding series: too many samples' }));
+    const err = await rejection(new PrometheusClient(server.url).instantQuery('m'));
+    expect(err).toBeInstanceOf(PrometheusError);
+    expect(err).toMatchObject({ errorType: 'execution', httpStatus: 422, message: 'expanding series: too many samples' });
+  });
+
+  it('throws bad_response for a body that is not the API envelope (a proxy error page)', async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html>Bad Gateway</html>');
+    });
+    expect(await rejection(new PrometheusClient(server.url).instantQuery('m'))).toMatchObject({ errorType: 'bad_response', httpStatus: 502 });
+  });
+
+  it('throws bad_response for an unparsable sample value or a matrix answer', async () => {
+    const bad = await serve(json(200, vector('12abc')));
+    expect(await rejection(new PrometheusClient(bad.url).instantQuery('m'))).toMatchObject({ errorType: 'bad_response', httpStatus: 200 });
+    const matrix = await serve(json(200, { status: 'success', data: { resultType: 'matrix', result: [] } }));
+    expect(await rejection(new PrometheusClient(matrix.url).instantQuery('m[5m]'))).toMatchObject({ errorType: 'bad_response' });
+  });
+
+  it('rejects with the signal reason when the per-request timeout fires', async () => {
+    const server = await serve(() => {});
+    const err = await rejection(new PrometheusClient(server.url).instantQuery('m', { signal: AbortSignal.timeout(100) }));
+    expect(err).not.toBeInstanceOf(PrometheusError);
+    expect(err).toMatchObject({ name: 'TimeoutError' });
+  });
+
+  it('throws a network PrometheusError when the connection is refused', async () => {
+    const server = createServer();
+    const url = await listen(server);
+    await close(server);
+    const err = await rejection(new PrometheusClient(url).instantQuery('m'));
+    expect(err).toBeInstanceOf(PrometheusError);
+    expect(err).toMatchObject({ errorType: 'network', message: 'Prometheus unreachable (ECONNREFUSED)' });
+    expect((err as PrometheusError).httpStatus).toBeUndefined();
+  });
+});
+
+describe('PrometheusClient.rangeQuery', () => {
+  it('POSTs start, end and step and returns points per series', async () => {
+    const server = await serve(json(200, {
+      status: 'success',
+      data: { resultType: 'matrix', result: [{ metric: { gpu: '0' }, values: [[1795956240, '100'], [1795956300, '+Inf']] }] },
+    }));
+    const { result } = await new PrometheusClient(server.url).rangeQuery('DCGM_FI_DEV_FB_USED', {
+      start: new Date('2026-11-29T12:44:00Z'), end: new Date('2026-11-29T12:45:00Z'), step: 60,
+    });
+    expect(server.received[0]).toMatchObject({
+      path: '/api/v1/query_range',
+      params: { query: 'DCGM_FI_DEV_FB_USED', start: '1795956240', end: '1795956300', step: '60' },
+    });
+    expect(result).toEqual([{ metric: { gpu: '0' }, points: [{ time: 1795956240, value: 100 }, { time: 1795956300, value: Infinity }] }]);
+  });
+
+  it('throws bad_response when the answer is not a matrix', async () => {
+    const server = await serve(json(200, vector('1')));
+    const options = { start: new Date(0), end: new Date(60_000), step: 60 };
+    expect(await rejection(new PrometheusClient(server.url).rangeQuery('m', options))).toMatchObject({ errorType: 'bad_response' });
+  });
+});
