@@ -5,7 +5,7 @@
  */
 import { hasEnded } from '../alertmanager/schema.js';
 import type { EnrichedAlert } from '../enrich/types.js';
-import { formatMemoryTrend, formatSignalValue, formatTime, silenceUrl } from '../format.js';
+import { formatMemoryTrend, formatSignalValue, formatTime, silenceUrl, truncate } from '../format.js';
 import type { Notification } from '../notification.js';
 
 /** Labels worth showing, in this order, when an alert has them. Others stay in the silence link. */
@@ -116,4 +116,10 @@ export function alertLinks(alert: EnrichedAlert, externalURL: string): Link[] {
 /** `+N more alerts` for alerts not shown: left out to fit a limit, plus those Alertmanager truncated. */
 export function moreAlertsText(count: number): string {
   return `+${count} more alert${count === 1 ? '' : 's'}`;
+}
+
+/** Cuts escaped markup (Slack mrkdwn, `lark_md`) to `max` characters without leaving half an entity (`&am…`) at the end. */
+export function truncateEscaped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return truncate(text, max).replace(/&[a-z]{0,4}…$/, '…');
 }

@@ -6,8 +6,7 @@
 import { createHmac } from 'node:crypto';
 import type { Notification } from '../notification.js';
 import type { Secret } from '../secret.js';
-import { truncate } from '../format.js';
-import { alertLines, alertLinks, headline, headlineText, type Markup, moreAlertsText } from './content.js';
+import { alertLines, alertLinks, headline, headlineText, type Markup, moreAlertsText, truncateEscaped } from './content.js';
 import { postJson } from './http.js';
 import { DeliveryError, type Channel } from './types.js';
 
@@ -59,7 +58,7 @@ export function headerTemplate(status: Notification['status'], severity: string)
 
 function alertElements(notification: Notification, index: number): FeishuElement[] {
   const alert = notification.alerts[index]!;
-  const content = truncate(alertLines(alert, LARK_MARKUP).join('\n'), FEISHU_MAX_ALERT_CHARS).replace(/&[a-z]{0,4}…$/, '…');
+  const content = truncateEscaped(alertLines(alert, LARK_MARKUP).join('\n'), FEISHU_MAX_ALERT_CHARS);
   const elements: FeishuElement[] = index > 0 ? [{ tag: 'hr' }] : [];
   elements.push({ tag: 'div', text: { tag: 'lark_md', content } });
   const actions = alertLinks(alert, notification.externalURL).map((link) => ({

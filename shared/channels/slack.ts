@@ -7,7 +7,7 @@
 import type { Notification } from '../notification.js';
 import type { Secret } from '../secret.js';
 import { truncate } from '../format.js';
-import { alertLines, alertLinks, alertTitle, headline, headlineText, type Link, type Markup, moreAlertsText } from './content.js';
+import { alertLines, alertLinks, alertTitle, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped } from './content.js';
 import { postJson } from './http.js';
 import type { Channel } from './types.js';
 
@@ -48,12 +48,6 @@ function slackLink(link: Link): string {
   return `<${url}|${link.label}>`;
 }
 
-/** Cuts mrkdwn to a limit without leaving half an entity (`&am…`) at the end. */
-function truncateMrkdwn(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return truncate(text, max).replace(/&[a-z]{0,4}…$/, '…');
-}
-
 /** Links joined with ` · `, keeping only those that fit in one text object. */
 function linksText(links: Link[]): string {
   let text = '';
@@ -66,7 +60,7 @@ function linksText(links: Link[]): string {
 
 function alertBlocks(notification: Notification, index: number): SlackBlock[] {
   const alert = notification.alerts[index]!;
-  const section = truncateMrkdwn(alertLines(alert, SLACK_MARKUP).join('\n'), SLACK_MAX_SECTION_CHARS);
+  const section = truncateEscaped(alertLines(alert, SLACK_MARKUP).join('\n'), SLACK_MAX_SECTION_CHARS);
   const blocks: SlackBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: section } }];
   const links = linksText(alertLinks(alert, notification.externalURL));
   if (links) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: links }] });
@@ -92,7 +86,7 @@ export function renderSlack(notification: Notification): SlackMessage {
   const more = total - shown + notification.truncatedAlerts;
   if (more > 0) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: moreAlertsText(more) } });
   const titles = notification.alerts.slice(0, shown).map((a) => escapeMrkdwn(alertTitle(a)));
-  const text = truncate([escapeMrkdwn(head), ...titles].join('\n'), SLACK_MAX_TEXT_CHARS);
+  const text = truncateEscaped([escapeMrkdwn(head), ...titles].join('\n'), SLACK_MAX_TEXT_CHARS);
   return { text, blocks };
 }
 

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSlackChannel, renderSlack } from '../../../shared/channels/slack.js';
+import { DeliveryError } from '../../../shared/channels/types.js';
+import { Secret } from '../../../shared/secret.js';
+import { startLoopback, type Loopback } from '../../helpers/loopback.js';
+import { fixtureNotification } from '../../unit/channels/notifications.js';
+
+const HOOK_PATH = '/services/T0001/B0002/s3cr3tTOKENxyz';
+
+describe('slack channel over HTTP', () => {
+  let slack: Loopback;
+  let channel: ReturnType<typeof createSlackChannel>;
+  beforeAll(async () => {
+    slack = await startLoopback();
+    channel = createSlackChannel({ webhookUrl: new Secret(`${slack.url}${HOOK_PATH}`) });
+  });
+  afterAll(() => slack.close());
+
+  const send = (signal = AbortSignal.timeout(5000)) => channel.send(fixtureNotification('firing-queue-backlog-two-models'), signal);
+  const failure = async (signal?: AbortSignal) => {
+    const err = await send(signal).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(DeliveryError);
+    expect((err as Error).message).not.toContain('s3cr3tTOKENxyz');
+    return err as DeliveryError;
+  };
+
+  it('POSTs the Block Kit JSON to the webhook path and accepts 200 ok', async () => {
+    slack.reply({ status: 200, body: 'ok' });
+    const before = slack.requests.length;
+    await send();
+    const request = slack.requests[before]!;
+    expect(request.method).toBe('POST');
+    expect(request.path).toBe(HOOK_PATH);
+    expect(request.headers['content-type']).toBe('application/json; charset=utf-8');
+    const body = JSON.parse(request.body.toString('utf8')) as ReturnType<typeof renderSlack>;
+    expect(body).toEqual(renderSlack(fixtureNotification('firing-queue-backlog-two-models')));
+    expect(body.text).toBe('🔥 FIRING · warning · VLLMQueueBacklog (2)\nllama-3.1-70b: 85 requests waiting\nqwen3-8b: 80 requests waiting');
+    expect(body.blocks.map((b) => b.type)).toEqual(['header', 'section', 'context', 'section', 'context']);
+  });
+
+  it.each([
+    [400, 'invalid_blocks'],
+    [400, 'no_text'],
+    [404, 'channel_not_found'],
+    [403, 'invalid_token'],
+  ])('treats HTTP %i %s as a permanent failure naming the error', async (status, error) => {
+    slack.reply({ status, body: error });
+    const err = await failure();
+    expect(err.retryable).toBe(false);
+    expect(err.message).toBe(`slack: HTTP ${status}: ${error}`);
+  });
+
+  it('treats 429 as retryable and passes Retry-After on in milliseconds', async () => {
+    slack.reply({ status: 429, headers: { 'retry-after': '30' }, body: 'rate_limited' });
+    const err = await failure();
+    expect(err.retryable).toBe(true);
+    expect(err.retryAfterMs).toBe(30_000);
+  });
+
+  it('treats 5xx as retryable', async () => {
+    slack.reply({ status: 503, body: 'service unavailable' });
+    const err = await failure();
+    expect(err).toMatchObject({ retryable: true, retryAfterMs: undefined });
+  });
+
+  it('redacts the webhook path when a proxy echoes it back', async () => {
+    slack.reply({ status: 404, body: `<html>No route for POST ${HOOK_PATH}</html>` });
+    const err = await failure();
+    expect(err.message).toBe('slack: HTTP 404: <html>No route for POST <redacted></html>');
+  });
+
+  it('does not follow redirects: a 3xx is a permanent failure', async () => {
+    slack.reply({ status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } });
+    const err = await failure();
+    expect(err.retryable).toBe(false);
+  });
+
+  it('treats a time-out as retryable', async () => {
+    slack.reply({ hang: true });
+    const err = await failure(AbortSignal.timeout(300));
+    expect(err.retryable).toBe(true);
+    expect(err.message).toBe('slack: request timed out or was aborted');
+  });
+
+  it('treats a refused connection as retryable', async () => {
+    const closed = await startLoopback();
+    await closed.close();
+    const offline = createSlackChannel({ webhookUrl: new Secret(`${closed.url}${HOOK_PATH}`) });
+    const err = await offline.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DeliveryError);
+    expect((err as DeliveryError).retryable).toBe(true);
+    expect((err as Error).message).toBe('slack: request failed (ECONNREFUSED)');
+  });
+});
