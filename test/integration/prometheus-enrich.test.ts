@@ -146,6 +146,14 @@ describe('enrichAlerts when Prometheus fails', () => {
     });
   });
 
+  it('one alert that cannot be enriched does not hold back the rest of the group', async () => {
+    const [alert] = alerts.webhookAlerts('firing-kv-cache-critical');
+    const bare = { ...alerts.ruleAlert({ alertname: 'InstanceDown', severity: 'critical' }, 'up == 0', 'd0d0d0d0d0d0d0d0'), generatorURL: '' };
+    const result = await enrichAgainst('kv-cache', [alert!, bare]);
+    expect(result.get(alert!.fingerprint)?.status).toBe('enriched');
+    expect(result.get(bare.fingerprint)).toEqual({ status: 'unavailable', kind: 'unknown', reason: 'the alert carries no rule expression (generatorURL g0.expr)' });
+  });
+
   it('a server that never answers: every alert unavailable once the budget is spent', async () => {
     const server = createServer(() => {});
     const url = await listen(server);

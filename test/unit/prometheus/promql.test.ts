@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { equalityMatchers, quoteString, selector, stripTrailingComparison } from '../../../shared/prometheus/promql.js';
+
+describe('quoteString', () => {
+  it.each([
+    ['qwen3-8b', '"qwen3-8b"'],
+    ['say "hi"', String.raw`"say \"hi\""`],
+    [String.raw`C:\models`, String.raw`"C:\\models"`],
+    ['a\nb\tc\rd', String.raw`"a\nb\tc\rd"`],
+    ['模型/🙂', '"模型/🙂"'],
+  ])('quotes %j as %s', (value, quoted) => {
+    expect(quoteString(value)).toBe(quoted);
+  });
+});
+
+describe('equalityMatchers and selector', () => {
+  it('takes the named labels that are present, in the order of the names', () => {
+    const labels = { job: 'vllm', alertname: 'X', model_name: 'a"b', severity: 'critical' };
+    expect(equalityMatchers(labels, ['model_name', 'instance', 'job'])).toEqual(['model_name="a\\"b"', 'job="vllm"']);
+  });
+
+  it('writes a bare metric name when there is nothing to match', () => {
+    expect(selector('vllm:num_requests_waiting', [])).toBe('vllm:num_requests_waiting');
+    expect(selector('up', ['job="a"', 'instance="b"'])).toBe('up{job="a",instance="b"}');
+  });
+});
+
+describe('stripTrailingComparison', () => {
+  it.each([
+    ['sum by (model_name) (vllm:num_requests_waiting) > 50', 'sum by (model_name) (vllm:num_requests_waiting)'],
+    ['vllm:gpu_cache_usage_perc > 0.95', 'vllm:gpu_cache_usage_perc'],
+    ['deriv(DCGM_FI_DEV_FB_USED[30m]) * 3600 > 500', 'deriv(DCGM_FI_DEV_FB_USED[30m]) * 3600'],
+    ['(a / b)>=1e-3\n', '(a / b)'],
+    ['x <= -5', 'x'],
+    ['x != 0', 'x'],
+    ['x == bool 1', 'x'],
+    ['x < +Inf', 'x'],
+    ['x > 0x1F', 'x'],
+  ])('%j → %j', (expr, stripped) => {
+    expect(stripTrailingComparison(expr)).toBe(stripped);
+  });
+
+  it.each([
+    'sum(x > 5)',
+    'x > y',
+    'up{job=">5"}',
+    'rate(x[5m]) - 5',
+  ])('leaves %j without a trailing threshold unchanged', (expr) => {
+    expect(stripTrailingComparison(expr)).toBe(expr);
+  });
+});
