@@ -1,9 +1,12 @@
-/** The team kit's real Alertmanager webhook bodies (../shared/fixtures/alertmanager beside the repo). */
+/**
+ * Real Alertmanager 0.25 webhook bodies (copied from the team kit into test/fixtures/alertmanager,
+ * so a fresh clone tests on its own).
+ */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { WebhookMessage } from '../../shared/alertmanager/schema.js';
 
-const DIR = fileURLToPath(new URL('../../../shared/fixtures/alertmanager/', import.meta.url));
+const DIR = fileURLToPath(new URL('../fixtures/alertmanager/', import.meta.url));
 
 export type FixtureName =
   | 'firing-kv-cache-critical'

@@ -2,27 +2,17 @@
  * Notifications for channel tests: the real Alertmanager webhook fixtures, validated with the
  * webhook schema, with hand-built enrichments keyed by alert fingerprint.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { webhookSchema, type WebhookMessage } from '../../../shared/alertmanager/schema.js';
 import type { EnrichedAlert, Enrichment } from '../../../shared/enrich/types.js';
 import { buildNotification, type Notification } from '../../../shared/notification.js';
 
-/** The fixtures live in the repository when copied there, else beside it (`/work/shared/fixtures`). */
-const FIXTURE_DIRS = ['../../../shared/fixtures/alertmanager/', '../../../../shared/fixtures/alertmanager/'].map((rel) =>
-  fileURLToPath(new URL(rel, import.meta.url)),
-);
+import { fixtureText, type FixtureName } from '../../helpers/fixtures.js';
 
-export type FixtureName =
-  | 'firing-gpu-memory-leak'
-  | 'firing-kv-cache-critical'
-  | 'firing-queue-backlog-two-models'
-  | 'resolved-queue-backlog-two-models';
+export type { FixtureName };
 
+/** A fixture validated with the webhook schema, as the pipeline sees it. */
 export function loadFixture(name: FixtureName): WebhookMessage {
-  const dir = FIXTURE_DIRS.find((d) => existsSync(`${d}${name}.json`));
-  if (!dir) throw new Error(`fixture ${name}.json not found in ${FIXTURE_DIRS.join(' or ')}`);
-  return webhookSchema.parse(JSON.parse(readFileSync(`${dir}${name}.json`, 'utf8')));
+  return webhookSchema.parse(JSON.parse(fixtureText(name)));
 }
 
 export const KV_CACHE_ENRICHMENT: Enrichment = {
