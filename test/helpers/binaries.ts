@@ -54,18 +54,19 @@ function searchDirs(): string[] {
  * Absolute path of one of the binaries.
  *
  * @param which - the binary's role, e.g. `'alertmanager'` (found as `prometheus-alertmanager` or `alertmanager`)
- * @returns the first executable match in `$PATH`, then `/usr/bin`
+ * @param dirs - where to look; default `$PATH`, then `/usr/bin`
+ * @returns the first executable match
  * @throws Error naming the missing binary and the Debian package to install
  */
-export function findBinary(which: keyof Binaries): string {
+export function findBinary(which: keyof Binaries, dirs: readonly string[] = searchDirs()): string {
   for (const name of NAMES_OF[which]) {
-    for (const dir of searchDirs()) {
+    for (const dir of dirs) {
       const candidate = join(dir, name);
       if (isExecutable(candidate)) return candidate;
     }
   }
   throw new Error(
-    `${NAMES_OF[which].join(' or ')} not found in PATH or /usr/bin: install Debian package ` +
+    `${NAMES_OF[which].join(' or ')} not found in ${dirs.join(':')}: install Debian package ` +
       `${PACKAGE_OF[which]} (${INSTALL_HINT})`,
   );
 }
