@@ -3,7 +3,7 @@
  * trends, timestamps and Alertmanager silence links. Pure functions; numbers use `en-US`
  * grouping (`61,440`) so output is the same on every host.
  */
-import type { MemoryTrend, SignalUnit } from './enrich/types.js';
+import type { LikelyCause, MemoryTrend, Signal, SignalUnit } from './enrich/types.js';
 
 /** Typographic minus (U+2212) for −Inf, as Grafana and Prometheus UIs show it. */
 const MINUS = '\u2212';
@@ -63,20 +63,52 @@ function formatSeconds(seconds: number): string {
 }
 
 /**
+ * One reading of a signal (its value now, or `signal.atStart`) for display: like
+ * {@link formatSignalValue}, except that NaN reads `no requests` when the signal says NaN means
+ * that (`nanMeans: 'no_requests'`), and a quantile at or above its histogram's top finite bucket
+ * reads `≥ bound` (e.g. `≥ 10.00 s`), since Prometheus caps it there.
+ */
+export function formatReading(value: number | null | undefined, signal: Pick<Signal, 'unit' | 'nanMeans' | 'topBucket'>): string {
+  if (value === null || value === undefined) return 'no data';
+  if (Number.isNaN(value) && signal.nanMeans === 'no_requests') return 'no requests';
+  if (signal.topBucket !== undefined && Number.isFinite(value) && value >= signal.topBucket) {
+    return `≥ ${formatSignalValue(signal.topBucket, signal.unit)}`;
+  }
+  return formatSignalValue(value, signal.unit);
+}
+
+/**
  * One-line summary of a GPU memory trend, e.g. `+1,200 MiB/h · full in ~9.6 h · R² 0.98`.
  * Growth is MiB per hour (integer from 10 MiB/h up, one decimal below); `full in` appears only when
  * `hoursToFull` is known (shown in days, `~3.5 d`, from 48 h on). A trend that is not growing
- * (growth ≤ 0, or not a finite number) reads `no upward trend`.
+ * (`growing: false`, growth ≤ 0, or not a finite number) reads `no upward trend`.
  */
 export function formatMemoryTrend(trend: MemoryTrend): string {
   const growth = trend.growthMiBPerHour;
-  if (!Number.isFinite(growth) || growth <= 0) return 'no upward trend';
+  if (trend.growing === false || !Number.isFinite(growth) || growth <= 0) return 'no upward trend';
   const parts = [`+${growth < 10 ? UP_TO_ONE_DECIMAL.format(growth) : INTEGER.format(growth)} MiB/h`];
   if (trend.hoursToFull !== null && Number.isFinite(trend.hoursToFull)) {
     parts.push(`full in ~${formatHours(trend.hoursToFull)}`);
   }
   parts.push(`R² ${TWO_DECIMALS.format(trend.rSquared)}`);
   return parts.join(' · ');
+}
+
+/**
+ * What a trend was fitted on, e.g. `Theil–Sen fit over 6 h` or `Theil–Sen fit over 2.5 h, since a
+ * restart at 2026-11-29 10:15:00 UTC`; the series name is added when it is not DCGM's default.
+ */
+export function formatTrendBasis(trend: MemoryTrend): string {
+  const method = trend.method === 'theil-sen' ? 'Theil–Sen fit' : 'fit';
+  const parts = [`${method} over ${formatHours(trend.windowSeconds / 3600)}`];
+  if (trend.restartedAt) parts.push(`since a restart at ${formatTime(trend.restartedAt)}`);
+  if (trend.series && trend.series !== 'DCGM_FI_DEV_FB_USED') parts.push(`of ${trend.series}`);
+  return parts.join(', ');
+}
+
+/** A likely cause as lines: `Likely cause: …`, `Evidence: a; b`, `Try: …`. */
+export function formatLikelyCause(cause: LikelyCause): string[] {
+  return [`Likely cause: ${cause.cause}`, `Evidence: ${cause.evidence.join('; ')}`, `Try: ${cause.action}`];
 }
 
 function formatHours(hours: number): string {

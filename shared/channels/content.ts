@@ -5,7 +5,7 @@
  */
 import { hasEnded } from '../alertmanager/schema.js';
 import type { EnrichedAlert } from '../enrich/types.js';
-import { formatMemoryTrend, formatSignalValue, formatTime, silenceUrl, truncate } from '../format.js';
+import { formatLikelyCause, formatMemoryTrend, formatReading, formatTime, formatTrendBasis, silenceUrl, truncate } from '../format.js';
 import type { Notification } from '../notification.js';
 
 /** Labels worth showing, in this order, when an alert has them. Others stay in the silence link. */
@@ -79,7 +79,9 @@ export function alertTitle(alert: EnrichedAlert): string {
 
 /**
  * The lines describing one alert, in the platform's markup: title with status icon, description,
- * key labels, fresh values, memory trend (or why enrichment is unavailable), start and end times.
+ * key labels, fresh values (`when fired → now` where the value at the start is known), memory trend
+ * and its sparkline, the likely cause with its evidence (or why enrichment is unavailable), start
+ * and end times.
  */
 export function alertLines(alert: EnrichedAlert, m: Markup): string[] {
   const lines = [`${statusIcon(alert.status)} ${m.bold(m.escape(alertTitle(alert)))}`];
@@ -90,9 +92,18 @@ export function alertLines(alert: EnrichedAlert, m: Markup): string[] {
   if (e.status === 'unavailable') {
     lines.push(m.italic(m.escape(`enrichment unavailable: ${e.reason}`)));
   } else {
-    const values = e.signals.map((s) => `${m.escape(s.label)}: ${m.bold(formatSignalValue(s.value, s.unit))}`);
-    if (values.length) lines.push(values.join(' · '));
-    if (e.trend) lines.push(`Memory trend: ${formatMemoryTrend(e.trend)}`);
+    const values = e.signals.map((s) => {
+      const then = s.atStart === undefined ? '' : `${m.escape(formatReading(s.atStart, s))} → `;
+      return `${m.escape(s.label)}: ${then}${m.bold(m.escape(formatReading(s.value, s)))}`;
+    });
+    const legend = e.signals.some((s) => s.atStart !== undefined) ? 'When fired → now: ' : '';
+    if (values.length) lines.push(legend + values.join(' · '));
+    if (e.trend) {
+      const basis = e.trend.method ? ` (${m.escape(formatTrendBasis(e.trend))})` : '';
+      lines.push(`Memory trend: ${formatMemoryTrend(e.trend)}${basis}`);
+      if (e.trend.sparkline) lines.push(`Memory over the window: ${e.trend.sparkline}`);
+    }
+    if (e.likelyCause) lines.push(...formatLikelyCause(e.likelyCause).map((line) => m.escape(line)));
   }
   lines.push(timesLine(alert));
   return lines;

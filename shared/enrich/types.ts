@@ -1,5 +1,6 @@
 /**
- * What enrichment adds to an alert: fresh values from Prometheus, and for memory alerts a leak trend.
+ * What enrichment adds to an alert: fresh values from Prometheus (when the alert fired and now), for
+ * memory alerts a leak trend, and a likely cause when a rule's evidence holds.
  * These are plain data: channels render them, the pipeline never interprets them.
  */
 import type { Alert } from '../alertmanager/schema.js';
@@ -32,13 +33,41 @@ export interface Signal {
   unit: SignalUnit;
   /** The PromQL instant query that produced it. */
   query: string;
+  /**
+   * The value when the alert fired (at its `startsAt`, or the first evaluation within one range step
+   * after it), same conventions as `value`; absent when not queried.
+   */
+  atStart?: number | null;
+  /**
+   * What `NaN` means for this signal: `no_requests` — no requests in the rate window (a histogram
+   * quantile, or a per-request ratio, of zero rates), to be shown as such rather than as a number.
+   */
+  nanMeans?: 'no_requests';
+  /**
+   * For a histogram quantile: the upper bound of the histogram's highest finite bucket (same unit as
+   * `value`). `histogram_quantile` returns this bound when the quantile lies in the `+Inf` bucket, so
+   * a value equal to it means "≥ topBucket".
+   */
+  topBucket?: number;
 }
 
-/** Least-squares trend of a memory series, for GPU memory-leak alerts. */
+/** A probable cause found by a likely-cause rule, with the evidence that made the rule hold. */
+export interface LikelyCause {
+  /** The rule's stable id, e.g. `kv_cache_pressure`. */
+  rule: string;
+  /** One line: what is probably happening. */
+  cause: string;
+  /** One line: what to try (vLLM flags, capacity). */
+  action: string;
+  /** Each condition that held, with its values and units, e.g. `KV cache usage 97% (≥ 90%)`. */
+  evidence: string[];
+}
+
+/** Robust trend of a memory series, for memory-leak alerts. */
 export interface MemoryTrend {
   /** Fitted growth in MiB per hour (negative when shrinking). */
   growthMiBPerHour: number;
-  /** Coefficient of determination of the fit, 0–1. */
+  /** Coefficient of determination of the fit, 0–1 (for a robust fit: over the points it did not reject as outliers). */
   rSquared: number;
   /** Latest observed value, MiB. */
   usedMiB: number;
@@ -50,12 +79,39 @@ export interface MemoryTrend {
   windowSeconds: number;
   /** Number of samples fitted. */
   points: number;
+  /** The regression: `theil-sen`, the median of the slopes between pairs of points. */
+  method?: 'theil-sen';
+  /**
+   * Whether the trend is real: positive, large enough and well fitted. When `false`, there is no
+   * upward trend and `hoursToFull` is `null`.
+   */
+  growing?: boolean;
+  /** When a restart (a large drop) was detected, its time (RFC 3339); the fit covers only the time after it. */
+  restartedAt?: string;
+  /** Samples the robust fit rejected as outliers (spikes, garbage-collection drops). */
+  outliers?: number;
+  /** The memory series queried, e.g. `DCGM_FI_DEV_FB_USED` or `process_resident_memory_bytes` (values converted to MiB). */
+  series?: string;
+  /** The whole window's shape in Unicode blocks (`▁▂▃▄▅▆▇█`), oldest first. */
+  sparkline?: string;
 }
 
 /** The outcome of enriching one alert. Enrichment never throws: failure is `unavailable`. */
 export type Enrichment =
-  | { status: 'enriched'; kind: AlertKind; signals: Signal[]; trend?: MemoryTrend }
+  | { status: 'enriched'; kind: AlertKind; signals: Signal[]; trend?: MemoryTrend; likelyCause?: LikelyCause }
   | { status: 'unavailable'; kind: AlertKind; reason: string };
 
-/** An alert of the group, as the channels receive it. */
-export type EnrichedAlert = Alert & { enrichment: Enrichment };
+/** Who acknowledged an alert, when and from which channel's link (see `shared/ack`). */
+export interface Acknowledgement {
+  /** The name the person typed on the acknowledgement page (`anonymous` when none). */
+  by: string;
+  /** When, RFC 3339 (UTC, milliseconds). */
+  at: string;
+  /** The channel whose message carried the link used (`slack`, `feishu`, `sns`, …). */
+  channel: string;
+  /** The Alertmanager silence created with the acknowledgement, if one was asked for. */
+  silenceId?: string;
+}
+
+/** An alert of the group, as the channels receive it; `acknowledgement` once someone acknowledged it. */
+export type EnrichedAlert = Alert & { enrichment: Enrichment; acknowledgement?: Acknowledgement };
