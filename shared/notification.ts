@@ -20,7 +20,34 @@ export interface Notification {
   truncatedAlerts: number;
   /** The new alerts, firing first, in the order Alertmanager sent them otherwise. */
   alerts: EnrichedAlert[];
+  /**
+   * What the message is; absent means `alert`:
+   * - `alert`: the group's new alerts (firing or resolved);
+   * - `acknowledged`: a short follow-up saying who acknowledged `alerts` (see each alert's `acknowledgement`);
+   * - `escalation`: `alerts` are critical and still unacknowledged after the escalation delay.
+   */
+  kind?: NotificationKind;
+  /**
+   * Signed link to this service's acknowledgement page for the firing alerts (`PUBLIC_URL/v1/ack/<token>`),
+   * when `PUBLIC_URL` and `ACK_SECRET` are set. Opening it (GET) changes nothing; the page's form acknowledges.
+   */
+  acknowledgeUrl?: string;
+  /**
+   * Firing alerts that fired again soon after an earlier firing of the same alert (flapping), by
+   * `fingerprint`. Channels mark them instead of presenting them as a new page.
+   */
+  flapping?: Record<string, Flapping>;
 }
+
+/** How an alert flaps: it fired `count` (≥ 2) times, each within the flap window of the previous, since `sinceMs`. */
+export interface Flapping {
+  count: number;
+  /** `startsAt` of the first firing of this run, epoch milliseconds. */
+  sinceMs: number;
+}
+
+/** See {@link Notification.kind}. */
+export type NotificationKind = 'alert' | 'acknowledged' | 'escalation';
 
 /**
  * Builds the notification for a set of alerts of one webhook message.

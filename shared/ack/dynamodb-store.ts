@@ -1,0 +1,203 @@
+/**
+ * DynamoDB adapter of {@link AckStore}, in the dedupe table (item layout: `records.ts`). Built on
+ * single-item conditional writes only, like the dedupe ledger, so dynalite and DynamoDB behave alike;
+ * items whose `expiresAt` has passed are treated as absent.
+ * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, toJson, type RecordItem } from './records.js';
+import type { Acknowledgement, AckOutcome, AckStore, AlertRecord, HistoryEvent, HistoryInput, NotifiedAlert } from './types.js';
+
+/** BatchGetItem's per-call key limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
+const BATCH_GET_MAX_KEYS = 100;
+/** Rounds of `UnprocessedKeys` retried when reading history. */
+const BATCH_GET_ROUNDS = 3;
+
+/** Attribute names go through placeholders: `status`, `at` and others are DynamoDB reserved words. */
+const NAMES = {
+  '#fp': 'fingerprint', '#s': 'startsAt', '#st': 'status', '#a': 'alertJson', '#e': 'enrichmentJson', '#gk': 'groupKey',
+  '#ext': 'externalURL', '#ch': 'channels', '#n': 'notifiedAt', '#r': 'resolvedAt', '#ack': 'ack', '#esc': 'escalation',
+  '#seq': 'historySeq', '#exp': 'expiresAt', '#state': 'state', '#at': 'at', '#reason': 'reason', '#sid': 'silenceId',
+} as const;
+type Name = keyof typeof NAMES;
+
+export class DynamoDbAckStore implements AckStore {
+  readonly #doc: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #ttlSeconds: number;
+
+  /**
+   * @param client a configured DynamoDB client
+   * @param options.ttlSeconds how long records and history are kept after their last write, seconds
+   */
+  constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number }) {
+    this.#doc = DynamoDBDocumentClient.from(client);
+    this.#table = options.tableName;
+    this.#ttlSeconds = options.ttlSeconds;
+  }
+
+  async get(fingerprint: string, nowMs: number): Promise<AlertRecord | undefined> {
+    const item = await this.#getItem(fingerprint, nowMs);
+    return item && fromItem(item);
+  }
+
+  async recordNotified(n: NotifiedAlert, nowMs: number): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined> {
+    const startsAt = normaliseTime(n.alert.startsAt);
+    const resolved = n.alert.status === 'resolved';
+    const now = isoTime(nowMs);
+    const fresh = await this.#update(n.alert.fingerprint, {
+      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': toJson(n.alert), '#gk': n.groupKey, '#ext': n.externalURL, '#n': now, '#ch': new Set(n.channels), '#exp': this.#expiry(nowMs), ...(n.enrichment && { '#e': toJson(n.enrichment) }), ...(resolved && { '#r': now }) },
+      remove: ['#ack', '#esc', ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
+      condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
+      values: { ':s': startsAt, ':nowSec': Math.floor(nowMs / 1000) },
+    });
+    if (fresh) return { record: fromItem(fresh), newOccurrence: true };
+    // The same occurrence: a repair, another channel, or its resolution. A late firing never un-resolves it.
+    const same = await this.#update(n.alert.fingerprint, {
+      set: { '#exp': this.#expiry(nowMs), ...(resolved && { '#st': 'resolved', '#a': toJson(n.alert) }) },
+      setExpr: resolved ? ['#r = if_not_exists(#r, :now)'] : [],
+      add: { '#ch': new Set(n.channels) },
+      condition: '#s = :s',
+      values: { ':s': startsAt, ...(resolved && { ':now': now }) },
+    });
+    return same && { record: fromItem(same), newOccurrence: false };
+  }
+
+  async acknowledge(fingerprint: string, ack: Acknowledgement, issuedBeforeMs: number, nowMs: number): Promise<AckOutcome> {
+    const stored = { by: ack.by, at: ack.at, channel: ack.channel, ...(ack.silenceId && { silenceId: ack.silenceId }) };
+    const item = await this.#update(fingerprint, {
+      set: { '#ack': stored, '#exp': this.#expiry(nowMs) },
+      condition: 'attribute_exists(pk) AND #st = :firing AND attribute_not_exists(#ack) AND #s <= :issued AND #exp > :nowSec',
+      values: { ':firing': 'firing', ':issued': isoTime(issuedBeforeMs), ':nowSec': Math.floor(nowMs / 1000) },
+    });
+    if (item) return { outcome: 'acknowledged', record: fromItem(item) };
+    const record = await this.get(fingerprint, nowMs);
+    if (!record) return { outcome: 'unknown' };
+    if (record.startsAt > isoTime(issuedBeforeMs)) return { outcome: 'newer occurrence', record };
+    if (record.acknowledgement) return { outcome: 'already acknowledged', record };
+    return { outcome: 'resolved', record };
+  }
+
+  async setSilence(fingerprint: string, startsAt: string, silenceId: string): Promise<void> {
+    await this.#update(fingerprint, { setExpr: ['#ack.#sid = :id'], condition: '#s = :s AND attribute_exists(#ack)', values: { ':id': silenceId, ':s': startsAt } });
+  }
+
+  async scheduleEscalation(fingerprint: string, startsAt: string, dueAtMs: number): Promise<boolean> {
+    const item = await this.#update(fingerprint, {
+      set: { '#esc': { state: 'scheduled', dueAt: isoTime(dueAtMs) } },
+      condition: '#s = :s AND attribute_not_exists(#esc)',
+      values: { ':s': startsAt },
+    });
+    return item !== undefined;
+  }
+
+  async cancelEscalation(fingerprint: string, startsAt: string, reason: 'acknowledged' | 'resolved', nowMs: number): Promise<boolean> {
+    const item = await this.#update(fingerprint, {
+      setExpr: ['#esc.#state = :cancelled', '#esc.#at = :now', '#esc.#reason = :reason'],
+      condition: '#s = :s AND #esc.#state = :scheduled',
+      values: { ':cancelled': 'cancelled', ':now': isoTime(nowMs), ':reason': reason, ':s': startsAt, ':scheduled': 'scheduled' },
+    });
+    return item !== undefined;
+  }
+
+  async claimEscalation(fingerprint: string, startsAt: string, nowMs: number): Promise<AlertRecord | undefined> {
+    const item = await this.#update(fingerprint, {
+      setExpr: ['#esc.#state = :sent', '#esc.#at = :now'],
+      condition: '#s = :s AND #st = :firing AND attribute_not_exists(#ack) AND #esc.#state = :scheduled AND #exp > :nowSec',
+      values: { ':sent': 'sent', ':now': isoTime(nowMs), ':s': startsAt, ':firing': 'firing', ':scheduled': 'scheduled', ':nowSec': Math.floor(nowMs / 1000) },
+    });
+    return item && fromItem(item);
+  }
+
+  async releaseEscalation(fingerprint: string, startsAt: string): Promise<void> {
+    await this.#update(fingerprint, {
+      setExpr: ['#esc.#state = :scheduled'],
+      removeExpr: ['#esc.#at'],
+      condition: '#s = :s AND #esc.#state = :sent',
+      values: { ':scheduled': 'scheduled', ':sent': 'sent', ':s': startsAt },
+    });
+  }
+
+  async addHistory(fingerprint: string, event: HistoryInput, nowMs: number): Promise<void> {
+    const item = await this.#update(fingerprint, { add: { '#seq': 1 }, condition: 'attribute_exists(pk)', values: {} });
+    if (!item?.historySeq) return;
+    await this.#doc.send(new PutCommand({
+      TableName: this.#table,
+      Item: { pk: historyKey(fingerprint, item.historySeq), eventJson: toJson({ at: isoTime(nowMs), ...event }), expiresAt: this.#expiry(nowMs) },
+    }));
+  }
+
+  async history(fingerprint: string, limit: number, nowMs: number): Promise<HistoryEvent[]> {
+    const item = await this.#getItem(fingerprint, nowMs);
+    const last = item?.historySeq ?? 0;
+    const seqs = Array.from({ length: Math.min(limit, last) }, (_, i) => last - i).reverse();
+    const found = new Map<number, HistoryEvent>();
+    for (let i = 0; i < seqs.length; i += BATCH_GET_MAX_KEYS) {
+      for (const row of await this.#batchGet(seqs.slice(i, i + BATCH_GET_MAX_KEYS).map((s) => historyKey(fingerprint, s)))) {
+        if (row.expiresAt * 1000 > nowMs) found.set(Number(row.pk.split('#').pop()), eventFromItem(row));
+      }
+    }
+    return seqs.filter((s) => found.has(s)).map((s) => found.get(s)!);
+  }
+
+  #expiry(nowMs: number): number {
+    return Math.floor(nowMs / 1000) + this.#ttlSeconds;
+  }
+
+  async #getItem(fingerprint: string, nowMs: number): Promise<RecordItem | undefined> {
+    const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: { pk: recordKey(fingerprint) }, ConsistentRead: true }));
+    const item = out.Item as RecordItem | undefined;
+    return item && item.expiresAt * 1000 > nowMs && item.startsAt ? item : undefined;
+  }
+
+  async #batchGet(keys: string[]): Promise<{ pk: string; eventJson: string; expiresAt: number }[]> {
+    const rows: { pk: string; eventJson: string; expiresAt: number }[] = [];
+    let request: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> | undefined = {
+      [this.#table]: { Keys: keys.map((pk) => ({ pk })), ConsistentRead: true },
+    };
+    for (let round = 0; request && round < BATCH_GET_ROUNDS; round++) {
+      const out: BatchGetCommandOutput = await this.#doc.send(new BatchGetCommand({ RequestItems: request }));
+      rows.push(...((out.Responses?.[this.#table] ?? []) as typeof rows));
+      const left: Record<string, unknown>[] | undefined = out.UnprocessedKeys?.[this.#table]?.Keys;
+      request = left?.length ? { [this.#table]: { Keys: left as Record<string, string>[], ConsistentRead: true } } : undefined;
+    }
+    return rows;
+  }
+
+  /** One conditional `UpdateItem` returning the new item, or `undefined` when the condition failed. */
+  async #update(fingerprint: string, u: UpdateSpec): Promise<RecordItem | undefined> {
+    const sets = [...Object.keys(u.set ?? {}).map((n) => `${n} = :v${n.slice(1)}`), ...(u.setExpr ?? [])];
+    const removes = [...(u.remove ?? []), ...(u.removeExpr ?? [])];
+    const adds = Object.keys(u.add ?? {}).map((n) => `${n} :v${n.slice(1)}`);
+    const expression = [sets.length && `SET ${sets.join(', ')}`, removes.length && `REMOVE ${removes.join(', ')}`, adds.length && `ADD ${adds.join(', ')}`].filter(Boolean).join(' ');
+    const values: Record<string, unknown> = { ...u.values };
+    for (const [n, v] of Object.entries({ ...u.set, ...u.add })) values[`:v${n.slice(1)}`] = v;
+    const text = `${expression} ${u.condition}`;
+    const input: UpdateCommandInput = {
+      TableName: this.#table,
+      Key: { pk: recordKey(fingerprint) },
+      UpdateExpression: expression,
+      ConditionExpression: u.condition,
+      ExpressionAttributeNames: Object.fromEntries(Object.entries(NAMES).filter(([k]) => new RegExp(`${k}\\b`).test(text))),
+      ReturnValues: 'ALL_NEW',
+      ...(Object.keys(values).length && { ExpressionAttributeValues: values }),
+    };
+    try {
+      return (await this.#doc.send(new UpdateCommand(input))).Attributes as RecordItem | undefined;
+    } catch (err) {
+      if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
+      throw err;
+    }
+  }
+}
+
+interface UpdateSpec {
+  set?: Partial<Record<Name, unknown>>;
+  setExpr?: string[];
+  remove?: Name[];
+  removeExpr?: string[];
+  add?: Partial<Record<Name, unknown>>;
+  condition: string;
+  values: Record<string, unknown>;
+}

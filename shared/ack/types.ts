@@ -1,0 +1,115 @@
+/**
+ * What the service remembers about an alert beyond dedupe: the current occurrence (an occurrence is
+ * one `startsAt` of one fingerprint), who acknowledged it, its silence, its escalation, and an
+ * append-only history for the audit route.
+ */
+import type { Alert } from '../alertmanager/schema.js';
+import type { Acknowledgement, Enrichment } from '../enrich/types.js';
+
+export type { Acknowledgement };
+
+/** Escalation of one occurrence: `scheduled` → `sent`, or → `cancelled` by an ack or a resolve. */
+export interface EscalationState {
+  state: 'scheduled' | 'sent' | 'cancelled';
+  /** When the check runs, RFC 3339. */
+  dueAt: string;
+  /** When it was sent or cancelled, RFC 3339. */
+  at?: string;
+  /** Why it was cancelled. */
+  reason?: 'acknowledged' | 'resolved';
+}
+
+/** The stored state of one alert (its latest occurrence). */
+export interface AlertRecord {
+  fingerprint: string;
+  /** The occurrence: Alertmanager's `startsAt`, normalised to RFC 3339 with milliseconds. */
+  startsAt: string;
+  status: 'firing' | 'resolved';
+  /** The alert as last notified (labels and annotations exactly as Alertmanager sent them). */
+  alert: Alert;
+  /** Its enrichment when first notified, so an escalation shows what the first message showed. */
+  enrichment?: Enrichment;
+  groupKey: string;
+  /** Alertmanager's base URL from the webhook (silence links). */
+  externalURL: string;
+  /** Channels that carried this occurrence (they get the acknowledgement follow-up). */
+  channels: string[];
+  /** First notification of this occurrence, RFC 3339. */
+  notifiedAt: string;
+  /** When its resolved notification went out, RFC 3339. */
+  resolvedAt?: string;
+  acknowledgement?: Acknowledgement;
+  escalation?: EscalationState;
+}
+
+/** One line of an alert's history, as the audit route returns it. `at` is RFC 3339; `startsAt` names the occurrence. */
+export type HistoryEvent = { at: string; startsAt: string } & (
+  | { type: 'notified'; status: 'firing' | 'resolved'; channels: string[] }
+  | { type: 'acknowledged'; by: string; channel: string }
+  | { type: 'silenced'; silenceId: string; endsAt: string; by: string }
+  | { type: 'silence failed'; error: string }
+  | { type: 'follow-up'; channels: string[]; failed: string[] }
+  | { type: 'escalation scheduled'; dueAt: string }
+  | { type: 'escalated'; target: string }
+  | { type: 'escalation failed'; target: string; error: string }
+  | { type: 'escalation cancelled'; reason: 'acknowledged' | 'resolved' }
+);
+
+/** Distributes `Omit` over the history union (plain `Omit` would merge its members). */
+export type HistoryInput = HistoryEvent extends infer E ? (E extends HistoryEvent ? Omit<E, 'at'> : never) : never;
+
+/** What {@link AckStore.acknowledge} did. */
+export type AckOutcome =
+  | { outcome: 'acknowledged'; record: AlertRecord }
+  | { outcome: 'already acknowledged'; record: AlertRecord }
+  | { outcome: 'resolved'; record: AlertRecord }
+  | { outcome: 'newer occurrence'; record: AlertRecord }
+  | { outcome: 'unknown' };
+
+/** One alert being notified, as the pipeline records it after delivery. */
+export interface NotifiedAlert {
+  alert: Alert;
+  enrichment?: Enrichment;
+  groupKey: string;
+  externalURL: string;
+  /** Channels that accepted it in this round. */
+  channels: string[];
+}
+
+/**
+ * Port for alert state. One adapter: DynamoDB (`dynamodb-store.ts`), in the dedupe table.
+ * Times are epoch milliseconds; every write is a single-item conditional write.
+ */
+export interface AckStore {
+  /** The alert's record; `undefined` when never notified or expired. */
+  get(fingerprint: string, nowMs: number): Promise<AlertRecord | undefined>;
+  /**
+   * Records a delivered notification. A later `startsAt` starts a new occurrence (acknowledgement
+   * and escalation cleared); the same one adds channels and, when resolved, marks it; an older one is ignored.
+   * @returns the record after the write and whether it began a new occurrence; `undefined` when ignored
+   */
+  recordNotified(notified: NotifiedAlert, nowMs: number): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined>;
+  /**
+   * Acknowledges the occurrence that had started by `issuedBeforeMs`, once: of concurrent callers one wins.
+   * @param issuedBeforeMs when the link was made; a later occurrence is not acknowledged by it
+   */
+  acknowledge(fingerprint: string, ack: Acknowledgement, issuedBeforeMs: number, nowMs: number): Promise<AckOutcome>;
+  /** Stores the silence id on the acknowledgement of occurrence `startsAt`. */
+  setSilence(fingerprint: string, startsAt: string, silenceId: string, nowMs: number): Promise<void>;
+  /** Marks escalation `scheduled` for occurrence `startsAt` (only if none yet). */
+  scheduleEscalation(fingerprint: string, startsAt: string, dueAtMs: number, nowMs: number): Promise<boolean>;
+  /** `scheduled` → `cancelled`; false when it was not scheduled. */
+  cancelEscalation(fingerprint: string, startsAt: string, reason: 'acknowledged' | 'resolved', nowMs: number): Promise<boolean>;
+  /**
+   * Claims the escalation of occurrence `startsAt` when it is still firing, unacknowledged and `scheduled`
+   * (→ `sent`). Of concurrent callers one wins.
+   * @returns the record when claimed
+   */
+  claimEscalation(fingerprint: string, startsAt: string, nowMs: number): Promise<AlertRecord | undefined>;
+  /** `sent` → `scheduled` again after the escalation message failed, so a retry can claim it. */
+  releaseEscalation(fingerprint: string, startsAt: string): Promise<void>;
+  /** Appends to the alert's history (no-op when the alert has no record). */
+  addHistory(fingerprint: string, event: HistoryInput, nowMs: number): Promise<void>;
+  /** The last `limit` history events, oldest first. */
+  history(fingerprint: string, limit: number, nowMs: number): Promise<HistoryEvent[]>;
+}
