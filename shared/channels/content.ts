@@ -5,8 +5,10 @@
  */
 import { hasEnded } from '../alertmanager/schema.js';
 import type { EnrichedAlert } from '../enrich/types.js';
-import { formatLikelyCause, formatMemoryTrend, formatReading, formatTime, formatTrendBasis, silenceUrl, truncate } from '../format.js';
-import type { Notification } from '../notification.js';
+import { formatLikelyCause, formatMemoryTrend, formatReading, formatTime, formatTrendBasis, silenceUrl } from '../format.js';
+import type { Flapping, Notification } from '../notification.js';
+import { messages, type Locale } from './locale.js';
+import { truncateChars } from './truncate.js';
 
 /** Labels worth showing, in this order, when an alert has them. Others stay in the silence link. */
 export const KEY_LABELS = ['model_name', 'instance', 'gpu', 'Hostname', 'engine', 'namespace', 'pod'] as const;
@@ -22,6 +24,8 @@ export interface Headline {
   alertname: string;
   /** Alerts in the notification with the notification's status. */
   count: number;
+  /** Firing alerts marked flapping ({@link Notification.flapping}). */
+  flapping?: number;
 }
 
 /** A link under an alert. */
@@ -49,6 +53,7 @@ export function headline(notification: Notification): Headline {
     severity: commonLabels.severity ?? highestSeverity(alerts),
     alertname: commonLabels.alertname ?? names.join(', '),
     count: alerts.filter((a) => a.status === status).length,
+    flapping: alerts.filter((a) => a.status === 'firing' && notification.flapping?.[a.fingerprint]).length,
   };
 }
 
@@ -66,9 +71,18 @@ export function statusIcon(status: Notification['status']): string {
   return status === 'firing' ? '🔥' : '✅';
 }
 
-/** The header line, e.g. `🔥 FIRING · critical · VLLMKVCacheNearlyFull (2)`; empty parts are left out. */
-export function headlineText(h: Headline): string {
-  const parts = [`${statusIcon(h.status)} ${h.status.toUpperCase()}`, h.severity, `${h.alertname || 'alerts'} (${h.count})`];
+/** Flapping icon. */
+export const FLAPPING_ICON = '🔁';
+
+/**
+ * The header line, e.g. `🔥 FIRING · critical · VLLMKVCacheNearlyFull (2)`; empty parts are left out.
+ * When every firing alert is flapping it reads `🔁 FLAPPING · …`. Words in `locale` (default `en`).
+ */
+export function headlineText(h: Headline, locale: Locale = 'en'): string {
+  const t = messages(locale);
+  const flapping = h.status === 'firing' && h.count > 0 && h.flapping === h.count;
+  const status = flapping ? `${FLAPPING_ICON} ${t.flapping}` : `${statusIcon(h.status)} ${t[h.status]}`;
+  const parts = [status, h.severity, `${h.alertname || t.alerts} (${h.count})`];
   return parts.filter(Boolean).join(' · ');
 }
 
@@ -77,41 +91,53 @@ export function alertTitle(alert: EnrichedAlert): string {
   return alert.annotations.summary || alert.labels.alertname || 'alert';
 }
 
+/** How {@link alertLines} words an alert beyond its own data. */
+export interface AlertLineOptions {
+  /** Default `en`. */
+  locale?: Locale;
+  /** Set when the alert is flapping: the title gets 🔁 and a line says how often it fired. */
+  flapping?: Flapping;
+}
+
 /**
  * The lines describing one alert, in the platform's markup: title with status icon, description,
  * key labels, fresh values (`when fired → now` where the value at the start is known), memory trend
  * and its sparkline, the likely cause with its evidence (or why enrichment is unavailable), start
  * and end times.
  */
-export function alertLines(alert: EnrichedAlert, m: Markup): string[] {
-  const lines = [`${statusIcon(alert.status)} ${m.bold(m.escape(alertTitle(alert)))}`];
+export function alertLines(alert: EnrichedAlert, m: Markup, options: AlertLineOptions = {}): string[] {
+  const t = messages(options.locale);
+  const icon = options.flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
+  const lines = [`${icon} ${m.bold(m.escape(alertTitle(alert)))}`];
+  if (options.flapping && alert.status === 'firing') lines.push(m.italic(t.flappingLine(options.flapping.count, formatTime(new Date(options.flapping.sinceMs).toISOString()))));
   if (alert.annotations.description) lines.push(m.escape(alert.annotations.description));
   const labels = KEY_LABELS.filter((name) => alert.labels[name]).map((name) => `${name}: ${m.escape(alert.labels[name] ?? '')}`);
   if (labels.length) lines.push(labels.join(' · '));
   const e = alert.enrichment;
   if (e.status === 'unavailable') {
-    lines.push(m.italic(m.escape(`enrichment unavailable: ${e.reason}`)));
+    lines.push(m.italic(m.escape(t.enrichmentUnavailable(e.reason))));
   } else {
     const values = e.signals.map((s) => {
       const then = s.atStart === undefined ? '' : `${m.escape(formatReading(s.atStart, s))} → `;
       return `${m.escape(s.label)}: ${then}${m.bold(m.escape(formatReading(s.value, s)))}`;
     });
-    const legend = e.signals.some((s) => s.atStart !== undefined) ? 'When fired → now: ' : '';
+    const legend = e.signals.some((s) => s.atStart !== undefined) ? `${t.whenFiredNow}: ` : '';
     if (values.length) lines.push(legend + values.join(' · '));
     if (e.trend) {
       const basis = e.trend.method ? ` (${m.escape(formatTrendBasis(e.trend))})` : '';
-      lines.push(`Memory trend: ${formatMemoryTrend(e.trend)}${basis}`);
-      if (e.trend.sparkline) lines.push(`Memory over the window: ${e.trend.sparkline}`);
+      lines.push(`${t.memoryTrend}: ${formatMemoryTrend(e.trend)}${basis}`);
+      if (e.trend.sparkline) lines.push(`${t.memoryOverWindow}: ${e.trend.sparkline}`);
     }
     if (e.likelyCause) lines.push(...formatLikelyCause(e.likelyCause).map((line) => m.escape(line)));
   }
-  lines.push(timesLine(alert));
+  lines.push(timesLine(alert, options.locale));
   return lines;
 }
 
-function timesLine(alert: EnrichedAlert): string {
-  const started = `Started ${formatTime(alert.startsAt)}`;
-  if (alert.status === 'resolved' && hasEnded(alert)) return `${started} · Ended ${formatTime(alert.endsAt)}`;
+function timesLine(alert: EnrichedAlert, locale?: Locale): string {
+  const t = messages(locale);
+  const started = `${t.started} ${formatTime(alert.startsAt)}`;
+  if (alert.status === 'resolved' && hasEnded(alert)) return `${started} · ${t.ended} ${formatTime(alert.endsAt)}`;
   return started;
 }
 
@@ -124,13 +150,23 @@ export function alertLinks(alert: EnrichedAlert, externalURL: string): Link[] {
   return links;
 }
 
-/** `+N more alerts` for alerts not shown: left out to fit a limit, plus those Alertmanager truncated. */
-export function moreAlertsText(count: number): string {
-  return `+${count} more alert${count === 1 ? '' : 's'}`;
+/**
+ * What a message leaves out, e.g. `+37 more alerts`, `+1,497 not included by Alertmanager` or both
+ * joined with ` · `; `''` when nothing is left out.
+ * @param count alerts of the notification this message does not show
+ * @param options.truncated alerts Alertmanager left out of the payload (`truncatedAlerts`)
+ */
+export function moreAlertsText(count: number, options: { truncated?: number; locale?: Locale } = {}): string {
+  const t = messages(options.locale);
+  const parts = [count > 0 ? t.moreAlerts(count) : '', (options.truncated ?? 0) > 0 ? t.notIncluded(options.truncated ?? 0) : ''];
+  return parts.filter(Boolean).join(' · ');
 }
 
-/** Cuts escaped markup (Slack mrkdwn, `lark_md`) to `max` characters without leaving half an entity (`&am…`) at the end. */
+/**
+ * Cuts escaped markup (Slack mrkdwn, `lark_md`) to `max` characters without splitting a character
+ * or grapheme and without leaving half an entity (`&am…`) at the end.
+ */
 export function truncateEscaped(text: string, max: number): string {
   if (text.length <= max) return text;
-  return truncate(text, max).replace(/&[a-z]{0,4}…$/, '…');
+  return truncateChars(text, max).replace(/&[a-z]{0,4}…$/, '…');
 }
