@@ -4,32 +4,44 @@
  */
 import { serve } from '@hono/node-server';
 import { createApp } from '../shared/app.js';
-import { ConfigError, loadConfig } from '../shared/config.js';
+import { ConfigError, loadConfig, type Config } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
 import { openDedupeTable } from '../shared/local-runtime.js';
 import { createDeps } from '../shared/runtime.js';
 
-let config;
+function fail(message: string): never {
+  process.stderr.write(`llm-alert-pipeline: ${message}\n`);
+  process.exit(1);
+}
+
+let config: Config;
 try {
   config = loadConfig(process.env);
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
-  process.stderr.write(`llm-alert-pipeline: ${err.message}\n`);
-  process.exit(1);
+  fail(err.message);
 }
+const host = process.env.HOST || '0.0.0.0';
 const logger = createLogger(config.logLevel);
 const table = await openDedupeTable(config, process.env);
 const deps = createDeps(config, { dynamodb: table.client }, logger);
-const server = serve({ fetch: createApp(config, deps).fetch, port: config.port, hostname: process.env.HOST ?? '0.0.0.0' }, (info) => {
-  const url = `http://${info.address === '0.0.0.0' ? '127.0.0.1' : info.address}:${info.port}`;
+const server = serve({ fetch: createApp(config, deps).fetch, port: config.port, hostname: host }, (info) => {
+  const url = `http://${info.address === '0.0.0.0' || info.address === '::' ? '127.0.0.1' : info.address}:${info.port}`;
   logger.info('listening', {
     url,
+    listen: `${info.address}:${info.port}`,
     webhook: `${url}/v1/alertmanager`,
     auth: config.webhookToken ? 'bearer token' : 'none (set WEBHOOK_TOKEN)',
     channels: deps.channels.map((c) => c.name),
     prometheus: config.prometheusUrl ?? 'not set (messages go out not enriched)',
     dynamodb: table.description,
   });
+  if (!config.webhookToken && !['127.0.0.1', '::1', 'localhost'].includes(host)) {
+    logger.warn('no WEBHOOK_TOKEN', { detail: `anyone who can reach ${info.address}:${info.port} can post alerts; set WEBHOOK_TOKEN or HOST=127.0.0.1` });
+  }
+});
+server.once('error', (err: NodeJS.ErrnoException) => {
+  fail(err.code === 'EADDRINUSE' ? `PORT: ${config.port} is already in use on ${host}` : `HOST/PORT: cannot listen on ${host}:${config.port} (${err.code ?? err.message})`);
 });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -43,10 +43,21 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     // hono's bearerAuth compares in constant time (hash then timingSafeEqual).
     webhook.use(bearerAuth({ token, noAuthenticationHeaderMessage: { error: 'missing bearer token' }, invalidTokenMessage: { error: 'invalid bearer token' }, invalidAuthenticationHeaderMessage: { error: 'malformed Authorization header' } }));
   }
-  webhook.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: `body exceeds ${MAX_BODY_BYTES} bytes` }, 413) }));
+  webhook.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => {
+        deps.logger.warn('request rejected', { method: c.req.method, path: c.req.path, status: 413, reason: 'body too large' });
+        return c.json({ error: `body exceeds ${MAX_BODY_BYTES} bytes` }, 413);
+      },
+    }),
+  );
   webhook.post('/', async (c) => {
     const parsed = await parseWebhook(c);
-    if ('error' in parsed) return c.json(parsed, 400);
+    if ('error' in parsed) {
+      deps.logger.warn('request rejected', { method: c.req.method, path: c.req.path, status: 400, reason: parsed.error, issues: parsed.issues });
+      return c.json(parsed, 400);
+    }
     const result = await processGroup(parsed.message, deps);
     return c.json(result, result.ok ? 200 : 502);
   });
@@ -54,12 +65,22 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
-    if (err instanceof HTTPException) return err.getResponse();
+    if (err instanceof HTTPException) {
+      // Rejections are logged (never the token) so a misconfigured Alertmanager shows up here.
+      deps.logger.warn('request rejected', { method: c.req.method, path: c.req.path, status: err.status, reason: err.message || rejectionReason(err.status) });
+      return err.getResponse();
+    }
     deps.logger.error('request failed', { method: c.req.method, path: c.req.path, error: err });
     // 5xx so Alertmanager retries (it drops 4xx); nothing was sent if the dedupe store failed.
     return c.json({ error: 'internal error, retry later' }, 503);
   });
   return app;
+}
+
+function rejectionReason(status: number): string {
+  if (status === 401) return 'missing or invalid bearer token';
+  if (status === 400) return 'malformed Authorization header (expected "Bearer <token>")';
+  return `HTTP ${status}`;
 }
 
 type ParsedWebhook =

@@ -11,7 +11,7 @@ import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
 import { ensureTable } from '../../shared/dedupe/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { silentLogger } from '../../shared/logger.js';
+import { createLogger, silentLogger } from '../../shared/logger.js';
 import type { Notification } from '../../shared/notification.js';
 import { Secret } from '../../shared/secret.js';
 import { fixture, fixtureText } from '../helpers/fixtures.js';
@@ -217,6 +217,29 @@ describe('rejected requests claim nothing', () => {
   it('ignores fields newer Alertmanagers add', async () => {
     const body = { ...fixture('firing-kv-cache-critical'), someNewField: { x: 1 } };
     expect((await post(app(), JSON.stringify(body))).status).toBe(200);
+  });
+});
+
+describe('rejections are logged without the token', () => {
+  it('logs a warn line naming the status and reason', async () => {
+    const lines: string[] = [];
+    const a = createApp(
+      { webhookToken: new Secret(TOKEN) },
+      {
+        store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 60 }),
+        channels: [slack],
+        enrich: async () => new Map(),
+        delivery: { timeoutMs: 1000, retries: 0 },
+        logger: createLogger('info', (l) => lines.push(l)),
+        now: () => Date.now(),
+      },
+    );
+    await post(a, fixtureText('firing-kv-cache-critical'), { authorization: 'Bearer wrong-token-0123456789' });
+    await post(a, '{"version":"4"}');
+    const logged = lines.map((l) => JSON.parse(l));
+    expect(logged.map((l) => [l.event, l.status])).toEqual([['request rejected', 401], ['request rejected', 400]]);
+    expect(logged[0].reason).toBe('missing or invalid bearer token');
+    expect(lines.join('\n')).not.toMatch(/wrong-token|test-token/);
   });
 });
 
