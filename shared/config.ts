@@ -49,7 +49,7 @@ const positiveNumber = (fallback: number) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : Number(v)), z.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' }));
 
 const envSchema = z.object({
-  PORT: z.preprocess((v) => (v === '' || v === undefined ? 8080 : Number(v)), z.number().int().min(0).max(65535, { message: 'must be a port number 0–65535' })),
+  PORT: z.preprocess((v) => (v === '' || v === undefined ? 8080 : Number(v)), z.number({ message: 'must be a port number 0–65535' }).int({ message: 'must be a port number 0–65535' }).min(0, { message: 'must be a port number 0–65535' }).max(65535, { message: 'must be a port number 0–65535' })),
   // Characters a bearer token may carry (RFC 6750 b64token), as hono's bearerAuth checks them.
   WEBHOOK_TOKEN: optional(
     z.string()
@@ -64,11 +64,24 @@ const envSchema = z.object({
   PUBLIC_URL: optional(httpUrl()),
   ACK_SECRET: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
   ALERTMANAGER_URL: optional(httpUrl()),
+  // Acknowledgement links and escalation (shared/ack).
+  ACK_SECRET_PREVIOUS: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
+  ACK_SECRET_PREVIOUS_UNTIL: optional(z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an RFC 3339 time, e.g. 2026-12-01T00:00:00Z' })),
+  ACK_TOKEN_TTL_SECONDS: positiveNumber(7 * 24 * 3600),
+  ESCALATION_DELAY_SECONDS: positiveNumber(15 * 60),
+  ESCALATION_SNS_TOPIC_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' })),
+  ESCALATION_SLACK_WEBHOOK_URL: optional(webhookUrl()),
+  ESCALATION_SCHEDULE_GROUP: optional(z.string().regex(/^[0-9A-Za-z_.-]{1,64}$/, { message: 'must be an EventBridge Scheduler group name' })),
+  ESCALATION_FUNCTION_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:lambda:/, { message: 'must be a Lambda function ARN' })),
+  ESCALATION_ROLE_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\//, { message: 'must be an IAM role ARN' })),
   TABLE_NAME: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, { message: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })),
   LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['debug', 'info', 'warn', 'error'], { message: 'must be one of debug, info, warn, error' })),
   ENRICHMENT_TIMEOUT_MS: positiveNumber(2000),
   MEMORY_TREND_WINDOW_HOURS: positiveNumber(6),
   GPU_MEMORY_CAPACITY_MIB: optional(z.coerce.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' })),
+  MEMORY_SERIES: optional(z.string().regex(/^[A-Za-z_:][A-Za-z0-9_:]*$/, { message: 'must be a Prometheus metric name, e.g. process_resident_memory_bytes' })),
+  MEMORY_SERIES_UNIT: optional(z.enum(['bytes', 'KiB', 'MiB', 'GiB'], { message: 'must be one of bytes, KiB, MiB, GiB' })),
+  PROMETHEUS_QUERY_TIMEOUT_MS: optional(z.coerce.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' })),
   DEDUPE_TTL_SECONDS: positiveNumber(30 * 24 * 3600),
   DELIVERY_TIMEOUT_MS: positiveNumber(5000),
   DELIVERY_RETRIES: z.preprocess((v) => (v === '' || v === undefined ? 2 : Number(v)), z.number().int().min(0).max(10, { message: 'must be an integer 0–10' })),
@@ -87,6 +100,19 @@ export interface Config {
   publicUrl?: string;
   ackSecret?: Secret;
   alertmanagerUrl?: string;
+  /** The previous `ACK_SECRET`, accepted for links until `untilMs` (epoch ms, `ACK_SECRET_PREVIOUS_UNTIL`). */
+  ackPreviousSecret?: { secret: Secret; untilMs: number };
+  /** Lifetime of acknowledgement links, seconds. */
+  ackTokenTtlSeconds: number;
+  /** Escalation of unacknowledged critical alerts; unset when no target is configured. */
+  escalation?: {
+    /** How long an alert may stay unacknowledged, seconds. */
+    delaySeconds: number;
+    snsTopicArn?: string;
+    slackWebhookUrl?: Secret;
+    /** EventBridge Scheduler wiring (the CDK stack sets it); unset: in-process timers (`npm start`). */
+    scheduler?: { groupName: string; functionArn: string; roleArn: string };
+  };
   /** DynamoDB table; unset for `npm start` means an embedded dynalite table. */
   tableName?: string;
   logLevel: LogLevel;
@@ -97,6 +123,12 @@ export interface Config {
     memoryTrendWindowHours: number;
     /** GPU memory capacity in MiB, overriding `DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE`. */
     gpuMemoryCapacityMiB?: number;
+    /** Metric of the memory-leak trend (`MEMORY_SERIES`); unset means `DCGM_FI_DEV_FB_USED`. */
+    memorySeries?: string;
+    /** Unit of that metric's samples (`MEMORY_SERIES_UNIT`); unset means `bytes` for a `*_bytes` name, else `MiB`. */
+    memorySeriesUnit?: 'bytes' | 'KiB' | 'MiB' | 'GiB';
+    /** Time-out of each Prometheus query attempt, milliseconds (`PROMETHEUS_QUERY_TIMEOUT_MS`); unset means half the budget. */
+    queryTimeoutMs?: number;
   };
   /** How long a dedupe record is kept, seconds (DynamoDB TTL). */
   dedupeTtlSeconds: number;
@@ -130,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const e = parsed.data;
   const problems: string[] = [];
   if (e.FEISHU_SECRET && !e.FEISHU_WEBHOOK_URL) problems.push('FEISHU_SECRET: set, but FEISHU_WEBHOOK_URL is not');
+  problems.push(...ackProblems(e));
   if (problems.length) throw new ConfigError(problems);
   const secret = (v: string | undefined) => (v === undefined ? undefined : new Secret(v));
   return {
@@ -142,14 +175,40 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicUrl: e.PUBLIC_URL,
     ackSecret: secret(e.ACK_SECRET),
     alertmanagerUrl: e.ALERTMANAGER_URL,
+    ackPreviousSecret: e.ACK_SECRET_PREVIOUS && e.ACK_SECRET_PREVIOUS_UNTIL ? { secret: new Secret(e.ACK_SECRET_PREVIOUS), untilMs: Date.parse(e.ACK_SECRET_PREVIOUS_UNTIL) } : undefined,
+    ackTokenTtlSeconds: e.ACK_TOKEN_TTL_SECONDS,
+    escalation: e.ESCALATION_SNS_TOPIC_ARN || e.ESCALATION_SLACK_WEBHOOK_URL
+      ? {
+          delaySeconds: e.ESCALATION_DELAY_SECONDS,
+          snsTopicArn: e.ESCALATION_SNS_TOPIC_ARN,
+          slackWebhookUrl: secret(e.ESCALATION_SLACK_WEBHOOK_URL),
+          scheduler: e.ESCALATION_SCHEDULE_GROUP && e.ESCALATION_FUNCTION_ARN && e.ESCALATION_ROLE_ARN
+            ? { groupName: e.ESCALATION_SCHEDULE_GROUP, functionArn: e.ESCALATION_FUNCTION_ARN, roleArn: e.ESCALATION_ROLE_ARN }
+            : undefined,
+        }
+      : undefined,
     tableName: e.TABLE_NAME,
     logLevel: e.LOG_LEVEL,
     enrichment: {
       timeoutMs: e.ENRICHMENT_TIMEOUT_MS,
       memoryTrendWindowHours: e.MEMORY_TREND_WINDOW_HOURS,
       gpuMemoryCapacityMiB: e.GPU_MEMORY_CAPACITY_MIB,
+      memorySeries: e.MEMORY_SERIES,
+      memorySeriesUnit: e.MEMORY_SERIES_UNIT,
+      queryTimeoutMs: e.PROMETHEUS_QUERY_TIMEOUT_MS,
     },
     dedupeTtlSeconds: e.DEDUPE_TTL_SECONDS,
     delivery: { timeoutMs: e.DELIVERY_TIMEOUT_MS, retries: e.DELIVERY_RETRIES },
   };
+}
+
+/** Settings of `shared/ack` that only make sense together. */
+function ackProblems(e: z.infer<typeof envSchema>): string[] {
+  const problems: string[] = [];
+  if (e.ACK_SECRET_PREVIOUS && !e.ACK_SECRET) problems.push('ACK_SECRET_PREVIOUS: set, but ACK_SECRET is not');
+  if (e.ACK_SECRET_PREVIOUS && !e.ACK_SECRET_PREVIOUS_UNTIL) problems.push('ACK_SECRET_PREVIOUS_UNTIL: required with ACK_SECRET_PREVIOUS (the end of its grace period)');
+  if (e.ACK_SECRET_PREVIOUS_UNTIL && !e.ACK_SECRET_PREVIOUS) problems.push('ACK_SECRET_PREVIOUS_UNTIL: set, but ACK_SECRET_PREVIOUS is not');
+  const scheduler = [e.ESCALATION_SCHEDULE_GROUP, e.ESCALATION_FUNCTION_ARN, e.ESCALATION_ROLE_ARN].filter(Boolean).length;
+  if (scheduler > 0 && scheduler < 3) problems.push('ESCALATION_SCHEDULE_GROUP: set ESCALATION_SCHEDULE_GROUP, ESCALATION_FUNCTION_ARN and ESCALATION_ROLE_ARN together, or none');
+  return problems;
 }

@@ -79,13 +79,13 @@ export class DynamoDbAckStore implements AckStore {
     return { outcome: 'resolved', record };
   }
 
-  async setSilence(fingerprint: string, startsAt: string, silenceId: string): Promise<void> {
-    await this.#update(fingerprint, { setExpr: ['#ack.#sid = :id'], condition: '#s = :s AND attribute_exists(#ack)', values: { ':id': silenceId, ':s': startsAt } });
+  async setSilence(fingerprint: string, startsAt: string, silenceId: string, nowMs: number): Promise<void> {
+    await this.#update(fingerprint, { set: { '#exp': this.#expiry(nowMs) }, setExpr: ['#ack.#sid = :id'], condition: '#s = :s AND attribute_exists(#ack)', values: { ':id': silenceId, ':s': startsAt } });
   }
 
-  async scheduleEscalation(fingerprint: string, startsAt: string, dueAtMs: number): Promise<boolean> {
+  async scheduleEscalation(fingerprint: string, startsAt: string, dueAtMs: number, nowMs: number): Promise<boolean> {
     const item = await this.#update(fingerprint, {
-      set: { '#esc': { state: 'scheduled', dueAt: isoTime(dueAtMs) } },
+      set: { '#esc': { state: 'scheduled', dueAt: isoTime(dueAtMs) }, '#exp': this.#expiry(nowMs) },
       condition: '#s = :s AND attribute_not_exists(#esc)',
       values: { ':s': startsAt },
     });

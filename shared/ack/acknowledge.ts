@@ -1,0 +1,133 @@
+/**
+ * What the acknowledgement form's POST does, in order: acknowledge each alert the link names (once:
+ * a second ack reports the first), cancel their escalation, optionally silence them in Alertmanager,
+ * then send one short "acknowledged by X" follow-up to each channel that carried them.
+ */
+import pLimit from 'p-limit';
+import type { Channel } from '../channels/types.js';
+import { deliver } from '../delivery.js';
+import type { Logger } from '../logger.js';
+import { latestCoveredStart } from './links.js';
+import { isoTime } from './records.js';
+import { noticeFromRecords } from './notices.js';
+import type { EscalationScheduler } from './scheduler.js';
+import { createSilence, silenceFor } from './silence.js';
+import type { AckClaims } from './token.js';
+import type { AckOutcome, AckStore, AlertRecord } from './types.js';
+
+/** Store calls in flight at once for one link (a link names at most 50 alerts). */
+const CONCURRENCY = 8;
+
+export interface AcknowledgeDeps {
+  store: AckStore;
+  /** Every channel by name, escalation targets included: follow-ups go to those that carried the alert. */
+  channels: Channel[];
+  /** Set when `ALERTMANAGER_URL` is: the page then offers "acknowledge and silence". */
+  silences?: { alertmanagerUrl: string; timeoutMs: number };
+  scheduler?: EscalationScheduler;
+  delivery: { timeoutMs: number; retries: number; budgetMs?: number };
+  logger: Logger;
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+export interface AckRequest {
+  /** The typed name (trimmed, 1–64 characters) or `anonymous`. */
+  by: string;
+  /** Also silence for this many hours. */
+  silenceHours?: number;
+}
+
+/** Per alert: what happened, plus the silence made or why not. */
+export type AlertAckResult = { fingerprint: string; silence?: { id: string } | { error: string } } & AckOutcome;
+
+export interface AckResult {
+  alerts: AlertAckResult[];
+  /** Follow-up delivery per channel: true when delivered. */
+  followUps: Record<string, boolean>;
+}
+
+/**
+ * @param claims a verified token's claims
+ * @throws the store's error when DynamoDB is unreachable (nothing half-done is reported as done)
+ */
+export async function acknowledge(claims: AckClaims, request: AckRequest, deps: AcknowledgeDeps): Promise<AckResult> {
+  const log = deps.logger.child({ group: claims.group, channel: claims.channel });
+  const limit = pLimit(CONCURRENCY);
+  const at = isoTime(deps.now());
+  const results: AlertAckResult[] = await Promise.all(claims.fingerprints.map((fingerprint) => limit(async () => {
+    const outcome = await deps.store.acknowledge(fingerprint, { by: request.by, at, channel: claims.channel }, latestCoveredStart(claims.issuedAt), deps.now());
+    log.info('alert acknowledge', { fingerprint, outcome: outcome.outcome, by: request.by });
+    if (outcome.outcome !== 'acknowledged') return { fingerprint, ...outcome };
+    const startsAt = outcome.record.startsAt;
+    await deps.store.addHistory(fingerprint, { type: 'acknowledged', by: request.by, channel: claims.channel, startsAt }, deps.now());
+    await cancelEscalation(outcome.record, deps, log);
+    const silence = request.silenceHours && deps.silences ? await silenceOne(outcome.record, request, deps, log) : undefined;
+    return { fingerprint, ...outcome, ...(silence && { silence }) };
+  })));
+  const acked = results.flatMap((r) => (r.outcome === 'acknowledged' ? [withSilence(r.record, r.silence)] : []));
+  const followUps = acked.length ? await sendFollowUps(acked, deps, log) : {};
+  return { alerts: results, followUps };
+}
+
+function withSilence(record: AlertRecord, silence: AlertAckResult['silence']): AlertRecord {
+  if (!silence || !('id' in silence) || !record.acknowledgement) return record;
+  return { ...record, acknowledgement: { ...record.acknowledgement, silenceId: silence.id } };
+}
+
+async function cancelEscalation(record: AlertRecord, deps: AcknowledgeDeps, log: Logger): Promise<void> {
+  if (!(await deps.store.cancelEscalation(record.fingerprint, record.startsAt, 'acknowledged', deps.now()))) return;
+  await deps.store.addHistory(record.fingerprint, { type: 'escalation cancelled', reason: 'acknowledged', startsAt: record.startsAt }, deps.now());
+  // The check re-reads the state anyway; a failed cancel only leaves a schedule that will skip.
+  await deps.scheduler?.cancel({ fingerprint: record.fingerprint, startsAt: record.startsAt }).catch((err: Error) => {
+    log.warn('escalation unschedule failed', { fingerprint: record.fingerprint, error: err.message });
+  });
+}
+
+async function silenceOne(record: AlertRecord, request: AckRequest, deps: AcknowledgeDeps, log: Logger): Promise<{ id: string } | { error: string }> {
+  const { alertmanagerUrl, timeoutMs } = deps.silences!;
+  const now = deps.now();
+  const silence = silenceFor(record.alert, { hours: request.silenceHours!, by: request.by, nowMs: now });
+  try {
+    const id = await createSilence(alertmanagerUrl, silence, timeoutMs);
+    await deps.store.setSilence(record.fingerprint, record.startsAt, id, deps.now());
+    await deps.store.addHistory(record.fingerprint, { type: 'silenced', silenceId: id, endsAt: silence.endsAt, by: request.by, startsAt: record.startsAt }, deps.now());
+    log.info('alert silenced', { fingerprint: record.fingerprint, silenceId: id, endsAt: silence.endsAt });
+    return { id };
+  } catch (err) {
+    const error = (err as Error).message;
+    log.error('silence failed', { fingerprint: record.fingerprint, error });
+    await deps.store.addHistory(record.fingerprint, { type: 'silence failed', error, startsAt: record.startsAt }, deps.now());
+    return { error };
+  }
+}
+
+/** One follow-up per channel, naming every alert this request acknowledged that the channel carried. */
+async function sendFollowUps(records: AlertRecord[], deps: AcknowledgeDeps, log: Logger): Promise<Record<string, boolean>> {
+  const byChannel = new Map<string, AlertRecord[]>();
+  for (const record of records) {
+    for (const name of record.channels) byChannel.set(name, [...(byChannel.get(name) ?? []), record]);
+  }
+  const outcomes: Record<string, boolean> = {};
+  await Promise.all([...byChannel].map(async ([name, mine]) => {
+    const channel = deps.channels.find((c) => c.name === name);
+    if (!channel) return;
+    try {
+      await deliver(channel, noticeFromRecords('acknowledged', mine), { ...deps.delivery, logger: log });
+      outcomes[name] = true;
+    } catch (err) {
+      log.error('follow-up failed', { channel: name, error: (err as Error).message });
+      outcomes[name] = false;
+    }
+  }));
+  for (const record of records) {
+    const carried = record.channels.filter((c) => c in outcomes);
+    await deps.store.addHistory(record.fingerprint, {
+      type: 'follow-up',
+      channels: carried.filter((c) => outcomes[c]),
+      failed: carried.filter((c) => !outcomes[c]),
+      startsAt: record.startsAt,
+    }, deps.now());
+  }
+  return outcomes;
+}

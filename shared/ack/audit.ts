@@ -1,0 +1,31 @@
+/**
+ * `GET /v1/alerts/:fingerprint`: an alert's stored state and history (notifications per channel,
+ * acknowledgement, silence, escalation, resolve), for people and scripts. Protected by the same
+ * bearer token as the webhook (`WEBHOOK_TOKEN`).
+ */
+import { Hono } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import type { Secret } from '../secret.js';
+import type { AckStore } from './types.js';
+
+/** History events returned, newest kept. */
+export const AUDIT_HISTORY_LIMIT = 200;
+
+/**
+ * @param token the bearer token to require; unset: no authentication (as for the webhook)
+ * @returns a sub-app answering `200 {fingerprint, record, history}` or `404 {error}`
+ */
+export function auditRoutes(store: AckStore, token: Secret | undefined, now: () => number): Hono {
+  const app = new Hono();
+  if (token) {
+    app.use(bearerAuth({ token: token.reveal(), noAuthenticationHeaderMessage: { error: 'missing bearer token' }, invalidTokenMessage: { error: 'invalid bearer token' }, invalidAuthenticationHeaderMessage: { error: 'malformed Authorization header' } }));
+  }
+  app.get('/:fingerprint', async (c) => {
+    const fingerprint = c.req.param('fingerprint');
+    const record = await store.get(fingerprint, now());
+    if (!record) return c.json({ error: `no record of alert ${fingerprint} (never notified, or expired)` }, 404);
+    const history = await store.history(fingerprint, AUDIT_HISTORY_LIMIT, now());
+    return c.json({ fingerprint, record, history }, 200, { 'cache-control': 'no-store' });
+  });
+  return app;
+}

@@ -1,0 +1,48 @@
+/**
+ * Builds the signed "Acknowledge" links: `PUBLIC_URL/v1/ack/<token>`, one per channel message, so the
+ * acknowledgement records which channel's link was used.
+ */
+import { signAckToken, type AckKeys } from './token.js';
+
+/** Route prefix of the acknowledgement page (see `shared/ack/routes.ts`). */
+export const ACK_PATH = '/v1/ack';
+
+export interface AckLinkSettings {
+  /** `PUBLIC_URL`, without trailing slash. */
+  publicUrl: string;
+  keys: AckKeys;
+  /** Link lifetime, seconds (`ACK_TOKEN_TTL_SECONDS`). */
+  ttlSeconds: number;
+}
+
+/**
+ * Slack between Prometheus's clock (`startsAt`) and ours (the link's issue time), milliseconds: a link
+ * covers occurrences that started up to this long after it was made, so a fast alert is not refused.
+ */
+export const CLOCK_SKEW_MS = 60_000;
+
+/** The latest `startsAt` (epoch ms) a link issued at `issuedAt` (epoch seconds) still acknowledges. */
+export function latestCoveredStart(issuedAt: number): number {
+  return issuedAt * 1000 + CLOCK_SKEW_MS;
+}
+
+/** Signs links; absent when `PUBLIC_URL` or `ACK_SECRET` is unset (messages then carry no link). */
+export class AckLinks {
+  constructor(readonly settings: AckLinkSettings) {}
+
+  /** The service's own origin (`https://host[:port]`), for the POST's `Origin` check. */
+  get origin(): string {
+    return new URL(this.settings.publicUrl).origin;
+  }
+
+  /**
+   * @param fingerprints the firing alerts the link acknowledges (at most `MAX_TOKEN_ALERTS` are kept)
+   * @param nowMs epoch milliseconds: the link's issue time
+   * @returns the absolute URL
+   */
+  url(fingerprints: string[], group: string, channel: string, nowMs: number): string {
+    const issuedAt = Math.ceil(nowMs / 1000);
+    const token = signAckToken({ fingerprints, group, channel, issuedAt, expiresAt: issuedAt + this.settings.ttlSeconds }, this.settings.keys);
+    return `${this.settings.publicUrl}${ACK_PATH}/${token}`;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * HTTP routes of the acknowledgement page, mounted at `/v1/ack` (see `shared/app.ts`):
+ * - `GET /v1/ack/:token` shows the alerts and a form, and changes no state (link unfurlers, mail
+ *   scanners and prefetchers fetch links on their own);
+ * - `POST /v1/ack/:token` acknowledges, behind the CSRF checks of `csrf.ts`.
+ * Refusals are small HTML pages with a 4xx status; every page carries {@link PAGE_HEADERS}.
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { getCookie, setCookie } from 'hono/cookie';
+import { acknowledge, type AcknowledgeDeps } from './acknowledge.js';
+import { CSRF_COOKIE, checkFormNonce, checkOrigin, issueFormNonce } from './csrf.js';
+import { ACK_PATH, latestCoveredStart, type AckLinks } from './links.js';
+import { PAGE_HEADERS, renderAckPage, renderProblemPage, type PageModel } from './page.js';
+import { SILENCE_HOURS } from './silence.js';
+import { AckTokenError, TOKEN_PROBLEM_STATUS, verifyAckToken, type AckClaims } from './token.js';
+
+/** Cookie remembering the name typed on this browser. */
+export const NAME_COOKIE = 'ack_name';
+/** Longest accepted name, characters. */
+export const MAX_NAME_CHARS = 64;
+/** The form is a few short fields. */
+const MAX_FORM_BYTES = 8 * 1024;
+const NAME_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 3600;
+
+export interface AckRouteDeps extends AcknowledgeDeps {
+  links: AckLinks;
+}
+
+type Page = { status: 200 | 400 | 403 | 410 | 503; html: string };
+
+/** Trims, drops control characters and collapses spaces; `''` when nothing is left. */
+export function cleanName(raw: unknown): string {
+  if (typeof raw !== 'string') return '';
+  return raw.replace(/[\p{Cc}\p{Cf}]/gu, ' ').replace(/\s+/g, ' ').trim().slice(0, MAX_NAME_CHARS);
+}
+
+/** Builds the sub-app for `ACK_PATH`. */
+export function ackRoutes(deps: AckRouteDeps): Hono {
+  const app = new Hono();
+  const secure = deps.links.settings.publicUrl.startsWith('https:');
+  const keys = deps.links.settings.keys;
+
+  const send = (c: Context, page: Page) => c.html(page.html, page.status, PAGE_HEADERS);
+  const problem = (status: Page['status'], heading: string, message: string): Page => ({ status, html: renderProblemPage(heading, message) });
+
+  const verify = (token: string): AckClaims | Page => {
+    try {
+      return verifyAckToken(token, keys, deps.now());
+    } catch (err) {
+      if (!(err instanceof AckTokenError)) throw err;
+      return problem(TOKEN_PROBLEM_STATUS[err.problem], 'Link not valid', err.message);
+    }
+  };
+
+  /** Renders the page with the alerts' current state; issues a fresh form nonce when something can be acknowledged. */
+  const page = async (c: Context, token: string, claims: AckClaims, extra: Pick<PageModel, 'result'> & { name?: string }): Promise<Page> => {
+    const now = deps.now();
+    const alerts = await Promise.all(claims.fingerprints.map(async (fingerprint) => ({ fingerprint, record: await deps.store.get(fingerprint, now) })));
+    const open = alerts.some((a) => a.record?.status === 'firing' && !a.record.acknowledgement && Date.parse(a.record.startsAt) <= latestCoveredStart(claims.issuedAt));
+    let form: PageModel['form'];
+    if (open) {
+      const nonce = issueFormNonce(token, keys);
+      setCookie(c, CSRF_COOKIE, nonce.nonce, { path: ACK_PATH, httpOnly: true, sameSite: 'Strict', secure });
+      form = { nonce, name: extra.name ?? cleanName(getCookie(c, NAME_COOKIE)), silenceHours: deps.silences ? SILENCE_HOURS : undefined };
+    }
+    return { status: 200, html: renderAckPage({ alerts, channel: claims.channel, form, result: extra.result, nowMs: now }) };
+  };
+
+  const guarded = (handler: (c: Context) => Promise<Page>) => async (c: Context) => {
+    try {
+      return send(c, await handler(c));
+    } catch (err) {
+      deps.logger.error('ack page failed', { method: c.req.method, error: err as Error });
+      return send(c, problem(503, 'Try again', 'The acknowledgement store could not be reached. Nothing was changed; reload in a moment.'));
+    }
+  };
+
+  app.get('/:token', guarded(async (c) => {
+    const token = c.req.param('token')!;
+    const claims = verify(token);
+    return 'html' in claims ? claims : page(c, token, claims, {});
+  }));
+
+  app.post('/:token', bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => send(c, problem(400, 'Form too large', 'The form is larger than this page ever sends.')) }), guarded(async (c) => {
+    const token = c.req.param('token')!;
+    const claims = verify(token);
+    if ('html' in claims) return claims;
+    const crossSite = checkOrigin({ origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') }, [deps.links.origin, new URL(c.req.url).origin]);
+    if (crossSite) return problem(403, 'Not acknowledged', crossSite);
+    const form = await c.req.parseBody();
+    const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : undefined);
+    const forged = checkFormNonce({ nonce: field('nonce'), mac: field('mac'), cookie: getCookie(c, CSRF_COOKIE) }, token, keys, deps.now());
+    if (forged) return problem(403, 'Not acknowledged', forged);
+    let silenceHours: number | undefined;
+    if (field('action') === 'ack-silence') {
+      silenceHours = Number(field('hours'));
+      if (!deps.silences || !(SILENCE_HOURS as readonly number[]).includes(silenceHours)) return problem(400, 'Not acknowledged', `Silences are offered for ${SILENCE_HOURS.join(', ')} hours when Alertmanager is configured.`);
+    }
+    const name = cleanName(field('name'));
+    const result = await acknowledge(claims, { by: name || 'anonymous', silenceHours }, deps);
+    if (name) setCookie(c, NAME_COOKIE, name, { path: ACK_PATH, httpOnly: true, sameSite: 'Lax', secure, maxAge: NAME_COOKIE_MAX_AGE_SECONDS });
+    return page(c, token, claims, { result, name });
+  }));
+
+  app.all('/:token', (c) => send(c, { status: 400, html: renderProblemPage('Method not allowed', 'Open the link in a browser.') }));
+  return app;
+}
