@@ -4,13 +4,18 @@
  *
  * Routes (public contract):
  * - `POST /v1/alertmanager` — Alertmanager webhook, payload version 4;
- * - `GET /healthz` — liveness.
+ * - `GET /healthz` — liveness;
+ * - `GET|POST /v1/ack/:token` — the acknowledgement page (only when `PUBLIC_URL` and `ACK_SECRET` are set);
+ * - `GET /v1/alerts/:fingerprint` — an alert's state and history (same bearer token as the webhook).
  */
 import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { webhookSchema, type WebhookMessage } from './alertmanager/schema.js';
+import { auditRoutes } from './ack/audit.js';
+import { ACK_PATH } from './ack/links.js';
+import { ackRoutes, type AckRouteDeps } from './ack/routes.js';
 import type { Logger } from './logger.js';
 import { processGroup, type PipelineDeps } from './pipeline.js';
 import type { Secret } from './secret.js';
@@ -29,6 +34,8 @@ export interface AppSettings {
 
 export interface AppDeps extends PipelineDeps {
   logger: Logger;
+  /** The acknowledgement page's dependencies; its routes exist only when set. */
+  ackPage?: AckRouteDeps;
 }
 
 /** Builds the Hono app. Pure wiring: the pipeline lives in `pipeline.ts`. */
@@ -62,6 +69,8 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     return c.json(result, result.ok ? 200 : 502);
   });
   app.route('/v1/alertmanager', webhook);
+  if (deps.ackPage) app.route(ACK_PATH, ackRoutes(deps.ackPage));
+  if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.store, settings.webhookToken, deps.now));
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -1,9 +1,13 @@
 /**
  * The pipeline for one Alertmanager webhook message, in the order of its stages:
  * dedupe (claim each alert event) → enrich (only what is new) → fan out (one message per channel,
- * each with the alerts that channel still lacks) → ledger (mark deliveries, release failed claims).
+ * each with the alerts that channel still lacks) → ledger (mark deliveries, release failed claims)
+ * → acknowledgement state (`shared/ack/tracker.ts`: who was told, escalation scheduled or cancelled).
+ * With `ack` set, each channel's message carries its own signed Acknowledge link, and a resolved
+ * alert carries who acknowledged it.
  */
 import pLimit from 'p-limit';
+import type { AckTracker, AckView } from './ack/tracker.js';
 import type { Alert, WebhookMessage } from './alertmanager/schema.js';
 import type { Channel } from './channels/types.js';
 import { eventKey, type Claim, type DedupeStore } from './dedupe/store.js';
@@ -21,6 +25,8 @@ export interface PipelineDeps {
   logger: Logger;
   /** Epoch milliseconds. */
   now(): number;
+  /** Acknowledgement links, alert state and escalation (`shared/ack`); unset: none of those. */
+  ack?: AckTracker;
 }
 
 export type ChannelOutcome =
@@ -65,10 +71,13 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const enrichments = toSend.length ? await deps.enrich(toSend.map((c) => c.alert)) : new Map<string, Enrichment>();
   if (toSend.length) log.info('group enriched', { alerts: toSend.length, durationMs: deps.now() - started });
 
-  const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log)));
+  const ackView = deps.ack && toSend.length ? await deps.ack.prepare(toSend.map((c) => c.alert)) : undefined;
+  const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView)));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
   if (failed.size) await releaseFailed(toSend, failed, deps, log);
+  const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered') }));
+  if (deps.ack) await deps.ack.record(message, sent, enrichments);
 
   const count = (d: Claim['decision']) => claimed.filter((c) => c.claim.decision === d).length;
   return {
@@ -111,6 +120,7 @@ async function fanOutTo(
   enrichments: Map<string, Enrichment>,
   deps: PipelineDeps,
   log: Logger,
+  ackView?: AckView,
 ): Promise<{ channel: string; outcome?: ChannelOutcome }> {
   const mine = toSend.filter((c) => c.claim.pending.includes(channel.name));
   if (mine.length === 0) return { channel: channel.name };
@@ -120,7 +130,9 @@ async function fanOutTo(
   }));
   const started = deps.now();
   try {
-    const attempts = await deliver(channel, buildNotification(message, alerts), { ...deps.delivery, logger: log });
+    const notification = buildNotification(message, alerts);
+    const decorated = deps.ack && ackView ? deps.ack.decorate(notification, channel.name, ackView) : notification;
+    const attempts = await deliver(channel, decorated, { ...deps.delivery, logger: log });
     await recordDelivered(mine, channel.name, deps, log);
     const outcome: ChannelOutcome = { status: 'delivered', alerts: mine.length, attempts, durationMs: deps.now() - started };
     log.info('channel delivered', { channel: channel.name, ...outcome });

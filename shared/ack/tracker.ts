@@ -1,0 +1,111 @@
+/**
+ * The pipeline's side of acknowledgements, in the order the pipeline calls it:
+ * `prepare` (read who acknowledged the alerts about to be sent) → `decorate` (per channel message:
+ * the signed Acknowledge link, and each alert's acknowledgement, so a resolved message says who acked
+ * and how long it took) → `record` (after delivery: the alert's state and history, escalation
+ * scheduled for a new critical occurrence, cancelled on resolve).
+ *
+ * It never fails the pipeline: the alert matters more than its bookkeeping, so store errors are logged.
+ */
+import pLimit from 'p-limit';
+import type { Alert, WebhookMessage } from '../alertmanager/schema.js';
+import type { Acknowledgement, Enrichment } from '../enrich/types.js';
+import type { Logger } from '../logger.js';
+import type { Notification } from '../notification.js';
+import { escalates } from './escalation.js';
+import type { AckLinks } from './links.js';
+import { normaliseTime } from './records.js';
+import type { EscalationScheduler } from './scheduler.js';
+import type { AckStore, AlertRecord } from './types.js';
+
+const CONCURRENCY = 16;
+
+export interface AckTrackerDeps {
+  store: AckStore;
+  /** Set when `PUBLIC_URL` and `ACK_SECRET` are: messages carry the Acknowledge link. */
+  links?: AckLinks;
+  /** Set when an escalation target is configured. */
+  escalation?: { delaySeconds: number; scheduler: EscalationScheduler };
+  logger: Logger;
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+/** Acknowledgements of the alerts of one webhook message, by fingerprint (only those of the same occurrence). */
+export type AckView = ReadonlyMap<string, Acknowledgement>;
+
+/** One alert after fan-out, with the channels that accepted it in this round. */
+export interface SentAlert {
+  alert: Alert;
+  channels: string[];
+}
+
+export class AckTracker {
+  constructor(readonly deps: AckTrackerDeps) {}
+
+  get store(): AckStore {
+    return this.deps.store;
+  }
+
+  /** Reads who acknowledged the resolved alerts among `alerts` (firing ones are new: nobody has yet). */
+  async prepare(alerts: Alert[]): Promise<AckView> {
+    const limit = pLimit(CONCURRENCY);
+    const view = new Map<string, Acknowledgement>();
+    await Promise.all(alerts.filter((a) => a.status === 'resolved').map((alert) => limit(async () => {
+      const record = await this.deps.store.get(alert.fingerprint, this.deps.now()).catch((err: Error) => {
+        this.deps.logger.warn('ack state read failed', { fingerprint: alert.fingerprint, error: err.message });
+        return undefined;
+      });
+      if (record?.acknowledgement && record.startsAt === normaliseTime(alert.startsAt)) view.set(alert.fingerprint, record.acknowledgement);
+    })));
+    return view;
+  }
+
+  /** Adds the channel's signed link (for the firing alerts) and the known acknowledgements. */
+  decorate(notification: Notification, channel: string, view: AckView): Notification {
+    const alerts = notification.alerts.map((a) => (view.has(a.fingerprint) ? { ...a, acknowledgement: view.get(a.fingerprint)! } : a));
+    const firing = alerts.filter((a) => a.status === 'firing').map((a) => a.fingerprint);
+    const links = this.deps.links;
+    const acknowledgeUrl = links && firing.length ? links.url(firing, notification.groupKey, channel, this.deps.now()) : undefined;
+    return { ...notification, alerts, ...(acknowledgeUrl && { acknowledgeUrl }) };
+  }
+
+  /** Records what was delivered; schedules or cancels escalation. Never throws. */
+  async record(message: WebhookMessage, sent: SentAlert[], enrichments: ReadonlyMap<string, Enrichment>): Promise<void> {
+    const limit = pLimit(CONCURRENCY);
+    await Promise.all(sent.filter((s) => s.channels.length).map((s) => limit(async () => {
+      try {
+        await this.#recordOne(message, s, enrichments.get(s.alert.fingerprint));
+      } catch (err) {
+        this.deps.logger.error('ack state write failed', { fingerprint: s.alert.fingerprint, error: (err as Error).message });
+      }
+    })));
+  }
+
+  async #recordOne(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined): Promise<void> {
+    const { store, now } = this.deps;
+    const notified = { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels };
+    const result = await store.recordNotified(notified, now());
+    if (!result) return;
+    const { record } = result;
+    await store.addHistory(s.alert.fingerprint, { type: 'notified', status: s.alert.status, channels: s.channels, startsAt: record.startsAt }, now());
+    if (s.alert.status === 'firing') await this.#schedule(record);
+    else await this.#cancel(record);
+  }
+
+  async #schedule(record: AlertRecord): Promise<void> {
+    const escalation = this.deps.escalation;
+    if (!escalation || record.escalation || record.acknowledgement || !escalates(record.alert)) return;
+    const dueAtMs = this.deps.now() + escalation.delaySeconds * 1000;
+    if (!(await this.deps.store.scheduleEscalation(record.fingerprint, record.startsAt, dueAtMs, this.deps.now()))) return;
+    await escalation.scheduler.schedule({ fingerprint: record.fingerprint, startsAt: record.startsAt }, dueAtMs);
+    await this.deps.store.addHistory(record.fingerprint, { type: 'escalation scheduled', dueAt: new Date(dueAtMs).toISOString(), startsAt: record.startsAt }, this.deps.now());
+  }
+
+  async #cancel(record: AlertRecord): Promise<void> {
+    if (record.escalation?.state !== 'scheduled') return;
+    if (!(await this.deps.store.cancelEscalation(record.fingerprint, record.startsAt, 'resolved', this.deps.now()))) return;
+    await this.deps.store.addHistory(record.fingerprint, { type: 'escalation cancelled', reason: 'resolved', startsAt: record.startsAt }, this.deps.now());
+    await this.deps.escalation?.scheduler.cancel({ fingerprint: record.fingerprint, startsAt: record.startsAt });
+  }
+}
