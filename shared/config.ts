@@ -7,6 +7,7 @@
  * add new ones, never rename or repurpose one.
  */
 import { z } from 'zod';
+import { loadRoutingFile, RoutingError, type RoutingConfig } from './routing/load.js';
 import { Secret } from './secret.js';
 import type { LogLevel } from './logger.js';
 
@@ -74,6 +75,8 @@ const envSchema = z.object({
   ESCALATION_SCHEDULE_GROUP: optional(z.string().regex(/^[0-9A-Za-z_.-]{1,64}$/, { message: 'must be an EventBridge Scheduler group name' })),
   ESCALATION_FUNCTION_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:lambda:/, { message: 'must be a Lambda function ARN' })),
   ESCALATION_ROLE_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\//, { message: 'must be an IAM role ARN' })),
+  // Channel instances and routes (shared/routing); read and checked here, once.
+  ROUTING_FILE: optional(z.string()),
   TABLE_NAME: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, { message: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })),
   LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['debug', 'info', 'warn', 'error'], { message: 'must be one of debug, info, warn, error' })),
   ENRICHMENT_TIMEOUT_MS: positiveNumber(2000),
@@ -130,6 +133,11 @@ export interface Config {
     /** Time-out of each Prometheus query attempt, milliseconds (`PROMETHEUS_QUERY_TIMEOUT_MS`); unset means half the budget. */
     queryTimeoutMs?: number;
   };
+  /**
+   * The routing file (`ROUTING_FILE`): named channel instances and the routes that pick them per
+   * alert. Unset: every configured channel (`slack`, `feishu`, `sns`) gets every alert.
+   */
+  routing?: RoutingConfig;
   /** How long a dedupe record is kept, seconds (DynamoDB TTL). */
   dedupeTtlSeconds: number;
   delivery: {
@@ -163,6 +171,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const problems: string[] = [];
   if (e.FEISHU_SECRET && !e.FEISHU_WEBHOOK_URL) problems.push('FEISHU_SECRET: set, but FEISHU_WEBHOOK_URL is not');
   problems.push(...ackProblems(e));
+  const routing = loadRouting(e, env, problems);
   if (problems.length) throw new ConfigError(problems);
   const secret = (v: string | undefined) => (v === undefined ? undefined : new Secret(v));
   return {
@@ -197,6 +206,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       memorySeriesUnit: e.MEMORY_SERIES_UNIT,
       queryTimeoutMs: e.PROMETHEUS_QUERY_TIMEOUT_MS,
     },
+    routing,
     dedupeTtlSeconds: e.DEDUPE_TTL_SECONDS,
     delivery: { timeoutMs: e.DELIVERY_TIMEOUT_MS, retries: e.DELIVERY_RETRIES },
   };
@@ -211,4 +221,20 @@ function ackProblems(e: z.infer<typeof envSchema>): string[] {
   const scheduler = [e.ESCALATION_SCHEDULE_GROUP, e.ESCALATION_FUNCTION_ARN, e.ESCALATION_ROLE_ARN].filter(Boolean).length;
   if (scheduler > 0 && scheduler < 3) problems.push('ESCALATION_SCHEDULE_GROUP: set ESCALATION_SCHEDULE_GROUP, ESCALATION_FUNCTION_ARN and ESCALATION_ROLE_ARN together, or none');
   return problems;
+}
+
+/**
+ * Loads `ROUTING_FILE`, looking its secret references up in `env`. Its problems join the others as
+ * `ROUTING_FILE: <file>:<line>: <field>: <problem>`.
+ */
+function loadRouting(e: z.infer<typeof envSchema>, env: Record<string, string | undefined>, problems: string[]): RoutingConfig | undefined {
+  if (!e.ROUTING_FILE) return undefined;
+  const envChannels = ([['slack', e.SLACK_WEBHOOK_URL], ['feishu', e.FEISHU_WEBHOOK_URL], ['sns', e.SNS_TOPIC_ARN]] as const).filter(([, v]) => v).map(([name]) => name);
+  try {
+    return loadRoutingFile(e.ROUTING_FILE, { settings: env, envChannels });
+  } catch (err) {
+    if (!(err instanceof RoutingError)) throw err;
+    problems.push(...err.problems.map((p) => `ROUTING_FILE: ${p}`));
+    return undefined;
+  }
 }

@@ -6,16 +6,29 @@
 import { createHmac } from 'node:crypto';
 import type { Notification } from '../notification.js';
 import type { Secret } from '../secret.js';
-import { alertLines, alertLinks, headline, headlineText, type Markup, moreAlertsText, truncateEscaped } from './content.js';
+import { alertLines, alertLinks, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped } from './content.js';
+import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
+import { linkLabel, type Locale } from './locale.js';
+import { truncateChars } from './truncate.js';
 import { DeliveryError, type Channel } from './types.js';
 
 /** Request body size, bytes. @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
 export const FEISHU_MAX_BODY_BYTES = 20 * 1024;
 /** Reply `code`s meaning "too many requests" (custom bots: 100/min, 5/s). @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
 export const FEISHU_RATE_LIMIT_CODES: ReadonlySet<number> = new Set([9499, 11232]);
+/**
+ * Reply `code`s that mean the bot is configured differently from this channel: what to fix.
+ * @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot
+ */
+export const FEISHU_CONFIGURATION_CODES: ReadonlyMap<number, string> = new Map([
+  [19021, 'signature check failed: check the signing secret and this host\'s clock'],
+  [19024, 'keyword check failed: the bot\'s keyword security setting rejects this message'],
+]);
 /** Our cap on one alert's text, characters: the same budget as a Slack section, so both show the same. */
 export const FEISHU_MAX_ALERT_CHARS = 3000;
+/** Our cap on the header title, characters (a title wraps badly beyond a line or two). */
+export const FEISHU_MAX_TITLE_CHARS = 150;
 /** Bytes kept free for the top-level `timestamp` and `sign` added when signing. */
 const SIGNATURE_RESERVE_BYTES = 128;
 
@@ -56,51 +69,67 @@ export function headerTemplate(status: Notification['status'], severity: string)
   return 'blue';
 }
 
-function alertElements(notification: Notification, index: number): FeishuElement[] {
+const buttons = (links: Link[], locale: Locale): FeishuElement[] =>
+  links.length
+    ? [{ tag: 'action', actions: links.map((link) => ({ tag: 'button' as const, text: { tag: 'plain_text' as const, content: linkLabel(link.label, locale) }, type: 'default' as const, url: link.url })) }]
+    : [];
+
+const div = (content: string): FeishuElement => ({ tag: 'div', text: { tag: 'lark_md', content: truncateEscaped(content, FEISHU_MAX_ALERT_CHARS) } });
+const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: text }] }] : []);
+
+function alertElements(notification: Notification, index: number, locale: Locale): FeishuElement[] {
   const alert = notification.alerts[index]!;
-  const content = truncateEscaped(alertLines(alert, LARK_MARKUP).join('\n'), FEISHU_MAX_ALERT_CHARS);
+  const lines = alertLines(alert, LARK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint] });
   const elements: FeishuElement[] = index > 0 ? [{ tag: 'hr' }] : [];
-  elements.push({ tag: 'div', text: { tag: 'lark_md', content } });
-  const actions = alertLinks(alert, notification.externalURL).map((link) => ({
-    tag: 'button' as const,
-    text: { tag: 'plain_text' as const, content: link.label },
-    type: 'default' as const,
-    url: link.url,
-  }));
-  if (actions.length) elements.push({ tag: 'action', actions });
+  elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL), locale));
   return elements;
 }
 
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+/** UTF-8 size of the JSON body, bytes (Feishu's limit is in bytes: one CJK character is 3). */
+export const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+const fits = (message: FeishuMessage) => jsonBytes(message) + SIGNATURE_RESERVE_BYTES <= FEISHU_MAX_BODY_BYTES;
+
+function card(title: string, template: Template, elements: FeishuElement[]): FeishuMessage {
+  return { msg_type: 'interactive', card: { config: { wide_screen_mode: true }, header: { title: { tag: 'plain_text', content: truncateChars(title, FEISHU_MAX_TITLE_CHARS) }, template }, elements } };
+}
 
 /**
- * Renders the card (unsigned). Alerts are shown in order while the body stays under
- * {@link FEISHU_MAX_BODY_BYTES} with room for a signature; the rest, plus alerts Alertmanager
- * truncated, are counted in a `+N more alerts` note.
+ * Renders the card (unsigned): a digest for a storm ({@link isStorm}), else the alerts in detail,
+ * shown in order while the body stays under {@link FEISHU_MAX_BODY_BYTES} with room for a
+ * signature; a note says how many are left out and how many Alertmanager did not include.
+ * @param options.locale default `zh-CN`
  */
-export function renderFeishu(notification: Notification): FeishuMessage {
+export function renderFeishu(notification: Notification, options: RenderOptions = {}): FeishuMessage {
+  const locale = options.locale ?? 'zh-CN';
   const h = headline(notification);
-  const message: FeishuMessage = {
-    msg_type: 'interactive',
-    card: {
-      config: { wide_screen_mode: true },
-      header: { title: { tag: 'plain_text', content: headlineText(h) }, template: headerTemplate(h.status, h.severity) },
-      elements: [],
-    },
-  };
+  const template = headerTemplate(h.status, h.severity);
+  if (isStorm(notification, options.digestAbove)) return renderFeishuDigest(notification, template, locale);
   const total = notification.alerts.length;
-  const note = (n: number): FeishuElement[] => (n > 0 ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: moreAlertsText(n) }] }] : []);
+  const more = (shown: number) => note(moreAlertsText(total - shown, { truncated: notification.truncatedAlerts, locale }));
   const shownElements: FeishuElement[] = [];
   let shown = 0;
   for (; shown < total; shown++) {
-    const candidate = [...shownElements, ...alertElements(notification, shown)];
-    const rest = total - shown - 1 + notification.truncatedAlerts;
-    const body = { ...message, card: { ...message.card, elements: [...candidate, ...note(rest)] } };
-    if (jsonBytes(body) + SIGNATURE_RESERVE_BYTES > FEISHU_MAX_BODY_BYTES) break;
+    const candidate = [...shownElements, ...alertElements(notification, shown, locale)];
+    if (!fits(card(headlineText(h, locale), template, [...candidate, ...more(shown + 1)]))) break;
     shownElements.splice(0, shownElements.length, ...candidate);
   }
-  message.card.elements = [...shownElements, ...note(total - shown + notification.truncatedAlerts)];
-  return message;
+  return card(headlineText(h, locale), template, [...shownElements, ...more(shown)]);
+}
+
+/** The storm digest; top alerts are dropped from the end while the body is over the byte limit. */
+function renderFeishuDigest(notification: Notification, template: Template, locale: Locale): FeishuMessage {
+  const d = digestText(notification, LARK_MARKUP, locale);
+  const build = (top: string[]) =>
+    card(digestTitle(notification, locale), template, [
+      div([...d.summary, ...d.counts].join('\n')),
+      { tag: 'hr' },
+      div([d.topTitle, ...top].join('\n')),
+      ...note(d.more),
+      ...buttons(d.silenceUrl ? [{ label: 'Silence', url: d.silenceUrl }] : [], locale),
+    ]);
+  let top = d.top;
+  while (top.length > 0 && !fits(build(top))) top = top.slice(0, -1);
+  return build(top);
 }
 
 /**
@@ -113,18 +142,24 @@ export function feishuSign(secret: string, timestampSeconds: number): string {
   return createHmac('sha256', `${timestampSeconds}\n${secret}`).update('').digest('base64');
 }
 
-/** Reads Feishu's reply: HTTP 200 with `code` 0 is success, anything else a {@link DeliveryError}. */
-function checkReply(body: string): void {
+/**
+ * Reads Feishu's reply: HTTP 200 with `code` 0 is success, anything else a {@link DeliveryError}:
+ * retryable for rate limits, permanent (and named a configuration error) for 19021 and 19024.
+ * @param name the channel instance, prefixed to the message
+ */
+export function checkFeishuReply(name: string, body: string): void {
   let reply: { code?: unknown; StatusCode?: unknown; msg?: unknown; StatusMessage?: unknown };
   try {
     reply = JSON.parse(body) as typeof reply;
   } catch {
-    throw new DeliveryError('feishu: reply is not JSON', false);
+    throw new DeliveryError(`${name}: reply is not JSON`, false);
   }
   const code = typeof reply.code === 'number' ? reply.code : reply.StatusCode;
   if (code === 0) return;
   const msg = String(reply.msg ?? reply.StatusMessage ?? '').slice(0, 200);
-  throw new DeliveryError(`feishu: code ${String(code)}: ${msg}`, typeof code === 'number' && FEISHU_RATE_LIMIT_CODES.has(code));
+  const configuration = typeof code === 'number' ? FEISHU_CONFIGURATION_CODES.get(code) : undefined;
+  const detail = configuration ? ` (configuration error: ${configuration})` : '';
+  throw new DeliveryError(`${name}: code ${String(code)}: ${msg}${detail}`, typeof code === 'number' && FEISHU_RATE_LIMIT_CODES.has(code));
 }
 
 /**
@@ -133,19 +168,23 @@ function checkReply(body: string): void {
  * @param options.webhookUrl the bot's webhook URL (a secret: its path is the credential)
  * @param options.secret the bot's signing secret; when set, `timestamp` and `sign` are added
  * @param options.now clock for the signature timestamp
+ * @param options.name the instance name recorded in the ledger; default `feishu`
+ * @param options.locale default `zh-CN`
  */
-export function createFeishuChannel(options: { webhookUrl: Secret; secret?: Secret; now?: () => Date }): Channel {
+export function createFeishuChannel(options: { webhookUrl: Secret; secret?: Secret; now?: () => Date; name?: string } & RenderOptions): Channel {
   const now = options.now ?? (() => new Date());
+  const name = options.name ?? 'feishu';
+  const render: RenderOptions = { locale: options.locale ?? 'zh-CN', digestAbove: options.digestAbove };
   return {
-    name: 'feishu',
+    name,
     async send(notification, signal) {
-      let body: FeishuMessage = renderFeishu(notification);
+      let body: FeishuMessage = renderFeishu(notification, render);
       if (options.secret) {
         const timestamp = Math.floor(now().getTime() / 1000);
         body = { timestamp: String(timestamp), sign: feishuSign(options.secret.reveal(), timestamp), ...body };
       }
-      const reply = await postJson('feishu', options.webhookUrl, body, signal);
-      checkReply(reply.body);
+      const reply = await postJson(name, options.webhookUrl, body, signal);
+      checkFeishuReply(name, reply.body);
     },
   };
 }

@@ -6,9 +6,11 @@
  */
 import type { Notification } from '../notification.js';
 import type { Secret } from '../secret.js';
-import { truncate } from '../format.js';
 import { alertLines, alertLinks, alertTitle, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped } from './content.js';
+import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
+import { linkLabel, type Locale } from './locale.js';
+import { truncateChars } from './truncate.js';
 import type { Channel } from './types.js';
 
 /** Blocks per message. @see https://api.slack.com/reference/block-kit/blocks */
@@ -42,64 +44,89 @@ export function escapeMrkdwn(text: string): string {
 
 const SLACK_MARKUP: Markup = { bold: (s) => `*${s}*`, italic: (s) => `_${s}_`, escape: escapeMrkdwn };
 
-/** `<url|label>`, with the characters that would end the link percent-encoded. */
-function slackLink(link: Link): string {
+/** `<url|label>`, with the characters that would end the link percent-encoded and the label in `locale`. */
+function slackLink(link: Link, locale: Locale): string {
   const url = link.url.replace(/&/g, '&amp;').replace(/</g, '%3C').replace(/>/g, '%3E').replace(/\|/g, '%7C');
-  return `<${url}|${link.label}>`;
+  return `<${url}|${escapeMrkdwn(linkLabel(link.label, locale))}>`;
 }
 
 /** Links joined with ` · `, keeping only those that fit in one text object. */
-function linksText(links: Link[]): string {
+function linksText(links: Link[], locale: Locale): string {
   let text = '';
   for (const link of links) {
-    const next = text ? `${text} · ${slackLink(link)}` : slackLink(link);
+    const next = text ? `${text} · ${slackLink(link, locale)}` : slackLink(link, locale);
     if (next.length <= SLACK_MAX_SECTION_CHARS) text = next;
   }
   return text;
 }
 
-function alertBlocks(notification: Notification, index: number): SlackBlock[] {
+function alertBlocks(notification: Notification, index: number, locale: Locale): SlackBlock[] {
   const alert = notification.alerts[index]!;
-  const section = truncateEscaped(alertLines(alert, SLACK_MARKUP).join('\n'), SLACK_MAX_SECTION_CHARS);
+  const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint] });
+  const section = truncateEscaped(lines.join('\n'), SLACK_MAX_SECTION_CHARS);
   const blocks: SlackBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: section } }];
-  const links = linksText(alertLinks(alert, notification.externalURL));
+  const links = linksText(alertLinks(alert, notification.externalURL), locale);
   if (links) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: links }] });
   return blocks;
 }
 
+const section = (text: string): SlackBlock => ({ type: 'section', text: { type: 'mrkdwn', text: truncateEscaped(text, SLACK_MAX_SECTION_CHARS) } });
+const header = (text: string): SlackBlock => ({ type: 'header', text: { type: 'plain_text', text: truncateChars(text, SLACK_MAX_HEADER_CHARS), emoji: true } });
+
 /**
- * Renders the webhook body. Alerts are shown in order while they fit in {@link SLACK_MAX_BLOCKS}
- * (keeping one block for `+N more alerts`, which also counts alerts Alertmanager truncated);
- * every text is cut to its Slack limit.
+ * Renders the webhook body: a digest for a storm ({@link isStorm}), else the alerts in detail.
+ * In detail, alerts are shown in order while they fit in {@link SLACK_MAX_BLOCKS} (keeping one block
+ * for what is left out, which also names the alerts Alertmanager truncated). Every text is cut to
+ * its Slack limit; `text` (the notification fallback) is always present.
+ * @param options.locale default `en`
  */
-export function renderSlack(notification: Notification): SlackMessage {
-  const head = headlineText(headline(notification));
-  const blocks: SlackBlock[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(head, SLACK_MAX_HEADER_CHARS), emoji: true } }];
+export function renderSlack(notification: Notification, options: RenderOptions = {}): SlackMessage {
+  const locale = options.locale ?? 'en';
+  if (isStorm(notification, options.digestAbove)) return renderSlackDigest(notification, locale);
+  const head = headlineText(headline(notification), locale);
+  const blocks: SlackBlock[] = [header(head)];
   const total = notification.alerts.length;
   let shown = 0;
   for (; shown < total; shown++) {
-    const next = alertBlocks(notification, shown);
+    const next = alertBlocks(notification, shown, locale);
     const needsMore = shown + 1 < total || notification.truncatedAlerts > 0;
     if (blocks.length + next.length + (needsMore ? 1 : 0) > SLACK_MAX_BLOCKS) break;
     blocks.push(...next);
   }
-  const more = total - shown + notification.truncatedAlerts;
-  if (more > 0) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: moreAlertsText(more) } });
+  const more = moreAlertsText(total - shown, { truncated: notification.truncatedAlerts, locale });
+  if (more) blocks.push(section(more));
   const titles = notification.alerts.slice(0, shown).map((a) => escapeMrkdwn(alertTitle(a)));
   const text = truncateEscaped([escapeMrkdwn(head), ...titles].join('\n'), SLACK_MAX_TEXT_CHARS);
   return { text, blocks };
 }
 
+/** The storm digest: header, summary and counts, the top alerts, what is left out, a group silence link. */
+function renderSlackDigest(notification: Notification, locale: Locale): SlackMessage {
+  const head = digestTitle(notification, locale);
+  const d = digestText(notification, SLACK_MARKUP, locale);
+  const blocks: SlackBlock[] = [header(head), section([...d.summary, ...d.counts].join('\n')), section([d.topTitle, ...d.top].join('\n'))];
+  if (d.more) blocks.push(section(d.more));
+  if (d.silenceUrl) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: linksText([{ label: 'Silence', url: d.silenceUrl }], locale) }] });
+  const text = truncateEscaped([escapeMrkdwn(head), ...d.summary].join('\n'), SLACK_MAX_TEXT_CHARS);
+  return { text, blocks };
+}
+
 /**
  * The Slack channel. Slack answers `200 ok`, or a 4xx with a plain-text error code
- * (`invalid_blocks`, `no_text`, `channel_not_found`, …), which fails the delivery.
+ * (`invalid_blocks`, `no_text`, `channel_not_found`, …), which fails the delivery; errors start
+ * with the channel's name (`slack-platform: HTTP 404: channel_not_found`).
  * @param options.webhookUrl the incoming-webhook URL (a secret: its path is the credential)
+ * @param options.name the instance name recorded in the ledger; default `slack`
+ * @param options.locale default `en`
+ * @param options.digestAbove see {@link RenderOptions}
  */
-export function createSlackChannel(options: { webhookUrl: Secret }): Channel {
+export function createSlackChannel(options: { webhookUrl: Secret; name?: string } & RenderOptions): Channel {
+  const name = options.name ?? 'slack';
+  const render: RenderOptions = { locale: options.locale ?? 'en', digestAbove: options.digestAbove };
   return {
-    name: 'slack',
+    name,
     async send(notification, signal) {
-      await postJson('slack', options.webhookUrl, renderSlack(notification), signal);
+      await postJson(name, options.webhookUrl, renderSlack(notification, render), signal);
     },
   };
 }

@@ -4,35 +4,52 @@
  */
 import type { Notification } from '../notification.js';
 import { alertLines, alertLinks, headline, headlineText, moreAlertsText, PLAIN } from './content.js';
+import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
+import { linkLabel, messages, type Locale } from './locale.js';
+import { truncateBytes, utf8Bytes } from './truncate.js';
 
-/** Room kept for the `+N more alerts` line when alerts are left out (bytes, generous). */
-const MORE_LINE_RESERVE_BYTES = 64;
-
-const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+/** Room kept for the line saying what was left out (bytes, generous). */
+const MORE_LINE_RESERVE_BYTES = 128;
 
 /**
- * Renders a notification as plain text: the headline, then one paragraph per alert (lines of
- * {@link alertLines} followed by `Graph: <url>`, `Runbook: <url>`, `Silence: <url>`), then
- * `+N more alerts` when alerts were left out or Alertmanager truncated some.
+ * Renders a notification as plain text: a digest for a storm ({@link isStorm}); else the headline,
+ * then one paragraph per alert (lines of {@link alertLines} followed by `Graph: <url>`,
+ * `Runbook: <url>`, `Silence: <url>`), then what was left out (`+3 more alerts`, `+1,497 not
+ * included by Alertmanager`).
  * @param maxBytes UTF-8 size limit of the result; alerts that do not fit are left out, whole
+ * @param options.locale default `en`
  * @example renderText(n) // '🔥 FIRING · warning · VLLMQueueBacklog (2)\n\n🔥 llama-3.1-70b: 85 requests waiting\n…'
  */
-export function renderText(notification: Notification, maxBytes = Number.POSITIVE_INFINITY): string {
-  const head = headlineText(headline(notification));
+export function renderText(notification: Notification, maxBytes = Number.POSITIVE_INFINITY, options: RenderOptions = {}): string {
+  const locale = options.locale ?? 'en';
+  if (isStorm(notification, options.digestAbove)) return renderTextDigest(notification, maxBytes, locale);
+  const head = headlineText(headline(notification), locale);
   const paragraphs: string[] = [];
-  let size = bytes(head);
+  let size = utf8Bytes(head);
   let shown = 0;
   for (const alert of notification.alerts) {
-    const links = alertLinks(alert, notification.externalURL).map((l) => `${l.label}: ${l.url}`);
-    const paragraph = [...alertLines(alert, PLAIN), ...links].join('\n');
+    const links = alertLinks(alert, notification.externalURL).map((l) => `${linkLabel(l.label, locale)}: ${l.url}`);
+    const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint] });
+    const paragraph = [...lines, ...links].join('\n');
     const left = notification.alerts.length - shown - 1 + notification.truncatedAlerts;
     const reserve = left > 0 ? MORE_LINE_RESERVE_BYTES : 0;
-    if (size + 2 + bytes(paragraph) + reserve > maxBytes) break;
+    if (size + 2 + utf8Bytes(paragraph) + reserve > maxBytes) break;
     paragraphs.push(paragraph);
-    size += 2 + bytes(paragraph);
+    size += 2 + utf8Bytes(paragraph);
     shown += 1;
   }
-  const more = notification.alerts.length - shown + notification.truncatedAlerts;
-  if (more > 0) paragraphs.push(moreAlertsText(more));
-  return [head, ...paragraphs].join('\n\n');
+  const more = moreAlertsText(notification.alerts.length - shown, { truncated: notification.truncatedAlerts, locale });
+  if (more) paragraphs.push(more);
+  return truncateBytes([head, ...paragraphs].join('\n\n'), maxBytes);
+}
+
+/** The storm digest as text; top alerts are dropped from the end while it is over `maxBytes`. */
+function renderTextDigest(notification: Notification, maxBytes: number, locale: Locale): string {
+  const d = digestText(notification, PLAIN, locale);
+  const silence = d.silenceUrl ? `${messages(locale).digest.silenceGroup}: ${d.silenceUrl}` : '';
+  const build = (top: string[]) =>
+    [[digestTitle(notification, locale), ...d.summary, ...d.counts].join('\n'), [d.topTitle, ...top].join('\n'), d.more, silence].filter(Boolean).join('\n\n');
+  let top = d.top;
+  while (top.length > 0 && utf8Bytes(build(top)) > maxBytes) top = top.slice(0, -1);
+  return truncateBytes(build(top), maxBytes);
 }

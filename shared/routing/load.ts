@@ -1,0 +1,200 @@
+/**
+ * Reads and checks the routing file once, at start-up: YAML or JSON (JSON is YAML), validated with
+ * the zod schema; every problem names the file, the line and the field
+ * (`routing.yml:14: routes[1].channels[0]: no channel named "oncal"`). Secret references are looked
+ * up in the settings and wrapped in {@link Secret}; their values never appear in an error.
+ */
+import { readFileSync } from 'node:fs';
+import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import type { z } from 'zod';
+import { Secret } from '../secret.js';
+import type { Route } from './router.js';
+import { routingFileSchema, TOPIC_ARN, type ChannelSpec, type RoutingFile, type SecretRef } from './schema.js';
+
+/** A channel instance of the routing file with its secrets looked up. */
+export type ChannelInstance = { name: string } & (
+  | { type: 'slack'; webhookUrl: Secret; locale?: ChannelSpec['locale']; digestAbove?: number }
+  | { type: 'feishu'; webhookUrl: Secret; signingSecret?: Secret; locale?: ChannelSpec['locale']; digestAbove?: number }
+  | { type: 'sns'; topicArn: string; messageStructure?: 'string' | 'json'; locale?: ChannelSpec['locale']; digestAbove?: number }
+  | { type: 'console'; locale?: ChannelSpec['locale']; digestAbove?: number }
+);
+
+export interface RoutingConfig {
+  /** The file as given (for messages). */
+  file: string;
+  channels: ChannelInstance[];
+  routes: Route[];
+  defaultChannels: string[];
+  /** `flapping.window`, milliseconds; unset means the pipeline's default. `0` turns marking off. */
+  flapWindowMs?: number;
+}
+
+/** Thrown by {@link loadRoutingFile}; `problems` are `file:line: field: problem`, all of them. */
+export class RoutingError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid routing file:\n  ${problems.join('\n  ')}`);
+    this.name = 'RoutingError';
+  }
+}
+
+export interface LoadRoutingOptions {
+  /** Where secret references and `SNS_TOPIC_ARN` are looked up (the environment, with the settings secret laid over it). */
+  settings: Record<string, string | undefined>;
+  /** Channels the environment variables already define (`slack`, `feishu`, `sns`); routes may name them, the file may not redefine them. */
+  envChannels?: string[];
+}
+
+type Path = (string | number)[];
+
+/** Parses and validates the text; `locate` turns a field path into `file:line: field`. */
+function parse(text: string, file: string): { data?: RoutingFile; problems: string[]; locate: (path: Path) => string } {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const locate = (path: Path) => `${file}:${lineOf(doc, lines, path)}: ${formatPath(path)}`;
+  if (doc.errors.length) {
+    return { problems: doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}: ${e.message.split('\n')[0]}`), locate };
+  }
+  const result = routingFileSchema.safeParse(doc.toJS({ maxAliasCount: 50 }) ?? {});
+  if (result.success) return { data: result.data, problems: [], locate };
+  return { problems: result.error.issues.map((i) => `${locate(issuePath(i))}: ${i.message}`), locate };
+}
+
+function issuePath(issue: z.core.$ZodIssue): Path {
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  // An unknown key: point at the key itself.
+  return issue.code === 'unrecognized_keys' && issue.keys.length ? [...path, issue.keys[0]!] : path;
+}
+
+/** 1-based line of the deepest node of `path` that exists in the document (1 for the root). */
+function lineOf(doc: Document, lines: LineCounter, path: Path): number {
+  for (let p = path; ; p = p.slice(0, -1)) {
+    const node = p.length ? doc.getIn(p, true) : doc.contents;
+    if (isNode(node) && node.range) return lines.linePos(node.range[0]).line;
+    if (p.length === 0) return 1;
+  }
+}
+
+/** `['routes', 1, 'channels', 0]` → `routes[1].channels[0]`. */
+function formatPath(path: Path): string {
+  return path.reduce<string>((out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${p}` : p), '') || '(file)';
+}
+
+/**
+ * Reads, validates and resolves the routing file.
+ * @param path the file (YAML or JSON)
+ * @throws RoutingError listing every problem with its line and field
+ */
+export function loadRoutingFile(path: string, options: LoadRoutingOptions): RoutingConfig {
+  const { data, problems, locate } = parse(readText(path), path);
+  if (!data) throw new RoutingError(problems);
+  const envChannels = options.envChannels ?? [];
+  checkReferences(data, envChannels, locate, problems);
+  const channels = Object.entries(data.channels).map(([name, spec]) => resolveChannel(name, spec, options.settings, locate, problems));
+  if (problems.length) throw new RoutingError(problems);
+  return {
+    file: path,
+    channels: channels.filter((c): c is ChannelInstance => c !== undefined),
+    routes: data.routes,
+    defaultChannels: data.default.channels,
+    flapWindowMs: data.flapping?.window,
+  };
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new RoutingError([`${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`]);
+  }
+}
+
+function checkReferences(data: RoutingFile, envChannels: string[], locate: (p: Path) => string, problems: string[]): void {
+  const known = new Set([...Object.keys(data.channels), ...envChannels]);
+  for (const name of Object.keys(data.channels)) {
+    if (envChannels.includes(name)) problems.push(`${locate(['channels', name])}: "${name}" is already defined by the environment (${name.toUpperCase()}_… settings); pick another name`);
+  }
+  const check = (names: string[], path: Path) =>
+    names.forEach((name, i) => {
+      if (!known.has(name)) problems.push(`${locate([...path, i])}: no channel named "${name}" (known: ${[...known].join(', ')})`);
+    });
+  data.routes.forEach((route, i) => check(route.channels, ['routes', i, 'channels']));
+  check(data.default.channels, ['default', 'channels']);
+}
+
+function resolveChannel(name: string, spec: ChannelSpec, settings: Record<string, string | undefined>, locate: (p: Path) => string, problems: string[]): ChannelInstance | undefined {
+  const secret = (ref: SecretRef, field: string, url: boolean): Secret | undefined => {
+    const value = settings[ref.secret];
+    const problem = !value ? `setting ${ref.secret} is not set (an environment variable, or a key of the settings secret in AWS)` : url ? webhookUrlProblem(value) : undefined;
+    if (problem) problems.push(`${locate(['channels', name, field])}: ${problem.replace('%s', ref.secret)}`);
+    return problem ? undefined : new Secret(value!);
+  };
+  const { locale, digestAbove } = spec;
+  switch (spec.type) {
+    case 'slack': {
+      const webhookUrl = secret(spec.webhookUrl, 'webhookUrl', true);
+      return webhookUrl && { name, type: 'slack', webhookUrl, locale, digestAbove };
+    }
+    case 'feishu': {
+      const webhookUrl = secret(spec.webhookUrl, 'webhookUrl', true);
+      const signingSecret = spec.signingSecret && secret(spec.signingSecret, 'signingSecret', false);
+      return webhookUrl && { name, type: 'feishu', webhookUrl, signingSecret, locale, digestAbove };
+    }
+    case 'sns': {
+      const topicArn = spec.topicArn ?? settings.SNS_TOPIC_ARN;
+      if (!topicArn || !TOPIC_ARN.test(topicArn)) {
+        problems.push(`${locate(['channels', name, 'topicArn'])}: not given, and SNS_TOPIC_ARN is not set to a topic ARN`);
+        return undefined;
+      }
+      return { name, type: 'sns', topicArn, messageStructure: spec.messageStructure, locale, digestAbove };
+    }
+    case 'console':
+      return { name, type: 'console', locale, digestAbove };
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/** Same rule as the `SLACK_WEBHOOK_URL` setting: https, or plain http to loopback. Never echoes the value. */
+function webhookUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'setting %s must be an https URL';
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return undefined;
+  return 'setting %s must be an https URL (http only to loopback)';
+}
+
+/**
+ * The setting names the routing file references as secrets, so the settings secret can lay them
+ * over the environment. Returns `[]` for a file that does not load: {@link loadRoutingFile} reports that.
+ */
+export function routingSecretNames(path: string): string[] {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(readText(path), path);
+  } catch {
+    return [];
+  }
+  const names = Object.values(parsed.data?.channels ?? {}).flatMap((spec) =>
+    spec.type === 'slack' ? [spec.webhookUrl.secret] : spec.type === 'feishu' ? [spec.webhookUrl.secret, ...(spec.signingSecret ? [spec.signingSecret.secret] : [])] : [],
+  );
+  return [...new Set(names)];
+}
+
+/**
+ * Validates a routing file without looking up secrets (for `cdk synth`): the SNS topics it names,
+ * so the function can be allowed to publish to them, and the settings it expects in the secret.
+ * @throws RoutingError naming line and field of each problem
+ */
+export function describeRoutingFile(path: string): { topicArns: string[]; secretNames: string[]; usesDefaultTopic: boolean } {
+  const { data, problems } = parse(readText(path), path);
+  if (!data) throw new RoutingError(problems);
+  const sns = Object.values(data.channels).filter((c) => c.type === 'sns');
+  return {
+    topicArns: [...new Set(sns.flatMap((c) => (c.topicArn ? [c.topicArn] : [])))],
+    secretNames: routingSecretNames(path),
+    usesDefaultTopic: sns.some((c) => !c.topicArn),
+  };
+}
