@@ -4,6 +4,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { createAckRuntime } from './ack/runtime.js';
 import type { AppDeps } from './app.js';
 import { buildChannels } from './channels/index.js';
 import type { Config } from './config.js';
@@ -20,12 +22,17 @@ export interface RuntimeClients {
   sns?: SNSClient;
   /** Where the console channel writes (default stdout). */
   write?: (text: string) => void;
+  /** EventBridge Scheduler client for escalation checks; created when the stack's scheduler settings are set. */
+  scheduler?: Pick<SchedulerClient, 'send'>;
 }
 
 /** Builds the app's dependencies from validated configuration and AWS clients. */
 export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): AppDeps {
   const channels = buildChannels(config, { sns: clients.sns, write: clients.write });
+  const ack = createAckRuntime(config, clients, channels, logger);
   return {
+    ack: ack.tracker,
+    ackPage: ack.page,
     store: new DynamoDbDedupeStore(clients.dynamodb, {
       tableName: config.tableName ?? DEFAULT_TABLE_NAME,
       ttlSeconds: config.dedupeTtlSeconds,
@@ -37,6 +44,9 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
         timeoutMs: config.enrichment.timeoutMs,
         memoryTrendWindowHours: config.enrichment.memoryTrendWindowHours,
         gpuMemoryCapacityMiB: config.enrichment.gpuMemoryCapacityMiB,
+        memorySeries: config.enrichment.memorySeries,
+        memorySeriesUnit: config.enrichment.memorySeriesUnit,
+        queryTimeoutMs: config.enrichment.queryTimeoutMs,
         logger,
       }),
     delivery: config.delivery,

@@ -9,7 +9,11 @@ import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/clien
 import { ConfigError } from './config.js';
 
 /** The settings the secret may hold. Anything else in it is ignored (and named in the error if it is the only content). */
-export const SECRET_SETTINGS = ['WEBHOOK_TOKEN', 'SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'FEISHU_SECRET', 'ACK_SECRET'] as const;
+export const SECRET_SETTINGS = [
+  'WEBHOOK_TOKEN', 'SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'FEISHU_SECRET', 'ACK_SECRET',
+  // Rotating ACK_SECRET: the old value and the end of its grace period travel together.
+  'ACK_SECRET_PREVIOUS', 'ACK_SECRET_PREVIOUS_UNTIL', 'ESCALATION_SLACK_WEBHOOK_URL',
+] as const;
 
 /**
  * @param env the process environment

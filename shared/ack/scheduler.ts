@@ -70,3 +70,15 @@ export class TimerScheduler implements EscalationScheduler {
     this.#timers.clear();
   }
 }
+
+/**
+ * Reads a job from a schedule's input (`{"fingerprint": "...", "startsAt": "..."}`).
+ * @throws Error naming what is missing
+ */
+export function parseEscalationJob(input: unknown): EscalationJob {
+  const o = (input ?? {}) as { fingerprint?: unknown; startsAt?: unknown };
+  if (typeof o.fingerprint !== 'string' || !o.fingerprint || typeof o.startsAt !== 'string' || Number.isNaN(Date.parse(o.startsAt))) {
+    throw new Error('escalation job must be {"fingerprint": string, "startsAt": RFC 3339 string}');
+  }
+  return { fingerprint: o.fingerprint, startsAt: o.startsAt };
+}

@@ -1,0 +1,22 @@
+/**
+ * AWS Lambda entry of the escalation check, invoked by the one-time EventBridge Scheduler schedule
+ * the receiver creates per critical alert, with `{fingerprint, startsAt}` as input. A thrown error
+ * makes Scheduler retry (the check hands its claim back first, so the retry can send).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { checkEscalation } from '../shared/ack/escalation.js';
+import { createAckRuntime } from '../shared/ack/runtime.js';
+import { parseEscalationJob } from '../shared/ack/scheduler.js';
+import { loadConfig } from '../shared/config.js';
+import { createLogger } from '../shared/logger.js';
+import { withSecretSettings } from '../shared/settings-secret.js';
+
+const config = loadConfig(await withSecretSettings(process.env, new SecretsManagerClient({})));
+const logger = createLogger(config.logLevel);
+const { escalation } = createAckRuntime(config, { dynamodb: new DynamoDBClient({}) }, [], logger);
+
+export async function handler(event: unknown): Promise<{ outcome: 'escalated' | 'skipped' }> {
+  if (!escalation) throw new Error('no escalation target configured (ESCALATION_SNS_TOPIC_ARN or ESCALATION_SLACK_WEBHOOK_URL)');
+  return { outcome: await checkEscalation(parseEscalationJob(event), escalation) };
+}

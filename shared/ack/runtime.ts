@@ -1,0 +1,94 @@
+/**
+ * Wires `shared/ack` from the configuration, once per process: the store (in the dedupe table), the
+ * link signer, the escalation targets and scheduler, the tracker the pipeline calls and the page's
+ * dependencies. The only place that knows which concrete adapters acknowledgements use.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { createSlackChannel } from '../channels/slack.js';
+import { createSnsChannel, regionFromTopicArn } from '../channels/sns.js';
+import type { Channel } from '../channels/types.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { DynamoDbAckStore } from './dynamodb-store.js';
+import { checkEscalation, type EscalationDeps } from './escalation.js';
+import { EventBridgeScheduler } from './eventbridge-scheduler.js';
+import { AckLinks } from './links.js';
+import type { AckRouteDeps } from './routes.js';
+import { TimerScheduler, type EscalationScheduler } from './scheduler.js';
+import { AckTracker } from './tracker.js';
+
+/** The table name used when `TABLE_NAME` is unset (must match `shared/runtime.ts`). */
+const DEFAULT_TABLE_NAME = 'llm-alert-pipeline';
+
+export interface AckClients {
+  dynamodb: DynamoDBClient;
+  /** For the escalation topic; default: one for the topic's region, SDK retries off. */
+  sns?: SNSClient;
+  /** For EventBridge Scheduler; default: the SDK's own region settings. */
+  scheduler?: Pick<SchedulerClient, 'send'>;
+}
+
+export interface AckRuntime {
+  tracker: AckTracker;
+  /** Present when `PUBLIC_URL` and `ACK_SECRET` are set. */
+  page?: AckRouteDeps;
+  /** Present when an escalation target is set: what the escalation check needs. */
+  escalation?: EscalationDeps;
+  /** The in-process scheduler, when escalation runs without EventBridge (stop it on shutdown). */
+  timers?: TimerScheduler;
+}
+
+/** A channel under another ledger name (an escalation target is a second instance of a channel). */
+function renamed(channel: Channel, name: string): Channel {
+  return { name, send: (notification, signal) => channel.send(notification, signal) };
+}
+
+/** The escalation target channels: `escalation-sns` and/or `escalation-slack`. */
+export function escalationTargets(config: Config, sns?: SNSClient): Channel[] {
+  const e = config.escalation;
+  if (!e) return [];
+  const targets: Channel[] = [];
+  if (e.snsTopicArn) {
+    const client = sns ?? new SNSClient({ region: regionFromTopicArn(e.snsTopicArn), maxAttempts: 1 });
+    targets.push(renamed(createSnsChannel({ client, topicArn: e.snsTopicArn }), 'escalation-sns'));
+  }
+  if (e.slackWebhookUrl) targets.push(renamed(createSlackChannel({ webhookUrl: e.slackWebhookUrl }), 'escalation-slack'));
+  return targets;
+}
+
+/**
+ * @param channels the pipeline's channels (follow-ups go to those that carried an alert)
+ * @param now clock, epoch milliseconds
+ */
+export function createAckRuntime(config: Config, clients: AckClients, channels: Channel[], logger: Logger, now: () => number = Date.now): AckRuntime {
+  const store = new DynamoDbAckStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME, ttlSeconds: config.dedupeTtlSeconds });
+  const keys = config.ackSecret ? { current: config.ackSecret, previous: config.ackPreviousSecret } : undefined;
+  const links = keys && config.publicUrl ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }) : undefined;
+  const targets = escalationTargets(config, clients.sns);
+  const escalation: EscalationDeps | undefined = targets.length ? { store, targets, links, delivery: config.delivery, logger, now } : undefined;
+
+  let scheduler: EscalationScheduler | undefined;
+  let timers: TimerScheduler | undefined;
+  const wiring = config.escalation?.scheduler;
+  if (escalation && wiring) {
+    scheduler = new EventBridgeScheduler(clients.scheduler ?? new SchedulerClient({}), wiring);
+  } else if (escalation) {
+    timers = new TimerScheduler((job) => checkEscalation(job, escalation).then(() => undefined), (job, error) => logger.error('escalation check failed', { ...job, error }), now);
+    scheduler = timers;
+  }
+
+  const tracker = new AckTracker({ store, links, escalation: scheduler && config.escalation ? { delaySeconds: config.escalation.delaySeconds, scheduler } : undefined, logger, now });
+  const page: AckRouteDeps | undefined = links && {
+    store,
+    links,
+    channels: [...channels, ...targets],
+    silences: config.alertmanagerUrl ? { alertmanagerUrl: config.alertmanagerUrl, timeoutMs: config.delivery.timeoutMs } : undefined,
+    scheduler,
+    delivery: config.delivery,
+    logger,
+    now,
+  };
+  return { tracker, page, escalation, timers };
+}
