@@ -1,6 +1,8 @@
 /**
  * The pipeline for one Alertmanager webhook message, in the order of its stages:
- * dedupe (claim each alert event) → enrich (only what is new) → fan out (one message per channel,
+ * route and dedupe (claim each alert event for the channels its route selects) → flapping (mark
+ * alerts firing again within the flap window) → enrich (only what is new, and in a storm only what
+ * a channel shows in detail) → fan out (one message per channel,
  * each with the alerts that channel still lacks) → ledger (mark deliveries, release failed claims)
  * → acknowledgement state (`shared/ack/tracker.ts`: who was told, escalation scheduled or cancelled).
  * With `ack` set, each channel's message carries its own signed Acknowledge link, and a resolved
@@ -11,17 +13,29 @@ import type { AckTracker, AckView } from './ack/tracker.js';
 import type { Alert, WebhookMessage } from './alertmanager/schema.js';
 import type { Channel } from './channels/types.js';
 import { eventKey, type Claim, type DedupeStore } from './dedupe/store.js';
-import { deliver } from './delivery.js';
+import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from './delivery.js';
 import type { Enrichment } from './enrich/types.js';
+import { DEFAULT_FLAP_WINDOW_MS, markFlapping, noteFlapping } from './flapping.js';
 import type { Logger } from './logger.js';
-import { buildNotification } from './notification.js';
+import { buildNotification, type Flapping } from './notification.js';
+import type { RouteFn } from './routing/router.js';
+import { alertsToEnrich } from './storm.js';
 
 export interface PipelineDeps {
   store: DedupeStore;
   channels: Channel[];
   /** Enriches alerts; must never throw (see `enrichAlerts`). Keyed by `fingerprint`. */
   enrich(alerts: Alert[]): Promise<Map<string, Enrichment>>;
+  /**
+   * `budgetMs` (default 20 s) bounds the whole group, from receipt to the last channel's last
+   * attempt: what claims and enrichment used is taken from the channels' budget (each channel
+   * still gets at least one attempt of `timeoutMs`).
+   */
   delivery: { timeoutMs: number; retries: number; budgetMs?: number };
+  /** The channel names an alert goes to (the routing file); unset: every channel. */
+  route?: RouteFn;
+  /** Flap window, milliseconds (default {@link DEFAULT_FLAP_WINDOW_MS}; `0`: never mark flapping). */
+  flapWindowMs?: number;
   logger: Logger;
   /** Epoch milliseconds. */
   now(): number;
@@ -62,17 +76,21 @@ interface ClaimedAlert {
  * @throws the dedupe store's error when DynamoDB is unreachable (nothing was sent; answer 5xx)
  */
 export async function processGroup(message: WebhookMessage, deps: PipelineDeps): Promise<GroupResult> {
+  const receivedAt = deps.now();
   const log = deps.logger.child({ groupKey: message.groupKey, receiver: message.receiver });
   log.info('group received', { status: message.status, alerts: message.alerts.length, truncatedAlerts: message.truncatedAlerts });
 
   const claimed = await claimAll(message.alerts, deps, log);
   const toSend = claimed.filter((c) => c.claim.pending.length > 0);
+  const flapping = await noteFlapping(toSend.map((c) => c.alert), deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log);
   const started = deps.now();
-  const enrichments = toSend.length ? await deps.enrich(toSend.map((c) => c.alert)) : new Map<string, Enrichment>();
-  if (toSend.length) log.info('group enriched', { alerts: toSend.length, durationMs: deps.now() - started });
+  const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
+  if (toEnrich.length < toSend.length) log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
+  const enrichments = toEnrich.length ? await deps.enrich(toEnrich) : new Map<string, Enrichment>();
+  if (toEnrich.length) log.info('group enriched', { alerts: toEnrich.length, durationMs: deps.now() - started });
 
   const ackView = deps.ack && toSend.length ? await deps.ack.prepare(toSend.map((c) => c.alert)) : undefined;
-  const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView)));
+  const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView, { flapping, receivedAt })));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
   if (failed.size) await releaseFailed(toSend, failed, deps, log);
@@ -98,7 +116,8 @@ async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promi
     alerts.map((alert) =>
       limit(async () => {
         const key = eventKey(alert);
-        const claim = await deps.store.claim(key, names, now);
+        const routed = deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names;
+        const claim = await deps.store.claim(key, routed, now);
         log.info('alert deduped', {
           fingerprint: alert.fingerprint,
           alertname: alert.labels.alertname,
@@ -120,7 +139,8 @@ async function fanOutTo(
   enrichments: Map<string, Enrichment>,
   deps: PipelineDeps,
   log: Logger,
-  ackView?: AckView,
+  ackView: AckView | undefined,
+  group: { flapping: Map<string, Flapping>; receivedAt: number },
 ): Promise<{ channel: string; outcome?: ChannelOutcome }> {
   const mine = toSend.filter((c) => c.claim.pending.includes(channel.name));
   if (mine.length === 0) return { channel: channel.name };
@@ -130,9 +150,10 @@ async function fanOutTo(
   }));
   const started = deps.now();
   try {
-    const notification = buildNotification(message, alerts);
+    const notification = markFlapping(buildNotification(message, alerts), group.flapping);
     const decorated = deps.ack && ackView ? deps.ack.decorate(notification, channel.name, ackView) : notification;
-    const attempts = await deliver(channel, decorated, { ...deps.delivery, logger: log });
+    const budgetMs = Math.max(deps.delivery.timeoutMs, (deps.delivery.budgetMs ?? DEFAULT_DELIVERY_BUDGET_MS) - (started - group.receivedAt));
+    const attempts = await deliver(channel, decorated, { ...deps.delivery, budgetMs, logger: log });
     await recordDelivered(mine, channel.name, deps, log);
     const outcome: ChannelOutcome = { status: 'delivered', alerts: mine.length, attempts, durationMs: deps.now() - started };
     log.info('channel delivered', { channel: channel.name, ...outcome });

@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import { DynamoDbDedupeStore } from './dedupe/dynamodb-store.js';
 import { enrichAlerts } from './enrich/index.js';
 import type { Logger } from './logger.js';
+import { createRouter } from './routing/router.js';
 
 /** The table name used when `TABLE_NAME` is unset (embedded dynalite of `npm start`). */
 export const DEFAULT_TABLE_NAME = 'llm-alert-pipeline';
@@ -50,6 +51,9 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
         logger,
       }),
     delivery: config.delivery,
+    // The routing file picks channels per alert; without one, every channel gets every alert.
+    route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
+    flapWindowMs: config.routing?.flapWindowMs,
     logger,
     now: () => Date.now(),
   };

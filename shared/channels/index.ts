@@ -3,6 +3,7 @@
  */
 import { SNSClient } from '@aws-sdk/client-sns';
 import type { Config } from '../config.js';
+import type { ChannelInstance } from '../routing/load.js';
 import { createConsoleChannel } from './console.js';
 import { createFeishuChannel } from './feishu.js';
 import { createSlackChannel } from './slack.js';
@@ -11,7 +12,7 @@ import type { Channel } from './types.js';
 
 /** What the channels need from outside the configuration (tests inject these). */
 export interface ChannelDeps {
-  /** SNS client; by default one for the topic's region, with SDK retries off (the pipeline retries). */
+  /** SNS client for every topic; by default one per topic region, with SDK retries off (the pipeline retries). */
   sns?: SNSClient;
   /** Console output (default: stdout). */
   write?: (s: string) => void;
@@ -20,21 +21,40 @@ export interface ChannelDeps {
 }
 
 /**
- * Builds the configured channels, in this order: `slack`, `feishu`, `sns`; when none is
- * configured, `[console]`. The default SNS client's region is the topic ARN's (SNS topics are
- * regional), passed explicitly; credentials and `AWS_ENDPOINT_URL_SNS` are the SDK's own settings.
- * @throws Error when `config.sns.topicArn` has no region field
+ * Builds the configured channels: first those of the environment variables, in this order: `slack`,
+ * `feishu`, `sns`; then the routing file's instances, in file order. When none is configured,
+ * `[console]`. An SNS client's region is its topic ARN's (SNS topics are regional), passed
+ * explicitly; credentials and `AWS_ENDPOINT_URL_SNS` are the SDK's own settings.
+ * @throws Error when an SNS topic ARN has no region field
  */
 export function buildChannels(config: Config, deps: ChannelDeps = {}): Channel[] {
   const channels: Channel[] = [];
+  const clients = new Map<string, SNSClient>();
+  const snsClient = (topicArn: string) => {
+    if (deps.sns) return deps.sns;
+    const region = regionFromTopicArn(topicArn);
+    if (!clients.has(region)) clients.set(region, new SNSClient({ region, maxAttempts: 1 }));
+    return clients.get(region)!;
+  };
   if (config.slack) channels.push(createSlackChannel({ webhookUrl: config.slack.webhookUrl }));
   if (config.feishu) {
     channels.push(createFeishuChannel({ webhookUrl: config.feishu.webhookUrl, secret: config.feishu.secret, now: deps.now }));
   }
-  if (config.sns) {
-    const { topicArn } = config.sns;
-    const client = deps.sns ?? new SNSClient({ region: regionFromTopicArn(topicArn), maxAttempts: 1 });
-    channels.push(createSnsChannel({ client, topicArn }));
-  }
+  if (config.sns) channels.push(createSnsChannel({ client: snsClient(config.sns.topicArn), topicArn: config.sns.topicArn }));
+  for (const instance of config.routing?.channels ?? []) channels.push(fromInstance(instance, snsClient, deps));
   return channels.length ? channels : [createConsoleChannel(deps.write)];
+}
+
+function fromInstance(c: ChannelInstance, snsClient: (topicArn: string) => SNSClient, deps: ChannelDeps): Channel {
+  const render = { name: c.name, locale: c.locale, digestAbove: c.digestAbove };
+  switch (c.type) {
+    case 'slack':
+      return createSlackChannel({ ...render, webhookUrl: c.webhookUrl });
+    case 'feishu':
+      return createFeishuChannel({ ...render, webhookUrl: c.webhookUrl, secret: c.signingSecret, now: deps.now });
+    case 'sns':
+      return createSnsChannel({ ...render, client: snsClient(c.topicArn), topicArn: c.topicArn, messageStructure: c.messageStructure });
+    case 'console':
+      return createConsoleChannel(deps.write, render);
+  }
 }

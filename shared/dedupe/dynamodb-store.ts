@@ -14,7 +14,8 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Claim, DedupeStore } from './store.js';
+import { noteFiring } from './flap-record.js';
+import type { Claim, DedupeStore, FlapRun } from './store.js';
 
 export interface DynamoDbDedupeStoreOptions {
   tableName: string;
@@ -79,6 +80,11 @@ export class DynamoDbDedupeStore implements DedupeStore {
         ExpressionAttributeValues: { ':zero': 0 },
       }),
     ).catch(ignoreConditionFailed);
+  }
+
+  /** See {@link DedupeStore.noteFiring}; the record is item `flap#<fingerprint>` (`flap-record.ts`). */
+  noteFiring(fingerprint: string, startsAtMs: number, windowMs: number, nowMs: number): Promise<FlapRun> {
+    return noteFiring(this.#doc, this.#table, fingerprint, { startsAtMs, windowMs, nowMs });
   }
 
   async #putIfAbsent(key: string, channels: string[], nowMs: number): Promise<boolean> {

@@ -39,6 +39,26 @@ export interface DedupeStore {
   markDelivered(key: string, channel: string): Promise<void>;
   /** Gives up the lease early so that a retry can repair the undelivered channels at once. */
   release(key: string): Promise<void>;
+  /**
+   * Records that an alert fired (once per firing: the same `startsAtMs` again returns the stored
+   * run) and says how it flaps: `count` firings since `sinceMs`, each within `windowMs` of the
+   * previous one's start. `count` 1 means it is not flapping. Optional: a store without it never
+   * marks alerts as flapping.
+   * @param fingerprint the alert's `fingerprint`
+   * @param startsAtMs the firing's `startsAt`, epoch milliseconds
+   * @param windowMs the flap window, milliseconds
+   * @param nowMs current time, epoch milliseconds
+   * @throws the store's own error when it cannot be reached (the caller marks nothing)
+   */
+  noteFiring?(fingerprint: string, startsAtMs: number, windowMs: number, nowMs: number): Promise<FlapRun>;
+}
+
+/** A run of firings of one alert, each within the flap window of the previous. */
+export interface FlapRun {
+  /** Firings in the run, including this one (1: not flapping). */
+  count: number;
+  /** `startsAt` of the run's first firing, epoch milliseconds. */
+  sinceMs: number;
 }
 
 /**
