@@ -7,6 +7,7 @@
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigError } from './config.js';
+import { routingSecretNames } from './routing/load.js';
 
 /** The settings the secret may hold. Anything else in it is ignored (and named in the error if it is the only content). */
 export const SECRET_SETTINGS = [
@@ -18,7 +19,8 @@ export const SECRET_SETTINGS = [
 /**
  * @param env the process environment
  * @param client Secrets Manager client (only used when `SETTINGS_SECRET_ARN` is set)
- * @returns `env` with the secret's settings laid over it
+ * @returns `env` with the secret's settings laid over it: {@link SECRET_SETTINGS}, and the keys
+ *   the routing file (`ROUTING_FILE`) references as `{ secret: NAME }`
  * @throws ConfigError when the secret is not a JSON object of strings (its content is never echoed)
  */
 export async function withSecretSettings(
@@ -38,7 +40,8 @@ export async function withSecretSettings(
     throw new ConfigError(['SETTINGS_SECRET_ARN: the secret value must be a JSON object']);
   }
   const merged = { ...env };
-  for (const name of SECRET_SETTINGS) {
+  const routingNames = env.ROUTING_FILE ? routingSecretNames(env.ROUTING_FILE) : [];
+  for (const name of [...SECRET_SETTINGS, ...routingNames]) {
     const value = (values as Record<string, unknown>)[name];
     if (value === undefined || value === '') continue;
     if (typeof value !== 'string') throw new ConfigError([`SETTINGS_SECRET_ARN: key ${name} must be a string`]);
