@@ -1,54 +1,69 @@
 /**
- * The {@link EnrichContext} of one enrichment call: every query runs at the same instant, under the
- * same abort signal, and an expression asked for twice is sent once.
+ * The {@link EnrichContext}s of one enrichment call: every query runs under the same abort signal,
+ * "now" is one instant for the whole group, and an expression asked for twice (at the same time or
+ * over the same window) is sent once, whichever kind asked.
  */
+import type { Alert } from '../alertmanager/schema.js';
 import type { Logger } from '../logger.js';
-import { PrometheusClient, type QueryResult } from '../prometheus/client.js';
+import type { PrometheusClient, QueryResult } from '../prometheus/client.js';
 import { rangeStep } from '../prometheus/step.js';
-import type { EnrichContext } from './enricher.js';
+import type { EnrichContext, MemorySettings } from './enricher.js';
+import type { AlertKind } from './types.js';
 
 export interface ContextOptions {
   /** Aborts every query (the whole call's budget). */
   signal: AbortSignal;
   now: Date;
-  memoryTrendWindowHours: number;
-  gpuMemoryCapacityMiB?: number;
+  memory: MemorySettings;
   logger: Logger;
 }
 
-/** An {@link EnrichContext} plus the number of distinct queries it sent. */
-export interface CountingContext {
-  ctx: EnrichContext;
+/** Contexts per kind sharing one query cache, and what the group cost. */
+export interface GroupContext {
+  /** The context for the alerts of one kind (`peers`). */
+  forKind(kind: AlertKind, peers: readonly Alert[]): EnrichContext;
+  /** Distinct queries sent so far. */
   queryCount(): number;
+  /** Distinct queries sent so far, by the kind that first asked. */
+  queriesByKind(): Partial<Record<AlertKind, number>>;
 }
 
 /**
- * @param client the Prometheus to ask
- * @returns a context whose queries are cached by kind, expression and window for its lifetime
+ * @param client the Prometheus to ask (its own per-query time-out and retry apply)
+ * @returns contexts whose queries are cached by expression and time (or window) for their lifetime
  */
-export function createContext(client: PrometheusClient, options: ContextOptions): CountingContext {
+export function createContext(client: PrometheusClient, options: ContextOptions): GroupContext {
   const { signal, now, logger } = options;
   const cache = new Map<string, Promise<unknown>>();
-  const once = <T>(key: string, run: () => Promise<QueryResult<T>>): Promise<T> => {
+  const byKind: Partial<Record<AlertKind, number>> = {};
+  const once = <T>(kind: AlertKind, key: string, run: () => Promise<QueryResult<T>>): Promise<T> => {
     let pending = cache.get(key) as Promise<T> | undefined;
     if (!pending) {
+      byKind[kind] = (byKind[kind] ?? 0) + 1;
+      logger.debug('enrich.query', { kind, query: key });
       pending = run().then(({ result, warnings }) => {
-        if (warnings.length > 0) logger.debug('enrich.prometheus_warnings', { key, warnings });
+        if (warnings.length > 0) logger.warn('enrich.prometheus_warnings', { query: key, warnings });
         return result;
       });
       cache.set(key, pending);
     }
     return pending;
   };
-  const ctx: EnrichContext = {
-    instant: (expr) => once(`instant ${expr}`, () => client.instantQuery(expr, { time: now, signal })),
-    range: (expr, windowSeconds) =>
-      once(`range ${windowSeconds} ${expr}`, () =>
-        client.rangeQuery(expr, { start: new Date(now.getTime() - windowSeconds * 1000), end: now, step: rangeStep(windowSeconds), signal }),
-      ),
-    now,
-    memoryTrendWindowHours: options.memoryTrendWindowHours,
-    gpuMemoryCapacityMiB: options.gpuMemoryCapacityMiB,
+  return {
+    forKind: (kind, peers) => ({
+      instant: (expr, at = now) =>
+        once(kind, `instant @${at.getTime() / 1000} ${expr}`, () => client.instantQuery(expr, { time: at, signal })),
+      range: (expr, windowSeconds, stepSeconds) => {
+        const step = Math.max(stepSeconds ?? 0, rangeStep(windowSeconds));
+        return once(kind, `range ${windowSeconds}s/${step}s ${expr}`, () =>
+          client.rangeQuery(expr, { start: new Date(now.getTime() - windowSeconds * 1000), end: now, step, signal }),
+        );
+      },
+      now,
+      peers,
+      memory: options.memory,
+    }),
+    queryCount: () => cache.size,
+    queriesByKind: () => ({ ...byKind }),
   };
-  return { ctx, queryCount: () => cache.size };
 }

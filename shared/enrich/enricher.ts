@@ -1,23 +1,43 @@
 /**
- * The contract every enricher implements, and the helpers they share.
+ * The contract every enricher implements, and the signal definitions they share.
  * One file per alert kind implements {@link Enricher}; `enrichers.ts` lists them.
  */
 import type { Alert } from '../alertmanager/schema.js';
 import type { Sample, Series } from '../prometheus/client.js';
-import type { AlertKind, MemoryTrend, Signal, SignalUnit } from './types.js';
+import type { MemoryTrend, Signal, SignalUnit, AlertKind } from './types.js';
+
+/** Unit of a configured memory series' samples; values are converted to MiB. */
+export type MemoryUnit = 'bytes' | 'KiB' | 'MiB' | 'GiB';
+
+/** Bytes in one {@link MemoryUnit}. */
+export const MEMORY_UNIT_BYTES: Readonly<Record<MemoryUnit, number>> = { bytes: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+/** Which memory series the leak trend reads, and how. */
+export interface MemorySettings {
+  /** Metric name, e.g. `DCGM_FI_DEV_FB_USED` (MiB) or `process_resident_memory_bytes` (bytes). */
+  series: string;
+  /** Unit of the series' samples. */
+  unit: MemoryUnit;
+  /** Window of the regression, hours. */
+  windowHours: number;
+  /** Configured capacity, MiB; overrides `DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE`. */
+  capacityMiB?: number;
+}
 
 /** What an enricher may use. Queries run at one instant per group and are sent once per expression. */
 export interface EnrichContext {
-  /** Instant query at {@link now}. Throws what the Prometheus client throws. */
-  instant(expr: string): Promise<Sample[]>;
-  /** Range query over `[now - windowSeconds, now]`, step chosen to stay under Prometheus's point limit. */
-  range(expr: string, windowSeconds: number): Promise<Series[]>;
+  /** Instant query at `at` (default {@link now}). Throws what the Prometheus client throws. */
+  instant(expr: string, at?: Date): Promise<Sample[]>;
+  /**
+   * Range query over `[now - windowSeconds, now]`; `stepSeconds` (default: about 360 points) is raised
+   * when needed to stay under Prometheus's point limit.
+   */
+  range(expr: string, windowSeconds: number, stepSeconds?: number): Promise<Series[]>;
   /** The group's evaluation time. */
   now: Date;
-  /** Window of the GPU memory regression, hours. */
-  memoryTrendWindowHours: number;
-  /** Configured GPU memory capacity, MiB; overrides used + free. */
-  gpuMemoryCapacityMiB?: number;
+  /** The group's alerts of the kind being enriched: queries are aggregated over all of them. */
+  peers: readonly Alert[];
+  memory: MemorySettings;
 }
 
 /** What an enricher found. */
@@ -30,6 +50,7 @@ export interface EnrichResult {
 export interface Enricher<K extends AlertKind = AlertKind> {
   readonly kind: K;
   /**
+   * @param alert one of `ctx.peers`
    * @throws whatever a query throws, or {@link EnrichmentUnavailable}; the caller turns it into an
    *   `unavailable` enrichment
    */
@@ -44,23 +65,33 @@ export class EnrichmentUnavailable extends Error {
   }
 }
 
-/** A signal before its value is known. */
-export type SignalSpec = Omit<Signal, 'value'>;
+/** Where one query looks: the series of every peer alert, kept apart by their identifying labels. */
+export interface QueryScope {
+  /** PromQL matchers selecting the peers' series, e.g. `['model_name=~"a|b"']`. */
+  matchers: string[];
+  /** Labels to aggregate `by`, e.g. `['model_name']`; empty for a fleet-wide value. */
+  by: string[];
+}
+
+/**
+ * A signal as data: how to query it for many alerts at once, and how to show it.
+ * The expression must aggregate `by` the scope's labels so each alert finds its own series.
+ */
+export interface SignalDef {
+  name: string;
+  label: string;
+  unit: SignalUnit;
+  /** Labels of the alert that identify this signal's series (e.g. `VLLM_SCOPE_LABELS`). */
+  scopeLabels: readonly string[];
+  /** The PromQL for a scope. */
+  expr(scope: QueryScope): string;
+  /** A label whose values split the signal into one reading each (e.g. `finished_reason`). */
+  breakdown?: string;
+  /** See `Signal.nanMeans`. */
+  nanMeans?: 'no_requests';
+  /** Bucket metrics (`…_bucket`, either vLLM generation's name) whose highest finite `le` bounds a quantile. */
+  histogram?: readonly string[];
+}
 
 /** Rate window of every `rate()` the enrichers send. */
 export const RATE_WINDOW = '5m';
-
-/**
- * Runs one signal's instant query.
- * @returns the signal with the first series' value, or `null` when Prometheus returned no series.
- *   The queries are aggregations, so there is at most one series.
- */
-export async function readSignal(ctx: EnrichContext, spec: SignalSpec): Promise<Signal> {
-  const samples = await ctx.instant(spec.query);
-  return { ...spec, value: samples[0]?.value ?? null };
-}
-
-/** {@link readSignal} for several signals, concurrently, in the given order. */
-export function readSignals(ctx: EnrichContext, specs: readonly SignalSpec[]): Promise<Signal[]> {
-  return Promise.all(specs.map((spec) => readSignal(ctx, spec)));
-}

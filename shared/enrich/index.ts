@@ -1,16 +1,21 @@
 /**
- * The enrichment stage: fresh Prometheus values for each alert of a group, time-boxed, never throwing.
+ * The enrichment stage: fresh Prometheus values for each alert of a group (when it fired and now),
+ * the memory trend, and a likely cause; time-boxed, never throwing. Queries are aggregated over the
+ * alerts of each kind, so a group costs a number of queries per kind, not per alert.
  */
 import type { Alert } from '../alertmanager/schema.js';
 import type { Logger } from '../logger.js';
 import { PrometheusClient, PrometheusError } from '../prometheus/client.js';
 import { classifyAlert } from './classify.js';
 import { createContext } from './context.js';
-import { EnrichmentUnavailable, type EnrichContext } from './enricher.js';
+import { EnrichmentUnavailable, type EnrichContext, type MemoryUnit } from './enricher.js';
 import { ENRICHERS } from './enrichers.js';
+import { DCGM_FB_USED } from './gpu-memory.js';
+import { likelyCause } from './likely-cause.js';
 import type { AlertKind, Enrichment } from './types.js';
 
 export { classifyAlert } from './classify.js';
+export type { MemoryUnit } from './enricher.js';
 export type * from './types.js';
 
 export interface EnrichDeps {
@@ -20,8 +25,14 @@ export interface EnrichDeps {
   timeoutMs: number;
   /** Window of the GPU memory regression, hours. */
   memoryTrendWindowHours: number;
-  /** GPU memory capacity, MiB, overriding used + free. */
+  /** Memory capacity, MiB, overriding `DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE` (and the only capacity of other series). */
   gpuMemoryCapacityMiB?: number;
+  /** Metric of the memory trend (default `DCGM_FI_DEV_FB_USED`), e.g. `process_resident_memory_bytes`. */
+  memorySeries?: string;
+  /** Unit of `memorySeries` (default: `bytes` when its name ends in `_bytes`, else `MiB`). */
+  memorySeriesUnit?: MemoryUnit;
+  /** Time-out of each query attempt, milliseconds (default: half of `timeoutMs`, so the one retry fits). */
+  queryTimeoutMs?: number;
   logger: Logger;
   /** Evaluation time of every query (default: the current time). */
   now?: () => Date;
@@ -57,31 +68,46 @@ async function enrichAll(
   deps: EnrichDeps & { prometheusUrl: string },
 ): Promise<void> {
   const budget = AbortSignal.timeout(deps.timeoutMs);
-  const { ctx, queryCount } = createContext(new PrometheusClient(deps.prometheusUrl), {
-    signal: budget,
-    now: deps.now?.() ?? new Date(),
-    memoryTrendWindowHours: deps.memoryTrendWindowHours,
-    gpuMemoryCapacityMiB: deps.gpuMemoryCapacityMiB,
-    logger: deps.logger,
-  });
+  // Queries still running when the stage returns (another query of their alert failed) are cancelled.
+  const finished = new AbortController();
+  const client = new PrometheusClient(deps.prometheusUrl, { queryTimeoutMs: deps.queryTimeoutMs ?? deps.timeoutMs / 2 });
+  const signal = AbortSignal.any([budget, finished.signal]);
+  const group = createContext(client, { signal, now: deps.now?.() ?? new Date(), memory: memorySettings(deps), logger: deps.logger });
+  const byKind = new Map<AlertKind, Alert[]>();
+  for (const alert of alerts) {
+    const kind = kinds.get(alert.fingerprint) ?? 'unknown';
+    byKind.set(kind, [...(byKind.get(kind) ?? []), alert]);
+  }
   const started = Date.now();
   const work = Promise.all(
-    alerts.map(async (alert) => {
-      const kind = kinds.get(alert.fingerprint) ?? 'unknown';
-      results.set(alert.fingerprint, await enrichOne(alert, kind, ctx, budget, deps));
+    [...byKind].flatMap(([kind, peers]) => {
+      const ctx = group.forKind(kind, peers);
+      return peers.map(async (alert) => results.set(alert.fingerprint, await enrichOne(alert, kind, ctx, budget, deps)));
     }),
   );
   // The race guarantees the budget even if some step ignored the abort signal.
-  await raceAbort(work, budget);
+  await raceAbort(work, budget).finally(() => finished.abort());
   fillUnavailable(alerts, kinds, results, timeoutReason(deps.timeoutMs));
-  deps.logger.debug('enrich.done', { alerts: alerts.length, queries: queryCount(), ms: Date.now() - started });
+  deps.logger.debug('enrich.done', { alerts: alerts.length, queries: group.queryCount(), queriesByKind: group.queriesByKind(), ms: Date.now() - started });
   logUnavailable(results, deps.logger);
+}
+
+/** The memory-trend settings, defaults applied. */
+function memorySettings(deps: EnrichDeps): EnrichContext['memory'] {
+  const series = deps.memorySeries ?? DCGM_FB_USED;
+  return {
+    series,
+    unit: deps.memorySeriesUnit ?? (series.endsWith('_bytes') ? 'bytes' : 'MiB'),
+    windowHours: deps.memoryTrendWindowHours,
+    capacityMiB: deps.gpuMemoryCapacityMiB,
+  };
 }
 
 async function enrichOne(alert: Alert, kind: AlertKind, ctx: EnrichContext, budget: AbortSignal, deps: EnrichDeps): Promise<Enrichment> {
   try {
     const { signals, trend } = await ENRICHERS[kind].enrich(alert, ctx);
-    return trend ? { status: 'enriched', kind, signals, trend } : { status: 'enriched', kind, signals };
+    const cause = likelyCause(kind, { signals, trend });
+    return { status: 'enriched', kind, signals, ...(trend ? { trend } : {}), ...(cause ? { likelyCause: cause } : {}) };
   } catch (err) {
     if (!(err instanceof PrometheusError || err instanceof EnrichmentUnavailable || budget.aborted)) {
       deps.logger.warn('enrich.error', { fingerprint: alert.fingerprint, kind, error: err });

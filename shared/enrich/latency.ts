@@ -1,30 +1,30 @@
-/** Enricher for time-to-first-token alerts: TTFT quantiles and the queue behind them. */
-import { selector } from '../prometheus/promql.js';
-import { RATE_WINDOW, readSignals, type Enricher, type SignalSpec } from './enricher.js';
-import { scopeOf, VLLM_SCOPE_LABELS } from './scope.js';
-import { requestsWaiting } from './vllm-signals.js';
-
-const QUANTILES = [
-  [0.5, 'p50'],
-  [0.95, 'p95'],
-  [0.99, 'p99'],
-] as const;
+/** Enricher for time-to-first-token alerts: TTFT quantiles and what usually explains them. */
+import { readSignals } from './read.js';
+import type { Enricher, SignalDef } from './enricher.js';
+import {
+  ITL_BUCKETS, KV_CACHE_USAGE, latencyQuantile, PREEMPTIONS_PER_SECOND, PROMPT_TOKENS_MEAN, PROMPT_TOKENS_PER_SECOND,
+  REQUESTS_RUNNING, REQUESTS_WAITING, TTFT_BUCKETS,
+} from './vllm-signals.js';
 
 /**
- * TTFT p50/p95/p99 in seconds over the last 5 minutes, from the `vllm:time_to_first_token_seconds`
- * histogram (NaN when no request finished its first token in the window), and requests waiting.
+ * TTFT p50/p95/p99 and inter-token latency p95 (seconds), the queue (waiting, running), KV-cache
+ * usage (ratio) and preemptions/s, prompt tokens/s and the mean prompt length (tokens): enough to
+ * tell queueing from slow prefill from KV-cache pressure.
  */
+export const LATENCY_SIGNALS: readonly SignalDef[] = [
+  latencyQuantile('ttft_p50_seconds', 'TTFT p50', 0.5, TTFT_BUCKETS),
+  latencyQuantile('ttft_p95_seconds', 'TTFT p95', 0.95, TTFT_BUCKETS),
+  latencyQuantile('ttft_p99_seconds', 'TTFT p99', 0.99, TTFT_BUCKETS),
+  latencyQuantile('itl_p95_seconds', 'Inter-token latency p95', 0.95, ITL_BUCKETS),
+  REQUESTS_WAITING,
+  REQUESTS_RUNNING,
+  KV_CACHE_USAGE,
+  PREEMPTIONS_PER_SECOND,
+  PROMPT_TOKENS_PER_SECOND,
+  PROMPT_TOKENS_MEAN,
+];
+
 export const latencyEnricher: Enricher<'latency'> = {
   kind: 'latency',
-  enrich: async (alert, ctx) => {
-    const scope = scopeOf(alert, VLLM_SCOPE_LABELS);
-    const buckets = `rate(${selector('vllm:time_to_first_token_seconds_bucket', scope)}[${RATE_WINDOW}])`;
-    const specs: SignalSpec[] = QUANTILES.map(([q, p]) => ({
-      name: `ttft_${p}_seconds`,
-      label: `TTFT ${p}`,
-      unit: 'seconds',
-      query: `histogram_quantile(${q}, sum by (le) (${buckets}))`,
-    }));
-    return { signals: await readSignals(ctx, [...specs, requestsWaiting(scope)]) };
-  },
+  enrich: async (alert, ctx) => ({ signals: await readSignals(ctx, alert, LATENCY_SIGNALS) }),
 };

@@ -18,6 +18,9 @@ export const HTTP_SCOPE_LABELS = ['instance', 'job', 'namespace', 'pod', 'handle
 /** Labels on NVIDIA DCGM exporter metrics (`DCGM_FI_*`). */
 export const DCGM_SCOPE_LABELS = ['gpu', 'Hostname', 'UUID', 'instance', 'job'] as const;
 
+/** Labels every scraped series carries, for other exporters' metrics (e.g. `process_resident_memory_bytes`). */
+export const TARGET_SCOPE_LABELS = ['instance', 'job', 'namespace', 'pod', 'container'] as const;
+
 /**
  * The alert's identifying labels as PromQL equality matchers, e.g. `['model_name="qwen3-8b"']`.
  * Empty when the alert carries none of `names` (the query then covers the whole fleet).

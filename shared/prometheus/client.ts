@@ -1,39 +1,25 @@
 /**
  * A small client for the Prometheus HTTP API: instant and range queries only.
  *
- * Requests are form-encoded POSTs (rule expressions can be longer than a URL allows), sent with the
- * global `fetch`. Every failure is thrown, never swallowed: API and HTTP errors as
- * {@link PrometheusError}; an aborted request rejects with the signal's own reason.
+ * Requests are GETs, or form-encoded POSTs when the URL would be long (rule expressions and queries
+ * over many alerts can be), sent with the global `fetch` (see `http.ts`: per-query time-out, one
+ * retry on 503 or a network error). Every failure is thrown, never swallowed: API and HTTP errors
+ * as {@link PrometheusError}; a request aborted by the caller's signal rejects with its reason.
  *
  * @see https://prometheus.io/docs/prometheus/latest/querying/api/
  */
+import { PrometheusError } from './error.js';
+import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, send, type TransportOptions } from './http.js';
 import { envelopeSchema, queryDataSchema, type QueryData, type Sample, type Series } from './wire.js';
 
+export { PrometheusError } from './error.js';
 export type { Point, Sample, Series } from './wire.js';
-
-/**
- * A failed query.
- * `errorType` is Prometheus's own (`bad_data`, `execution`, `timeout`, `canceled`, `internal`,
- * `unavailable`, `not_found`), or one of ours: `network` (no HTTP answer: refused, reset, DNS),
- * `bad_response` (the body is not the API's JSON envelope, or not the expected result type).
- * `httpStatus` is set whenever an HTTP answer arrived.
- */
-export class PrometheusError extends Error {
-  readonly errorType: string;
-  readonly httpStatus?: number;
-  constructor(message: string, options: { errorType: string; httpStatus?: number; cause?: unknown }) {
-    super(message, { cause: options.cause });
-    this.name = 'PrometheusError';
-    this.errorType = options.errorType;
-    this.httpStatus = options.httpStatus;
-  }
-}
 
 /** Options of {@link PrometheusClient.instantQuery}. */
 export interface InstantQueryOptions {
   /** Evaluation time; Prometheus uses its current time when absent. */
   time?: Date;
-  /** Aborts the request (use `AbortSignal.timeout(ms)` for a per-request timeout). */
+  /** The caller's overall budget: aborts the request and its retry. */
   signal?: AbortSignal;
 }
 
@@ -52,33 +38,47 @@ export interface QueryResult<T> {
   warnings: string[];
 }
 
-/** Queries one Prometheus server. Holds no state besides its base URL. */
+/** Options of the {@link PrometheusClient} constructor. */
+export interface ClientOptions {
+  /** Time-out of each attempt of each query, milliseconds (default {@link DEFAULT_QUERY_TIMEOUT_MS}). */
+  queryTimeoutMs?: number;
+  /** Pause before the one retry, milliseconds (default {@link DEFAULT_RETRY_DELAY_MS}). */
+  retryDelayMs?: number;
+}
+
+/** Queries one Prometheus server. Holds no state besides its base URL and options. */
 export class PrometheusClient {
   readonly #baseUrl: string;
+  readonly #transport: TransportOptions;
 
   /** @param baseUrl e.g. `http://prometheus:9090` or `https://host/prometheus` (a trailing slash is ignored) */
-  constructor(baseUrl: string) {
+  constructor(baseUrl: string, options: ClientOptions = {}) {
     this.#baseUrl = baseUrl.replace(/\/+$/, '');
+    this.#transport = {
+      queryTimeoutMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+      retryDelayMs: options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+    };
   }
 
   /**
-   * Evaluates `expr` at one instant (`POST /api/v1/query`).
+   * Evaluates `expr` at one instant (`GET` or `POST /api/v1/query`).
    * @returns one {@link Sample} per series; a scalar result is one sample with no labels
-   * @throws PrometheusError on an API error, an HTTP error, no connection, or a matrix/string result
+   * @throws PrometheusError on an API error (its `errorType`, `error` and `warnings`), an HTTP error,
+   *   no connection or no answer in time (after the one retry where it applies), or a matrix/string result
    * @throws the signal's reason when `signal` aborts
    * @see https://prometheus.io/docs/prometheus/latest/querying/api/#instant-queries
    */
   async instantQuery(expr: string, options: InstantQueryOptions = {}): Promise<QueryResult<Sample[]>> {
     const params: Record<string, string> = { query: expr };
     if (options.time) params.time = unixSeconds(options.time);
-    const { data, warnings } = await this.#post('/api/v1/query', params, options.signal);
+    const { data, warnings } = await this.#request('/api/v1/query', params, options.signal);
     if (data.resultType === 'vector') return { result: data.result.map((s) => ({ metric: s.metric, ...s.value })), warnings };
     if (data.resultType === 'scalar') return { result: [{ metric: {}, ...data.result }], warnings };
     throw new PrometheusError(`instant query returned a ${data.resultType}, not a vector or scalar`, { errorType: 'bad_response' });
   }
 
   /**
-   * Evaluates `expr` over a time range (`POST /api/v1/query_range`).
+   * Evaluates `expr` over a time range (`GET` or `POST /api/v1/query_range`).
    * @returns one {@link Series} per series, points in time order
    * @throws PrometheusError on an API error (e.g. `bad_data` when over 11,000 points), an HTTP error or no connection
    * @throws the signal's reason when `signal` aborts
@@ -86,29 +86,16 @@ export class PrometheusClient {
    */
   async rangeQuery(expr: string, options: RangeQueryOptions): Promise<QueryResult<Series[]>> {
     const params = { query: expr, start: unixSeconds(options.start), end: unixSeconds(options.end), step: String(options.step) };
-    const { data, warnings } = await this.#post('/api/v1/query_range', params, options.signal);
+    const { data, warnings } = await this.#request('/api/v1/query_range', params, options.signal);
     if (data.resultType !== 'matrix') {
       throw new PrometheusError(`range query returned a ${data.resultType}, not a matrix`, { errorType: 'bad_response' });
     }
     return { result: data.result.map((s) => ({ metric: s.metric, points: s.values })), warnings };
   }
 
-  async #post(path: string, params: Record<string, string>, signal?: AbortSignal): Promise<{ data: QueryData; warnings: string[] }> {
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(this.#baseUrl + path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body: new URLSearchParams(params),
-        signal,
-      });
-      text = await response.text();
-    } catch (err) {
-      if (signal?.aborted) throw signal.reason;
-      throw new PrometheusError(`Prometheus unreachable (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
-    }
-    return parseResponse(response.status, text);
+  async #request(path: string, params: Record<string, string>, signal?: AbortSignal): Promise<{ data: QueryData; warnings: string[] }> {
+    const { status, text } = await send(this.#baseUrl + path, params, this.#transport, signal);
+    return parseResponse(status, text);
   }
 }
 
@@ -129,7 +116,7 @@ function parseResponse(httpStatus: number, text: string): { data: QueryData; war
   }
   const { status, errorType, error, warnings = [] } = envelope.data;
   if (status === 'error') {
-    throw new PrometheusError(error ?? `HTTP ${httpStatus}`, { errorType: errorType ?? 'unknown', httpStatus });
+    throw new PrometheusError(error ?? `HTTP ${httpStatus}`, { errorType: errorType ?? 'unknown', httpStatus, warnings });
   }
   if (httpStatus < 200 || httpStatus > 299) {
     throw new PrometheusError(`HTTP ${httpStatus} with a success envelope`, { errorType: 'bad_response', httpStatus });
@@ -144,12 +131,4 @@ function parseResponse(httpStatus: number, text: string): { data: QueryData; war
 /** Prometheus accepts Unix seconds with a fraction; millisecond precision is what `Date` holds. */
 function unixSeconds(date: Date): string {
   return String(date.getTime() / 1000);
-}
-
-/** Node's `fetch failed` hides the reason in `cause.code` (e.g. `ECONNREFUSED`). */
-function networkErrorCode(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return err instanceof Error ? err.message : String(err);
 }

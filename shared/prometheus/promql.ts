@@ -47,3 +47,41 @@ const TRAILING_COMPARISON = new RegExp(String.raw`\s*(?:==|!=|>=|<=|>|<)\s*(?:bo
 export function stripTrailingComparison(expr: string): string {
   return expr.trim().replace(TRAILING_COMPARISON, '');
 }
+
+/** RE2 metacharacters, escaped with a backslash to match literally. */
+const REGEX_META = /[\\.+*?()|[\]{}^$]/g;
+
+/**
+ * Escapes a label value for use inside a PromQL regex matcher (RE2, fully anchored), before
+ * {@link quoteString} escapes it again as a string literal.
+ * @example escapeRegex('qwen3-8b.v2') // 'qwen3-8b\\.v2'
+ * @see https://github.com/google/re2/wiki/Syntax
+ */
+export function escapeRegex(value: string): string {
+  return value.replace(REGEX_META, (c) => `\\${c}`);
+}
+
+/**
+ * Matchers selecting the series of several label sets at once, one per label of `names`: an
+ * equality when all sets share one value, else an anchored alternation (`model_name=~"a|b"`).
+ * Distinct values are sorted, so the same sets give the same text.
+ * @param labelSets e.g. the labels of the alerts a query serves
+ * @param names label names every set carries
+ * @example groupMatchers([{ model_name: 'a' }, { model_name: 'b' }], ['model_name']) // ['model_name=~"a|b"']
+ */
+export function groupMatchers(labelSets: ReadonlyArray<Readonly<Record<string, string>>>, names: readonly string[]): string[] {
+  return names.map((name) => {
+    const values = [...new Set(labelSets.map((labels) => labels[name] ?? ''))].sort();
+    if (values.length === 1) return `${name}=${quoteString(values[0]!)}`;
+    return `${name}=~${quoteString(values.map(escapeRegex).join('|'))}`;
+  });
+}
+
+/**
+ * An aggregation `op by (labels) (inner)`, or `op(inner)` when there is no label to keep.
+ * @example aggregate('sum', ['model_name'], 'x') // 'sum by (model_name) (x)'
+ * @see https://prometheus.io/docs/prometheus/latest/querying/operators/#aggregation-operators
+ */
+export function aggregate(op: string, by: readonly string[], inner: string): string {
+  return by.length === 0 ? `${op}(${inner})` : `${op} by (${by.join(', ')}) (${inner})`;
+}

@@ -1,8 +1,12 @@
-/** The Prometheus client against a loopback HTTP server: the exact requests it sends and how it reads answers. */
+/**
+ * The Prometheus client against a loopback HTTP server: the exact requests it sends (GET or POST,
+ * time-out parameter), how it reads answers and errors, its per-query time-out and its one retry.
+ */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PrometheusClient, PrometheusError } from '../../shared/prometheus/client.js';
-import { close, listen, readBody, type Received } from '../fixtures/prometheus/exchanges.js';
+import { MAX_GET_URL_CHARS } from '../../shared/prometheus/http.js';
+import { close, listen, loadExchanges, readBody, requestParams, startReplayServer, type Received } from '../fixtures/prometheus/exchanges.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -16,7 +20,8 @@ async function serve(handler: Handler): Promise<{ url: string; received: Receive
   const received: Received[] = [];
   const server = createServer((req, res) => {
     void readBody(req).then((text) => {
-      received.push({ method: req.method ?? '', path: req.url ?? '', contentType: req.headers['content-type'], params: Object.fromEntries(new URLSearchParams(text)) });
+      const { path, params } = requestParams(req, text);
+      received.push({ method: req.method ?? '', path, contentType: req.headers['content-type'], params });
       handler(req, res);
     });
   });
@@ -40,12 +45,21 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('PrometheusClient.instantQuery', () => {
-  it('POSTs the expression form-encoded with the evaluation time in Unix seconds', async () => {
+  it('GETs a short query with the evaluation time in Unix seconds and its time-out', async () => {
+    const server = await serve(json(200, vector('1')));
+    await new PrometheusClient(server.url, { queryTimeoutMs: 1500 }).instantQuery('sum(vllm:num_requests_waiting)', { time: new Date('2026-11-29T12:45:00.250Z') });
+    expect(server.received).toEqual([
+      { method: 'GET', path: '/api/v1/query', contentType: undefined, params: { query: 'sum(vllm:num_requests_waiting)', time: '1795956300.25', timeout: '1500ms' } },
+    ]);
+  });
+
+  it('POSTs a long query form-encoded, so no proxy cuts the URL', async () => {
     const server = await serve(json(200, vector('1')));
     const longExpr = `sum(${Array.from({ length: 400 }, (_, i) => `m{a="${i}&x=y"}`).join(' or ')})`;
+    expect(longExpr.length).toBeGreaterThan(MAX_GET_URL_CHARS);
     await new PrometheusClient(server.url).instantQuery(longExpr, { time: new Date('2026-11-29T12:45:00.250Z') });
     expect(server.received).toEqual([
-      { method: 'POST', path: '/api/v1/query', contentType: 'application/x-www-form-urlencoded', params: { query: longExpr, time: '1795956300.25' } },
+      { method: 'POST', path: '/api/v1/query', contentType: 'application/x-www-form-urlencoded', params: { query: longExpr, time: '1795956300.25', timeout: '10000ms' } },
     ]);
   });
 
@@ -53,6 +67,7 @@ describe('PrometheusClient.instantQuery', () => {
     const server = await serve(json(200, vector('1')));
     await new PrometheusClient(`${server.url}/prom/`).instantQuery('up');
     expect(server.received[0]).toMatchObject({ path: '/prom/api/v1/query', params: { query: 'up' } });
+    expect(server.received[0]!.params.time).toBeUndefined();
   });
 
   it('parses values, NaN and ±Inf included, with labels and time', async () => {
@@ -68,11 +83,12 @@ describe('PrometheusClient.instantQuery', () => {
     expect((await new PrometheusClient(server.url).instantQuery('1+1')).result).toEqual([{ metric: {}, time: 1795956300, value: 2 }]);
   });
 
-  it('throws PrometheusError with the API errorType and HTTP status', async () => {
-    const server = await serve(json(422, { status: 'error', errorType: 'execution', error: 'expanding series: too many samples' }));
+  it('throws PrometheusError with the API errorType, error and warnings, and does not retry it', async () => {
+    const server = await serve(json(422, { status: 'error', errorType: 'execution', error: 'expanding series: too many samples', warnings: ['partial response'] }));
     const err = await rejection(new PrometheusClient(server.url).instantQuery('m'));
     expect(err).toBeInstanceOf(PrometheusError);
-    expect(err).toMatchObject({ errorType: 'execution', httpStatus: 422, message: 'expanding series: too many samples' });
+    expect(err).toMatchObject({ errorType: 'execution', httpStatus: 422, message: 'expanding series: too many samples', warnings: ['partial response'] });
+    expect(server.received).toHaveLength(1);
   });
 
   it('throws bad_response for a body that is not the API envelope (a proxy error page)', async () => {
@@ -90,11 +106,20 @@ describe('PrometheusClient.instantQuery', () => {
     expect(await rejection(new PrometheusClient(matrix.url).instantQuery('m[5m]'))).toMatchObject({ errorType: 'bad_response' });
   });
 
-  it('rejects with the signal reason when the per-request timeout fires', async () => {
+  it("rejects with the signal reason when the caller's budget runs out, without a retry", async () => {
     const server = await serve(() => {});
     const err = await rejection(new PrometheusClient(server.url).instantQuery('m', { signal: AbortSignal.timeout(100) }));
     expect(err).not.toBeInstanceOf(PrometheusError);
     expect(err).toMatchObject({ name: 'TimeoutError' });
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('throws a timeout PrometheusError when its own per-query time-out fires first, without a retry', async () => {
+    const server = await serve(() => {});
+    const err = await rejection(new PrometheusClient(server.url, { queryTimeoutMs: 100 }).instantQuery('m', { signal: AbortSignal.timeout(5000) }));
+    expect(err).toBeInstanceOf(PrometheusError);
+    expect(err).toMatchObject({ errorType: 'timeout', message: 'no answer within 100 ms' });
+    expect(server.received).toHaveLength(1);
   });
 
   it('throws a network PrometheusError when the connection is refused', async () => {
@@ -108,8 +133,35 @@ describe('PrometheusClient.instantQuery', () => {
   });
 });
 
+describe('PrometheusClient retry', () => {
+  const unavailable = json(503, { status: 'error', errorType: 'unavailable', error: 'TSDB not ready' });
+
+  it('retries once after a 503 and returns the second answer', async () => {
+    let calls = 0;
+    const server = await serve((req, res) => (calls++ === 0 ? unavailable(req, res) : json(200, vector('7'))(req, res)));
+    const { result } = await new PrometheusClient(server.url, { retryDelayMs: 10 }).instantQuery('m');
+    expect(result[0]!.value).toBe(7);
+    expect(server.received).toHaveLength(2);
+  });
+
+  it('gives up after the one retry with the 503 error body', async () => {
+    const server = await serve(unavailable);
+    const err = await rejection(new PrometheusClient(server.url, { retryDelayMs: 10 }).instantQuery('m'));
+    expect(err).toMatchObject({ errorType: 'unavailable', httpStatus: 503, message: 'TSDB not ready' });
+    expect(server.received).toHaveLength(2);
+  });
+
+  it('retries once after the connection dropped without an answer', async () => {
+    let calls = 0;
+    const server = await serve((req, res) => (calls++ === 0 ? req.socket.destroy() : json(200, vector('3'))(req, res)));
+    const { result } = await new PrometheusClient(server.url, { retryDelayMs: 10 }).instantQuery('m');
+    expect(result[0]!.value).toBe(3);
+    expect(server.received).toHaveLength(2);
+  });
+});
+
 describe('PrometheusClient.rangeQuery', () => {
-  it('POSTs start, end and step and returns points per series', async () => {
+  it('sends start, end and step and returns points per series', async () => {
     const server = await serve(json(200, {
       status: 'success',
       data: { resultType: 'matrix', result: [{ metric: { gpu: '0' }, values: [[1795956240, '100'], [1795956300, '+Inf']] }] },
@@ -122,6 +174,17 @@ describe('PrometheusClient.rangeQuery', () => {
       params: { query: 'DCGM_FI_DEV_FB_USED', start: '1795956240', end: '1795956300', step: '60' },
     });
     expect(result).toEqual([{ metric: { gpu: '0' }, points: [{ time: 1795956240, value: 100 }, { time: 1795956300, value: Infinity }] }]);
+  });
+
+  it("surfaces Prometheus's recorded refusal of more than 11,000 points as bad_data", async () => {
+    const recorded = loadExchanges('memory-ranges').find((e) => e.params.query === 'vector(1)')!;
+    const server = await startReplayServer([recorded]);
+    closers.push(() => server.close());
+    const { start, end, step } = recorded.params;
+    const options = { start: new Date(Number(start) * 1000), end: new Date(Number(end) * 1000), step: Number(step) };
+    const err = await rejection(new PrometheusClient(server.url).rangeQuery('vector(1)', options));
+    expect(err).toMatchObject({ errorType: 'bad_data', httpStatus: 400 });
+    expect((err as Error).message).toContain('exceeded maximum resolution of 11,000 points per timeseries');
   });
 
   it('throws bad_response when the answer is not a matrix', async () => {

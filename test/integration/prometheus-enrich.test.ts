@@ -19,7 +19,8 @@ afterEach(async () => {
 
 const deps = (prometheusUrl: string | undefined, extra: Partial<EnrichDeps> = {}): EnrichDeps => ({
   prometheusUrl,
-  timeoutMs: 5000,
+  timeoutMs: 10_000,
+  queryTimeoutMs: 5000,
   memoryTrendWindowHours: 6,
   logger: silentLogger,
   now: () => FLEET_END,
@@ -32,16 +33,22 @@ async function replay(name: string): Promise<ReplayServer> {
   return server;
 }
 
-/** Enriches `group` against the recording `name` and checks every recorded request was sent exactly once, and nothing else. */
-async function enrichAgainst(name: string, group: Alert[], extra: Partial<EnrichDeps> = {}): Promise<Map<string, Enrichment>> {
+/**
+ * Enriches `group` against the recording `name` and checks every recorded request was sent exactly
+ * once, and nothing else (`allSent: false`: only that nothing else was sent, for a group whose
+ * remaining queries are cancelled when one fails).
+ */
+async function enrichAgainst(name: string, group: Alert[], extra: Partial<EnrichDeps> = {}, allSent = true): Promise<Map<string, Enrichment>> {
   const server = await replay(name);
   const result = await enrichAlerts(group, deps(server.url, extra));
-  const expected = loadExchanges(name).map((e) => requestKey(e.path, e.params)).sort();
-  expect(server.received.map((r) => requestKey(r.path, r.params)).sort()).toEqual(expected);
-  for (const r of server.received) {
-    expect(r.method).toBe('POST');
-    expect(r.contentType).toBe('application/x-www-form-urlencoded');
-  }
+  const recorded = loadExchanges(name);
+  const sent = server.received.map((r) => requestKey(r.path, r.params)).sort();
+  const keys = recorded.map((e) => requestKey(e.path, e.params)).sort();
+  if (allSent) expect(sent).toEqual(keys);
+  else expect(keys).toEqual(expect.arrayContaining(sent));
+  expect(new Set(sent).size).toBe(sent.length);
+  const methods = new Map(recorded.map((e) => [requestKey(e.path, e.params), e.method]));
+  for (const r of server.received) expect(r.method).toBe(methods.get(requestKey(r.path, r.params)));
   return result;
 }
 
@@ -51,25 +58,37 @@ function signals(result: Map<string, Enrichment>, fingerprint: string): Record<s
   return Object.fromEntries(enrichment.signals.map((s) => [s.name, s]));
 }
 
+function enriched(result: Map<string, Enrichment>, fingerprint: string): Extract<Enrichment, { status: 'enriched' }> {
+  const enrichment = result.get(fingerprint);
+  if (enrichment?.status !== 'enriched') throw new Error(`not enriched: ${JSON.stringify(enrichment)}`);
+  return enrichment;
+}
+
 describe('enrichAlerts per kind', () => {
-  it('kv_cache: usage ratio from either metric generation, preemptions/s, running', async () => {
+  it('kv_cache: usage ratio from either metric generation, preemptions/s, running, waiting; values when fired', async () => {
     const [alert] = alerts.webhookAlerts('firing-kv-cache-critical');
-    const s = signals(await enrichAgainst('kv-cache', [alert!]), alert!.fingerprint);
-    expect(s.kv_cache_usage_ratio).toMatchObject({ value: 0.97, unit: 'ratio' });
+    const result = await enrichAgainst('kv-cache', [alert!]);
+    const s = signals(result, alert!.fingerprint);
+    expect(s.kv_cache_usage_ratio).toMatchObject({ value: 0.97, atStart: 0.97, unit: 'ratio' });
     expect(s.kv_cache_usage_ratio!.query).toBe(
-      'max(vllm:kv_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"} or vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"})',
+      'max by (model_name, instance, job) (vllm:kv_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"} or vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"})',
     );
     expect(s.preemptions_per_second).toMatchObject({ value: 0.5, unit: 'per_second' });
     expect(s.requests_running).toMatchObject({ value: 12, unit: 'count' });
+    expect(s.requests_waiting!.value).toBe(80);
+    expect(enriched(result, alert!.fingerprint).likelyCause).toMatchObject({ rule: 'kv_cache_pressure', evidence: ['KV cache usage 97% (≥ 90%)', 'Preemptions 0.5/s (> 0/s)'] });
   });
 
-  it('queue: each alert of the group is scoped to its own model', async () => {
+  it('queue: one query per signal for the group, each alert matched to its own model', async () => {
     const [llama, qwen] = alerts.webhookAlerts('firing-queue-backlog-two-models');
     const result = await enrichAgainst('queue', [llama!, qwen!]);
-    expect(signals(result, llama!.fingerprint).requests_waiting).toMatchObject({ value: 85, query: 'sum(vllm:num_requests_waiting{model_name="llama-3.1-70b"})' });
+    expect(signals(result, llama!.fingerprint).requests_waiting).toMatchObject({
+      value: 85, query: 'sum by (model_name) (vllm:num_requests_waiting{model_name=~"llama-3\\\\.1-70b|qwen3-8b"})',
+    });
     expect(signals(result, llama!.fingerprint).requests_running!.value).toBe(30);
     expect(signals(result, qwen!.fingerprint).requests_waiting!.value).toBe(80);
     expect(signals(result, qwen!.fingerprint).requests_running!.value).toBe(12);
+    expect(signals(result, qwen!.fingerprint).generation_tokens_per_second!.value).toBeNull();
   });
 
   it('resolved alerts are enriched too', async () => {
@@ -78,67 +97,71 @@ describe('enrichAlerts per kind', () => {
     expect([...result.values()].map((e) => e.status)).toEqual(['enriched', 'enriched']);
   });
 
-  it('gpu_memory: used and free MiB, and the leak trend over the window', async () => {
+  it('gpu_memory: used and total MiB, and the robust leak trend over the window with its sparkline', async () => {
     const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak');
     const result = await enrichAgainst('gpu-memory', [alert!]);
-    const enrichment = result.get(alert!.fingerprint);
-    expect(enrichment).toMatchObject({ status: 'enriched', kind: 'gpu_memory' });
-    expect(signals(result, alert!.fingerprint).gpu_memory_used_mib).toMatchObject({ value: 24_200, unit: 'mebibytes' });
-    expect(signals(result, alert!.fingerprint).gpu_memory_free_mib!.value).toBe(57_359);
-    const trend = enrichment?.status === 'enriched' ? enrichment.trend : undefined;
-    expect(trend).toMatchObject({ usedMiB: 24_200, capacityMiB: GPU_CAPACITY_MIB, windowSeconds: 6 * 3600, points: 361 });
+    const { signals: values, trend, likelyCause } = enriched(result, alert!.fingerprint);
+    expect(values.map((v) => [v.name, v.value])).toEqual([['gpu_memory_used_mib', 24_200], ['gpu_memory_total_mib', GPU_CAPACITY_MIB]]);
+    expect(trend).toMatchObject({ usedMiB: 24_200, capacityMiB: GPU_CAPACITY_MIB, windowSeconds: 6 * 3600, points: 361, method: 'theil-sen', growing: true, series: 'DCGM_FI_DEV_FB_USED' });
     expect(trend!.growthMiBPerHour).toBeCloseTo(LEAK_MIB_PER_HOUR, 6);
-    expect(trend!.rSquared).toBeCloseTo(1, 9);
-    expect(trend!.hoursToFull).toBeCloseTo((GPU_CAPACITY_MIB - 24_200) / LEAK_MIB_PER_HOUR, 6);
+    expect(trend!.rSquared).toBeCloseTo(1, 6);
+    expect(trend!.hoursToFull).toBeCloseTo((GPU_CAPACITY_MIB - 24_200) / LEAK_MIB_PER_HOUR, 4);
+    expect(trend!.sparkline).toBe('▁▁▂▂▂▃▃▃▃▄▄▄▅▅▅▆▆▆▆▇▇▇██');
+    expect(likelyCause?.rule).toBe('memory_leak');
   });
 
   it('gpu_memory: a configured capacity overrides used + free', async () => {
     const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak');
     const result = await enrichAgainst('gpu-memory', [alert!], { gpuMemoryCapacityMiB: 30_200 });
-    const enrichment = result.get(alert!.fingerprint);
-    const trend = enrichment?.status === 'enriched' ? enrichment.trend : undefined;
-    expect(trend?.capacityMiB).toBe(30_200);
-    expect(trend?.hoursToFull).toBeCloseTo(10, 6);
+    expect(enriched(result, alert!.fingerprint).trend?.capacityMiB).toBe(30_200);
+    expect(enriched(result, alert!.fingerprint).trend?.hoursToFull).toBeCloseTo(10, 4);
   });
 
-  it('latency: TTFT quantiles in seconds; NaN (no first tokens in the window) stays NaN', async () => {
+  it('latency: TTFT quantiles in seconds with their top bucket; NaN named as no requests; no data stays null', async () => {
     const result = await enrichAgainst('latency', [alerts.latencyAlert, alerts.idleLatencyAlert]);
     const busy = signals(result, alerts.latencyAlert.fingerprint);
-    expect(busy.ttft_p50_seconds).toMatchObject({ value: 1.4615384615384615, unit: 'seconds' });
+    expect(busy.ttft_p50_seconds).toMatchObject({ value: 1.4615384615384615, unit: 'seconds', topBucket: 5, nanMeans: 'no_requests' });
     expect(busy.ttft_p95_seconds!.value).toBeCloseTo(2.5, 9);
     expect(busy.ttft_p99_seconds!.value).toBeCloseTo(4.5, 9);
     expect(busy.requests_waiting!.value).toBe(85);
+    expect(busy.itl_p95_seconds!.value).toBeNull();
+    expect(busy.prompt_tokens_mean!.value).toBeNull();
     const idle = signals(result, alerts.idleLatencyAlert.fingerprint);
     expect(idle.ttft_p95_seconds!.value).toBeNaN();
     expect(idle.requests_waiting!.value).toBe(80);
+    expect(enriched(result, alerts.latencyAlert.fingerprint).likelyCause?.rule).toBe('queueing');
   });
 
-  it('error_rate: 5xx share of HTTP requests and aborted requests per second', async () => {
+  it('error_rate: 5xx share, aborted share, and finished requests/s by finished_reason', async () => {
     const result = await enrichAgainst('error-rate', [alerts.errorRateAlert]);
     const s = signals(result, alerts.errorRateAlert.fingerprint);
     expect(s.http_5xx_ratio).toMatchObject({ value: 0.1, unit: 'ratio' });
-    expect(s.aborted_requests_per_second).toMatchObject({ value: 0.2, unit: 'per_second' });
+    expect(s.aborted_ratio).toMatchObject({ value: 0.0625, unit: 'ratio', nanMeans: 'no_requests' });
+    expect(s['finished_per_second:abort']).toMatchObject({ label: 'Finished (abort)', value: 0.2, atStart: 0.2, unit: 'per_second' });
+    expect(s['finished_per_second:stop']!.value).toBe(3);
+    expect(enriched(result, alerts.errorRateAlert.fingerprint).likelyCause).toBeUndefined();
   });
 
   it('unknown: the rule expression without its threshold, series matched to the alert labels; +Inf kept', async () => {
     const result = await enrichAgainst('unknown', [alerts.unknownAlert, alerts.infiniteAlert]);
     expect(signals(result, alerts.unknownAlert.fingerprint).expression_value).toEqual({
-      name: 'expression_value', label: 'Rule expression', value: 12, unit: 'none', query: 'vllm:num_requests_running',
+      name: 'expression_value', label: 'Rule expression', value: 12, atStart: 12, unit: 'none', query: 'vllm:num_requests_running',
     });
     expect(signals(result, alerts.infiniteAlert.fingerprint).expression_value!.value).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it('an empty result is no data (null), never 0', async () => {
+  it('an empty result is no data (null), never 0, and gives no cause', async () => {
     const result = await enrichAgainst('no-data', [alerts.noDataAlert]);
     const s = signals(result, alerts.noDataAlert.fingerprint);
-    expect(s.requests_waiting!.value).toBeNull();
+    expect(s.requests_waiting).toMatchObject({ value: null, atStart: null });
     expect(s.requests_running!.value).toBeNull();
+    expect(enriched(result, alerts.noDataAlert.fingerprint).likelyCause).toBeUndefined();
   });
 });
 
 describe('enrichAlerts when Prometheus fails', () => {
   it('an API error body makes the alert unavailable with the error in the reason', async () => {
-    const result = await enrichAgainst('bad-expression', [alerts.badExpressionAlert]);
+    const result = await enrichAgainst('bad-expression', [alerts.badExpressionAlert], {}, false);
     expect(result.get(alerts.badExpressionAlert.fingerprint)).toEqual({
       status: 'unavailable',
       kind: 'unknown',
@@ -181,7 +204,7 @@ describe('enrichAlerts when Prometheus fails', () => {
 });
 
 describe('enrichAlerts query economy', () => {
-  it('identical queries of one group are sent once, and the count is logged', async () => {
+  it('identical queries of one group are sent once, and the count per group and kind is logged', async () => {
     const [alert] = alerts.webhookAlerts('firing-kv-cache-critical');
     const twin = { ...alert!, fingerprint: 'twin000000000000' };
     const lines: string[] = [];
@@ -189,7 +212,7 @@ describe('enrichAlerts query economy', () => {
     const result = await enrichAgainst('kv-cache', [alert!, twin], { logger });
     expect(result.get(twin.fingerprint)).toEqual(result.get(alert!.fingerprint));
     const done = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'enrich.done');
-    expect(done).toMatchObject({ level: 'debug', alerts: 2, queries: 3 });
+    expect(done).toMatchObject({ level: 'debug', alerts: 2, queries: 8, queriesByKind: { kv_cache: 8 } });
   });
 });
 

@@ -1,33 +1,14 @@
 /** The enrichers' queries and value picking, with an in-memory context in place of Prometheus. */
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../../shared/alertmanager/schema.js';
-import { EnrichmentUnavailable, type EnrichContext } from '../../../shared/enrich/enricher.js';
+import { EnrichmentUnavailable } from '../../../shared/enrich/enricher.js';
 import { ENRICHERS } from '../../../shared/enrich/enrichers.js';
 import { DCGM_SCOPE_LABELS, scopeOf, VLLM_SCOPE_LABELS } from '../../../shared/enrich/scope.js';
-import type { Sample } from '../../../shared/prometheus/client.js';
 import { ruleAlert } from '../../fixtures/prometheus/alerts.js';
-
-/** A context answering instant queries from `answers` (no series for anything else) and recording them. */
-function fakeContext(answers: Record<string, Sample[]> = {}) {
-  const asked: string[] = [];
-  const ctx: EnrichContext = {
-    instant: async (expr) => {
-      asked.push(expr);
-      return answers[expr] ?? [];
-    },
-    range: async (expr) => {
-      asked.push(`range ${expr}`);
-      return [];
-    },
-    now: new Date('2026-11-29T12:45:00Z'),
-    memoryTrendWindowHours: 6,
-  };
-  return { ctx, asked };
-}
-
-const sample = (metric: Record<string, string>, value: number): Sample => ({ metric, time: 1795956300, value });
+import { fakeContext, NOW, sample } from './fake-context.js';
 
 const routingLabels = { alertname: 'A', severity: 'critical', kind: 'queue', team: 'inference' };
+const at = (alert: Alert) => Date.parse(alert.startsAt) / 1000;
 
 describe('scope', () => {
   it('uses only series-identifying labels, never alertname, severity, kind or routing labels', () => {
@@ -37,72 +18,121 @@ describe('scope', () => {
       .toEqual(['gpu="0"', 'Hostname="h"', 'UUID="GPU-1"']);
   });
 
-  it('escapes label values inside the queries sent', async () => {
-    const { ctx, asked } = fakeContext();
+  it('escapes label values inside the queries sent, and aggregates by the identifying labels', async () => {
     const alert = ruleAlert({ ...routingLabels, model_name: 'org/"model"\\v2\n' }, 'x > 1', 'f');
+    const { ctx, queries } = fakeContext([alert]);
     await ENRICHERS.queue.enrich(alert, ctx);
-    expect(asked).toEqual([
-      'sum(vllm:num_requests_waiting{model_name="org/\\"model\\"\\\\v2\\n"})',
-      'sum(vllm:num_requests_running{model_name="org/\\"model\\"\\\\v2\\n"})',
-    ]);
+    expect(queries()[0]).toBe('sum by (model_name) (vllm:num_requests_waiting{model_name="org/\\"model\\"\\\\v2\\n"})');
   });
 
   it('queries the whole fleet when the alert has no identifying label', async () => {
-    const { ctx, asked } = fakeContext();
-    await ENRICHERS.queue.enrich(ruleAlert(routingLabels, 'x > 1', 'f'), ctx);
-    expect(asked).toEqual(['sum(vllm:num_requests_waiting)', 'sum(vllm:num_requests_running)']);
+    const alert = ruleAlert(routingLabels, 'x > 1', 'f');
+    const { ctx, queries } = fakeContext([alert]);
+    await ENRICHERS.queue.enrich(alert, ctx);
+    expect(queries().slice(0, 2)).toEqual(['sum(vllm:num_requests_waiting)', 'sum(vllm:num_requests_running)']);
   });
 
   it('scopes HTTP counters by target labels only (they carry no model_name)', async () => {
-    const { ctx, asked } = fakeContext();
-    await ENRICHERS.error_rate.enrich(ruleAlert({ ...routingLabels, model_name: 'm', job: 'vllm' }, 'x > 1', 'f'), ctx);
-    expect(asked[0]).toBe('(sum(rate(http_requests_total{status="5xx",job="vllm"}[5m])) or vector(0)) / sum(rate(http_requests_total{job="vllm"}[5m]))');
-    expect(asked[1]).toContain('vllm:request_success_total{finished_reason="abort",model_name="m",job="vllm"}');
+    const alert = ruleAlert({ ...routingLabels, model_name: 'm', job: 'vllm' }, 'x > 1', 'f');
+    const { ctx, queries } = fakeContext([alert]);
+    await ENRICHERS.error_rate.enrich(alert, ctx);
+    expect(queries()[0]).toBe(
+      '(sum by (job) (rate(http_requests_total{status="5xx",job="vllm"}[5m])) or 0 * sum by (job) (rate(http_requests_total{job="vllm"}[5m]))) / sum by (job) (rate(http_requests_total{job="vllm"}[5m]))',
+    );
+    expect(queries()[1]).toContain('rate(vllm:request_success_total{finished_reason="abort",model_name="m",job="vllm"}[5m])');
   });
 });
 
-describe('readSignal values', () => {
-  it('no series is null, NaN stays NaN', async () => {
-    const query = 'sum(vllm:num_requests_waiting)';
-    const { ctx } = fakeContext({ [query]: [sample({}, Number.NaN)] });
-    const { signals } = await ENRICHERS.queue.enrich(ruleAlert({}, 'x > 1', 'f'), ctx);
-    expect(signals.map((s) => s.value)).toEqual([Number.NaN, null]);
+describe('metric names of both vLLM generations', () => {
+  const alert = ruleAlert({ alertname: 'A', model_name: 'm', engine: '0' }, 'x > 1', 'f');
+
+  it('reads KV-cache usage from the V1 gauge or the V0 one, keeping the engine label', async () => {
+    const { ctx, queries } = fakeContext([alert]);
+    await ENRICHERS.kv_cache.enrich(alert, ctx);
+    expect(queries()[0]).toBe(
+      'max by (model_name, engine) (vllm:kv_cache_usage_perc{model_name="m",engine="0"} or vllm:gpu_cache_usage_perc{model_name="m",engine="0"})',
+    );
+  });
+
+  it('reads inter-token latency from the V1 histogram or the V0 one, and its top bucket from either', async () => {
+    const { ctx, queries } = fakeContext([alert]);
+    await ENRICHERS.latency.enrich(alert, ctx);
+    expect(queries()).toContain(
+      'histogram_quantile(0.95, sum by (le, model_name, engine) (rate(vllm:inter_token_latency_seconds_bucket{model_name="m",engine="0"}[5m]) or rate(vllm:time_per_output_token_seconds_bucket{model_name="m",engine="0"}[5m])))',
+    );
+    expect(queries()).toContain(
+      'count by (le, model_name, engine) (vllm:inter_token_latency_seconds_bucket{model_name="m",engine="0"} or vllm:time_per_output_token_seconds_bucket{model_name="m",engine="0"})',
+    );
+  });
+});
+
+describe('signal values', () => {
+  it('no series is null (no data, never 0), NaN stays NaN, and the value when the alert fired is read at startsAt', async () => {
+    const alert = ruleAlert({}, 'x > 1', 'f');
+    const waiting = 'sum(vllm:num_requests_waiting)';
+    const { ctx, asked } = fakeContext([alert], { instant: { [`${waiting} @${NOW.getTime() / 1000}`]: [sample({}, Number.NaN)], [`${waiting} @${at(alert)}`]: [sample({}, 7)] } });
+    const { signals } = await ENRICHERS.queue.enrich(alert, ctx);
+    expect(signals.map((s) => [s.name, s.value, s.atStart])).toEqual([
+      ['requests_waiting', Number.NaN, 7],
+      ['requests_running', null, null],
+      ['generation_tokens_per_second', null, null],
+      ['kv_cache_usage_ratio', null, null],
+      ['preemptions_per_second', null, null],
+    ]);
+    expect(asked).toContain(`instant @${at(alert)} ${waiting}`);
   });
 });
 
 describe('gpu_memory', () => {
+  const alert = ruleAlert({ gpu: '1' }, 'x > 1', 'f');
+
   it('gives no trend when the range query returns no series', async () => {
-    const { ctx, asked } = fakeContext({ 'sum(DCGM_FI_DEV_FB_USED{gpu="1"})': [sample({}, 100)] });
-    const result = await ENRICHERS.gpu_memory.enrich(ruleAlert({ gpu: '1' }, 'x > 1', 'f'), ctx);
+    const { ctx, asked } = fakeContext([alert], { instant: { 'sum by (gpu) (DCGM_FI_DEV_FB_USED{gpu="1"})': [sample({ gpu: '1' }, 100)] } });
+    const result = await ENRICHERS.gpu_memory.enrich(alert, ctx);
     expect(result.trend).toBeUndefined();
-    expect(result.signals.map((s) => s.value)).toEqual([100, null]);
-    expect(asked).toContain('range sum(DCGM_FI_DEV_FB_USED{gpu="1"})');
+    expect(result.signals.map((s) => [s.name, s.value])).toEqual([['gpu_memory_used_mib', 100], ['gpu_memory_total_mib', null]]);
+    expect(asked).toContain('range 21600 sum by (gpu) (DCGM_FI_DEV_FB_USED{gpu="1"})');
+  });
+
+  it('reads a configured series in bytes as MiB, scoped by target labels, and names it in the trend', async () => {
+    const rss = ruleAlert({ instance: 'i', job: 'vllm', gpu: '1' }, 'x > 1', 'r');
+    const expr = 'sum by (instance, job) (process_resident_memory_bytes{instance="i",job="vllm"}) / 1048576';
+    const points = Array.from({ length: 61 }, (_, i) => ({ time: 1_795_935_000 + i * 60, value: 2048 + i }));
+    const { ctx, queries } = fakeContext([rss], { range: { [expr]: [{ metric: { instance: 'i', job: 'vllm' }, points }] } }, { series: 'process_resident_memory_bytes', unit: 'bytes' });
+    const result = await ENRICHERS.gpu_memory.enrich(rss, ctx);
+    expect(queries()).toEqual([expr]);
+    expect(result.signals.map((s) => [s.name, s.label, s.unit])).toEqual([['memory_used_mib', 'Memory used (process_resident_memory_bytes)', 'mebibytes']]);
+    expect(result.trend).toMatchObject({ series: 'process_resident_memory_bytes', capacityMiB: null, growing: true });
+    expect(result.trend!.growthMiBPerHour).toBeCloseTo(60, 9);
   });
 });
 
 describe('unknown', () => {
   const alert: Alert = ruleAlert({ alertname: 'Busy', severity: 'info', model_name: 'b', instance: 'i' }, 'vllm:num_requests_running > 10', 'f');
 
-  it('re-evaluates the expression without its threshold and picks the series of the alert, ignoring __name__', async () => {
-    const { ctx, asked } = fakeContext({
-      'vllm:num_requests_running': [
-        sample({ __name__: 'vllm:num_requests_running', model_name: 'a', instance: 'i' }, 1),
-        sample({ __name__: 'vllm:num_requests_running', model_name: 'b', instance: 'i' }, 2),
-      ],
+  it('re-evaluates the expression without its threshold, now and at startsAt, and picks the series of the alert', async () => {
+    const { ctx, queries } = fakeContext([alert], {
+      instant: {
+        'vllm:num_requests_running': [
+          sample({ __name__: 'vllm:num_requests_running', model_name: 'a', instance: 'i' }, 1),
+          sample({ __name__: 'vllm:num_requests_running', model_name: 'b', instance: 'i' }, 2),
+        ],
+      },
     });
     const { signals } = await ENRICHERS.unknown.enrich(alert, ctx);
-    expect(asked).toEqual(['vllm:num_requests_running']);
-    expect(signals).toEqual([{ name: 'expression_value', label: 'Rule expression', value: 2, unit: 'none', query: 'vllm:num_requests_running' }]);
+    expect(queries()).toEqual(['vllm:num_requests_running']);
+    expect(signals).toEqual([{ name: 'expression_value', label: 'Rule expression', value: 2, atStart: 2, unit: 'none', query: 'vllm:num_requests_running' }]);
   });
 
   it('is null when no series has the alert labels', async () => {
-    const { ctx } = fakeContext({ 'vllm:num_requests_running': [sample({ model_name: 'c', instance: 'i' }, 3)] });
+    const { ctx } = fakeContext([alert], { instant: { 'vllm:num_requests_running': [sample({ model_name: 'c', instance: 'i' }, 3)] } });
     expect((await ENRICHERS.unknown.enrich(alert, ctx)).signals[0]?.value).toBeNull();
   });
 
   it('is unavailable when the alert carries no expression', async () => {
-    const { ctx, asked } = fakeContext();
-    await expect(ENRICHERS.unknown.enrich({ ...alert, generatorURL: '' }, ctx)).rejects.toBeInstanceOf(EnrichmentUnavailable);
+    const bare = { ...alert, generatorURL: '' };
+    const { ctx, asked } = fakeContext([bare]);
+    await expect(ENRICHERS.unknown.enrich(bare, ctx)).rejects.toBeInstanceOf(EnrichmentUnavailable);
     expect(asked).toEqual([]);
   });
 });

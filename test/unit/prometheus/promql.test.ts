@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { equalityMatchers, quoteString, selector, stripTrailingComparison } from '../../../shared/prometheus/promql.js';
+import { aggregate, equalityMatchers, escapeRegex, groupMatchers, quoteString, selector, stripTrailingComparison } from '../../../shared/prometheus/promql.js';
 
 describe('quoteString', () => {
   it.each([
@@ -47,5 +47,30 @@ describe('stripTrailingComparison', () => {
     'rate(x[5m]) - 5',
   ])('leaves %j without a trailing threshold unchanged', (expr) => {
     expect(stripTrailingComparison(expr)).toBe(expr);
+  });
+});
+
+describe('escapeRegex', () => {
+  it('escapes every RE2 metacharacter and nothing else', () => {
+    expect(escapeRegex('a.b+c*d?e(f)g|h[i]j{k}l^m$n\\o')).toBe('a\\.b\\+c\\*d\\?e\\(f\\)g\\|h\\[i\\]j\\{k\\}l\\^m\\$n\\\\o');
+    expect(escapeRegex('qwen3-8b_v2/模型')).toBe('qwen3-8b_v2/模型');
+  });
+});
+
+describe('groupMatchers', () => {
+  it('uses equality for one shared value and a sorted alternation for several', () => {
+    const sets = [{ model_name: 'b', job: 'vllm' }, { model_name: 'a.1', job: 'vllm' }, { model_name: 'b', job: 'vllm' }];
+    expect(groupMatchers(sets, ['model_name', 'job'])).toEqual(['model_name=~"a\\\\.1|b"', 'job="vllm"']);
+  });
+
+  it('quotes values after escaping them as regex', () => {
+    expect(groupMatchers([{ m: 'x"y' }, { m: 'z' }], ['m'])).toEqual(['m=~"x\\"y|z"']);
+  });
+});
+
+describe('aggregate', () => {
+  it('writes `op by (labels) (inner)`, or `op(inner)` without labels', () => {
+    expect(aggregate('sum', ['model_name', 'engine'], 'x')).toBe('sum by (model_name, engine) (x)');
+    expect(aggregate('max', [], 'x or y')).toBe('max(x or y)');
   });
 });

@@ -1,0 +1,98 @@
+/**
+ * One Prometheus API request on the wire: GET when the URL is short, form-encoded POST when it is
+ * long; a time-out per attempt under the caller's overall signal; one retry on HTTP 503 or a
+ * network error. Parsing the answer is the caller's business.
+ * @see https://prometheus.io/docs/prometheus/latest/querying/api/#instant-queries (GET and POST)
+ */
+import pRetry from 'p-retry';
+import { PrometheusError } from './error.js';
+
+/**
+ * Longest URL sent as GET, characters. Prometheus itself accepts much longer, but proxies in front
+ * of it often do not (nginx's default header buffer is 8 KiB, some load balancers stop near 2 KiB);
+ * longer requests go as a form-encoded POST body, which the API accepts for every query endpoint.
+ */
+export const MAX_GET_URL_CHARS = 2000;
+
+/** Default time-out of one attempt, milliseconds. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+
+/** Pause before the one retry, milliseconds (Prometheus answers 503 while starting or overloaded). */
+export const DEFAULT_RETRY_DELAY_MS = 100;
+
+export interface TransportOptions {
+  /** Time-out of each attempt, milliseconds; also sent to Prometheus as its `timeout` parameter. */
+  queryTimeoutMs: number;
+  /** Pause before the retry, milliseconds. */
+  retryDelayMs: number;
+}
+
+/** An answer that arrived: its HTTP status and body text. */
+export interface RawAnswer {
+  status: number;
+  text: string;
+}
+
+/**
+ * Sends one API request, retrying once when Prometheus answered 503 or there was no answer.
+ * @param url the endpoint, e.g. `http://prom:9090/api/v1/query`
+ * @param params query parameters; a `timeout` equal to the attempt's time-out is added
+ * @param signal the caller's overall budget; aborting it stops everything, with no retry
+ * @returns the last attempt's answer when it is not a 503 (any other status is the caller's to read)
+ * @throws PrometheusError `network` (no answer), `timeout` (the attempt's time-out fired), or the
+ *   503 answer itself as `unavailable` after the retry
+ * @throws the signal's reason when `signal` aborts
+ */
+export function send(url: string, params: Record<string, string>, options: TransportOptions, signal?: AbortSignal): Promise<RawAnswer> {
+  const withTimeout = { ...params, timeout: `${Math.max(1, Math.round(options.queryTimeoutMs))}ms` };
+  return pRetry(() => attempt(url, withTimeout, options.queryTimeoutMs, signal), {
+    retries: 1,
+    minTimeout: options.retryDelayMs,
+    randomize: false,
+    signal,
+    shouldRetry: ({ error }) => error instanceof PrometheusError && (error.errorType === 'network' || error.httpStatus === 503),
+  });
+}
+
+async function attempt(url: string, params: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<RawAnswer> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  const query = new URLSearchParams(params);
+  const getUrl = `${url}?${query}`;
+  const init: RequestInit =
+    getUrl.length <= MAX_GET_URL_CHARS
+      ? { method: 'GET', headers: { accept: 'application/json' }, signal: both }
+      : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: query, signal: both };
+  try {
+    const response = await fetch(init.method === 'GET' ? getUrl : url, init);
+    const text = await response.text();
+    if (response.status === 503) throw unavailable(text);
+    return { status: response.status, text };
+  } catch (err) {
+    if (err instanceof PrometheusError) throw err;
+    if (signal?.aborted) throw signal.reason;
+    if (timeout.aborted) throw new PrometheusError(`no answer within ${timeoutMs} ms`, { errorType: 'timeout', cause: err });
+    throw new PrometheusError(`Prometheus unreachable (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
+  }
+}
+
+/** A 503 as an error; the API's own `errorType`/`error` are kept when the body is its envelope. */
+function unavailable(text: string): PrometheusError {
+  let body: { errorType?: unknown; error?: unknown } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    // a proxy's page: keep the generic message
+  }
+  const errorType = typeof body?.errorType === 'string' ? body.errorType : 'unavailable';
+  const message = typeof body?.error === 'string' ? body.error : 'HTTP 503: Prometheus unavailable';
+  return new PrometheusError(message, { errorType, httpStatus: 503 });
+}
+
+/** Node's `fetch failed` hides the reason in `cause.code` (e.g. `ECONNREFUSED`). */
+function networkErrorCode(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return err instanceof Error ? err.message : String(err);
+}
