@@ -11,6 +11,8 @@ import { createLogger, silentLogger } from '../../shared/logger.js';
 import * as alerts from '../fixtures/prometheus/alerts.js';
 import { close, listen, loadExchanges, requestKey, startReplayServer, type ReplayServer } from '../fixtures/prometheus/exchanges.js';
 import { FLEET_END, GPU_CAPACITY_MIB, LEAK_MIB_PER_HOUR } from '../fixtures/prometheus/fleet.js';
+import * as scenario from '../fixtures/prometheus/scenario-alerts.js';
+import { SCENARIO_END } from '../fixtures/prometheus/scenarios.js';
 
 const servers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -156,6 +158,25 @@ describe('enrichAlerts per kind', () => {
     expect(s.requests_waiting).toMatchObject({ value: null, atStart: null });
     expect(s.requests_running!.value).toBeNull();
     expect(enriched(result, alerts.noDataAlert.fingerprint).likelyCause).toBeUndefined();
+  });
+});
+
+describe('the six scenarios, replayed from their recording', () => {
+  const causes = (result: Map<string, Enrichment>, group: Alert[]) => group.map((a) => enriched(result, a.fingerprint).likelyCause?.rule ?? 'none');
+
+  it('latency group (V0 and V1 names, different start times): queueing, prefill-bound, and silence on an idle model', async () => {
+    const group = Object.values(scenario.latencyGroup);
+    expect(causes(await enrichAgainst('scenario-latency', group, { now: () => SCENARIO_END }), group)).toEqual(['queueing', 'prefill_bound', 'none']);
+  });
+
+  it('KV-cache pressure', async () => {
+    expect(causes(await enrichAgainst('scenario-kv-cache', [scenario.kvAlert], { now: () => SCENARIO_END }), [scenario.kvAlert])).toEqual(['kv_cache_pressure']);
+  });
+
+  it('GPU group: leak, flat, leak since a restart, sawtooth', async () => {
+    const result = await enrichAgainst('scenario-gpu-memory', scenario.gpuGroup, { now: () => SCENARIO_END });
+    expect(causes(result, scenario.gpuGroup)).toEqual(['memory_leak', 'none', 'memory_leak', 'none']);
+    expect(enriched(result, scenario.gpuGroup[2]!.fingerprint).trend?.restartedAt).toBe('2026-11-29T10:16:00.000Z');
   });
 });
 
