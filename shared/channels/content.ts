@@ -6,7 +6,8 @@
 import { hasEnded } from '../alertmanager/schema.js';
 import type { EnrichedAlert } from '../enrich/types.js';
 import { formatLikelyCause, formatMemoryTrend, formatReading, formatTime, formatTrendBasis, silenceUrl } from '../format.js';
-import type { Flapping, Notification } from '../notification.js';
+import type { Flapping, Notification, NotificationKind } from '../notification.js';
+import { elapsed } from '../ack/elapsed.js';
 import { messages, type Locale } from './locale.js';
 import { truncateChars } from './truncate.js';
 
@@ -26,6 +27,8 @@ export interface Headline {
   count: number;
   /** Firing alerts marked flapping ({@link Notification.flapping}). */
   flapping?: number;
+  /** {@link Notification.kind}; absent means `alert`. */
+  kind?: NotificationKind;
 }
 
 /** A link under an alert. */
@@ -54,6 +57,7 @@ export function headline(notification: Notification): Headline {
     alertname: commonLabels.alertname ?? names.join(', '),
     count: alerts.filter((a) => a.status === status).length,
     flapping: alerts.filter((a) => a.status === 'firing' && notification.flapping?.[a.fingerprint]).length,
+    ...(notification.kind && notification.kind !== 'alert' && { kind: notification.kind, count: alerts.length }),
   };
 }
 
@@ -81,7 +85,8 @@ export const FLAPPING_ICON = '🔁';
 export function headlineText(h: Headline, locale: Locale = 'en'): string {
   const t = messages(locale);
   const flapping = h.status === 'firing' && h.count > 0 && h.flapping === h.count;
-  const status = flapping ? `${FLAPPING_ICON} ${t.flapping}` : `${statusIcon(h.status)} ${t[h.status]}`;
+  const kind = h.kind && h.kind !== 'alert' ? KIND_WORDS[locale][h.kind] : undefined;
+  const status = kind ?? (flapping ? `${FLAPPING_ICON} ${t.flapping}` : `${statusIcon(h.status)} ${t[h.status]}`);
   const parts = [status, h.severity, `${h.alertname || t.alerts} (${h.count})`];
   return parts.filter(Boolean).join(' · ');
 }
@@ -131,6 +136,8 @@ export function alertLines(alert: EnrichedAlert, m: Markup, options: AlertLineOp
     if (e.likelyCause) lines.push(...formatLikelyCause(e.likelyCause).map((line) => m.escape(line)));
   }
   lines.push(timesLine(alert, options.locale));
+  const acked = acknowledgementLine(alert, m, options.locale);
+  if (acked) lines.push(acked);
   return lines;
 }
 
@@ -169,4 +176,48 @@ export function moreAlertsText(count: number, options: { truncated?: number; loc
 export function truncateEscaped(text: string, max: number): string {
   if (text.length <= max) return text;
   return truncateChars(text, max).replace(/&[a-z]{0,4}…$/, '…');
+}
+
+/** Acknowledgement icon. */
+export const ACK_ICON = '👀';
+
+/** Header words of follow-up kinds (see {@link Notification.kind}). */
+const KIND_WORDS: Record<Locale, Record<Exclude<NotificationKind, 'alert'>, string>> = {
+  en: { acknowledged: `${ACK_ICON} ACKNOWLEDGED`, escalation: '🚨 UNACKNOWLEDGED' },
+  'zh-CN': { acknowledged: `${ACK_ICON} 已认领`, escalation: '🚨 无人认领' },
+};
+
+const ACK_WORDS: Record<Locale, { button: string; line(by: string, at: string, after: string): string; silence(id: string): string }> = {
+  en: { button: 'Acknowledge', line: (by, at, after) => `Acknowledged by ${by} at ${at} (${after} after it fired)`, silence: (id) => `silenced (${id})` },
+  'zh-CN': { button: '认领', line: (by, at, after) => `由 ${by} 于 ${at} 认领（触发后 ${after}）`, silence: (id) => `已静默（${id}）` },
+};
+
+/**
+ * The notification's signed Acknowledge link, labelled in `locale`; `undefined` when it carries none
+ * (no `PUBLIC_URL`/`ACK_SECRET`, nothing firing, or a follow-up).
+ */
+export function acknowledgeLink(notification: Notification, locale: Locale = 'en'): { label: string; url: string } | undefined {
+  if (!notification.acknowledgeUrl || notification.kind === 'acknowledged') return undefined;
+  return { label: ACK_WORDS[locale].button, url: notification.acknowledgeUrl };
+}
+
+/**
+ * Who acknowledged an alert and how long after it fired, e.g.
+ * `👀 Acknowledged by alice at 2026-11-29 12:46:00 UTC (3 min after it fired) · silenced (1f2e…)`;
+ * `undefined` when nobody has.
+ */
+export function acknowledgementLine(alert: EnrichedAlert, m: Markup, locale: Locale = 'en'): string | undefined {
+  const ack = alert.acknowledgement;
+  if (!ack) return undefined;
+  const w = ACK_WORDS[locale];
+  const line = w.line(m.bold(m.escape(ack.by)), formatTime(ack.at), elapsed(Date.parse(alert.startsAt), Date.parse(ack.at)));
+  return `${ACK_ICON} ${line}${ack.silenceId ? ` · ${m.escape(w.silence(ack.silenceId))}` : ''}`;
+}
+
+/** The body of an `acknowledged` follow-up: per alert, its title and who acknowledged it. */
+export function followUpLines(notification: Notification, m: Markup, locale: Locale = 'en'): string[] {
+  return notification.alerts.map((alert) => {
+    const acked = acknowledgementLine(alert, m, locale);
+    return `${m.bold(m.escape(alertTitle(alert)))}${acked ? `\n${acked}` : ''}`;
+  });
 }

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import type { Notification } from '../notification.js';
 import type { Secret } from '../secret.js';
-import { alertLines, alertLinks, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped } from './content.js';
+import { alertLines, alertLinks, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
 import { linkLabel, type Locale } from './locale.js';
@@ -38,7 +38,7 @@ type PlainText = { tag: 'plain_text'; content: string };
 /** A card element as this channel emits it. */
 export type FeishuElement =
   | { tag: 'div'; text: { tag: 'lark_md'; content: string } }
-  | { tag: 'action'; actions: { tag: 'button'; text: PlainText; type: 'default'; url: string }[] }
+  | { tag: 'action'; actions: { tag: 'button'; text: PlainText; type: 'default' | 'primary'; url: string }[] }
   | { tag: 'hr' }
   | { tag: 'note'; elements: PlainText[] };
 
@@ -85,6 +85,12 @@ function alertElements(notification: Notification, index: number, locale: Locale
   return elements;
 }
 
+/** The signed Acknowledge link as a primary button: a custom bot cannot receive callbacks, so a link it is. */
+function acknowledgeButton(notification: Notification, locale: Locale): FeishuElement[] {
+  const link = acknowledgeLink(notification, locale);
+  return link ? [{ tag: 'action', actions: [{ tag: 'button', text: { tag: 'plain_text', content: link.label }, type: 'primary', url: link.url }] }] : [];
+}
+
 /** UTF-8 size of the JSON body, bytes (Feishu's limit is in bytes: one CJK character is 3). */
 export const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 const fits = (message: FeishuMessage) => jsonBytes(message) + SIGNATURE_RESERVE_BYTES <= FEISHU_MAX_BODY_BYTES;
@@ -103,10 +109,11 @@ export function renderFeishu(notification: Notification, options: RenderOptions 
   const locale = options.locale ?? 'zh-CN';
   const h = headline(notification);
   const template = headerTemplate(h.status, h.severity);
+  if (notification.kind === 'acknowledged') return card(headlineText(h, locale), 'blue', [div(followUpLines(notification, LARK_MARKUP, locale).join('\n'))]);
   if (isStorm(notification, options.digestAbove)) return renderFeishuDigest(notification, template, locale);
   const total = notification.alerts.length;
   const more = (shown: number) => note(moreAlertsText(total - shown, { truncated: notification.truncatedAlerts, locale }));
-  const shownElements: FeishuElement[] = [];
+  const shownElements: FeishuElement[] = acknowledgeButton(notification, locale);
   let shown = 0;
   for (; shown < total; shown++) {
     const candidate = [...shownElements, ...alertElements(notification, shown, locale)];

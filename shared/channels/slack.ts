@@ -6,7 +6,7 @@
  */
 import type { Notification } from '../notification.js';
 import type { Secret } from '../secret.js';
-import { alertLines, alertLinks, alertTitle, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped } from './content.js';
+import { alertLines, alertLinks, alertTitle, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
 import { linkLabel, type Locale } from './locale.js';
@@ -21,12 +21,15 @@ export const SLACK_MAX_HEADER_CHARS = 150;
 export const SLACK_MAX_SECTION_CHARS = 3000;
 /** Top-level `text`, characters; Slack truncates beyond it. @see https://api.slack.com/methods/chat.postMessage#truncating */
 export const SLACK_MAX_TEXT_CHARS = 40_000;
+/** A button's `url`, characters. @see https://api.slack.com/reference/block-kit/block-elements#button */
+export const SLACK_MAX_BUTTON_URL_CHARS = 3000;
 
 /** A Block Kit block as this channel emits it (header, section, context). */
 export type SlackBlock =
   | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
   | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
-  | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] };
+  | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] }
+  | { type: 'actions'; elements: { type: 'button'; text: { type: 'plain_text'; text: string; emoji: true }; url: string; style: 'primary'; action_id: string }[] };
 
 /** The incoming-webhook body. `text` is the notification fallback and is always present. */
 export interface SlackMessage {
@@ -82,9 +85,10 @@ const header = (text: string): SlackBlock => ({ type: 'header', text: { type: 'p
  */
 export function renderSlack(notification: Notification, options: RenderOptions = {}): SlackMessage {
   const locale = options.locale ?? 'en';
+  if (notification.kind === 'acknowledged') return renderSlackFollowUp(notification, locale);
   if (isStorm(notification, options.digestAbove)) return renderSlackDigest(notification, locale);
   const head = headlineText(headline(notification), locale);
-  const blocks: SlackBlock[] = [header(head)];
+  const blocks: SlackBlock[] = [header(head), ...acknowledgeButton(notification, locale)];
   const total = notification.alerts.length;
   let shown = 0;
   for (; shown < total; shown++) {
@@ -98,6 +102,23 @@ export function renderSlack(notification: Notification, options: RenderOptions =
   const titles = notification.alerts.slice(0, shown).map((a) => escapeMrkdwn(alertTitle(a)));
   const text = truncateEscaped([escapeMrkdwn(head), ...titles].join('\n'), SLACK_MAX_TEXT_CHARS);
   return { text, blocks };
+}
+
+/**
+ * The signed Acknowledge link as a link button (it opens the page; Slack sends no interaction to us).
+ * @see https://api.slack.com/reference/block-kit/block-elements#button
+ */
+function acknowledgeButton(notification: Notification, locale: Locale): SlackBlock[] {
+  const link = acknowledgeLink(notification, locale);
+  if (!link || link.url.length > SLACK_MAX_BUTTON_URL_CHARS) return [];
+  return [{ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: link.label, emoji: true }, url: link.url, style: 'primary', action_id: 'acknowledge' }] }];
+}
+
+/** The short "acknowledged by X" follow-up: header and one section. */
+function renderSlackFollowUp(notification: Notification, locale: Locale): SlackMessage {
+  const head = headlineText(headline(notification), locale);
+  const body = followUpLines(notification, SLACK_MARKUP, locale).join('\n');
+  return { text: truncateEscaped([escapeMrkdwn(head), body].join('\n'), SLACK_MAX_TEXT_CHARS), blocks: [header(head), section(body)] };
 }
 
 /** The storm digest: header, summary and counts, the top alerts, what is left out, a group silence link. */

@@ -3,7 +3,7 @@
  * console output.
  */
 import type { Notification } from '../notification.js';
-import { alertLines, alertLinks, headline, headlineText, moreAlertsText, PLAIN } from './content.js';
+import { alertLines, alertLinks, headline, headlineText, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { linkLabel, messages, type Locale } from './locale.js';
 import { truncateBytes, utf8Bytes } from './truncate.js';
@@ -22,8 +22,10 @@ const MORE_LINE_RESERVE_BYTES = 128;
  */
 export function renderText(notification: Notification, maxBytes = Number.POSITIVE_INFINITY, options: RenderOptions = {}): string {
   const locale = options.locale ?? 'en';
+  if (notification.kind === 'acknowledged') return truncateBytes([headlineText(headline(notification), locale), ...followUpLines(notification, PLAIN, locale)].join('\n\n'), maxBytes);
   if (isStorm(notification, options.digestAbove)) return renderTextDigest(notification, maxBytes, locale);
-  const head = headlineText(headline(notification), locale);
+  const ack = acknowledgeLink(notification, locale);
+  const head = [headlineText(headline(notification), locale), ...(ack ? [`${ack.label}: ${ack.url}`] : [])].join('\n');
   const paragraphs: string[] = [];
   let size = utf8Bytes(head);
   let shown = 0;
