@@ -12,7 +12,7 @@ import { median, medianAbsoluteDeviation } from 'simple-statistics';
 
 /**
  * Above this many points the fit uses this many, evenly spaced (first and last kept): the pairs grow
- * with the square of the points (1,500 points = 1.1 million slopes, a few tens of milliseconds),
+ * with the square of the points (1,500 points = 1.1 million slopes, tens of milliseconds),
  * and thinning an evenly sampled series keeps its slope.
  */
 export const MAX_FIT_POINTS = 1500;
@@ -54,7 +54,8 @@ export function theilSen(xs: readonly number[], ys: readonly number[]): Line {
       if (dx !== 0) slopes[count++] = (ys[j]! - ys[i]!) / dx;
     }
   }
-  const slope = count === 0 ? 0 : medianOfSorted(slopes.subarray(0, count).sort());
+  // simple-statistics' median (quickselect, linear time) reads any indexable array; its type says number[].
+  const slope = count === 0 ? 0 : median(slopes.subarray(0, count) as unknown as number[]);
   const intercept = median(ys.map((y, i) => y - slope * xs[i]!));
   return { slope, intercept };
 }
@@ -86,9 +87,4 @@ export function robustFit(xs: readonly number[], ys: readonly number[]): RobustF
 function thinnedIndices(n: number, count: number): number[] {
   if (n <= count) return Array.from({ length: n }, (_, i) => i);
   return Array.from({ length: count }, (_, k) => Math.round((k * (n - 1)) / (count - 1)));
-}
-
-function medianOfSorted(sorted: Float64Array): number {
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
