@@ -81,12 +81,12 @@ export async function ackHarness(db: LocalDynamoDb, env: Record<string, string> 
       const items = (out.Items ?? []).map((i) => JSON.stringify(i)).sort();
       return items.join('\n');
     },
-    webhook: (body) => app.request('/v1/alertmanager', {
+    webhook: async (body) => app.request('/v1/alertmanager', {
       method: 'POST',
       body: typeof body === 'string' ? body : JSON.stringify(body),
       headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
     }),
-    audit: (fingerprint, token = WEBHOOK_TOKEN) => app.request(`/v1/alerts/${fingerprint}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }),
+    audit: async (fingerprint, token = WEBHOOK_TOKEN) => app.request(`/v1/alerts/${fingerprint}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }),
   };
 }
 
