@@ -40,21 +40,16 @@ export interface AckRuntime {
   timers?: TimerScheduler;
 }
 
-/** A channel under another ledger name (an escalation target is a second instance of a channel). */
-function renamed(channel: Channel, name: string): Channel {
-  return { name, send: (notification, signal) => channel.send(notification, signal) };
-}
-
-/** The escalation target channels: `escalation-sns` and/or `escalation-slack`. */
+/** The escalation target channels, second instances of SNS and Slack named `escalation-sns` and `escalation-slack` in the ledger. */
 export function escalationTargets(config: Config, sns?: SNSClient): Channel[] {
   const e = config.escalation;
   if (!e) return [];
   const targets: Channel[] = [];
   if (e.snsTopicArn) {
     const client = sns ?? new SNSClient({ region: regionFromTopicArn(e.snsTopicArn), maxAttempts: 1 });
-    targets.push(renamed(createSnsChannel({ client, topicArn: e.snsTopicArn }), 'escalation-sns'));
+    targets.push(createSnsChannel({ name: 'escalation-sns', client, topicArn: e.snsTopicArn }));
   }
-  if (e.slackWebhookUrl) targets.push(renamed(createSlackChannel({ webhookUrl: e.slackWebhookUrl }), 'escalation-slack'));
+  if (e.slackWebhookUrl) targets.push(createSlackChannel({ name: 'escalation-slack', webhookUrl: e.slackWebhookUrl }));
   return targets;
 }
 

@@ -98,8 +98,8 @@ export class AckTracker {
     if (!escalation || record.escalation || record.acknowledgement || !escalates(record.alert)) return;
     const dueAtMs = this.deps.now() + escalation.delaySeconds * 1000;
     if (!(await this.deps.store.scheduleEscalation(record.fingerprint, record.startsAt, dueAtMs, this.deps.now()))) return;
-    await escalation.scheduler.schedule({ fingerprint: record.fingerprint, startsAt: record.startsAt }, dueAtMs);
     await this.deps.store.addHistory(record.fingerprint, { type: 'escalation scheduled', dueAt: new Date(dueAtMs).toISOString(), startsAt: record.startsAt }, this.deps.now());
+    await escalation.scheduler.schedule({ fingerprint: record.fingerprint, startsAt: record.startsAt }, dueAtMs);
   }
 
   async #cancel(record: AlertRecord): Promise<void> {

@@ -1,0 +1,165 @@
+/**
+ * Escalation of unacknowledged critical alerts: through the in-process timer to a real Slack channel
+ * instance on loopback; not when acknowledged or resolved first (the schedule is dropped and the check,
+ * run as the schedule would, skips); and the EventBridge Scheduler wire requests (loopback stand-in,
+ * the real SDK). Waits are bounded polls.
+ */
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { checkEscalation } from '../../shared/ack/escalation.js';
+import { atExpression, EventBridgeScheduler, scheduleName } from '../../shared/ack/eventbridge-scheduler.js';
+import { verifyAckToken } from '../../shared/ack/token.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { Secret } from '../../shared/secret.js';
+import { fixture } from '../helpers/fixtures.js';
+import { startLoopback, type Loopback } from '../helpers/loopback.js';
+import { pollUntil } from '../helpers/processes.js';
+import { ACK_SECRET, ackHarness, ackPath, FormClient, type AckHarness } from './ack-harness.js';
+
+const FP = '936e109b8c52c001';
+const JOB = { fingerprint: FP, startsAt: '2026-11-29T12:42:23.143Z' };
+let db: LocalDynamoDb;
+let target: Loopback;
+
+beforeAll(async () => {
+  db = await startLocalDynamoDb('ack-escalation-0');
+});
+afterAll(async () => db.close());
+afterEach(async () => target?.close());
+
+async function harness(delaySeconds: string): Promise<AckHarness> {
+  target = await startLoopback();
+  return ackHarness(db, { ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`, ESCALATION_DELAY_SECONDS: delaySeconds });
+}
+
+const bodies = () => target.requests.map((r) => JSON.parse(r.body.toString('utf8')) as { text: string; blocks: { type: string; text?: { text: string }; elements?: { url?: string }[] }[] });
+const historyTypes = async (h: AckHarness) => ((await (await h.audit(FP)).json()) as { history: { type: string; reason?: string }[] }).history.map((e) => (e.reason ? `${e.type}:${e.reason}` : e.type));
+
+function resolvedFixture() {
+  const body = fixture('firing-kv-cache-critical');
+  body.status = 'resolved';
+  body.alerts[0]!.status = 'resolved';
+  body.alerts[0]!.endsAt = '2026-11-29T13:00:00Z';
+  return body;
+}
+
+describe('escalation through the in-process timer', () => {
+  it('escalates an unacknowledged critical alert once, with its own link, and the target gets the ack follow-up', async () => {
+    const h = await harness('0.2');
+    await h.webhook(fixture('firing-kv-cache-critical'));
+    const carried = async () => ((await (await h.audit(FP)).json()) as { record: { channels: string[] } }).record.channels;
+    await pollUntil(async () => ((await carried()).includes('escalation-slack') ? true : undefined), () => `not escalated; target got ${target.requests.length}`, { deadlineMs: 15_000, intervalMs: 50 });
+    const [message] = bodies();
+    expect(message!.blocks[0]!.text!.text).toBe('🚨 UNACKNOWLEDGED · critical · VLLMKVCacheNearlyFull (1)');
+    const url = message!.blocks.find((b) => b.type === 'actions')!.elements![0]!.url!;
+    const token = url.split('/').pop()!;
+    expect(verifyAckToken(token, { current: new Secret(ACK_SECRET) }, h.now())).toMatchObject({ fingerprints: [FP], channel: 'escalation-slack' });
+    expect(await checkEscalation(JOB, h.runtime.escalation!)).toBe('skipped');
+    expect(target.requests).toHaveLength(1);
+    expect(await historyTypes(h)).toEqual(['notified', 'escalation scheduled', 'escalated']);
+
+    const client = new FormClient(h.app);
+    await client.open(new URL(url).pathname);
+    await client.submit(new URL(url).pathname, { name: 'lead' });
+    expect(target.requests).toHaveLength(2);
+    expect(bodies()[1]!.blocks[0]!.text!.text).toMatch(/^👀 ACKNOWLEDGED/);
+    expect(h.channels.map((c) => c.received.length)).toEqual([2, 2]);
+  });
+
+  it('does not escalate an alert acknowledged in time', async () => {
+    const h = await harness('3600');
+    await h.webhook(fixture('firing-kv-cache-critical'));
+    expect(h.runtime.timers!.pending()).toEqual([`${FP}@${JOB.startsAt}`]);
+    const client = new FormClient(h.app);
+    const path = ackPath(h.channels[0]!.received[0]);
+    await client.open(path);
+    await client.submit(path, { name: 'alice' });
+    expect(h.runtime.timers!.pending()).toEqual([]);
+    // As if the schedule had fired anyway (a cancel lost in AWS): the check re-reads the state.
+    expect(await checkEscalation(JOB, h.runtime.escalation!)).toBe('skipped');
+    expect(target.requests).toHaveLength(0);
+    expect(await historyTypes(h)).toEqual(['notified', 'escalation scheduled', 'acknowledged', 'escalation cancelled:acknowledged', 'follow-up']);
+  });
+
+  it('does not escalate an alert resolved in time', async () => {
+    const h = await harness('3600');
+    await h.webhook(fixture('firing-kv-cache-critical'));
+    await h.webhook(resolvedFixture());
+    expect(h.runtime.timers!.pending()).toEqual([]);
+    expect(await checkEscalation(JOB, h.runtime.escalation!)).toBe('skipped');
+    expect(target.requests).toHaveLength(0);
+    expect(await historyTypes(h)).toEqual(['notified', 'escalation scheduled', 'notified', 'escalation cancelled:resolved']);
+  });
+
+  it('never schedules a warning', async () => {
+    const h = await harness('0.2');
+    await h.webhook(fixture('firing-queue-backlog-two-models'));
+    expect(h.runtime.timers!.pending()).toEqual([]);
+    const record = (await (await h.audit('c10780c1bb3d6376')).json()) as { record: { escalation?: unknown } };
+    expect(record.record.escalation).toBeUndefined();
+  });
+
+  it('hands the claim back when the target fails, so the retry sends', async () => {
+    const h = await harness('3600');
+    target.reply({ status: 404, body: 'no_service' });
+    await h.webhook(fixture('firing-kv-cache-critical'));
+    h.runtime.timers!.close();
+    await expect(checkEscalation(JOB, h.runtime.escalation!)).rejects.toThrow(/escalation-slack: HTTP 404: no_service/);
+    expect(await checkEscalation(JOB, h.runtime.escalation!)).toBe('escalated');
+    expect(target.requests).toHaveLength(2);
+    expect(await historyTypes(h)).toEqual(['notified', 'escalation scheduled', 'escalation failed', 'escalated']);
+  });
+});
+
+describe('EventBridge Scheduler', () => {
+  const settings = { groupName: 'llm-alert-escalations', functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:check', roleArn: 'arn:aws:iam::123456789012:role/scheduler' };
+  const client = (url: string) => new SchedulerClient({ region: 'eu-west-1', endpoint: url, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+
+  it('creates one one-time schedule per occurrence and deletes it, tolerating "exists" and "gone"', async () => {
+    target = await startLoopback({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ScheduleArn":"arn:aws:scheduler:eu-west-1:123456789012:schedule/g/n"}' });
+    const scheduler = new EventBridgeScheduler(client(target.url), settings);
+    const due = Date.parse('2026-11-29T12:57:23.900Z');
+    await scheduler.schedule(JOB, due);
+    const conflict = { status: 409, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'ConflictException' }, body: '{"Message":"exists"}' };
+    target.reply(conflict);
+    await scheduler.schedule(JOB, due);
+    target.reply({ status: 404, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' }, body: '{"Message":"gone"}' });
+    await scheduler.cancel(JOB);
+    target.reply({ ...conflict, status: 400, headers: { ...conflict.headers, 'x-amzn-errortype': 'ValidationException' } });
+    await expect(scheduler.schedule(JOB, due)).rejects.toThrow();
+
+    const [create] = target.requests;
+    expect(scheduleName(JOB)).toBe('esc-936e109b8c52c001-1795956143');
+    expect(create!.method).toBe('POST');
+    expect(create!.path).toBe('/schedules/esc-936e109b8c52c001-1795956143');
+    expect(JSON.parse(create!.body.toString('utf8'))).toEqual({
+      GroupName: 'llm-alert-escalations',
+      ScheduleExpression: 'at(2026-11-29T12:57:23)',
+      ScheduleExpressionTimezone: 'UTC',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      ActionAfterCompletion: 'DELETE',
+      Target: { Arn: settings.functionArn, RoleArn: settings.roleArn, Input: JSON.stringify(JOB), RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 } },
+      Description: `llm-alert-pipeline escalation check for alert ${FP}`,
+      ClientToken: expect.any(String),
+    });
+    expect(target.requests[2]!.method).toBe('DELETE');
+    const remove = new URL(target.requests[2]!.path, target.url);
+    expect(remove.pathname).toBe('/schedules/esc-936e109b8c52c001-1795956143');
+    expect(remove.searchParams.get('groupName')).toBe('llm-alert-escalations');
+    expect(atExpression(due)).toBe('at(2026-11-29T12:57:23)');
+  });
+
+  it('is what the runtime uses when the stack sets the scheduler settings', async () => {
+    target = await startLoopback({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
+    const h = await ackHarness(db, {
+      ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
+      ESCALATION_SCHEDULE_GROUP: settings.groupName,
+      ESCALATION_FUNCTION_ARN: settings.functionArn,
+      ESCALATION_ROLE_ARN: settings.roleArn,
+    }, { scheduler: client(target.url) });
+    expect(h.runtime.timers).toBeUndefined();
+    await h.webhook(fixture('firing-kv-cache-critical'));
+    await h.webhook(resolvedFixture());
+    expect(target.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['POST /schedules/esc-936e109b8c52c001-1795956143', 'DELETE /schedules/esc-936e109b8c52c001-1795956143']);
+  });
+});
