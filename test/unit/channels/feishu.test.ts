@@ -7,8 +7,8 @@ const button = (content: string, url: string) => ({ tag: 'button', text: { tag: 
 const divs = (elements: FeishuElement[]) => elements.flatMap((e) => (e.tag === 'div' ? [e.text.content] : []));
 
 describe('renderFeishu', () => {
-  it('renders the critical KV-cache alert exactly, red', () => {
-    expect(renderFeishu(fixtureNotification('firing-kv-cache-critical'))).toEqual({
+  it('renders the critical KV-cache alert exactly, red (locale en)', () => {
+    expect(renderFeishu(fixtureNotification('firing-kv-cache-critical'), { locale: 'en' })).toEqual({
       msg_type: 'interactive',
       card: {
         config: { wide_screen_mode: true },
@@ -41,7 +41,7 @@ describe('renderFeishu', () => {
   });
 
   it('separates alerts, gives each its buttons and colours warnings orange', () => {
-    const { card } = renderFeishu(fixtureNotification('firing-queue-backlog-two-models'));
+    const { card } = renderFeishu(fixtureNotification('firing-queue-backlog-two-models'), { locale: 'en' });
     expect(card.header.template).toBe('orange');
     expect(card.elements.map((e) => e.tag)).toEqual(['div', 'action', 'hr', 'div', 'action']);
     const actions = card.elements[1]!;
@@ -62,14 +62,35 @@ describe('renderFeishu', () => {
     expect(divs(renderFeishu(n).card.elements)[0]).toContain('**&lt;at id=all&gt;&lt;/at&gt; &amp; co**');
   });
 
-  it('keeps 60 alerts under the body limit, with room for a signature, and counts the rest', () => {
-    const message = renderFeishu(manyAlertsNotification(60, 3));
+  it('keeps 60 alerts under the body limit, with room for a signature, and counts the rest (digest off)', () => {
+    const message = renderFeishu(manyAlertsNotification(60, 3), { locale: 'en', digestAbove: 1000 });
     const bytes = Buffer.byteLength(JSON.stringify({ timestamp: '1764420000', sign: 'x'.repeat(44), ...message }));
     expect(bytes).toBeLessThanOrEqual(FEISHU_MAX_BODY_BYTES);
     const shown = divs(message.card.elements).length;
     expect(shown).toBeGreaterThan(5);
     expect(shown).toBeLessThan(60);
-    expect(message.card.elements.at(-1)).toEqual({ tag: 'note', elements: [{ tag: 'plain_text', content: `+${60 - shown + 3} more alerts` }] });
+    expect(message.card.elements.at(-1)).toEqual({
+      tag: 'note',
+      elements: [{ tag: 'plain_text', content: `+${60 - shown} more alerts · +3 not included by Alertmanager` }],
+    });
+  });
+});
+
+describe('renderFeishu in Chinese (the default)', () => {
+  it('words the header, times, values legend, links and left-out alerts in zh-CN', () => {
+    const { card } = renderFeishu(fixtureNotification('resolved-queue-backlog-two-models'));
+    expect(card.header.title.content).toBe('✅ 已恢复 · warning · VLLMQueueBacklog (2)');
+    const [first, second] = divs(card.elements);
+    expect(first).toContain('开始于 2026-11-29 12:42:23 UTC · 结束于 2026-11-29 12:42:30 UTC');
+    expect(second).toContain('*补充信息不可用：Prometheus query timed out after 2000 ms*');
+    const actions = card.elements[1]!;
+    expect(actions.tag === 'action' && actions.actions.map((a) => a.text.content)).toEqual(['图表', '处理手册', '静默']);
+  });
+
+  it('says what was left out in Chinese', () => {
+    const { card } = renderFeishu(manyAlertsNotification(60, 3), { digestAbove: 1000 });
+    const last = card.elements.at(-1)!;
+    expect(last.tag === 'note' && last.elements[0]!.content).toMatch(/^另有 \d+ 条告警 · 另有 3 条未被 Alertmanager 包含$/);
   });
 });
 

@@ -73,3 +73,34 @@ export function manyAlertsNotification(count: number, truncatedAlerts = 0): Noti
   }));
   return buildNotification({ ...message, truncatedAlerts }, alerts);
 }
+
+/** The shipped rules' alert names with their severity and kind (infra/prometheus/vllm-rules.yml). */
+export const SHIPPED_ALERTS = [
+  { alertname: 'VLLMQueueBacklog', severity: 'warning', kind: 'queue' },
+  { alertname: 'VLLMTimeToFirstTokenHigh', severity: 'warning', kind: 'latency' },
+  { alertname: 'VLLMKVCacheNearlyFull', severity: 'critical', kind: 'kv_cache' },
+  { alertname: 'VLLMErrorRateHigh', severity: 'critical', kind: 'error_rate' },
+  { alertname: 'GPUMemoryLeak', severity: 'warning', kind: 'gpu_memory' },
+] as const;
+
+/**
+ * A storm: `count` firing alerts cycling through the shipped rules and 12 models (`model-0`…),
+ * each with its own instance and fingerprint, not enriched; `truncatedAlerts` as Alertmanager's
+ * `max_alerts` would report.
+ */
+export function stormNotification(count: number, truncatedAlerts = 0): Notification {
+  const message = loadFixture('firing-queue-backlog-two-models');
+  const template = message.alerts[0]!;
+  const alerts: EnrichedAlert[] = Array.from({ length: count }, (_, i) => {
+    const rule = SHIPPED_ALERTS[i % SHIPPED_ALERTS.length]!;
+    const model = `model-${i % 12}`;
+    return {
+      ...template,
+      labels: { alertname: rule.alertname, severity: rule.severity, kind: rule.kind, cluster: 'prod-eu', model_name: model, instance: `10.0.${Math.floor(i / 250)}.${i % 250}:8000` },
+      annotations: { summary: `${model}: ${rule.alertname} on replica ${i}`, description: 'storm' },
+      fingerprint: `storm${i.toString(16).padStart(12, '0')}`,
+      enrichment: { status: 'unavailable', kind: rule.kind, reason: 'not enriched' },
+    };
+  });
+  return buildNotification({ ...message, truncatedAlerts, groupLabels: { cluster: 'prod-eu' }, commonLabels: { cluster: 'prod-eu' } }, alerts);
+}

@@ -72,8 +72,8 @@ describe('renderSlack', () => {
     expect(context?.type === 'context' && context.elements[0]?.text).toContain('<https://runbooks.example.com/vllm/queue-backlog|Runbook>');
   });
 
-  it('fits 60 alerts into 50 blocks and says how many are left out', () => {
-    const { blocks, text } = renderSlack(manyAlertsNotification(60));
+  it('fits 60 alerts into 50 blocks and says how many are left out (digest off)', () => {
+    const { blocks, text } = renderSlack(manyAlertsNotification(60), { digestAbove: 1000 });
     expect(blocks).toHaveLength(SLACK_MAX_BLOCKS);
     // header + 24 × (section + context) + the "+N more" section
     expect(blocks.at(-1)).toEqual({ type: 'section', text: { type: 'mrkdwn', text: '+36 more alerts' } });
@@ -81,10 +81,20 @@ describe('renderSlack', () => {
     expect(text).toContain('(60)');
   });
 
-  it('counts alerts Alertmanager truncated among the ones left out', () => {
+  it('names the alerts Alertmanager truncated', () => {
     const { blocks } = renderSlack(manyAlertsNotification(2, 5));
     expect(blocks).toHaveLength(1 + 2 * 2 + 1);
-    expect(sectionTexts(blocks).at(-1)).toBe('+5 more alerts');
+    expect(sectionTexts(blocks).at(-1)).toBe('+5 not included by Alertmanager');
+  });
+
+  it('at 51 blocks worth of alerts keeps exactly 50, the last saying what is left out', () => {
+    // header + 24 × 2 = 49 blocks, +1 "more": 50. With 25 alerts (51 blocks without a limit) one is left out.
+    const { blocks } = renderSlack(manyAlertsNotification(25), { digestAbove: 1000 });
+    expect(blocks).toHaveLength(SLACK_MAX_BLOCKS);
+    expect(sectionTexts(blocks).at(-1)).toBe('+1 more alert');
+    const exact = renderSlack(manyAlertsNotification(24), { digestAbove: 1000 }).blocks;
+    expect(exact).toHaveLength(49);
+    expect(sectionTexts(exact).at(-1)).toContain('model-24');
   });
 
   it('cuts a long section to 3000 characters without leaving half an entity', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifySnsError, regionFromTopicArn, renderSns, SNS_MAX_MESSAGE_BYTES, SNS_MAX_SUBJECT_CHARS, snsSubject } from '../../../shared/channels/sns.js';
+import { attributeBytes } from '../../../shared/channels/sns-message.js';
 import { renderText } from '../../../shared/channels/text.js';
 import { fixtureNotification, manyAlertsNotification } from './notifications.js';
 
@@ -42,12 +43,13 @@ describe('renderSns', () => {
     expect(renderSns(n, TOPIC).MessageGroupId).toBeUndefined();
   });
 
-  it('keeps a huge group under 256 KiB and counts the alerts left out', () => {
+  it('keeps a huge group under 256 KiB with its attributes and counts the alerts left out (digest off)', () => {
     const n = manyAlertsNotification(400);
     for (const a of n.alerts) a.annotations.description = 'é'.repeat(1000);
-    const input = renderSns(n, TOPIC);
-    expect(Buffer.byteLength(input.Message ?? '')).toBeLessThanOrEqual(SNS_MAX_MESSAGE_BYTES);
-    expect(Buffer.byteLength(input.Message ?? '')).toBeGreaterThan(SNS_MAX_MESSAGE_BYTES - 4000);
+    const input = renderSns(n, TOPIC, { digestAbove: 1000 });
+    const size = Buffer.byteLength(input.Message ?? '') + attributeBytes(input.MessageAttributes ?? {});
+    expect(size).toBeLessThanOrEqual(SNS_MAX_MESSAGE_BYTES);
+    expect(size).toBeGreaterThan(SNS_MAX_MESSAGE_BYTES - 4000);
     expect(input.Message).toMatch(/\n\n\+\d+ more alerts$/);
   });
 });
