@@ -1,0 +1,98 @@
+/**
+ * "Acknowledge and silence for N hours" against the real Alertmanager (Debian package): the silence is
+ * created through API v2 with equality matchers on every label of the alert, listed by Alertmanager's
+ * API, stored on the acknowledgement and shown on the page. Alertmanager down: the ack still holds and
+ * the page says the silence failed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSilence, silenceFor } from '../../shared/ack/silence.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { fixture } from '../helpers/fixtures.js';
+import { freePort, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
+import { ackHarness, ackPath, FormClient } from './ack-harness.js';
+
+const FP = '936e109b8c52c001';
+let db: LocalDynamoDb;
+let alertmanager: RunningProcess;
+
+interface ListedSilence {
+  id: string;
+  status: { state: string };
+  matchers: { name: string; value: string; isRegex: boolean; isEqual: boolean }[];
+  createdBy: string;
+  comment: string;
+  startsAt: string;
+  endsAt: string;
+}
+
+async function listSilences(): Promise<ListedSilence[]> {
+  const res = await fetch(`${alertmanager.url}/api/v2/silences`, { signal: AbortSignal.timeout(5000) });
+  return (await res.json()) as ListedSilence[];
+}
+
+beforeAll(async () => {
+  db = await startLocalDynamoDb('ack-silence-0');
+  // No alert ever reaches this Alertmanager: it only serves the silences API here.
+  alertmanager = await startAlertmanager({ webhookUrl: `http://127.0.0.1:${await freePort()}/v1/alertmanager` });
+}, 60_000);
+afterAll(async () => {
+  await alertmanager?.stop();
+  await db?.close();
+});
+
+describe('Alertmanager silences', () => {
+  it('creates a silence matching exactly the alert\'s labels', async () => {
+    const alert = fixture('firing-kv-cache-critical').alerts[0]!;
+    const now = Date.now();
+    const silence = silenceFor(alert, { hours: 1, by: 'alice', nowMs: now });
+    const id = await createSilence(alertmanager.url, silence, 5000);
+    const listed = (await listSilences()).find((s) => s.id === id)!;
+    expect(listed.status.state).toBe('active');
+    expect(listed.createdBy).toBe('alice');
+    expect(listed.comment).toBe(`Acknowledged by alice via llm-alert-pipeline (alert ${FP})`);
+    expect(listed.matchers.map((m) => [m.name, m.value, m.isEqual, m.isRegex]).sort()).toEqual(
+      Object.entries(alert.labels).map(([k, v]) => [k, v, true, false]).sort(),
+    );
+    // Alertmanager moves a start in the past to its own now; the end is ours.
+    expect(Date.parse(listed.endsAt)).toBe(now + 3_600_000);
+    expect(silence.endsAt).toBe(new Date(now + 3_600_000).toISOString());
+  });
+
+  it('acknowledges and silences from the page, stores the silence id and shows it', async () => {
+    const h = await ackHarness(db, { ALERTMANAGER_URL: alertmanager.url });
+    await h.webhook(fixture('firing-kv-cache-critical'));
+    const path = ackPath(h.channels[0]!.received[0]);
+    const client = new FormClient(h.app);
+    await client.open(path);
+    expect(client.lastHtml).toContain('Acknowledge and silence');
+    expect(client.lastHtml).toMatch(/<option value="4">4 hours<\/option>/);
+    expect((await client.submit(path, { name: 'alice', action: 'ack-silence', hours: '4' })).status).toBe(200);
+    const id = /silenced \(<code>([0-9a-f-]{36})<\/code>\)/.exec(client.lastHtml)?.[1];
+    expect(id, client.lastHtml).toBeDefined();
+    expect(client.lastHtml).toContain(`silence <code>${id}</code>`);
+
+    const listed = (await listSilences()).find((s) => s.id === id)!;
+    expect(listed).toMatchObject({ createdBy: 'alice', status: { state: 'active' } });
+    const audit = (await (await h.audit(FP)).json()) as { record: { acknowledgement: { silenceId: string } }; history: { type: string; silenceId?: string; endsAt?: string }[] };
+    expect(audit.record.acknowledgement.silenceId).toBe(id);
+    const silenced = audit.history.find((e) => e.type === 'silenced')!;
+    expect(silenced.silenceId).toBe(id);
+    expect(Date.parse(listed.endsAt)).toBe(Date.parse(silenced.endsAt!));
+    expect(Math.round((Date.parse(listed.endsAt) - Date.parse(listed.startsAt)) / 3_600_000)).toBe(4);
+    // The follow-up names the silence too.
+    expect(h.channels[0]!.received[1]!.alerts[0]!.acknowledgement?.silenceId).toBe(id);
+  });
+
+  it('keeps the ack and reports the failure when Alertmanager is down', async () => {
+    const h = await ackHarness(db, { ALERTMANAGER_URL: `http://127.0.0.1:${await freePort()}` });
+    await h.webhook(fixture('firing-kv-cache-critical'));
+    const path = ackPath(h.channels[0]!.received[0]);
+    const client = new FormClient(h.app);
+    await client.open(path);
+    await client.submit(path, { name: 'bob', action: 'ack-silence', hours: '1' });
+    expect(client.lastHtml).toMatch(/silence failed: Alertmanager did not answer \(ECONNREFUSED\)/);
+    expect(client.lastHtml).toMatch(/Acknowledged by <strong>bob<\/strong>/);
+    const audit = (await (await h.audit(FP)).json()) as { history: { type: string }[] };
+    expect(audit.history.map((e) => e.type)).toContain('silence failed');
+  });
+});
