@@ -34,6 +34,8 @@ const server = serve({ fetch: createApp(config, deps).fetch, port: config.port, 
     auth: config.webhookToken ? 'bearer token' : 'none (set WEBHOOK_TOKEN)',
     channels: deps.channels.map((c) => c.name),
     prometheus: config.prometheusUrl ?? 'not set (messages go out not enriched)',
+    acknowledge: deps.ackPage ? `${config.publicUrl}/v1/ack/<token>` : 'off (set PUBLIC_URL and ACK_SECRET)',
+    escalation: config.escalation ? `after ${config.escalation.delaySeconds} s (${config.escalation.scheduler ? 'EventBridge Scheduler' : 'in-process timer'})` : 'off (set ESCALATION_SLACK_WEBHOOK_URL or ESCALATION_SNS_TOPIC_ARN)',
     dynamodb: table.description,
   });
   if (!config.webhookToken && !['127.0.0.1', '::1', 'localhost'].includes(host)) {
