@@ -53,3 +53,12 @@ function httpUrl(key: string, value: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ContextError(key, 'must be an http(s) URL');
   return value.replace(/\/+$/, '');
 }
+
+/**
+ * The routing file to ship (context `routingFile`, a path relative to where `cdk` runs).
+ * @returns `undefined` when not given
+ * @throws ContextError when it is not a string
+ */
+export function routingFileFromContext(get: (key: string) => unknown): string | undefined {
+  return given(get, 'routingFile');
+}

@@ -15,6 +15,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { LogLevel } from '../shared/logger.js';
+import { LAMBDA_ROUTING_FILE, shipRoutingFile, type RoutingShipment } from './routing.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -52,6 +53,11 @@ export interface AlertReceiverProps {
   entry?: string;
   /** Non-secret settings; unset ones are left out of the environment. */
   settings?: PlainSettings;
+  /**
+   * A routing file (see docs/routing.md), checked at synth, bundled as `routing.yml` and named by
+   * `ROUTING_FILE`; the function may publish to the SNS topics it names.
+   */
+  routingFile?: string;
 }
 
 /**
@@ -70,6 +76,8 @@ export class AlertReceiver extends Construct {
   readonly functionUrl: FunctionUrl;
   /** The Alertmanager webhook endpoint: the Function URL (ends in `/`) + `v1/alertmanager`. */
   readonly webhookUrl: string;
+  /** The shipped routing file, when one was given. */
+  readonly routing?: RoutingShipment;
 
   constructor(scope: Construct, id: string, props: AlertReceiverProps = {}) {
     super(scope, id);
@@ -78,6 +86,8 @@ export class AlertReceiver extends Construct {
       // The lines expire within a month anyway; deleting the stack should not leave the group behind.
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    this.routing = props.routingFile ? shipRoutingFile(props.routingFile) : undefined;
+    const routingEnv: Record<string, string> = this.routing ? { ROUTING_FILE: LAMBDA_ROUTING_FILE } : {};
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry ?? `${REPO_ROOT}functions/lambda.ts`,
       handler: 'handler',
@@ -88,7 +98,7 @@ export class AlertReceiver extends Construct {
       memorySize: RECEIVER_MEMORY_MIB,
       timeout: Duration.seconds(RECEIVER_TIMEOUT_SECONDS),
       logGroup: this.logGroup,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...plainEnvironment(props.settings ?? {}) },
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...plainEnvironment(props.settings ?? {}), ...routingEnv },
       bundling: {
         forceDockerBundling: false,
         // ESM because the entry reads the settings secret with top-level await.
@@ -101,8 +111,10 @@ export class AlertReceiver extends Construct {
         sourceMap: true,
         // The Node 22 runtime ships AWS SDK v3.
         externalModules: ['@aws-sdk/*'],
+        ...(this.routing ? { commandHooks: this.routing.commandHooks } : {}),
       },
     });
+    if (this.routing?.publish) this.function.addToRolePolicy(this.routing.publish);
     this.functionUrl = this.function.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     this.webhookUrl = `${this.functionUrl.url}v1/alertmanager`;
   }

@@ -17,6 +17,8 @@ export interface LlmAlertPipelineStackProps extends StackProps {
   settings?: PlainSettings;
   /** Lambda entry module; default `functions/lambda.ts`. */
   entry?: string;
+  /** Routing file to ship with the receiver (context `routingFile`; see docs/routing.md). */
+  routingFile?: string;
 }
 
 /**
@@ -50,7 +52,7 @@ export class LlmAlertPipelineStack extends Stack {
         passwordLength: WEBHOOK_TOKEN_LENGTH,
       },
     });
-    this.receiver = new AlertReceiver(this, 'Receiver', { entry: props.entry, settings: props.settings })
+    this.receiver = new AlertReceiver(this, 'Receiver', { entry: props.entry, settings: props.settings, routingFile: props.routingFile })
       .useTable(this.table)
       .useTopic(this.topic)
       .useSettingsSecret(this.settingsSecret);
@@ -59,5 +61,9 @@ export class LlmAlertPipelineStack extends Stack {
     new CfnOutput(this, 'AlertTopicArn', { value: this.topic.topicArn });
     new CfnOutput(this, 'SettingsSecretArn', { value: this.settingsSecret.secretArn });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    const secretNames = this.receiver.routing?.secretNames ?? [];
+    if (secretNames.length) {
+      new CfnOutput(this, 'RoutingSecretKeys', { value: secretNames.join(','), description: 'keys the routing file expects in the settings secret' });
+    }
   }
 }

@@ -52,7 +52,7 @@ function parse(text: string, file: string): { data?: RoutingFile; problems: stri
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const locate = (path: Path) => `${file}:${lineOf(doc, lines, path)}: ${formatPath(path)}`;
   if (doc.errors.length) {
-    return { problems: doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}: ${e.message.split('\n')[0]}`), locate };
+    return { problems: doc.errors.map((e) => `${file}:${lines.linePos(e.pos[0]).line}: ${e.message.split('\n')[0]}`), locate };
   }
   const result = routingFileSchema.safeParse(doc.toJS({ maxAliasCount: 50 }) ?? {});
   if (result.success) return { data: result.data, problems: [], locate };

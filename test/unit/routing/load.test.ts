@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../shared/config.js';
+import { describeRoutingFile, loadRoutingFile, RoutingError, routingSecretNames } from '../../../shared/routing/load.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'routing-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const file = (text: string, ext = 'yml') => {
+  const path = join(dir, `r${++files}.${ext}`);
+  writeFileSync(path, text);
+  return path;
+};
+
+const SETTINGS = {
+  SLACK_PLATFORM: 'https://hooks.slack.com/services/T1/B1/platform-secret',
+  FEISHU_QWEN: 'https://open.feishu.cn/open-apis/bot/v2/hook/qwen-secret',
+  FEISHU_QWEN_SIGN: 'sign-secret',
+  SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:stack-topic',
+};
+
+const GOOD = `
+channels:
+  pager: { type: sns, messageStructure: json }
+  audit: { type: sns, topicArn: arn:aws:sns:us-east-1:123456789012:audit.fifo, locale: zh-CN }
+  platform: { type: slack, webhookUrl: { secret: SLACK_PLATFORM }, digestAbove: 20 }
+  qwen: { type: feishu, webhookUrl: { secret: FEISHU_QWEN }, signingSecret: { secret: FEISHU_QWEN_SIGN } }
+routes:
+  - matchers: ['{severity="critical", kind=~"kv_cache|error_rate"}']
+    channels: [pager, platform]
+  - matchers: ['model_name="qwen3-8b"']
+    channels: [qwen]
+    continue: true
+default:
+  channels: [platform]
+flapping: { window: 15m }
+`;
+
+/** The problems of a file that must not load. */
+function problems(text: string, settings: Record<string, string> = SETTINGS, envChannels: string[] = []): string[] {
+  const path = file(text);
+  try {
+    loadRoutingFile(path, { settings, envChannels });
+  } catch (err) {
+    expect(err).toBeInstanceOf(RoutingError);
+    return (err as RoutingError).problems.map((p) => p.replace(`${path}:`, 'FILE:'));
+  }
+  throw new Error('loaded');
+}
+
+describe('loadRoutingFile', () => {
+  it('resolves channel instances, routes, default and flap window', () => {
+    const routing = loadRoutingFile(file(GOOD), { settings: SETTINGS });
+    expect(routing.channels.map((c) => [c.name, c.type])).toEqual([['pager', 'sns'], ['audit', 'sns'], ['platform', 'slack'], ['qwen', 'feishu']]);
+    expect(routing.channels[0]).toMatchObject({ topicArn: SETTINGS.SNS_TOPIC_ARN, messageStructure: 'json' });
+    expect(routing.channels[1]).toMatchObject({ topicArn: 'arn:aws:sns:us-east-1:123456789012:audit.fifo', locale: 'zh-CN' });
+    const platform = routing.channels[2]!;
+    expect(platform.type === 'slack' && platform.webhookUrl.reveal()).toBe(SETTINGS.SLACK_PLATFORM);
+    expect(JSON.stringify(routing)).not.toContain('secret');
+    expect(routing.routes[0]!.matchers.map((m) => m.name)).toEqual(['severity', 'kind']);
+    expect(routing.routes[1]!.continue).toBe(true);
+    expect(routing.defaultChannels).toEqual(['platform']);
+    expect(routing.flapWindowMs).toBe(15 * 60_000);
+  });
+
+  it('reads the same file written as JSON', () => {
+    const json = JSON.stringify({ channels: { platform: { type: 'slack', webhookUrl: { secret: 'SLACK_PLATFORM' } } }, default: { channels: ['platform'] } }, null, 2);
+    expect(loadRoutingFile(file(json, 'json'), { settings: SETTINGS }).channels[0]!.name).toBe('platform');
+  });
+
+  it('names the line and field of every schema problem at once', () => {
+    expect(
+      problems(`channels:
+  team:
+    type: feishu
+    webhookUrl: { secret: FEISHU_QWEN }
+    locale: fr
+  bad:
+    type: teams
+  big: { type: slack, webhookUrl: { secret: SLACK_PLATFORM }, digestAbove: 51 }
+routes:
+  - matchers: ['kind=~"(kv"']
+    channels: [team]
+  - matchers: ['model_name="qwen3-8b"']
+    channels: [team]
+    continu: true
+default:
+  channels: [team]
+flapping: { window: 30x }
+`),
+    ).toEqual([
+      'FILE:5: channels.team.locale: must be one of en, zh-CN',
+      'FILE:7: channels.bad.type: type must be one of slack, feishu, sns, console',
+      'FILE:8: channels.big.digestAbove: must be an integer 1–50',
+      'FILE:10: routes[0].matchers[0]: "kind=~\\"(kv\\"": invalid regular expression: Invalid regular expression: /^(?:(kv)$/u: Unterminated group',
+      'FILE:14: routes[1].continu: Unrecognized key: "continu"',
+      'FILE:17: flapping.window: must be a duration such as 30m, 1h or 0s',
+    ]);
+  });
+
+  it('names the line of a YAML syntax error and of a duplicate key', () => {
+    expect(problems('channels:\n  a:\n    type: slack\n   bad: 1\ndefault: []\n')).toEqual(['FILE:4: All mapping items must start at the same column']);
+    expect(problems('channels: {}\ndefault: { channels: [] }\nchannels: {}\n')).toEqual(['FILE:3: Map keys must be unique']);
+  });
+
+  it('names unknown channels where a route references them, and a name the environment already uses', () => {
+    const text = `channels:
+  slack: { type: slack, webhookUrl: { secret: SLACK_PLATFORM } }
+routes:
+  - channels: [slack, oncal]
+default:
+  channels: [sns, nobody]
+`;
+    expect(problems(text, SETTINGS, ['slack', 'sns'])).toEqual([
+      'FILE:2: channels.slack: "slack" is already defined by the environment (SLACK_… settings); pick another name',
+      'FILE:4: routes[0].channels[1]: no channel named "oncal" (known: slack, sns)',
+      'FILE:6: default.channels[1]: no channel named "nobody" (known: slack, sns)',
+    ]);
+  });
+
+  it('names a missing or malformed secret setting without echoing its value', () => {
+    const text = `channels:
+  a: { type: slack, webhookUrl: { secret: SLACK_MISSING } }
+  b: { type: feishu, webhookUrl: { secret: PLAIN_HTTP } }
+  c: { type: sns }
+default: { channels: [a] }
+`;
+    const list = problems(text, { PLAIN_HTTP: 'http://hooks.example.com/secret-path' });
+    expect(list).toEqual([
+      'FILE:2: channels.a.webhookUrl: setting SLACK_MISSING is not set (an environment variable, or a key of the settings secret in AWS)',
+      'FILE:3: channels.b.webhookUrl: setting PLAIN_HTTP must be an https URL (http only to loopback)',
+      'FILE:4: channels.c.topicArn: not given, and SNS_TOPIC_ARN is not set to a topic ARN',
+    ]);
+    expect(list.join('\n')).not.toContain('secret-path');
+  });
+
+  it('rejects a literal URL where a secret reference belongs', () => {
+    expect(problems('channels:\n  a: { type: slack, webhookUrl: "https://hooks.slack.com/services/T/B/x" }\ndefault: { channels: [a] }\n')[0]).toMatch(/^FILE:2: channels\.a\.webhookUrl: /);
+  });
+
+  it('reports a file it cannot read and a file with no channel', () => {
+    expect(() => loadRoutingFile(join(dir, 'missing.yml'), { settings: {} })).toThrow(/missing\.yml: cannot read the file \(ENOENT\)/);
+    expect(problems('channels: {}\ndefault: { channels: [] }\n')).toEqual(['FILE:1: channels: declares no channel']);
+  });
+});
+
+describe('loadConfig with ROUTING_FILE', () => {
+  it('keeps the environment channels and adds the file instances', () => {
+    const config = loadConfig({ ...SETTINGS, ROUTING_FILE: file(GOOD), SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/env' });
+    expect(config.slack).toBeDefined();
+    expect(config.routing?.channels.map((c) => c.name)).toEqual(['pager', 'audit', 'platform', 'qwen']);
+  });
+
+  it('prefixes the file problems with ROUTING_FILE', () => {
+    const path = file('channels:\n  a: { type: slack, webhookUrl: { secret: NOPE } }\ndefault: { channels: [a] }\n');
+    const err = (() => {
+      try {
+        loadConfig({ ROUTING_FILE: path });
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err!.problems).toEqual([`ROUTING_FILE: ${path}:2: channels.a.webhookUrl: setting NOPE is not set (an environment variable, or a key of the settings secret in AWS)`]);
+  });
+});
+
+describe('routingSecretNames and describeRoutingFile', () => {
+  it('lists the settings to put in the secret and the topics to publish to', () => {
+    const path = file(GOOD);
+    expect(routingSecretNames(path)).toEqual(['SLACK_PLATFORM', 'FEISHU_QWEN', 'FEISHU_QWEN_SIGN']);
+    expect(describeRoutingFile(path)).toEqual({
+      topicArns: ['arn:aws:sns:us-east-1:123456789012:audit.fifo'],
+      secretNames: ['SLACK_PLATFORM', 'FEISHU_QWEN', 'FEISHU_QWEN_SIGN'],
+      usesDefaultTopic: true,
+    });
+    expect(routingSecretNames(join(dir, 'missing.yml'))).toEqual([]);
+  });
+});
