@@ -21,13 +21,14 @@ const STYLE = [
   'button.secondary{background:#fff;color:#175cd3}',
 ].join('');
 
-/** The page's security headers: no caching or indexing (the URL is a capability), no script, no framing, no referrer. */
+/** The page's security headers: no caching or indexing (the URL is a capability), no script, no framing, no referrer to other sites. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   'x-robots-tag': 'noindex, nofollow',
   'content-security-policy': `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
-  'referrer-policy': 'no-referrer',
+  // Not `no-referrer`: browsers then send `Origin: null` on the form's POST, which the CSRF check refuses.
+  'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 };
@@ -87,7 +88,8 @@ const RESULT_WORDS: Record<AlertAckResult['outcome'], string> = {
 function resultSection(result: NonNullable<PageModel['result']>): string {
   const items = result.alerts.map((r) => {
     const silence = r.silence ? ('id' in r.silence ? ` · silenced (<code>${escapeHtml(r.silence.id)}</code>)` : ` · silence failed: ${escapeHtml(r.silence.error)}`) : '';
-    return `<li>${escapeHtml(r.fingerprint)}: ${RESULT_WORDS[r.outcome]}${silence}</li>`;
+    const name = 'record' in r ? r.record.alert.annotations.summary || r.record.alert.labels.alertname || r.fingerprint : r.fingerprint;
+    return `<li>${escapeHtml(name)}: ${RESULT_WORDS[r.outcome]}${silence}</li>`;
   });
   const sent = Object.entries(result.followUps).map(([c, ok]) => `${escapeHtml(c)} ${ok ? 'notified' : 'not notified (delivery failed)'}`).join(', ');
   const failed = result.alerts.some((r) => r.silence && 'error' in r.silence) || Object.values(result.followUps).includes(false);
