@@ -9,7 +9,7 @@ import type { MessageAttributeValue, PublishCommandInput } from '@aws-sdk/client
 import { eventKey } from '../dedupe/store.js';
 import type { Notification } from '../notification.js';
 import { alertTitle, headline } from './content.js';
-import type { RenderOptions } from './digest.js';
+import { isStorm, summarize, type RenderOptions } from './digest.js';
 import { count, messages } from './locale.js';
 import { renderText } from './text.js';
 import { truncateChars, utf8Bytes } from './truncate.js';
@@ -69,16 +69,18 @@ export function attributeBytes(attributes: Record<string, MessageAttributeValue>
 }
 
 /**
- * The SMS body: status, severity, alert name and count, then the most important alert's title, cut
- * to {@link SNS_SMS_MAX_CHARS} characters. No emoji (one would force UCS-2 and halve the length).
+ * The SMS body: status, severity, alert name (`Alert storm` for a digest) and count with the alerts
+ * Alertmanager left out, then the most severe alert's title, cut to {@link SNS_SMS_MAX_CHARS}
+ * characters. No emoji (one would force UCS-2 and halve the length).
  */
 export function smsText(notification: Notification, options: RenderOptions = {}): string {
   const t = messages(options.locale);
   const h = headline(notification);
   const total = notification.alerts.length + notification.truncatedAlerts;
-  const head = [t[h.status], h.severity, `${h.alertname || t.alerts} (${count(total)})`].filter(Boolean).join(' ');
-  const first = notification.alerts.find((a) => a.status === h.status) ?? notification.alerts[0];
-  return truncateChars(first ? `${head}: ${alertTitle(first)}` : head, SNS_SMS_MAX_CHARS);
+  const name = isStorm(notification, options.digestAbove) ? t.digest.title : h.alertname || t.alerts;
+  const head = [t[h.status], h.severity, `${name} (${count(total)})`].filter(Boolean).join(' ');
+  const [top] = summarize(notification, 1).top;
+  return truncateChars(top ? `${head}: ${alertTitle(top)}` : head, SNS_SMS_MAX_CHARS);
 }
 
 /**

@@ -50,7 +50,8 @@ describe('feishu channel over HTTP', () => {
     expect(timestamp).toBe('1795956150');
     expect(sign).toBe(createHmac('sha256', `1795956150\n${SIGNING_SECRET}`).digest('base64'));
     expect(card).toEqual(renderFeishu(n));
-    expect(card.card.header).toEqual({ title: { tag: 'plain_text', content: '🔥 FIRING · warning · GPUMemoryLeak (1)' }, template: 'orange' });
+    // Chinese unless the instance says otherwise.
+    expect(card.card.header).toEqual({ title: { tag: 'plain_text', content: '🔥 告警 · warning · GPUMemoryLeak (1)' }, template: 'orange' });
   });
 
   it('sends no timestamp or sign without a secret', async () => {
@@ -58,16 +59,21 @@ describe('feishu channel over HTTP', () => {
     expect(Object.keys(lastBody())).toEqual(['msg_type', 'card']);
   });
 
-  it('fails permanently on HTTP 200 with code 19021 (bad signature), quoting code and msg', async () => {
-    const err = await failure(createFeishuChannel({ webhookUrl: url(), secret: new Secret('the-wrong-secret'), now: () => NOW }));
+  it('fails permanently on HTTP 200 with code 19021 (bad signature): a configuration error, quoting code and msg', async () => {
+    const err = await failure(createFeishuChannel({ webhookUrl: url(), secret: new Secret('the-wrong-secret'), now: () => NOW, name: 'feishu-qwen' }));
     expect(err.retryable).toBe(false);
-    expect(err.message).toBe('feishu: code 19021: sign match fail or timestamp is not within one hour from current time');
+    expect(err.message).toBe(
+      "feishu-qwen: code 19021: sign match fail or timestamp is not within one hour from current time (configuration error: signature check failed: check the signing secret and this host's clock)",
+    );
   });
 
-  it('fails permanently on a keyword mismatch (19024)', async () => {
+  it('fails permanently on a keyword mismatch (19024): a configuration error', async () => {
     feishu.reply(json({ code: 19024, msg: 'Key Words Not Found', data: {} }));
     const err = await failure(createFeishuChannel({ webhookUrl: url() }));
-    expect(err).toMatchObject({ retryable: false, message: 'feishu: code 19024: Key Words Not Found' });
+    expect(err).toMatchObject({
+      retryable: false,
+      message: "feishu: code 19024: Key Words Not Found (configuration error: keyword check failed: the bot's keyword security setting rejects this message)",
+    });
   });
 
   it.each([9499, 11232])('retries on rate-limit code %i sent with HTTP 200', async (code) => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildChannels } from '../../../shared/channels/index.js';
 import { loadConfig } from '../../../shared/config.js';
@@ -55,5 +58,42 @@ describe('buildChannels', () => {
     expect(sns.publishes.map((p) => p.TopicArn)).toEqual([TOPIC]);
     expect(String(sns.requests[0]!.headers.authorization)).toMatch(/Credential=test\/\d{8}\/eu-west-1\/sns\/aws4_request/);
     expect(sns.requests[0]!.headers['amz-sdk-request']).toBe('attempt=1; max=1');
+  });
+
+  it('adds the routing file instances after the environment ones, each with its own URL, locale and topic region', async () => {
+    vi.stubEnv('AWS_ENDPOINT_URL_SNS', sns.endpoint);
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+    vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
+    const dir = mkdtempSync(join(tmpdir(), 'channels-'));
+    const file = join(dir, 'routing.yml');
+    writeFileSync(
+      file,
+      `channels:
+  platform: { type: slack, webhookUrl: { secret: PLATFORM_URL } }
+  qwen: { type: feishu, webhookUrl: { secret: QWEN_URL }, locale: en }
+  pager: { type: sns, topicArn: arn:aws:sns:us-east-1:123456789012:pager }
+default: { channels: [platform, qwen, pager, sns] }
+`,
+    );
+    const config = loadConfig({
+      SNS_TOPIC_ARN: TOPIC,
+      ROUTING_FILE: file,
+      PLATFORM_URL: `${hooks.url}/slack/platform`,
+      QWEN_URL: `${hooks.url}/feishu/qwen`,
+    });
+    rmSync(dir, { recursive: true, force: true });
+    const channels = buildChannels(config);
+    expect(channels.map((c) => c.name)).toEqual(['sns', 'platform', 'qwen', 'pager']);
+    const before = { hooks: hooks.requests.length, sns: sns.requests.length };
+    const n = fixtureNotification('firing-kv-cache-critical');
+    const results = await Promise.allSettled(channels.map((c) => c.send(n, AbortSignal.timeout(5000))));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    const posted = hooks.requests.slice(before.hooks);
+    expect(posted.map((r) => r.path).sort()).toEqual(['/feishu/qwen', '/slack/platform']);
+    const feishuCard = JSON.parse(posted.find((r) => r.path === '/feishu/qwen')!.body.toString('utf8')) as { card: { header: { title: { content: string } } } };
+    expect(feishuCard.card.header.title.content).toBe('🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)');
+    const regions = sns.requests.slice(before.sns).map((r) => /Credential=test\/\d{8}\/([a-z0-9-]+)\//.exec(String(r.headers.authorization))?.[1]).sort();
+    expect(regions).toEqual(['eu-west-1', 'us-east-1']);
   });
 });

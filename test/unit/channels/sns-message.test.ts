@@ -57,8 +57,8 @@ describe('smsText', () => {
     expect(sms).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
   });
 
-  it('counts alerts Alertmanager truncated and speaks the locale', () => {
-    expect(smsText(manyAlertsNotification(3, 1497), { locale: 'zh-CN' })).toBe('告警 warning VLLMQueueBacklog (1,500): model-1: requests waiting');
+  it('counts alerts Alertmanager truncated, names a storm and speaks the locale', () => {
+    expect(smsText(manyAlertsNotification(3, 1497), { locale: 'zh-CN' })).toBe('告警 warning 告警风暴 (1,500): model-1: requests waiting');
   });
 });
 

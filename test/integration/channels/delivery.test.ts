@@ -1,0 +1,97 @@
+/**
+ * Delivery through the real channels against the platform stand-ins: what is retried (429 with
+ * Retry-After, Feishu's rate-limit codes, SNS throttling), what is not (configuration errors), what
+ * is logged (the platform's error text with the channel's name), and the budget.
+ */
+import { SNSClient } from '@aws-sdk/client-sns';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFeishuChannel } from '../../../shared/channels/feishu.js';
+import { createSlackChannel } from '../../../shared/channels/slack.js';
+import { createSnsChannel } from '../../../shared/channels/sns.js';
+import { DeliveryError } from '../../../shared/channels/types.js';
+import { deliver } from '../../../shared/delivery.js';
+import { createLogger } from '../../../shared/logger.js';
+import { Secret } from '../../../shared/secret.js';
+import { startLoopback } from '../../helpers/loopback.js';
+import { fixtureNotification } from '../../unit/channels/notifications.js';
+import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './platforms.js';
+
+let slack: SlackPlatform;
+let feishu: FeishuPlatform;
+let sns: SnsPlatform;
+beforeAll(async () => {
+  [slack, feishu, sns] = await Promise.all([startSlackPlatform(), startFeishuPlatform({ secret: 'right-secret' }), startSnsPlatform()]);
+});
+afterAll(() => Promise.all([slack.close(), feishu.close(), sns.close()]));
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  return { lines, logger: createLogger('debug', (line) => lines.push(JSON.parse(line) as Record<string, unknown>)) };
+}
+const n = () => fixtureNotification('firing-kv-cache-critical');
+
+describe('deliver with the real channels', () => {
+  it('waits out Slack’s Retry-After on 429, then delivers once', async () => {
+    const { lines, logger } = capture();
+    const channel = createSlackChannel({ webhookUrl: new Secret(slack.url), name: 'slack-platform' });
+    slack.rateLimit(1, 2);
+    const before = { arrivals: slack.arrivals.length, accepted: slack.accepted.length };
+    expect(await deliver(channel, n(), { timeoutMs: 2000, retries: 2, budgetMs: 10_000, logger })).toBe(2);
+    const [first, second] = slack.arrivals.slice(before.arrivals);
+    // p-retry's own first backoff is at most 1 s (500 ms × jitter ≤ 2): only Retry-After explains 2 s.
+    expect(second! - first!).toBeGreaterThanOrEqual(2000);
+    expect(slack.accepted.length - before.accepted).toBe(1);
+    expect(lines.find((l) => l.event === 'channel attempt failed')).toMatchObject({ channel: 'slack-platform', attempt: 1, retry: true, error: 'slack-platform: HTTP 429: rate_limited' });
+  });
+
+  it('logs Slack’s plain-text error with the channel name and does not retry it', async () => {
+    const { lines, logger } = capture();
+    const hook = await startLoopback({ status: 404, headers: { 'content-type': 'text/plain' }, body: 'channel_not_found' });
+    const channel = createSlackChannel({ webhookUrl: new Secret(`${hook.url}/services/T/B/x`), name: 'slack-gpu-infra' });
+    const err = await deliver(channel, n(), { timeoutMs: 2000, retries: 3, budgetMs: 10_000, logger }).catch((e: unknown) => e);
+    await hook.close();
+    expect(err).toMatchObject({ retryable: false, message: 'slack-gpu-infra: HTTP 404: channel_not_found' });
+    expect(hook.requests).toHaveLength(1);
+    expect(lines.filter((l) => l.event === 'channel attempt failed')).toEqual([
+      expect.objectContaining({ level: 'warn', channel: 'slack-gpu-infra', retry: false, error: 'slack-gpu-infra: HTTP 404: channel_not_found' }),
+    ]);
+  });
+
+  it.each([9499, 11232] as const)('retries Feishu’s rate-limit code %i (HTTP 200) with backoff, then delivers', async (code) => {
+    const channel = createFeishuChannel({ webhookUrl: new Secret(feishu.url), secret: new Secret('right-secret'), name: 'feishu-qwen' });
+    feishu.rateLimit(2, code);
+    const before = feishu.accepted.length;
+    expect(await deliver(channel, n(), { timeoutMs: 2000, retries: 3, budgetMs: 10_000, logger: capture().logger })).toBe(3);
+    expect(feishu.accepted.length - before).toBe(1);
+  });
+
+  it('reports a Feishu signature failure as a configuration error after one attempt', async () => {
+    const channel = createFeishuChannel({ webhookUrl: new Secret(feishu.url), secret: new Secret('wrong-secret'), name: 'feishu-qwen' });
+    const requests = feishu.server.requests.length;
+    const err = await deliver(channel, n(), { timeoutMs: 2000, retries: 3, budgetMs: 10_000, logger: capture().logger }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DeliveryError);
+    expect((err as Error).message).toMatch(/^feishu-qwen: code 19021: .*\(configuration error: signature check failed/);
+    expect(feishu.server.requests.length - requests).toBe(1);
+  });
+
+  it('retries SNS throttling (an XML error) and delivers once', async () => {
+    const client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+    const channel = createSnsChannel({ client, topicArn: 'arn:aws:sns:eu-west-1:123456789012:pager', name: 'sns-pager' });
+    sns.failNext(400, 'Throttling', 'Rate exceeded');
+    const before = sns.delivered.length;
+    expect(await deliver(channel, n(), { timeoutMs: 2000, retries: 2, budgetMs: 10_000, logger: capture().logger })).toBe(2);
+    expect(sns.delivered.length - before).toBe(1);
+    client.destroy();
+  });
+
+  it('gives up within the budget when a platform hangs, however many retries are allowed', async () => {
+    const hung = await startLoopback({ hang: true });
+    const channel = createSlackChannel({ webhookUrl: new Secret(`${hung.url}/services/T/B/x`) });
+    const err = await deliver(channel, n(), { timeoutMs: 300, retries: 10, budgetMs: 1500, logger: capture().logger }).catch((e: unknown) => e);
+    await hung.close();
+    expect(err).toMatchObject({ retryable: true, message: 'slack: request timed out or was aborted' });
+    // 1.5 s of 300 ms attempts and ≥ 500 ms backoffs: a handful, never the 11 allowed.
+    expect(hung.requests.length).toBeGreaterThanOrEqual(1);
+    expect(hung.requests.length).toBeLessThanOrEqual(4);
+  });
+});

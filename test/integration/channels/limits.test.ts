@@ -1,0 +1,154 @@
+/**
+ * The extreme cases, sent by the real channels to stand-ins that reject what the platforms reject
+ * (platforms.ts): every message must be accepted, and say what it left out.
+ */
+import { SNSClient } from '@aws-sdk/client-sns';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFeishuChannel } from '../../../shared/channels/feishu.js';
+import { createSlackChannel } from '../../../shared/channels/slack.js';
+import { createSnsChannel } from '../../../shared/channels/sns.js';
+import { Secret } from '../../../shared/secret.js';
+import { fixtureNotification, manyAlertsNotification, stormNotification } from '../../unit/channels/notifications.js';
+import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './platforms.js';
+
+const SIGNING_SECRET = 'feishu-limits-secret';
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:llm-oncall';
+const signal = () => AbortSignal.timeout(5000);
+const wellFormed = (s: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+
+let slack: SlackPlatform;
+let feishu: FeishuPlatform;
+let sns: SnsPlatform;
+let client: SNSClient;
+beforeAll(async () => {
+  [slack, feishu, sns] = await Promise.all([startSlackPlatform(), startFeishuPlatform({ secret: SIGNING_SECRET }), startSnsPlatform()]);
+  client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+});
+afterAll(async () => {
+  client.destroy();
+  await Promise.all([slack.close(), feishu.close(), sns.close()]);
+});
+
+describe('Slack accepts the extremes', () => {
+  const channel = (digestAbove?: number) => createSlackChannel({ webhookUrl: new Secret(slack.url), name: 'slack-limits', digestAbove });
+
+  it('60 alerts in detail: 50 blocks, the last one saying how many are left out', async () => {
+    await channel(1000).send(manyAlertsNotification(60), signal());
+    const { blocks } = slack.accepted.at(-1)!;
+    expect(blocks).toHaveLength(50);
+    expect(blocks.at(-1)!.text!.text).toBe('+36 more alerts');
+  });
+
+  it('a section cut right at an emoji, for every alignment, stays well-formed and at most 3,000 characters', async () => {
+    for (let shift = 0; shift < 4; shift++) {
+      const n = fixtureNotification('firing-kv-cache-critical');
+      n.alerts[0]!.annotations.description = 'x'.repeat(2900 + shift) + '👨‍👩‍👧‍👦🔥'.repeat(40);
+      await channel().send(n, signal());
+      const section = slack.accepted.at(-1)!.blocks[1]!.text!.text;
+      expect(section.length).toBeLessThanOrEqual(3000);
+      expect(section.endsWith('…')).toBe(true);
+      expect(wellFormed(section)).toBe(true);
+    }
+  });
+
+  it('a header cut at 150 characters in the middle of emoji', async () => {
+    const n = fixtureNotification('firing-kv-cache-critical');
+    n.commonLabels.alertname = `${'A'.repeat(120)}${'🔥'.repeat(40)}`;
+    await channel().send(n, signal());
+    const header = slack.accepted.at(-1)!.blocks[0]!.text!.text;
+    expect(header.length).toBeLessThanOrEqual(150);
+    expect(wellFormed(header)).toBe(true);
+  });
+
+  it('label values cannot mention @channel or forge links', async () => {
+    const n = fixtureNotification('firing-kv-cache-critical');
+    n.alerts[0]!.labels.model_name = '<!channel> & <https://evil.example|click>';
+    n.alerts[0]!.annotations.summary = '<@U024BE7LH> look';
+    await channel().send(n, signal());
+    const body = JSON.stringify(slack.accepted.at(-1));
+    expect(body).not.toContain('<!channel>');
+    expect(body).not.toContain('<@U024BE7LH>');
+    expect(body).toContain('model_name: &lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;');
+  });
+
+  it('a 5,000-alert storm as one digest', async () => {
+    await channel().send(stormNotification(5000, 1497), signal());
+    const { text, blocks } = slack.accepted.at(-1)!;
+    expect(text.startsWith('🔥 FIRING · critical · Alert storm (6,497)')).toBe(true);
+    expect(blocks.length).toBeLessThanOrEqual(50);
+  });
+});
+
+describe('Feishu accepts the extremes (signed, in Chinese)', () => {
+  const channel = (digestAbove?: number) => createFeishuChannel({ webhookUrl: new Secret(feishu.url), secret: new Secret(SIGNING_SECRET), digestAbove });
+  const bytesOf = (m: unknown) => Buffer.byteLength(JSON.stringify(m));
+
+  it('60 alerts of Chinese text in detail: under 20 KB in bytes, saying how many are left out', async () => {
+    const n = manyAlertsNotification(60);
+    for (const a of n.alerts) a.annotations.description = '显存占用持续上升，疑似内存泄漏。'.repeat(20);
+    await channel(1000).send(n, signal());
+    const card = feishu.accepted.at(-1)!;
+    expect(bytesOf(card)).toBeLessThanOrEqual(20 * 1024);
+    const note = card.card.elements.at(-1) as unknown as { tag: string; elements: { content: string }[] };
+    expect(note.tag).toBe('note');
+    expect(note.elements[0]!.content).toMatch(/^另有 \d+ 条告警$/);
+  });
+
+  it('an alert text cut at an emoji stays well-formed', async () => {
+    const n = fixtureNotification('firing-kv-cache-critical');
+    n.alerts[0]!.annotations.description = '告'.repeat(2950) + '🇨🇳👍🏽'.repeat(30);
+    await channel().send(n, signal());
+    const div = feishu.accepted.at(-1)!.card.elements[0]!.text!.content;
+    expect(div.length).toBeLessThanOrEqual(3000);
+    expect(wellFormed(div)).toBe(true);
+    expect(div.endsWith('…')).toBe(true);
+  });
+
+  it('a 5,000-alert storm as one digest', async () => {
+    await channel().send(stormNotification(5000, 1497), signal());
+    expect(feishu.accepted.at(-1)!.card.header.title.content).toBe('🔥 告警 · critical · 告警风暴 (6,497)');
+  });
+});
+
+describe('SNS accepts the extremes', () => {
+  const channel = (topicArn = TOPIC, messageStructure?: 'json', digestAbove?: number) =>
+    createSnsChannel({ client, topicArn, name: 'sns-limits', messageStructure, digestAbove });
+
+  it('a message filled to 256 KiB with its attributes, plain and JSON-structured', async () => {
+    const n = manyAlertsNotification(400);
+    for (const a of n.alerts) a.annotations.description = 'é"\n'.repeat(300);
+    await channel(TOPIC, undefined, 1000).send(n, signal());
+    await channel(TOPIC, 'json', 1000).send(n, signal());
+    const [plain, structured] = sns.delivered.slice(-2);
+    expect(Buffer.byteLength(plain!.Message!)).toBeGreaterThan(250_000);
+    expect(plain!.Message).toMatch(/\+\d+ more alerts$/);
+    expect(structured!.params.MessageStructure).toBe('json');
+    const body = JSON.parse(structured!.Message!) as Record<string, string>;
+    expect(Object.keys(body)).toEqual(['default', 'email', 'sms']);
+    expect(body.sms!.length).toBeLessThanOrEqual(140);
+  });
+
+  it('a subject of line breaks, tabs and Chinese reduced to printable ASCII', async () => {
+    const n = fixtureNotification('firing-kv-cache-critical');
+    n.commonLabels.alertname = `内存\r\n泄漏\t${'X'.repeat(200)}`;
+    await channel().send(n, signal());
+    expect(sns.delivered.at(-1)!.Subject).toMatch(/^\[FIRING:1\] X+$/);
+  });
+
+  it('a FIFO topic drops the retry of the same events: delivered once', async () => {
+    const fifo = channel(`${TOPIC}.fifo`);
+    const before = sns.delivered.length;
+    await fifo.send(fixtureNotification('firing-queue-backlog-two-models'), signal());
+    await fifo.send(fixtureNotification('firing-queue-backlog-two-models'), signal());
+    expect(sns.delivered.length - before).toBe(1);
+    await fifo.send(fixtureNotification('resolved-queue-backlog-two-models'), signal());
+    expect(sns.delivered.length - before).toBe(2);
+  });
+
+  it('a 5,000-alert storm as one digest', async () => {
+    await channel(TOPIC, 'json').send(stormNotification(5000, 1497), signal());
+    const body = JSON.parse(sns.delivered.at(-1)!.Message!) as Record<string, string>;
+    expect(body.sms).toBe('FIRING critical Alert storm (6,497): model-2: VLLMKVCacheNearlyFull on replica 2');
+    expect(body.email).toContain('+4,990 more alerts · +1,497 not included by Alertmanager');
+  });
+});
