@@ -62,3 +62,16 @@ function httpUrl(key: string, value: string): string {
 export function routingFileFromContext(get: (key: string) => unknown): string | undefined {
   return given(get, 'routingFile');
 }
+
+/**
+ * Turns escalation on when context `escalationDelaySeconds` is given (e.g. `-c escalationDelaySeconds=900`).
+ * @returns `undefined` when not given
+ * @throws ContextError when it is not a positive number of seconds
+ */
+export function escalationFromContext(get: (key: string) => unknown): { delaySeconds: number } | undefined {
+  const value = get('escalationDelaySeconds');
+  if (value === undefined || value === null || value === '') return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new ContextError('escalationDelaySeconds', 'must be a positive number of seconds');
+  return { delaySeconds: seconds };
+}

@@ -34,7 +34,10 @@ export const RECEIVER_TIMEOUT_SECONDS = 30;
 export const RECEIVER_MEMORY_MIB = 512;
 
 /** Keys of the settings secret (a JSON object); never set as plain environment variables. */
-export const SECRET_SETTING_KEYS = ['WEBHOOK_TOKEN', 'SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'FEISHU_SECRET', 'ACK_SECRET'] as const;
+export const SECRET_SETTING_KEYS = [
+  'WEBHOOK_TOKEN', 'SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'FEISHU_SECRET', 'ACK_SECRET',
+  'ACK_SECRET_PREVIOUS', 'ACK_SECRET_PREVIOUS_UNTIL', 'ESCALATION_SLACK_WEBHOOK_URL',
+] as const;
 
 /** Non-secret settings, passed as plain environment variables when given. */
 export interface PlainSettings {
@@ -145,7 +148,7 @@ export class AlertReceiver extends Construct {
 }
 
 /** Maps the given settings to their environment variable names, leaving out unset ones. */
-function plainEnvironment(settings: PlainSettings): Record<string, string> {
+export function plainEnvironment(settings: PlainSettings): Record<string, string> {
   const pairs: [string, string | undefined][] = [
     ['PROMETHEUS_URL', settings.prometheusUrl],
     ['ALERTMANAGER_URL', settings.alertmanagerUrl],

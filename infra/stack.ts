@@ -7,6 +7,7 @@ import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { EscalationCheck } from './escalation.js';
 import { AlertReceiver, type PlainSettings } from './receiver.js';
 
 /** Length of the generated `WEBHOOK_TOKEN`, characters (letters and digits only, so it fits a header as is). */
@@ -19,6 +20,11 @@ export interface LlmAlertPipelineStackProps extends StackProps {
   entry?: string;
   /** Routing file to ship with the receiver (context `routingFile`; see docs/routing.md). */
   routingFile?: string;
+  /**
+   * Escalation of unacknowledged critical alerts to a second SNS topic (context `escalationDelaySeconds`);
+   * unset: no escalation resources.
+   */
+  escalation?: { delaySeconds?: number; entry?: string };
 }
 
 /**
@@ -30,6 +36,9 @@ export class LlmAlertPipelineStack extends Stack {
   readonly topic: Topic;
   readonly settingsSecret: Secret;
   readonly receiver: AlertReceiver;
+  /** Present when `escalation` was given. */
+  readonly escalationTopic?: Topic;
+  readonly escalation?: EscalationCheck;
 
   constructor(scope: Construct, id: string, props: LlmAlertPipelineStackProps = {}) {
     super(scope, id, props);
@@ -56,6 +65,16 @@ export class LlmAlertPipelineStack extends Stack {
       .useTable(this.table)
       .useTopic(this.topic)
       .useSettingsSecret(this.settingsSecret);
+
+    if (props.escalation) {
+      this.escalationTopic = new Topic(this, 'EscalationTopic', { displayName: 'LLM fleet escalations (unacknowledged critical alerts)' });
+      this.escalation = new EscalationCheck(this, 'Escalation', { entry: props.escalation.entry, delaySeconds: props.escalation.delaySeconds, settings: { logLevel: props.settings?.logLevel, publicUrl: props.settings?.publicUrl } })
+        .useTable(this.table)
+        .useTopic(this.escalationTopic)
+        .useSettingsSecret(this.settingsSecret)
+        .allowScheduling(this.receiver);
+      new CfnOutput(this, 'EscalationTopicArn', { value: this.escalationTopic.topicArn, description: 'subscribe the escalation contacts here' });
+    }
 
     new CfnOutput(this, 'WebhookUrl', { value: this.receiver.webhookUrl, description: 'Alertmanager webhook_config url' });
     new CfnOutput(this, 'AlertTopicArn', { value: this.topic.topicArn });

@@ -1,0 +1,97 @@
+/**
+ * The escalation wiring of the stack (context `escalationDelaySeconds`): the check function (its real
+ * entry, bundled by local esbuild), the schedule group, the role Scheduler assumes, the receiver's
+ * rights to schedule, and the settings each function reads. IAM is asserted statement by statement.
+ */
+import type { CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { escalationFromContext } from '../../infra/context.js';
+import { LlmAlertPipelineStack } from '../../infra/stack.js';
+import { scratchApp } from './synth.js';
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+  Principal?: unknown;
+}
+
+describe('LlmAlertPipelineStack with escalation', () => {
+  const scratch = scratchApp();
+  let stack: LlmAlertPipelineStack;
+  let template: Template;
+  const id = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const envOf = (fnId: string) => template.toJSON().Resources[fnId].Properties.Environment.Variables as Record<string, unknown>;
+  const statementsOf = (role: unknown) =>
+    Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [role] } })).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+  const allows = (statements: Statement[], action: string, resource: unknown) =>
+    statements.some((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action) && [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)));
+
+  beforeAll(() => {
+    stack = new LlmAlertPipelineStack(scratch.app, 'Escalating', { settings: { publicUrl: 'https://alerts.example.com', logLevel: 'debug' }, escalation: { delaySeconds: 600 } });
+    template = Template.fromStack(stack);
+  });
+  afterAll(() => scratch.dispose());
+
+  it('gives the receiver what it needs to schedule checks and nothing wider', () => {
+    const esc = stack.escalation!;
+    const env = envOf(id(stack.receiver.function));
+    expect(env).toMatchObject({
+      ESCALATION_SCHEDULE_GROUP: stack.resolve(esc.scheduleGroup.scheduleGroupName),
+      ESCALATION_FUNCTION_ARN: { 'Fn::GetAtt': [id(esc.function), 'Arn'] },
+      ESCALATION_ROLE_ARN: { 'Fn::GetAtt': [id(esc.schedulerRole), 'Arn'] },
+      ESCALATION_SNS_TOPIC_ARN: { Ref: id(stack.escalationTopic!) },
+      ESCALATION_DELAY_SECONDS: '600',
+      PUBLIC_URL: 'https://alerts.example.com',
+    });
+    const statements = statementsOf(stack.resolve(stack.receiver.function.role!.roleName));
+    const group = stack.resolve(esc.scheduleGroup.scheduleGroupName) as string;
+    expect(group).toMatch(/^[0-9A-Za-z_.-]{1,64}$/);
+    const inGroup = statements.filter((s) => JSON.stringify(s.Resource).includes(`:schedule/${group}/*"`));
+    expect(inGroup.flatMap((s) => [s.Action].flat()).sort()).toEqual(['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule']);
+    expect(allows(statements, 'iam:PassRole', { 'Fn::GetAtt': [id(esc.schedulerRole), 'Arn'] })).toBe(true);
+    expect(allows(statements, 'sns:Publish', { Ref: id(stack.escalationTopic!) })).toBe(true);
+    expect(statements.filter((s) => JSON.stringify(s.Resource) === '"*"')).toEqual([]);
+  });
+
+  it('lets only this account\'s Scheduler assume the role, which may only invoke the check', () => {
+    const esc = stack.escalation!;
+    const role = template.toJSON().Resources[id(esc.schedulerRole)].Properties;
+    expect(role.AssumeRolePolicyDocument.Statement).toEqual([
+      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } },
+    ]);
+    const statements = statementsOf(stack.resolve(esc.schedulerRole.roleName));
+    expect(statements.flatMap((s) => [s.Action].flat())).toEqual(['lambda:InvokeFunction']);
+    const fnArn = { 'Fn::GetAtt': [id(esc.function), 'Arn'] };
+    expect(allows(statements, 'lambda:InvokeFunction', fnArn)).toBe(true);
+  });
+
+  it('runs the check (Node 22, arm64) with the table, the escalation topic and the settings secret', () => {
+    const esc = stack.escalation!;
+    template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 60, MemorySize: 256, Handler: 'index.handler' });
+    expect(envOf(id(esc.function))).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      LOG_LEVEL: 'debug',
+      PUBLIC_URL: 'https://alerts.example.com',
+      TABLE_NAME: { Ref: id(stack.table) },
+      ESCALATION_SNS_TOPIC_ARN: { Ref: id(stack.escalationTopic!) },
+      SETTINGS_SECRET_ARN: { Ref: id(stack.settingsSecret) },
+    });
+    const statements = statementsOf(stack.resolve(esc.function.role!.roleName));
+    expect(allows(statements, 'dynamodb:UpdateItem', { 'Fn::GetAtt': [id(stack.table), 'Arn'] })).toBe(true);
+    expect(allows(statements, 'sns:Publish', { Ref: id(stack.escalationTopic!) })).toBe(true);
+    expect(allows(statements, 'secretsmanager:GetSecretValue', { Ref: id(stack.settingsSecret) })).toBe(true);
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    template.hasOutput('EscalationTopicArn', { Value: { Ref: id(stack.escalationTopic!) } });
+  });
+});
+
+describe('escalationFromContext', () => {
+  it('turns escalation on only when given, and names a bad value', () => {
+    expect(escalationFromContext(() => undefined)).toBeUndefined();
+    expect(escalationFromContext(() => '900')).toEqual({ delaySeconds: 900 });
+    expect(() => escalationFromContext(() => 'soon')).toThrow(/^escalationDelaySeconds: must be a positive number/);
+  });
+});
