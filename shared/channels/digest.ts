@@ -6,7 +6,7 @@
 import type { EnrichedAlert } from '../enrich/types.js';
 import { silenceUrl } from '../format.js';
 import type { Notification } from '../notification.js';
-import { alertTitle, FLAPPING_ICON, headline, headlineText, type Markup, statusIcon } from './content.js';
+import { alertTitle, FLAPPING_ICON, headline, type Markup, statusIcon } from './content.js';
 import { count, messages, type Locale } from './locale.js';
 import { truncateChars } from './truncate.js';
 
@@ -106,7 +106,8 @@ export interface DigestText {
 export function digestText(notification: Notification, m: Markup, locale?: Locale, topAlerts = DIGEST_TOP_ALERTS): DigestText {
   const t = messages(locale);
   const d = summarize(notification, topAlerts);
-  const summary = [m.bold(t.digest.received(d.received)), t.digest.firingResolved(d.firing, d.resolved)];
+  const states = [d.firing ? t.digest.firing(d.firing) : '', d.resolved ? t.digest.resolved(d.resolved) : ''].filter(Boolean);
+  const summary = [m.bold(t.digest.received(d.received)), states.join(' · ')];
   if (d.notIncluded > 0) summary.push(t.notIncluded(d.notIncluded));
   const list = (title: string, entries: LabelCount[]) => {
     const shown = entries.slice(0, DIGEST_MAX_ENTRIES).map((e) => `${m.escape(e.value || t.digest.noLabel)} ${m.bold(count(e.alerts))}`);
@@ -142,10 +143,14 @@ function topLine(alert: EnrichedAlert, m: Markup, flapping: boolean): string {
   return `${icon} ${m.escape(cut)}`;
 }
 
-/** The digest's header: `🔥 FIRING · critical · Alert storm: VLLMQueueBacklog (6497)`, counting alerts Alertmanager left out. */
+/**
+ * The digest's header, counting the alerts Alertmanager left out: `🔥 FIRING · critical · Alert
+ * storm · VLLMQueueBacklog (6,497)`; the alert name only when the whole group shares one.
+ */
 export function digestTitle(notification: Notification, locale?: Locale): string {
   const t = messages(locale);
   const h = headline(notification);
   const total = notification.alerts.length + notification.truncatedAlerts;
-  return headlineText({ ...h, alertname: `${t.digest.title}: ${h.alertname || t.alerts}`, count: total, flapping: 0 }, locale);
+  const parts = [`${statusIcon(h.status)} ${t[h.status]}`, h.severity, t.digest.title, notification.commonLabels.alertname ?? ''];
+  return `${parts.filter(Boolean).join(' · ')} (${count(total)})`;
 }

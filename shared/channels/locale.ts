@@ -37,7 +37,8 @@ export interface Messages {
   digest: {
     title: string;
     received(n: number): string;
-    firingResolved(firing: number, resolved: number): string;
+    firing(n: number): string;
+    resolved(n: number): string;
     bySeverity: string;
     byAlertname: string;
     byModel: string;
@@ -67,7 +68,8 @@ const EN: Messages = {
   digest: {
     title: 'Alert storm',
     received: (n) => `${count(n)} new alert${n === 1 ? '' : 's'} in this group`,
-    firingResolved: (f, r) => `${count(f)} firing · ${count(r)} resolved`,
+    firing: (n) => `${count(n)} firing`,
+    resolved: (n) => `${count(n)} resolved`,
     bySeverity: 'By severity',
     byAlertname: 'By alert',
     byModel: 'By model',
@@ -96,7 +98,8 @@ const ZH_CN: Messages = {
   digest: {
     title: '告警风暴',
     received: (n) => `本组新增 ${count(n)} 条告警`,
-    firingResolved: (f, r) => `${count(f)} 条告警中 · ${count(r)} 条已恢复`,
+    firing: (n) => `${count(n)} 条告警中`,
+    resolved: (n) => `${count(n)} 条已恢复`,
     bySeverity: '按级别',
     byAlertname: '按告警名',
     byModel: '按模型',
