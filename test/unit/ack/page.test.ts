@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { escapeHtml, PAGE_HEADERS, renderAckPage, renderProblemPage } from '../../../shared/ack/page.js';
+import { silenceFor } from '../../../shared/ack/silence.js';
+import type { AlertRecord } from '../../../shared/ack/types.js';
+import { fixture } from '../../helpers/fixtures.js';
+
+const NOW = Date.parse('2026-11-29T12:50:23.143Z');
+
+function record(overrides: Partial<AlertRecord> = {}): AlertRecord {
+  const alert = fixture('firing-kv-cache-critical').alerts[0]!;
+  alert.labels.model_name = '<script>alert(1)</script>';
+  alert.annotations.summary = 'KV "cache" & <b>full</b>';
+  return { fingerprint: alert.fingerprint, startsAt: '2026-11-29T12:42:23.143Z', status: 'firing', alert, groupKey: 'g', externalURL: '', channels: ['slack'], notifiedAt: '2026-11-29T12:42:24.000Z', ...overrides };
+}
+
+describe('acknowledgement page', () => {
+  it('escapes every alert value', () => {
+    const html = renderAckPage({ alerts: [{ fingerprint: 'f', record: record() }], channel: 'slack<x>', nowMs: NOW });
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<b>full');
+    expect(html).toContain('model_name=&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('KV &quot;cache&quot; &amp; &lt;b&gt;full&lt;/b&gt;');
+    expect(html).toContain('the slack&lt;x&gt; message');
+    expect(html).toContain('since 2026-11-29 12:42:23 UTC (8 min)');
+    expect(escapeHtml(`'"&<>`)).toBe('&#39;&quot;&amp;&lt;&gt;');
+  });
+
+  it('allows exactly its own stylesheet by hash and nothing else', () => {
+    const html = renderAckPage({ alerts: [], channel: 'slack', nowMs: NOW });
+    const style = /<style>(.*)<\/style>/s.exec(html)![1]!;
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(PAGE_HEADERS['content-security-policy']).toBe(`default-src 'none'; style-src 'sha256-${hash}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+    expect(html).not.toMatch(/<script|<img|<link|https?:\/\//);
+  });
+
+  it('shows the form only when asked to, and who acknowledged', () => {
+    const acked = record({ acknowledgement: { by: 'alice', at: '2026-11-29T12:45:23.143Z', channel: 'feishu', silenceId: 's-1' } });
+    const html = renderAckPage({ alerts: [{ fingerprint: 'f', record: acked }, { fingerprint: 'gone' }], channel: 'feishu', nowMs: NOW });
+    expect(html).not.toContain('<form');
+    expect(html).toContain('Acknowledged by <strong>alice</strong> at 2026-11-29 12:45:23 UTC (3 min after it fired), from the feishu link · silence <code>s-1</code>');
+    expect(html).toContain('Alert gone</h2><p class="muted">Unknown here');
+    const form = renderAckPage({ alerts: [{ fingerprint: 'f', record: record() }], channel: 'sns', nowMs: NOW, form: { nonce: { nonce: 'n"1', mac: 'm' }, name: 'bob', silenceHours: [1, 4] } });
+    expect(form).toContain('<input type="hidden" name="nonce" value="n&quot;1">');
+    expect(form).toContain('value="bob"');
+    expect(form).toContain('<option value="4">4 hours</option>');
+  });
+
+  it('words refusals plainly', () => {
+    expect(renderProblemPage('Link not valid', 'It expired <now>.')).toContain('<h1>Link not valid</h1><section class="error"><p>It expired &lt;now&gt;.</p>');
+  });
+});
+
+describe('silenceFor', () => {
+  it('matches every label with equality, from now for N hours, naming who and which alert', () => {
+    const alert = fixture('firing-kv-cache-critical').alerts[0]!;
+    const silence = silenceFor(alert, { hours: 4, by: 'alice', nowMs: NOW });
+    expect(silence).toEqual({
+      matchers: Object.keys(alert.labels).sort().map((name) => ({ name, value: alert.labels[name], isRegex: false, isEqual: true })),
+      startsAt: '2026-11-29T12:50:23.143Z',
+      endsAt: '2026-11-29T16:50:23.143Z',
+      createdBy: 'alice',
+      comment: 'Acknowledged by alice via llm-alert-pipeline (alert 936e109b8c52c001)',
+    });
+  });
+});
