@@ -64,17 +64,17 @@ export class DynamoDbAckStore implements AckStore {
     return same && { record: fromItem(same), newOccurrence: false };
   }
 
-  async acknowledge(fingerprint: string, ack: Acknowledgement, issuedBeforeMs: number, nowMs: number): Promise<AckOutcome> {
+  async acknowledge(fingerprint: string, ack: Acknowledgement, latestStartMs: number, nowMs: number): Promise<AckOutcome> {
     const stored = { by: ack.by, at: ack.at, channel: ack.channel, ...(ack.silenceId && { silenceId: ack.silenceId }) };
     const item = await this.#update(fingerprint, {
       set: { '#ack': stored, '#exp': this.#expiry(nowMs) },
       condition: 'attribute_exists(pk) AND #st = :firing AND attribute_not_exists(#ack) AND #s <= :issued AND #exp > :nowSec',
-      values: { ':firing': 'firing', ':issued': isoTime(issuedBeforeMs), ':nowSec': Math.floor(nowMs / 1000) },
+      values: { ':firing': 'firing', ':issued': isoTime(latestStartMs), ':nowSec': Math.floor(nowMs / 1000) },
     });
     if (item) return { outcome: 'acknowledged', record: fromItem(item) };
     const record = await this.get(fingerprint, nowMs);
     if (!record) return { outcome: 'unknown' };
-    if (record.startsAt > isoTime(issuedBeforeMs)) return { outcome: 'newer occurrence', record };
+    if (record.startsAt > isoTime(latestStartMs)) return { outcome: 'newer occurrence', record };
     if (record.acknowledgement) return { outcome: 'already acknowledged', record };
     return { outcome: 'resolved', record };
   }

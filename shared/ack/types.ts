@@ -90,10 +90,11 @@ export interface AckStore {
    */
   recordNotified(notified: NotifiedAlert, nowMs: number): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined>;
   /**
-   * Acknowledges the occurrence that had started by `issuedBeforeMs`, once: of concurrent callers one wins.
-   * @param issuedBeforeMs when the link was made; a later occurrence is not acknowledged by it
+   * Acknowledges the current occurrence if it started by `latestStartMs`, once: of concurrent callers one wins.
+   * @param latestStartMs the latest `startsAt` (epoch ms) the link covers (its issue time plus clock skew,
+   *   see `latestCoveredStart`); a later occurrence is not acknowledged by an older link
    */
-  acknowledge(fingerprint: string, ack: Acknowledgement, issuedBeforeMs: number, nowMs: number): Promise<AckOutcome>;
+  acknowledge(fingerprint: string, ack: Acknowledgement, latestStartMs: number, nowMs: number): Promise<AckOutcome>;
   /** Stores the silence id on the acknowledgement of occurrence `startsAt`. */
   setSilence(fingerprint: string, startsAt: string, silenceId: string, nowMs: number): Promise<void>;
   /** Marks escalation `scheduled` for occurrence `startsAt` (only if none yet). */
