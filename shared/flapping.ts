@@ -5,14 +5,20 @@
  */
 import pLimit from 'p-limit';
 import type { Alert } from './alertmanager/schema.js';
+import { MAX_DETAILED_ALERTS } from './channels/digest.js';
 import type { DedupeStore } from './dedupe/store.js';
 import type { Logger } from './logger.js';
 import type { Flapping, Notification } from './notification.js';
 
 /** Default flap window: an alert firing again within 30 minutes of its previous firing is flapping. */
 export const DEFAULT_FLAP_WINDOW_MS = 30 * 60_000;
-/** Store calls in flight at once (a storm brings thousands of alerts). */
-const CONCURRENCY = 32;
+/** Store calls in flight at once. */
+const CONCURRENCY = 16;
+/**
+ * Above this many new firing alerts in one group, flapping is not tracked: a storm is sent as a
+ * digest, which shows no per-alert marks, and a write per alert would spend the delivery budget.
+ */
+export const MAX_TRACKED_FIRINGS = MAX_DETAILED_ALERTS;
 
 /**
  * Records the firing alerts among `alerts` and returns those that flap, by fingerprint.
@@ -25,6 +31,10 @@ export async function noteFlapping(alerts: Alert[], store: DedupeStore, windowMs
   const noteFiring = store.noteFiring.bind(store);
   const limit = pLimit(CONCURRENCY);
   const firing = alerts.filter((a) => a.status === 'firing' && !Number.isNaN(Date.parse(a.startsAt)));
+  if (firing.length > MAX_TRACKED_FIRINGS) {
+    log.info('flapping not tracked', { reason: 'alert storm', firing: firing.length });
+    return flapping;
+  }
   await Promise.all(
     firing.map((alert) =>
       limit(async () => {

@@ -93,6 +93,7 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView, { flapping, receivedAt })));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
+  await recordDelivered(toSend, channels, deps, log);
   if (failed.size) await releaseFailed(toSend, failed, deps, log);
   const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered') }));
   if (deps.ack) await deps.ack.record(message, sent, enrichments);
@@ -154,7 +155,6 @@ async function fanOutTo(
     const decorated = deps.ack && ackView ? deps.ack.decorate(notification, channel.name, ackView) : notification;
     const budgetMs = Math.max(deps.delivery.timeoutMs, (deps.delivery.budgetMs ?? DEFAULT_DELIVERY_BUDGET_MS) - (started - group.receivedAt));
     const attempts = await deliver(channel, decorated, { ...deps.delivery, budgetMs, logger: log });
-    await recordDelivered(mine, channel.name, deps, log);
     const outcome: ChannelOutcome = { status: 'delivered', alerts: mine.length, attempts, durationMs: deps.now() - started };
     log.info('channel delivered', { channel: channel.name, ...outcome });
     return { channel: channel.name, outcome };
@@ -165,17 +165,24 @@ async function fanOutTo(
   }
 }
 
-/** A ledger write that fails after a successful send is logged, not re-sent: a duplicate is worse than a stale ledger. */
-async function recordDelivered(mine: ClaimedAlert[], channel: string, deps: PipelineDeps, log: Logger): Promise<void> {
+/**
+ * Records, in one write per alert, every channel that accepted it (a storm of 5,000 alerts to three
+ * channels is 5,000 writes, not 15,000). Runs before failed claims are released, so a retry never
+ * sees a delivered channel as pending. A ledger write that fails after a successful send is logged,
+ * not re-sent: a duplicate is worse than a stale ledger.
+ */
+async function recordDelivered(toSend: ClaimedAlert[], outcomes: Record<string, ChannelOutcome>, deps: PipelineDeps, log: Logger): Promise<void> {
   const limit = pLimit(STORE_CONCURRENCY);
   await Promise.all(
-    mine.map((c) =>
-      limit(() =>
-        deps.store.markDelivered(c.key, channel).catch((err: Error) => {
-          log.error('ledger write failed', { channel, fingerprint: c.alert.fingerprint, error: err.message });
+    toSend.map((c) => {
+      const delivered = c.claim.pending.filter((name) => outcomes[name]?.status === 'delivered');
+      if (delivered.length === 0) return undefined;
+      return limit(() =>
+        deps.store.markDelivered(c.key, delivered).catch((err: Error) => {
+          log.error('ledger write failed', { channels: delivered, fingerprint: c.alert.fingerprint, error: err.message });
         }),
-      ),
-    ),
+      );
+    }),
   );
 }
 

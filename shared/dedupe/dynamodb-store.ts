@@ -59,13 +59,15 @@ export class DynamoDbDedupeStore implements DedupeStore {
       : { decision: 'in flight', pending: [] };
   }
 
-  async markDelivered(key: string, channel: string): Promise<void> {
+  async markDelivered(key: string, channel: string | string[]): Promise<void> {
+    const channels = new Set([channel].flat());
+    if (channels.size === 0) return;
     await this.#doc.send(
       new UpdateCommand({
         TableName: this.#table,
         Key: { pk: key },
         UpdateExpression: 'DELETE pending :c ADD delivered :c',
-        ExpressionAttributeValues: { ':c': new Set([channel]) },
+        ExpressionAttributeValues: { ':c': channels },
       }),
     );
   }

@@ -35,8 +35,8 @@ export interface DedupeStore {
    * @throws the store's own error when it cannot be reached (the caller answers 5xx)
    */
   claim(key: string, channels: string[], nowMs: number): Promise<Claim>;
-  /** Records that `channel` accepted the event. Idempotent. */
-  markDelivered(key: string, channel: string): Promise<void>;
+  /** Records that `channel` (or each of several channels, in one write) accepted the event. Idempotent. */
+  markDelivered(key: string, channel: string | string[]): Promise<void>;
   /** Gives up the lease early so that a retry can repair the undelivered channels at once. */
   release(key: string): Promise<void>;
   /**

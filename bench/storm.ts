@@ -1,0 +1,82 @@
+/**
+ * Storm benchmark: one Alertmanager group of N alerts through the real app (hono, pipeline, ledger
+ * on dynalite, the env-var channels Slack, Feishu and SNS pointed at loopback servers), then the
+ * same group again (Alertmanager's retry or an HA peer). Measures wall time of each request and
+ * counts the messages each platform received (one digest per channel expected, none on repeat).
+ *
+ * Run alone: `npx tsx bench/storm.ts [alerts] [truncatedAlerts]`.
+ */
+import { SNSClient } from '@aws-sdk/client-sns';
+import { pathToFileURL } from 'node:url';
+import { createApp } from '../shared/app.js';
+import { loadConfig } from '../shared/config.js';
+import { startLocalDynamoDb } from '../shared/dedupe/local-dynamodb.js';
+import { silentLogger } from '../shared/logger.js';
+import { createDeps } from '../shared/runtime.js';
+import { startLoopback } from '../test/helpers/loopback.js';
+import { startSnsServer } from '../test/helpers/sns-server.js';
+import { stormWebhook } from '../test/integration/storm-webhook.js';
+
+export interface StormBenchResult {
+  alerts: number;
+  truncatedAlerts: number;
+  /** Size of the webhook body, bytes. */
+  bodyBytes: number;
+  /** First delivery: claims, flap records, fan-out and ledger, milliseconds. */
+  firstMs: number;
+  /** The same group again (everything a duplicate), milliseconds. */
+  repeatMs: number;
+  /** Messages each platform received over both requests. */
+  messages: { slack: number; feishu: number; sns: number };
+  /** HTTP status of each request. */
+  status: [number, number];
+}
+
+/**
+ * Runs one storm through the app and reports timings. Starts and stops its own dynalite and
+ * loopback servers.
+ * @param alerts alerts in the group (default 5,000)
+ * @param truncatedAlerts Alertmanager's `truncatedAlerts` (default 1,497)
+ */
+export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise<StormBenchResult> {
+  const db = await startLocalDynamoDb('bench-storm');
+  const hooks = await startLoopback((r) => (r.path.startsWith('/feishu') ? { status: 200, body: '{"code":0,"msg":"success"}' } : { status: 200, body: 'ok' }));
+  const sns = await startSnsServer();
+  const client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'b', secretAccessKey: 'b' }, maxAttempts: 1 });
+  try {
+    const config = loadConfig({
+      SLACK_WEBHOOK_URL: `${hooks.url}/slack/hook`,
+      FEISHU_WEBHOOK_URL: `${hooks.url}/feishu/hook`,
+      SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:bench',
+      TABLE_NAME: 'bench-storm',
+    });
+    const app = createApp(config, createDeps(config, { dynamodb: db.client, sns: client }, silentLogger));
+    const body = JSON.stringify(stormWebhook(alerts, truncatedAlerts));
+    const post = async () => {
+      const started = performance.now();
+      const res = await app.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      await res.arrayBuffer();
+      return { ms: performance.now() - started, status: res.status };
+    };
+    const first = await post();
+    const repeat = await post();
+    const slack = hooks.requests.filter((r) => r.path.startsWith('/slack')).length;
+    return {
+      alerts,
+      truncatedAlerts,
+      bodyBytes: Buffer.byteLength(body),
+      firstMs: Math.round(first.ms),
+      repeatMs: Math.round(repeat.ms),
+      messages: { slack, feishu: hooks.requests.length - slack, sns: sns.publishes.length },
+      status: [first.status, repeat.status],
+    };
+  } finally {
+    client.destroy();
+    await Promise.all([hooks.close(), sns.close(), db.close()]);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const [alerts, truncated] = process.argv.slice(2).map(Number);
+  process.stdout.write(`${JSON.stringify(await benchStorm(alerts || undefined, truncated ?? undefined))}\n`);
+}
