@@ -46,22 +46,35 @@ export class DynamoDbAckStore implements AckStore {
     const startsAt = normaliseTime(n.alert.startsAt);
     const resolved = n.alert.status === 'resolved';
     const now = isoTime(nowMs);
-    const fresh = await this.#update(n.alert.fingerprint, {
+    const nowSec = Math.floor(nowMs / 1000);
+    // Each write also counts the history event it records (`historySeq`), saving a call per alert in a storm.
+    const fresh: UpdateSpec = {
       set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': toJson(n.alert), '#gk': n.groupKey, '#ext': n.externalURL, '#n': now, '#ch': new Set(n.channels), '#exp': this.#expiry(nowMs), ...(n.enrichment && { '#e': toJson(n.enrichment) }), ...(resolved && { '#r': now }) },
       remove: ['#ack', '#esc', ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
+      add: { '#seq': 1 },
       condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
-      values: { ':s': startsAt, ':nowSec': Math.floor(nowMs / 1000) },
-    });
-    if (fresh) return { record: fromItem(fresh), newOccurrence: true };
+      values: { ':s': startsAt, ':nowSec': nowSec },
+    };
     // The same occurrence: a repair, another channel, or its resolution. A late firing never un-resolves it.
-    const same = await this.#update(n.alert.fingerprint, {
+    const same: UpdateSpec = {
       set: { '#exp': this.#expiry(nowMs), ...(resolved && { '#st': 'resolved', '#a': toJson(n.alert) }) },
       setExpr: resolved ? ['#r = if_not_exists(#r, :now)'] : [],
-      add: { '#ch': new Set(n.channels) },
-      condition: '#s = :s',
-      values: { ':s': startsAt, ...(resolved && { ':now': now }) },
-    });
-    return same && { record: fromItem(same), newOccurrence: false };
+      add: { '#ch': new Set(n.channels), '#seq': 1 },
+      condition: '#s = :s AND #exp > :nowSec',
+      values: { ':s': startsAt, ':nowSec': nowSec, ...(resolved && { ':now': now }) },
+    };
+    // A resolve is usually of a known occurrence, a firing usually of a new one: try the likely write first.
+    for (const spec of resolved ? [same, fresh] : [fresh, same]) {
+      const item = await this.#update(n.alert.fingerprint, spec);
+      if (!item) continue;
+      await this.#putHistory(n.alert.fingerprint, item, { type: 'notified', status: n.alert.status, channels: [...n.channels].sort(), startsAt }, nowMs);
+      return { record: fromItem(item), newOccurrence: spec === fresh };
+    }
+    return undefined;
+  }
+
+  async addChannels(fingerprint: string, startsAt: string, channels: string[], nowMs: number): Promise<void> {
+    await this.#update(fingerprint, { set: { '#exp': this.#expiry(nowMs) }, add: { '#ch': new Set(channels) }, condition: '#s = :s', values: { ':s': startsAt } });
   }
 
   async acknowledge(fingerprint: string, ack: Acknowledgement, latestStartMs: number, nowMs: number): Promise<AckOutcome> {
@@ -121,7 +134,23 @@ export class DynamoDbAckStore implements AckStore {
 
   async addHistory(fingerprint: string, event: HistoryInput, nowMs: number): Promise<void> {
     const item = await this.#update(fingerprint, { add: { '#seq': 1 }, condition: 'attribute_exists(pk)', values: {} });
-    if (!item?.historySeq) return;
+    if (item) await this.#putHistory(fingerprint, item, event, nowMs);
+  }
+
+  async getMany(fingerprints: string[], nowMs: number): Promise<Map<string, AlertRecord>> {
+    const found = new Map<string, AlertRecord>();
+    const unique = [...new Set(fingerprints)];
+    for (let i = 0; i < unique.length; i += BATCH_GET_MAX_KEYS) {
+      for (const item of await this.#batchGet<RecordItem>(unique.slice(i, i + BATCH_GET_MAX_KEYS).map(recordKey))) {
+        if (item.expiresAt * 1000 > nowMs && item.startsAt) found.set(item.fingerprint, fromItem(item));
+      }
+    }
+    return found;
+  }
+
+  /** Writes history item number `item.historySeq` (the counter the caller's update just advanced). */
+  async #putHistory(fingerprint: string, item: RecordItem, event: HistoryInput, nowMs: number): Promise<void> {
+    if (!item.historySeq) return;
     await this.#doc.send(new PutCommand({
       TableName: this.#table,
       Item: { pk: historyKey(fingerprint, item.historySeq), eventJson: toJson({ at: isoTime(nowMs), ...event }), expiresAt: this.#expiry(nowMs) },
@@ -134,7 +163,7 @@ export class DynamoDbAckStore implements AckStore {
     const seqs = Array.from({ length: Math.min(limit, last) }, (_, i) => last - i).reverse();
     const found = new Map<number, HistoryEvent>();
     for (let i = 0; i < seqs.length; i += BATCH_GET_MAX_KEYS) {
-      for (const row of await this.#batchGet(seqs.slice(i, i + BATCH_GET_MAX_KEYS).map((s) => historyKey(fingerprint, s)))) {
+      for (const row of await this.#batchGet<HistoryRow>(seqs.slice(i, i + BATCH_GET_MAX_KEYS).map((s) => historyKey(fingerprint, s)))) {
         if (row.expiresAt * 1000 > nowMs) found.set(Number(row.pk.split('#').pop()), eventFromItem(row));
       }
     }
@@ -151,16 +180,16 @@ export class DynamoDbAckStore implements AckStore {
     return item && item.expiresAt * 1000 > nowMs && item.startsAt ? item : undefined;
   }
 
-  async #batchGet(keys: string[]): Promise<{ pk: string; eventJson: string; expiresAt: number }[]> {
-    const rows: { pk: string; eventJson: string; expiresAt: number }[] = [];
-    let request: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> | undefined = {
+  async #batchGet<T>(keys: string[]): Promise<T[]> {
+    const rows: T[] = [];
+    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> | undefined = {
       [this.#table]: { Keys: keys.map((pk) => ({ pk })), ConsistentRead: true },
     };
     for (let round = 0; request && round < BATCH_GET_ROUNDS; round++) {
       const out: BatchGetCommandOutput = await this.#doc.send(new BatchGetCommand({ RequestItems: request }));
-      rows.push(...((out.Responses?.[this.#table] ?? []) as typeof rows));
+      rows.push(...((out.Responses?.[this.#table] ?? []) as T[]));
       const left: Record<string, unknown>[] | undefined = out.UnprocessedKeys?.[this.#table]?.Keys;
-      request = left?.length ? { [this.#table]: { Keys: left as Record<string, string>[], ConsistentRead: true } } : undefined;
+      request = left?.length ? { [this.#table]: { Keys: left, ConsistentRead: true } } : undefined;
     }
     return rows;
   }
@@ -191,6 +220,8 @@ export class DynamoDbAckStore implements AckStore {
     }
   }
 }
+
+type HistoryRow = { pk: string; eventJson: string; expiresAt: number };
 
 interface UpdateSpec {
   set?: Partial<Record<Name, unknown>>;

@@ -65,7 +65,7 @@ export async function checkEscalation(job: EscalationJob, deps: EscalationDeps):
   for (const target of sent) {
     await deps.store.addHistory(job.fingerprint, { type: 'escalated', target, startsAt: job.startsAt }, deps.now());
   }
-  await deps.store.recordNotified({ alert: record.alert, groupKey: record.groupKey, externalURL: record.externalURL, channels: sent }, deps.now());
+  await deps.store.addChannels(job.fingerprint, job.startsAt, sent, deps.now());
   log.info('escalated', { targets: sent });
   return 'escalated';
 }

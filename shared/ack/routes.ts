@@ -56,7 +56,8 @@ export function ackRoutes(deps: AckRouteDeps): Hono {
   /** Renders the page with the alerts' current state; issues a fresh form nonce when something can be acknowledged. */
   const page = async (c: Context, token: string, claims: AckClaims, extra: Pick<PageModel, 'result'> & { name?: string }): Promise<Page> => {
     const now = deps.now();
-    const alerts = await Promise.all(claims.fingerprints.map(async (fingerprint) => ({ fingerprint, record: await deps.store.get(fingerprint, now) })));
+    const records = await deps.store.getMany(claims.fingerprints, now);
+    const alerts = claims.fingerprints.map((fingerprint) => ({ fingerprint, record: records.get(fingerprint) }));
     const open = alerts.some((a) => a.record?.status === 'firing' && !a.record.acknowledgement && Date.parse(a.record.startsAt) <= latestCoveredStart(claims.issuedAt));
     let form: PageModel['form'];
     if (open) {

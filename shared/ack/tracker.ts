@@ -18,7 +18,8 @@ import { normaliseTime } from './records.js';
 import type { EscalationScheduler } from './scheduler.js';
 import type { AckStore, AlertRecord } from './types.js';
 
-const CONCURRENCY = 16;
+/** Store calls in flight at once while recording a group (a storm can bring thousands of alerts). */
+const CONCURRENCY = 32;
 
 export interface AckTrackerDeps {
   store: AckStore;
@@ -49,15 +50,17 @@ export class AckTracker {
 
   /** Reads who acknowledged the resolved alerts among `alerts` (firing ones are new: nobody has yet). */
   async prepare(alerts: Alert[]): Promise<AckView> {
-    const limit = pLimit(CONCURRENCY);
     const view = new Map<string, Acknowledgement>();
-    await Promise.all(alerts.filter((a) => a.status === 'resolved').map((alert) => limit(async () => {
-      const record = await this.deps.store.get(alert.fingerprint, this.deps.now()).catch((err: Error) => {
-        this.deps.logger.warn('ack state read failed', { fingerprint: alert.fingerprint, error: err.message });
-        return undefined;
-      });
+    const resolved = alerts.filter((a) => a.status === 'resolved');
+    if (resolved.length === 0) return view;
+    const records = await this.deps.store.getMany(resolved.map((a) => a.fingerprint), this.deps.now()).catch((err: Error) => {
+      this.deps.logger.warn('ack state read failed', { alerts: resolved.length, error: err.message });
+      return new Map<string, AlertRecord>();
+    });
+    for (const alert of resolved) {
+      const record = records.get(alert.fingerprint);
       if (record?.acknowledgement && record.startsAt === normaliseTime(alert.startsAt)) view.set(alert.fingerprint, record.acknowledgement);
-    })));
+    }
     return view;
   }
 
@@ -88,7 +91,6 @@ export class AckTracker {
     const result = await store.recordNotified(notified, now());
     if (!result) return;
     const { record } = result;
-    await store.addHistory(s.alert.fingerprint, { type: 'notified', status: s.alert.status, channels: s.channels, startsAt: record.startsAt }, now());
     if (s.alert.status === 'firing') await this.#schedule(record);
     else await this.#cancel(record);
   }

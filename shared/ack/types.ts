@@ -83,12 +83,17 @@ export interface NotifiedAlert {
 export interface AckStore {
   /** The alert's record; `undefined` when never notified or expired. */
   get(fingerprint: string, nowMs: number): Promise<AlertRecord | undefined>;
+  /** Several records at once (batched reads), by fingerprint; unknown and expired ones are left out. */
+  getMany(fingerprints: string[], nowMs: number): Promise<Map<string, AlertRecord>>;
   /**
    * Records a delivered notification. A later `startsAt` starts a new occurrence (acknowledgement
    * and escalation cleared); the same one adds channels and, when resolved, marks it; an older one is ignored.
+   * Appends a `notified` history event.
    * @returns the record after the write and whether it began a new occurrence; `undefined` when ignored
    */
   recordNotified(notified: NotifiedAlert, nowMs: number): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined>;
+  /** Adds channels that carried occurrence `startsAt` (an escalation target), without a history event. */
+  addChannels(fingerprint: string, startsAt: string, channels: string[], nowMs: number): Promise<void>;
   /**
    * Acknowledges the current occurrence if it started by `latestStartMs`, once: of concurrent callers one wins.
    * @param latestStartMs the latest `startsAt` (epoch ms) the link covers (its issue time plus clock skew,

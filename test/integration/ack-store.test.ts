@@ -110,6 +110,14 @@ describe('DynamoDbAckStore', () => {
     expect(last3[0]).toEqual({ at: new Date(T0 + 2).toISOString(), type: 'notified', status: 'firing', channels: ['c2'], startsAt: STARTS });
   });
 
+  it('reads many records in batches, leaving out unknown ones', async () => {
+    for (let i = 0; i < 120; i++) await store.recordNotified({ ...notified({ fingerprint: `fp${i}` }) }, T0);
+    const many = await store.getMany(['nope', ...Array.from({ length: 120 }, (_, i) => `fp${i}`), 'fp0'], T0);
+    expect(many.size).toBe(120);
+    expect(many.get('fp119')?.alert.fingerprint).toBe('fp119');
+    expect((await store.history('fp7', 10, T0)).map((e) => e.type)).toEqual(['notified']);
+  });
+
   it('treats expired records as absent', async () => {
     await store.recordNotified(notified(), T0);
     expect(await store.get('936e109b8c52c001', T0 + 3_600_001)).toBeUndefined();
