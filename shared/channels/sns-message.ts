@@ -43,7 +43,8 @@ export interface SnsRenderOptions extends RenderOptions {
 export function snsSubject(notification: Notification): string {
   const h = headline(notification);
   const flapping = h.status === 'firing' && h.count > 0 && h.flapping === h.count;
-  const raw = `[${flapping ? 'FLAPPING' : h.status.toUpperCase()}:${h.count}] ${h.alertname} ${h.severity}`;
+  const status = h.kind === 'escalation' ? 'UNACKNOWLEDGED' : h.kind === 'acknowledged' ? 'ACKNOWLEDGED' : flapping ? 'FLAPPING' : h.status.toUpperCase();
+  const raw = `[${status}:${h.count}] ${h.alertname} ${h.severity}`;
   const ascii = raw.replace(/[\t\r\n\v\f]/g, ' ').replace(/[^\x20-\x7e]/g, '').replace(/ {2,}/g, ' ').trim();
   return ascii.slice(0, SNS_MAX_SUBJECT_CHARS).trimEnd();
 }
@@ -56,7 +57,8 @@ export function snsSubject(notification: Notification): string {
 export function snsAttributes(notification: Notification): Record<string, MessageAttributeValue> {
   const h = headline(notification);
   const attributes: Record<string, MessageAttributeValue> = {};
-  const pairs = [['severity', h.severity], ['alertname', h.alertname], ['status', h.status], ['flapping', h.flapping ? 'true' : '']] as const;
+  // `kind` (acknowledged, escalation) lets a filter policy keep follow-ups off a pager.
+  const pairs = [['severity', h.severity], ['alertname', h.alertname], ['status', h.status], ['flapping', h.flapping ? 'true' : ''], ['kind', h.kind ?? '']] as const;
   for (const [name, value] of pairs) {
     if (value) attributes[name] = { DataType: 'String', StringValue: value };
   }
@@ -104,7 +106,9 @@ export function renderSns(notification: Notification, topicArn: string, options:
   }
   if (topicArn.endsWith('.fifo')) {
     input.MessageGroupId = sha256(notification.groupKey);
-    input.MessageDeduplicationId = sha256(notification.alerts.map(eventKey).sort().join('\n'));
+    // A follow-up or escalation names the same alert events as the alert message: its kind keeps it from being dropped as a duplicate.
+    const kind = notification.kind && notification.kind !== 'alert' ? [notification.kind] : [];
+    input.MessageDeduplicationId = sha256([...kind, ...notification.alerts.map(eventKey).sort()].join('\n'));
   }
   return input;
 }

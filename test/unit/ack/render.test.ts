@@ -10,6 +10,7 @@ import type { AlertRecord } from '../../../shared/ack/types.js';
 import { acknowledgementLine, PLAIN } from '../../../shared/channels/content.js';
 import { renderFeishu } from '../../../shared/channels/feishu.js';
 import { renderSlack } from '../../../shared/channels/slack.js';
+import { renderSns } from '../../../shared/channels/sns-message.js';
 import { renderText } from '../../../shared/channels/text.js';
 import type { Notification } from '../../../shared/notification.js';
 import { fixtureNotification } from '../channels/notifications.js';
@@ -75,6 +76,21 @@ describe('acknowledgements in messages', () => {
     expect(slack.blocks[1]).toMatchObject({ type: 'actions' });
     expect(JSON.stringify(slack)).toContain('KV cache usage');
     expect(renderFeishu(escalation).card.header.template).toBe('red');
+  });
+});
+
+describe('SNS', () => {
+  it('names follow-ups and escalations in the subject and a kind attribute, and keeps FIFO from dropping them', () => {
+    const fifo = 'arn:aws:sns:eu-west-1:123456789012:alerts.fifo';
+    const { acknowledgement: _none, ...unacked } = record();
+    const alert = renderSns(noticeFromRecords('escalation', [unacked]), fifo);
+    const followUp = renderSns(noticeFromRecords('acknowledged', [record()]), fifo);
+    const original = renderSns(fixtureNotification('firing-kv-cache-critical'), fifo);
+    expect(alert.Subject).toBe('[UNACKNOWLEDGED:1] VLLMKVCacheNearlyFull critical');
+    expect(followUp.Subject).toBe('[ACKNOWLEDGED:1] VLLMKVCacheNearlyFull critical');
+    expect(alert.MessageAttributes?.kind).toEqual({ DataType: 'String', StringValue: 'escalation' });
+    expect(original.MessageAttributes?.kind).toBeUndefined();
+    expect(new Set([alert.MessageDeduplicationId, followUp.MessageDeduplicationId, original.MessageDeduplicationId]).size).toBe(3);
   });
 });
 
