@@ -11,7 +11,7 @@ import { latestCoveredStart } from './links.js';
 import { isoTime } from './records.js';
 import { noticeFromRecords } from './notices.js';
 import type { EscalationScheduler } from './scheduler.js';
-import { createSilence, silenceFor } from './silence.js';
+import { createSilence, SilenceError, silenceFor } from './silence.js';
 import type { AckClaims } from './token.js';
 import type { AckOutcome, AckStore, AlertRecord } from './types.js';
 
@@ -55,14 +55,15 @@ export async function acknowledge(claims: AckClaims, request: AckRequest, deps: 
   const log = deps.logger.child({ group: claims.group, channel: claims.channel });
   const limit = pLimit(CONCURRENCY);
   const at = isoTime(deps.now());
+  const silencer = request.silenceHours && deps.silences ? new Silencer(deps, request, log) : undefined;
   const results: AlertAckResult[] = await Promise.all(claims.fingerprints.map((fingerprint) => limit(async () => {
     const outcome = await deps.store.acknowledge(fingerprint, { by: request.by, at, channel: claims.channel }, latestCoveredStart(claims.issuedAt), deps.now());
-    log.info('alert acknowledge', { fingerprint, outcome: outcome.outcome, by: request.by });
+    log.info('acknowledgement', { fingerprint, outcome: outcome.outcome, by: request.by });
     if (outcome.outcome !== 'acknowledged') return { fingerprint, ...outcome };
     const startsAt = outcome.record.startsAt;
     await deps.store.addHistory(fingerprint, { type: 'acknowledged', by: request.by, channel: claims.channel, startsAt }, deps.now());
     await cancelEscalation(outcome.record, deps, log);
-    const silence = request.silenceHours && deps.silences ? await silenceOne(outcome.record, request, deps, log) : undefined;
+    const silence = silencer ? await silencer.silence(outcome.record) : undefined;
     return { fingerprint, ...outcome, ...(silence && { silence }) };
   })));
   const acked = results.flatMap((r) => (r.outcome === 'acknowledged' ? [withSilence(r.record, r.silence)] : []));
@@ -84,21 +85,32 @@ async function cancelEscalation(record: AlertRecord, deps: AcknowledgeDeps, log:
   });
 }
 
-async function silenceOne(record: AlertRecord, request: AckRequest, deps: AcknowledgeDeps, log: Logger): Promise<{ id: string } | { error: string }> {
-  const { alertmanagerUrl, timeoutMs } = deps.silences!;
-  const now = deps.now();
-  const silence = silenceFor(record.alert, { hours: request.silenceHours!, by: request.by, nowMs: now });
-  try {
-    const id = await createSilence(alertmanagerUrl, silence, timeoutMs);
-    await deps.store.setSilence(record.fingerprint, record.startsAt, id, deps.now());
-    await deps.store.addHistory(record.fingerprint, { type: 'silenced', silenceId: id, endsAt: silence.endsAt, by: request.by, startsAt: record.startsAt }, deps.now());
-    log.info('alert silenced', { fingerprint: record.fingerprint, silenceId: id, endsAt: silence.endsAt });
-    return { id };
-  } catch (err) {
-    const error = (err as Error).message;
-    log.error('silence failed', { fingerprint: record.fingerprint, error });
-    await deps.store.addHistory(record.fingerprint, { type: 'silence failed', error, startsAt: record.startsAt }, deps.now());
-    return { error };
+/**
+ * Creates the silences of one request. Once Alertmanager did not answer, the remaining alerts are not
+ * tried (each try would wait out its time-out, and the request must finish inside the Lambda's 30 s).
+ */
+class Silencer {
+  #unreachable?: string;
+  constructor(private readonly deps: AcknowledgeDeps, private readonly request: AckRequest, private readonly log: Logger) {}
+
+  async silence(record: AlertRecord): Promise<{ id: string } | { error: string }> {
+    const { store, now } = this.deps;
+    const { alertmanagerUrl, timeoutMs } = this.deps.silences!;
+    const silence = silenceFor(record.alert, { hours: this.request.silenceHours!, by: this.request.by, nowMs: now() });
+    try {
+      if (this.#unreachable) throw new SilenceError(`not tried: ${this.#unreachable}`);
+      const id = await createSilence(alertmanagerUrl, silence, timeoutMs);
+      await store.setSilence(record.fingerprint, record.startsAt, id, now());
+      await store.addHistory(record.fingerprint, { type: 'silenced', silenceId: id, endsAt: silence.endsAt, by: this.request.by, startsAt: record.startsAt }, now());
+      this.log.info('alert silenced', { fingerprint: record.fingerprint, silenceId: id, endsAt: silence.endsAt });
+      return { id };
+    } catch (err) {
+      if (!(err instanceof SilenceError)) throw err;
+      if (err.message.startsWith('Alertmanager did not answer')) this.#unreachable ??= err.message;
+      this.log.error('silence failed', { fingerprint: record.fingerprint, error: err.message });
+      await store.addHistory(record.fingerprint, { type: 'silence failed', error: err.message, startsAt: record.startsAt }, now());
+      return { error: err.message };
+    }
   }
 }
 

@@ -27,7 +27,7 @@ export interface AckRouteDeps extends AcknowledgeDeps {
   links: AckLinks;
 }
 
-type Page = { status: 200 | 400 | 403 | 410 | 503; html: string };
+type Page = { status: 200 | 400 | 403 | 405 | 410 | 503; html: string };
 
 /** Trims, drops control characters and collapses spaces; `''` when nothing is left. */
 export function cleanName(raw: unknown): string {
@@ -104,6 +104,9 @@ export function ackRoutes(deps: AckRouteDeps): Hono {
     return page(c, token, claims, { result, name });
   }));
 
-  app.all('/:token', (c) => send(c, { status: 400, html: renderProblemPage('Method not allowed', 'Open the link in a browser.') }));
+  app.all('/:token', (c) => {
+    c.header('allow', 'GET, HEAD, POST');
+    return send(c, problem(405, 'Method not allowed', 'Open the link in a browser.'));
+  });
   return app;
 }

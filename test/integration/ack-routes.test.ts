@@ -103,6 +103,15 @@ describe('GET /v1/ack/:token', () => {
     expect(await expired.text()).toMatch(/expired at/);
   });
 
+  it('answers other methods 405 without touching anything', async () => {
+    const path = await fire();
+    const before = await h.scan();
+    const res = await h.app.request(path, { method: 'PUT', body: 'x' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(await h.scan()).toBe(before);
+  });
+
   it('fills the name remembered in the cookie', async () => {
     const path = await fire();
     const res = await h.app.request(path, { headers: { cookie: 'ack_name=alice%20%3Cb%3E' } });
