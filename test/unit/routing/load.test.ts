@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../shared/config.js';
 import { describeRoutingFile, loadRoutingFile, RoutingError, routingSecretNames } from '../../../shared/routing/load.js';
+import { withSecretSettings } from '../../../shared/settings-secret.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'routing-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -177,5 +178,15 @@ describe('routingSecretNames and describeRoutingFile', () => {
       usesDefaultTopic: true,
     });
     expect(routingSecretNames(join(dir, 'missing.yml'))).toEqual([]);
+  });
+
+  it('lets the settings secret provide exactly the keys the file references (AWS)', async () => {
+    const secret = JSON.stringify({ SLACK_PLATFORM: 'https://hooks.slack.com/services/T/B/from-secret', FEISHU_QWEN: 'https://open.feishu.cn/hook/q', FEISHU_QWEN_SIGN: 's', UNRELATED: 'x' });
+    const client = { send: async () => ({ SecretString: secret }) };
+    const env = await withSecretSettings({ SETTINGS_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:s', ROUTING_FILE: file(GOOD), SNS_TOPIC_ARN: SETTINGS.SNS_TOPIC_ARN }, client as never);
+    expect(env.SLACK_PLATFORM).toBe('https://hooks.slack.com/services/T/B/from-secret');
+    expect(env.UNRELATED).toBeUndefined();
+    const platform = loadConfig(env).routing!.channels.find((c) => c.name === 'platform')!;
+    expect(platform.type === 'slack' && platform.webhookUrl.reveal()).toBe('https://hooks.slack.com/services/T/B/from-secret');
   });
 });
