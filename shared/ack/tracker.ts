@@ -20,6 +20,11 @@ import type { AckStore, AlertRecord } from './types.js';
 
 /** Store calls in flight at once while recording a group (a storm can bring thousands of alerts). */
 const CONCURRENCY = 32;
+/**
+ * New escalations one webhook message may schedule. A storm is seen by everyone already; one
+ * escalation per alert would flood the target and the Scheduler API, and outlast the Lambda time-out.
+ */
+export const MAX_ESCALATIONS_PER_MESSAGE = 20;
 
 export interface AckTrackerDeps {
   store: AckStore;
@@ -76,28 +81,35 @@ export class AckTracker {
   /** Records what was delivered; schedules or cancels escalation. Never throws. */
   async record(message: WebhookMessage, sent: SentAlert[], enrichments: ReadonlyMap<string, Enrichment>): Promise<void> {
     const limit = pLimit(CONCURRENCY);
+    const budget = { left: MAX_ESCALATIONS_PER_MESSAGE, skipped: 0 };
     await Promise.all(sent.filter((s) => s.channels.length).map((s) => limit(async () => {
       try {
-        await this.#recordOne(message, s, enrichments.get(s.alert.fingerprint));
+        await this.#recordOne(message, s, enrichments.get(s.alert.fingerprint), budget);
       } catch (err) {
         this.deps.logger.error('ack state write failed', { fingerprint: s.alert.fingerprint, error: (err as Error).message });
       }
     })));
+    if (budget.skipped) this.deps.logger.warn('escalations capped', { groupKey: message.groupKey, scheduled: MAX_ESCALATIONS_PER_MESSAGE, notScheduled: budget.skipped });
   }
 
-  async #recordOne(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined): Promise<void> {
+  async #recordOne(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, budget: { left: number; skipped: number }): Promise<void> {
     const { store, now } = this.deps;
     const notified = { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels };
     const result = await store.recordNotified(notified, now());
     if (!result) return;
     const { record } = result;
-    if (s.alert.status === 'firing') await this.#schedule(record);
+    if (s.alert.status === 'firing') await this.#schedule(record, budget);
     else await this.#cancel(record);
   }
 
-  async #schedule(record: AlertRecord): Promise<void> {
+  async #schedule(record: AlertRecord, budget: { left: number; skipped: number }): Promise<void> {
     const escalation = this.deps.escalation;
     if (!escalation || record.escalation || record.acknowledgement || !escalates(record.alert)) return;
+    if (budget.left <= 0) {
+      budget.skipped += 1;
+      return;
+    }
+    budget.left -= 1;
     const dueAtMs = this.deps.now() + escalation.delaySeconds * 1000;
     if (!(await this.deps.store.scheduleEscalation(record.fingerprint, record.startsAt, dueAtMs, this.deps.now()))) return;
     await this.deps.store.addHistory(record.fingerprint, { type: 'escalation scheduled', dueAt: new Date(dueAtMs).toISOString(), startsAt: record.startsAt }, this.deps.now());

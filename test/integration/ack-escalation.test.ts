@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkEscalation } from '../../shared/ack/escalation.js';
 import { atExpression, EventBridgeScheduler, scheduleName } from '../../shared/ack/eventbridge-scheduler.js';
 import { verifyAckToken } from '../../shared/ack/token.js';
+import { MAX_ESCALATIONS_PER_MESSAGE } from '../../shared/ack/tracker.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
 import { Secret } from '../../shared/secret.js';
 import { fixture } from '../helpers/fixtures.js';
@@ -97,6 +98,15 @@ describe('escalation through the in-process timer', () => {
     expect(h.runtime.timers!.pending()).toEqual([]);
     const record = (await (await h.audit('c10780c1bb3d6376')).json()) as { record: { escalation?: unknown } };
     expect(record.record.escalation).toBeUndefined();
+  });
+
+  it('schedules at most MAX_ESCALATIONS_PER_MESSAGE escalations for one message (a storm)', async () => {
+    const h = await harness('3600');
+    const body = fixture('firing-kv-cache-critical');
+    const template = body.alerts[0]!;
+    body.alerts = Array.from({ length: MAX_ESCALATIONS_PER_MESSAGE + 5 }, (_, i) => ({ ...template, fingerprint: `f${i}`, labels: { ...template.labels, model_name: `m${i}` } }));
+    expect((await h.webhook(body)).status).toBe(200);
+    expect(h.runtime.timers!.pending()).toHaveLength(MAX_ESCALATIONS_PER_MESSAGE);
   });
 
   it('hands the claim back when the target fails, so the retry sends', async () => {
