@@ -9,9 +9,9 @@
  * - `GET /v1/alerts/:fingerprint` — an alert's state and history (same bearer token as the webhook).
  */
 import { Hono, type Context } from 'hono';
-import { bearerAuth } from 'hono/bearer-auth';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { requireBearer } from './bearer.js';
 import { webhookSchema, type WebhookMessage } from './alertmanager/schema.js';
 import { auditRoutes } from './ack/audit.js';
 import { ACK_PATH } from './ack/links.js';
@@ -45,11 +45,7 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
   const webhook = new Hono();
-  if (settings.webhookToken) {
-    const token = settings.webhookToken.reveal();
-    // hono's bearerAuth compares in constant time (hash then timingSafeEqual).
-    webhook.use(bearerAuth({ token, noAuthenticationHeaderMessage: { error: 'missing bearer token' }, invalidTokenMessage: { error: 'invalid bearer token' }, invalidAuthenticationHeaderMessage: { error: 'malformed Authorization header' } }));
-  }
+  webhook.use(requireBearer(settings.webhookToken));
   webhook.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,

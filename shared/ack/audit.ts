@@ -4,7 +4,7 @@
  * bearer token as the webhook (`WEBHOOK_TOKEN`).
  */
 import { Hono } from 'hono';
-import { bearerAuth } from 'hono/bearer-auth';
+import { requireBearer } from '../bearer.js';
 import type { Secret } from '../secret.js';
 import type { AckStore } from './types.js';
 
@@ -17,9 +17,7 @@ export const AUDIT_HISTORY_LIMIT = 200;
  */
 export function auditRoutes(store: AckStore, token: Secret | undefined, now: () => number): Hono {
   const app = new Hono();
-  if (token) {
-    app.use(bearerAuth({ token: token.reveal(), noAuthenticationHeaderMessage: { error: 'missing bearer token' }, invalidTokenMessage: { error: 'invalid bearer token' }, invalidAuthenticationHeaderMessage: { error: 'malformed Authorization header' } }));
-  }
+  app.use(requireBearer(token));
   app.get('/:fingerprint', async (c) => {
     const fingerprint = c.req.param('fingerprint');
     const record = await store.get(fingerprint, now());
