@@ -5,10 +5,11 @@
  */
 import { enrichQueries } from './enrich-queries.js';
 import { table, type Benchmark } from './harness.js';
+import { storm } from './storm.js';
 import { trendRegression } from './trend-regression.js';
 
 /** The one explicit list of benchmarks, run in this order. */
-export const BENCHMARKS: readonly Benchmark[] = [enrichQueries, trendRegression];
+export const BENCHMARKS: readonly Benchmark[] = [enrichQueries, trendRegression, storm];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !BENCHMARKS.some((b) => b.name === name));

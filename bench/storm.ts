@@ -16,6 +16,7 @@ import { createDeps } from '../shared/runtime.js';
 import { startLoopback } from '../test/helpers/loopback.js';
 import { startSnsServer } from '../test/helpers/sns-server.js';
 import { stormWebhook } from '../test/integration/storm-webhook.js';
+import type { Benchmark, Row } from './harness.js';
 
 export interface StormBenchResult {
   alerts: number;
@@ -75,6 +76,33 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
     await Promise.all([hooks.close(), sns.close(), db.close()]);
   }
 }
+
+/** Group sizes of the `storm` benchmark; each is one run (a 5,000-alert run takes most of a minute on dynalite). */
+const STORM_SIZES = [100, 1000, 5000] as const;
+
+export const storm: Benchmark = {
+  name: 'storm',
+  description:
+    'one group of N alerts through the real app (dynalite ledger, loopback Slack/Feishu/SNS), then the same group again; one run per size, so read ratios, not single numbers',
+  run: async () => {
+    const rows: Row[] = [];
+    let base: StormBenchResult | undefined;
+    for (const size of STORM_SIZES) {
+      const r = await benchStorm(size, 0);
+      base ??= r;
+      rows.push({
+        alerts: r.alerts,
+        'first ms': r.firstMs,
+        'repeat ms': r.repeatMs,
+        'first ms per alert': Math.round((r.firstMs / r.alerts) * 100) / 100,
+        'first ratio to 100': Math.round((r.firstMs / base.firstMs) * 10) / 10,
+        'messages slack/feishu/sns': `${r.messages.slack}/${r.messages.feishu}/${r.messages.sns}`,
+        status: r.status.join('/'),
+      });
+    }
+    return rows;
+  },
+};
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [alerts, truncated] = process.argv.slice(2).map(Number);
