@@ -93,9 +93,12 @@ export function verifyAckToken(token: string, keys: AckKeys, nowMs: number): Ack
     throw new AckTokenError('malformed', 'This is not an acknowledgement link (the token is malformed).');
   }
   const given = Buffer.from(signature, 'base64url');
+  // Only the canonical spelling counts: the decoder ignores a last character's unused bits, which
+  // would make several links carry one signature.
+  const canonical = b64url(given) === signature;
   const matches = (key: Secret) => {
     const expected = mac(key, payload);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return canonical && given.length === expected.length && timingSafeEqual(given, expected);
   };
   if (!matches(keys.current)) {
     if (!keys.previous || !matches(keys.previous.secret)) {

@@ -46,6 +46,18 @@ describe('ack tokens', () => {
     }
   });
 
+  it('refuses a signature that differs only in the unused low bits of its last character', () => {
+    // 32 bytes are 43 base64url characters: the last carries 4 bits and 2 unused ones, which a
+    // lenient decoder ignores, so several spellings would decode to the same MAC.
+    const token = signAckToken(claims, { current: KEY });
+    const [payload, signature] = token.split('.') as [string, string];
+    const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = ALPHABET.indexOf(signature.at(-1)!);
+    const twins = [1, 2, 3].map((low) => signature.slice(0, -1) + ALPHABET[(last & ~3) | ((last + low) & 3)]);
+    expect(twins.map((t) => Buffer.from(t, 'base64url').equals(Buffer.from(signature, 'base64url')))).toEqual([true, true, true]);
+    for (const twin of twins) expect(problem(() => verifyAckToken(`${payload}.${twin}`, { current: KEY }, NOW)), twin).toBe('forged');
+  });
+
   it('expires at exp', () => {
     const token = signAckToken(claims, { current: KEY });
     expect(problem(() => verifyAckToken(token, { current: KEY }, claims.expiresAt * 1000 - 1))).toBe('accepted');
