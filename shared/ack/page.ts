@@ -109,7 +109,7 @@ function formSection(form: NonNullable<PageModel['form']>): string {
 /** The confirmation page (GET) or the result page (POST). */
 export function renderAckPage(model: PageModel): string {
   const n = model.alerts.length;
-  const heading = `<h1>Acknowledge ${n === 1 ? 'alert' : `${n} alerts`}</h1><p class="muted">Link from the ${escapeHtml(model.channel)} message. Opening this page changes nothing; only the button below acknowledges.</p>`;
+  const heading = `<h1>Acknowledge ${n === 1 ? 'alert' : `${n} alerts`}</h1><p class="muted">Link from the ${escapeHtml(model.channel)} message. ${model.form ? 'Opening this page changes nothing; only the button below acknowledges.' : 'Nothing is left to acknowledge here.'}</p>`;
   const body = [heading, model.result ? resultSection(model.result) : '', ...model.alerts.map((a) => alertSection(a, model.nowMs)), model.form ? formSection(model.form) : ''];
   const name = model.alerts[0]?.record?.alert.labels.alertname;
   return layout(`Acknowledge${name ? `: ${name}` : ''}`, body.join(''));
