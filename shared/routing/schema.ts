@@ -25,9 +25,13 @@ export const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** An SNS topic ARN, standard or FIFO. */
 export const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 
-const secretRef = z.strictObject({
-  secret: z.string().regex(SETTING_NAME, { message: 'must name a setting (letters, digits and _, e.g. SLACK_ONCALL_WEBHOOK_URL)' }),
-});
+const secretRef = z.strictObject(
+  {
+    secret: z.string().regex(SETTING_NAME, { message: 'must name a setting (letters, digits and _, e.g. SLACK_ONCALL_WEBHOOK_URL)' }),
+  },
+  // A literal URL or secret here would put it in a file that is committed and bundled.
+  { error: (issue) => (issue.code === 'invalid_type' ? 'must be { secret: SETTING_NAME }, naming the setting that holds the value, not the value itself' : undefined) },
+);
 export type SecretRef = z.infer<typeof secretRef>;
 
 const common = {
@@ -85,7 +89,10 @@ export const routingFileSchema = z
   .strictObject({
     channels: z.record(z.string().regex(CHANNEL_NAME, { message: 'channel names use letters, digits, _ . - (at most 64)' }), channelSchema),
     routes: z.array(routeSchema).default([]),
-    default: z.strictObject({ channels: z.array(z.string()) }),
+    default: z.strictObject(
+      { channels: z.array(z.string()) },
+      { error: (issue) => (issue.code === 'invalid_type' ? 'is required: default: { channels: [NAME, ...] } receives the alerts no route matched' : undefined) },
+    ),
     flapping: z.strictObject({ window: duration }).optional(),
   })
   .superRefine((file, ctx) => {

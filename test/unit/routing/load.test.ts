@@ -138,7 +138,13 @@ default: { channels: [a] }
   });
 
   it('rejects a literal URL where a secret reference belongs', () => {
-    expect(problems('channels:\n  a: { type: slack, webhookUrl: "https://hooks.slack.com/services/T/B/x" }\ndefault: { channels: [a] }\n')[0]).toMatch(/^FILE:2: channels\.a\.webhookUrl: /);
+    const [problem] = problems('channels:\n  a: { type: slack, webhookUrl: "https://hooks.slack.com/services/T/B/x" }\ndefault: { channels: [a] }\n');
+    expect(problem).toMatch(/^FILE:2: channels\.a\.webhookUrl: must be \{ secret: SETTING_NAME \}/);
+    expect(problem).not.toContain('hooks.slack.com');
+  });
+
+  it('says what a missing default route is for', () => {
+    expect(problems('channels:\n  a: { type: sns, topicArn: "arn:aws:sns:us-east-1:123456789012:t" }\n')).toContainEqual(expect.stringMatching(/default: is required: default: \{ channels: \[NAME, \.\.\.\] \}/));
   });
 
   it('reports a file it cannot read and a file with no channel', () => {
