@@ -5,14 +5,23 @@
  * `escalationDelaySeconds` (turns on escalation of unacknowledged critical alerts to a second topic).
  */
 import { App } from 'aws-cdk-lib';
-import { escalationFromContext, routingFileFromContext, settingsFromContext } from './context.js';
+import { RoutingError } from '../shared/routing/load.js';
+import { ContextError, escalationFromContext, routingFileFromContext, settingsFromContext } from './context.js';
 import { LlmAlertPipelineStack } from './stack.js';
 
 const app = new App();
-new LlmAlertPipelineStack(app, 'LlmAlertPipeline', {
-  description: 'llm-alert-pipeline: Alertmanager webhook receiver for vLLM fleets',
-  settings: settingsFromContext((key) => app.node.tryGetContext(key)),
-  routingFile: routingFileFromContext((key) => app.node.tryGetContext(key)),
-  escalation: escalationFromContext((key) => app.node.tryGetContext(key)),
-});
+const context = (key: string) => app.node.tryGetContext(key);
+try {
+  new LlmAlertPipelineStack(app, 'LlmAlertPipeline', {
+    description: 'llm-alert-pipeline: Alertmanager webhook receiver for vLLM fleets',
+    settings: settingsFromContext(context),
+    routingFile: routingFileFromContext(context),
+    escalation: escalationFromContext(context),
+  });
+} catch (err) {
+  // A bad context value or routing file is the user's input, not a bug: print it, not a stack trace.
+  if (!(err instanceof ContextError || err instanceof RoutingError)) throw err;
+  process.stderr.write(`llm-alert-pipeline: ${err.message}\n`);
+  process.exit(1);
+}
 app.synth();
