@@ -148,12 +148,12 @@ function timesLine(alert: EnrichedAlert, locale?: Locale): string {
   return started;
 }
 
-/** The alert's links: Prometheus graph (`generatorURL`), `runbook_url` annotation, Alertmanager silence form. */
+/** The alert's links: Prometheus graph (`generatorURL`), `runbook_url` annotation, Alertmanager silence form (firing alerts only: nothing is left to silence once resolved). */
 export function alertLinks(alert: EnrichedAlert, externalURL: string): Link[] {
   const links: Link[] = [];
   if (alert.generatorURL) links.push({ label: 'Graph', url: alert.generatorURL });
   if (alert.annotations.runbook_url) links.push({ label: 'Runbook', url: alert.annotations.runbook_url });
-  if (externalURL) links.push({ label: 'Silence', url: silenceUrl(externalURL, alert.labels) });
+  if (externalURL && alert.status === 'firing') links.push({ label: 'Silence', url: silenceUrl(externalURL, alert.labels) });
   return links;
 }
 

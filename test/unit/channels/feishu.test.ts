@@ -84,7 +84,10 @@ describe('renderFeishu in Chinese (the default)', () => {
     expect(first).toContain('开始于 2026-11-29 12:42:23 UTC · 结束于 2026-11-29 12:42:30 UTC');
     expect(second).toContain('*补充信息不可用：Prometheus query timed out after 2000 ms*');
     const actions = card.elements[1]!;
-    expect(actions.tag === 'action' && actions.actions.map((a) => a.text.content)).toEqual(['图表', '处理手册', '静默']);
+    // Resolved: nothing is left to silence.
+    expect(actions.tag === 'action' && actions.actions.map((a) => a.text.content)).toEqual(['图表', '处理手册']);
+    const firing = renderFeishu(fixtureNotification('firing-queue-backlog-two-models')).card.elements[1]!;
+    expect(firing.tag === 'action' && firing.actions.map((a) => a.text.content)).toEqual(['图表', '处理手册', '静默']);
   });
 
   it('says what was left out in Chinese', () => {

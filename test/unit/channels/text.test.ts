@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createConsoleChannel } from '../../../shared/channels/console.js';
+import { alertLinks } from '../../../shared/channels/content.js';
 import { renderText } from '../../../shared/channels/text.js';
-import { fixtureNotification, manyAlertsNotification } from './notifications.js';
+import { fixtureNotification, loadFixture, manyAlertsNotification } from './notifications.js';
 
 describe('renderText', () => {
   it('renders the memory-leak alert as plain text with links spelled out', () => {
@@ -41,5 +42,13 @@ describe('console channel', () => {
     expect(written).toHaveLength(1);
     expect(written[0]).toContain(`\n${renderText(n)}\n`);
     expect(written[0]?.endsWith('\n')).toBe(true);
+  });
+});
+
+describe('links of a resolved alert', () => {
+  it('offer the graph and runbook but no silence', () => {
+    const alert = { ...loadFixture('resolved-queue-backlog-two-models').alerts[0]!, enrichment: { status: 'unavailable' as const, kind: 'queue' as const, reason: 'test' } };
+    expect(alertLinks(alert, 'http://am:9093').map((l) => l.label)).toEqual(['Graph', 'Runbook']);
+    expect(alertLinks({ ...alert, status: 'firing' }, 'http://am:9093').map((l) => l.label)).toEqual(['Graph', 'Runbook', 'Silence']);
   });
 });
