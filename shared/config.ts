@@ -31,16 +31,21 @@ function webhookUrl() {
 
 /** Any http(s) URL (Prometheus, Alertmanager, the public URL of this service). */
 function httpUrl() {
-  return z.string().refine(
-    (s) => {
+  return z
+    .string()
+    .superRefine((s, ctx) => {
+      let url: URL;
       try {
-        return ['http:', 'https:'].includes(new URL(s).protocol);
+        url = new URL(s);
       } catch {
-        return false;
+        ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+        return;
       }
-    },
-    { message: 'must be an http(s) URL' },
-  ).transform((s) => s.replace(/\/+$/, ''));
+      if (!['http:', 'https:'].includes(url.protocol)) ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+      // fetch refuses URLs with user:password@, and the URL is logged at start: never carry credentials in it.
+      else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@)' });
+    })
+    .transform((s) => s.replace(/\/+$/, ''));
 }
 
 const optional = <T extends z.ZodTypeAny>(schema: T) =>

@@ -50,6 +50,11 @@ describe('loadConfig', () => {
     expect(c.feishu?.secret?.reveal()).toBe('sssh');
   });
 
+  it('refuses credentials in a base URL without echoing them', () => {
+    const found = problems({ PROMETHEUS_URL: 'http://admin:hunter2@prometheus:9090' });
+    expect(found).toEqual(['PROMETHEUS_URL: must not contain credentials (user:password@)']);
+  });
+
   it('strips a trailing slash from base URLs', () => {
     expect(loadConfig({ PROMETHEUS_URL: 'http://127.0.0.1:9090/' }).prometheusUrl).toBe('http://127.0.0.1:9090');
   });
