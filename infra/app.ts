@@ -1,7 +1,7 @@
 /**
  * CDK app entry (`cdk.json` "app"). Settings come from context: `prometheusUrl`, `alertmanagerUrl`,
  * `publicUrl`, `logLevel` (e.g. `npx cdk deploy -c prometheusUrl=https://prom.example.com`), and
- * `routingFile` (e.g. `-c routingFile=infra/routing.yml`, see docs/routing.md), and
+ * `routingFile` (e.g. `-c routingFile=infra/routing.yml`, see the README, Routing), and
  * `escalationDelaySeconds` (turns on escalation of unacknowledged critical alerts to a second topic).
  */
 import { App } from 'aws-cdk-lib';

@@ -57,7 +57,7 @@ export interface AlertReceiverProps {
   /** Non-secret settings; unset ones are left out of the environment. */
   settings?: PlainSettings;
   /**
-   * A routing file (see docs/routing.md), checked at synth, bundled as `routing.yml` and named by
+   * A routing file (see the README, Routing), checked at synth, bundled as `routing.yml` and named by
    * `ROUTING_FILE`; the function may publish to the SNS topics it names.
    */
   routingFile?: string;

@@ -18,7 +18,7 @@ export interface LlmAlertPipelineStackProps extends StackProps {
   settings?: PlainSettings;
   /** Lambda entry module; default `functions/lambda.ts`. */
   entry?: string;
-  /** Routing file to ship with the receiver (context `routingFile`; see docs/routing.md). */
+  /** Routing file to ship with the receiver (context `routingFile`; see the README, Routing). */
   routingFile?: string;
   /**
    * Escalation of unacknowledged critical alerts to a second SNS topic (context `escalationDelaySeconds`);

@@ -6,7 +6,7 @@
  *
  * To add a rule: append an entry (most specific first), name only signals the kind's enricher reads
  * (see `LATENCY_SIGNALS`, `KV_CACHE_SIGNALS`, …), and add its unit test in
- * `test/unit/enrich/causes.test.ts`. See docs/enrichment.md.
+ * `test/unit/enrich/causes.test.ts`. See the README (Enrichment).
  */
 import type { AlertKind } from './types.js';
 

@@ -1,5 +1,5 @@
 /**
- * The example routing file (infra/routing.example.yml, documented in docs/routing.md) against the
+ * The example routing file (infra/routing.example.yml, documented in the README (Routing)) against the
  * shipped alert rules (infra/prometheus/vllm-rules.yml): who is told about what.
  */
 import { readFileSync } from 'node:fs';
