@@ -62,7 +62,10 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
       return c.json(parsed, 400);
     }
     const result = await processGroup(parsed.message, deps);
-    return c.json(result, result.ok ? 200 : 502);
+    // 502: a channel failed after its retries; 503: alerts in flight in another delivery. Both make
+    // Alertmanager retry (it drops 4xx), and the retry sends only what is still missing.
+    const failedChannel = Object.values(result.channels).some((o) => o.status === 'failed');
+    return c.json(result, result.ok ? 200 : failedChannel ? 502 : 503);
   });
   app.route('/v1/alertmanager', webhook);
   if (deps.ackPage) app.route(ACK_PATH, ackRoutes(deps.ackPage));

@@ -54,11 +54,11 @@ export interface GroupResult {
   notified: number;
   /** Alerts every channel already had. */
   duplicates: number;
-  /** Alerts another delivery is handling right now (an HA peer, a concurrent retry). */
+  /** Alerts another delivery is handling right now (an HA peer, a concurrent retry); the answer is then 503. */
   inFlight: number;
   /** Per channel that had something to send. */
   channels: Record<string, ChannelOutcome>;
-  /** False when a channel failed after its retries: answer 5xx so Alertmanager retries. */
+  /** False when a channel failed after its retries or an alert is in flight elsewhere: answer 5xx so Alertmanager retries. */
   ok: boolean;
 }
 
@@ -99,21 +99,36 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   if (deps.ack) await deps.ack.record(message, sent, enrichments);
 
   const count = (d: Claim['decision']) => claimed.filter((c) => c.claim.decision === d).length;
+  const inFlight = count('in flight');
   return {
     received: message.alerts.length,
     notified: toSend.length,
     duplicates: count('already notified'),
-    inFlight: count('in flight'),
+    inFlight,
     channels,
-    ok: failed.size === 0,
+    // In flight is not done: if the holder dies, only Alertmanager's retry delivers those alerts.
+    ok: failed.size === 0 && inFlight === 0,
   };
 }
 
+/**
+ * Claims every alert. If any claim fails, the claims already taken are released before the error
+ * is rethrown: otherwise Alertmanager's retry would find them "in flight" until their lease ran out.
+ */
 async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<ClaimedAlert[]> {
+  const settled = await Promise.allSettled(claimEach(alerts, deps, log));
+  const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const claimed = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  if (!failure) return claimed;
+  await releaseClaims(claimed.filter((c) => c.claim.pending.length > 0), deps, log);
+  throw failure.reason;
+}
+
+function claimEach(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<ClaimedAlert>[] {
   const limit = pLimit(STORE_CONCURRENCY);
   const names = deps.channels.map((c) => c.name);
   const now = deps.now();
-  return Promise.all(
+  return (
     alerts.map((alert) =>
       limit(async () => {
         const key = eventKey(alert);
@@ -129,7 +144,7 @@ async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promi
         });
         return { alert, key, claim };
       }),
-    ),
+    )
   );
 }
 
@@ -188,10 +203,13 @@ async function recordDelivered(toSend: ClaimedAlert[], outcomes: Record<string, 
 
 /** Frees the claims that still have undelivered channels, so Alertmanager's retry repairs them at once. */
 async function releaseFailed(toSend: ClaimedAlert[], failed: Set<string>, deps: PipelineDeps, log: Logger): Promise<void> {
+  await releaseClaims(toSend.filter((c) => c.claim.pending.some((ch) => failed.has(ch))), deps, log);
+}
+
+async function releaseClaims(claims: ClaimedAlert[], deps: PipelineDeps, log: Logger): Promise<void> {
   const limit = pLimit(STORE_CONCURRENCY);
-  const unfinished = toSend.filter((c) => c.claim.pending.some((ch) => failed.has(ch)));
   await Promise.all(
-    unfinished.map((c) =>
+    claims.map((c) =>
       limit(() =>
         deps.store.release(c.key).catch((err: Error) => {
           // The lease then runs out on its own; the repair only waits longer.

@@ -8,6 +8,7 @@ import type { Alert } from '../../shared/alertmanager/schema.js';
 import { createApp } from '../../shared/app.js';
 import { DeliveryError, type Channel } from '../../shared/channels/types.js';
 import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
+import type { DedupeStore } from '../../shared/dedupe/store.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
 import { ensureTable } from '../../shared/dedupe/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
@@ -52,7 +53,7 @@ beforeEach(async () => {
   enriched = [];
 });
 
-function app(opts: { token?: string; store?: DynamoDbDedupeStore } = {}) {
+function app(opts: { token?: string; store?: DedupeStore } = {}) {
   const store = opts.store ?? new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
   return createApp(
     { webhookToken: opts.token === undefined ? new Secret(TOKEN) : opts.token ? new Secret(opts.token) : undefined },
@@ -117,12 +118,38 @@ describe('POST /v1/alertmanager', () => {
     expect(enriched).toHaveLength(1);
   });
 
-  it('lets only one of two HA peers posting at once notify', async () => {
+  it('lets only one of two HA peers posting at once notify; the other is told to retry, then hears it is done', async () => {
     const a = app();
     const [r1, r2] = await Promise.all([post(a, fixtureText('firing-kv-cache-critical')), post(a, fixtureText('firing-kv-cache-critical'))]);
-    expect([r1.status, r2.status]).toEqual([200, 200]);
+    // The peer that found the alert in flight must not get a 200: if the holder dies, only a retry delivers it.
+    expect([r1.status, r2.status].sort()).toEqual([200, 503]);
     expect(slack.received).toHaveLength(1);
     expect(sns.received).toHaveLength(1);
+    const retry = await post(a, fixtureText('firing-kv-cache-critical'));
+    expect(retry.status).toBe(200);
+    expect(await json(retry)).toMatchObject({ duplicates: 1, inFlight: 0 });
+  });
+
+  it('loses nothing when the store fails part-way through a group: the claims taken are released and the retry sends them all', async () => {
+    const store = new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
+    let failures = 1;
+    const flaky: DedupeStore = {
+      claim: async (key, channels, nowMs) => {
+        if (key.includes('b70e989fd7d03295') && failures-- > 0) throw new Error('ProvisionedThroughputExceededException');
+        return store.claim(key, channels, nowMs);
+      },
+      markDelivered: (key, channels) => store.markDelivered(key, channels),
+      release: (key) => store.release(key),
+      noteFiring: store.noteFiring.bind(store),
+    };
+    const a = app({ store: flaky });
+    const first = await post(a, fixtureText('firing-queue-backlog-two-models'));
+    expect(first.status).toBe(503);
+    expect(slack.received).toHaveLength(0);
+    const retry = await post(a, fixtureText('firing-queue-backlog-two-models'));
+    expect(retry.status).toBe(200);
+    expect(await json(retry)).toMatchObject({ notified: 2, inFlight: 0 });
+    expect(slack.received.map((n) => n.alerts.length)).toEqual([2]);
   });
 
   it('notifies only the new alert when a group grows', async () => {
