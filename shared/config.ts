@@ -54,6 +54,10 @@ const optional = <T extends z.ZodTypeAny>(schema: T) =>
 const positiveNumber = (fallback: number) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : Number(v)), z.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' }));
 
+/** Milliseconds and seconds are whole numbers: timers (AbortSignal.timeout) refuse fractions. */
+const positiveInteger = (fallback: number) =>
+  z.preprocess((v) => (v === '' || v === undefined ? fallback : Number(v)), z.number({ message: 'must be a whole number' }).int({ message: 'must be a whole number' }).positive({ message: 'must be a positive whole number' }));
+
 const envSchema = z.object({
   PORT: z.preprocess((v) => (v === '' || v === undefined ? 8080 : Number(v)), z.number({ message: 'must be a port number 0–65535' }).int({ message: 'must be a port number 0–65535' }).min(0, { message: 'must be a port number 0–65535' }).max(65535, { message: 'must be a port number 0–65535' })),
   // Characters a bearer token may carry (RFC 6750 b64token), as hono's bearerAuth checks them.
@@ -73,8 +77,8 @@ const envSchema = z.object({
   // Acknowledgement links and escalation (shared/ack).
   ACK_SECRET_PREVIOUS: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
   ACK_SECRET_PREVIOUS_UNTIL: optional(z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an RFC 3339 time, e.g. 2026-12-01T00:00:00Z' })),
-  ACK_TOKEN_TTL_SECONDS: positiveNumber(7 * 24 * 3600),
-  ESCALATION_DELAY_SECONDS: positiveNumber(15 * 60),
+  ACK_TOKEN_TTL_SECONDS: positiveInteger(7 * 24 * 3600),
+  ESCALATION_DELAY_SECONDS: positiveInteger(15 * 60),
   ESCALATION_SNS_TOPIC_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' })),
   ESCALATION_SLACK_WEBHOOK_URL: optional(webhookUrl()),
   ESCALATION_SCHEDULE_GROUP: optional(z.string().regex(/^[0-9A-Za-z_.-]{1,64}$/, { message: 'must be an EventBridge Scheduler group name' })),
@@ -84,14 +88,14 @@ const envSchema = z.object({
   ROUTING_FILE: optional(z.string()),
   TABLE_NAME: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, { message: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })),
   LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['debug', 'info', 'warn', 'error'], { message: 'must be one of debug, info, warn, error' })),
-  ENRICHMENT_TIMEOUT_MS: positiveNumber(2000),
+  ENRICHMENT_TIMEOUT_MS: positiveInteger(2000),
   MEMORY_TREND_WINDOW_HOURS: positiveNumber(6),
   GPU_MEMORY_CAPACITY_MIB: optional(z.coerce.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' })),
   MEMORY_SERIES: optional(z.string().regex(/^[A-Za-z_:][A-Za-z0-9_:]*$/, { message: 'must be a Prometheus metric name, e.g. process_resident_memory_bytes' })),
   MEMORY_SERIES_UNIT: optional(z.enum(['bytes', 'KiB', 'MiB', 'GiB'], { message: 'must be one of bytes, KiB, MiB, GiB' })),
-  PROMETHEUS_QUERY_TIMEOUT_MS: optional(z.coerce.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' })),
-  DEDUPE_TTL_SECONDS: positiveNumber(30 * 24 * 3600),
-  DELIVERY_TIMEOUT_MS: positiveNumber(5000),
+  PROMETHEUS_QUERY_TIMEOUT_MS: optional(z.coerce.number({ message: 'must be a whole number' }).int({ message: 'must be a whole number' }).positive({ message: 'must be a positive whole number' })),
+  DEDUPE_TTL_SECONDS: positiveInteger(30 * 24 * 3600),
+  DELIVERY_TIMEOUT_MS: positiveInteger(5000),
   DELIVERY_RETRIES: z.preprocess((v) => (v === '' || v === undefined ? 2 : Number(v)), z.number().int().min(0).max(10, { message: 'must be an integer 0–10' })),
 });
 

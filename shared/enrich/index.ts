@@ -70,7 +70,7 @@ async function enrichAll(
   const budget = AbortSignal.timeout(deps.timeoutMs);
   // Queries still running when the stage returns (another query of their alert failed) are cancelled.
   const finished = new AbortController();
-  const client = new PrometheusClient(deps.prometheusUrl, { queryTimeoutMs: deps.queryTimeoutMs ?? deps.timeoutMs / 2 });
+  const client = new PrometheusClient(deps.prometheusUrl, { queryTimeoutMs: deps.queryTimeoutMs ?? Math.floor(deps.timeoutMs / 2) });
   const signal = AbortSignal.any([budget, finished.signal]);
   const group = createContext(client, { signal, now: deps.now?.() ?? new Date(), memory: memorySettings(deps), logger: deps.logger });
   const byKind = new Map<AlertKind, Alert[]>();

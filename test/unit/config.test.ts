@@ -50,6 +50,16 @@ describe('loadConfig', () => {
     expect(c.feishu?.secret?.reveal()).toBe('sssh');
   });
 
+  it('refuses fractional milliseconds and seconds (timers refuse them)', () => {
+    expect(problems({ ENRICHMENT_TIMEOUT_MS: '2000.5', DELIVERY_TIMEOUT_MS: '1500.5', DEDUPE_TTL_SECONDS: '1.5', PROMETHEUS_QUERY_TIMEOUT_MS: '999.9' }).sort()).toEqual([
+      'DEDUPE_TTL_SECONDS: must be a whole number',
+      'DELIVERY_TIMEOUT_MS: must be a whole number',
+      'ENRICHMENT_TIMEOUT_MS: must be a whole number',
+      'PROMETHEUS_QUERY_TIMEOUT_MS: must be a whole number',
+    ]);
+    expect(loadConfig({ MEMORY_TREND_WINDOW_HOURS: '0.5' }).enrichment.memoryTrendWindowHours).toBe(0.5);
+  });
+
   it('refuses credentials in a base URL without echoing them', () => {
     const found = problems({ PROMETHEUS_URL: 'http://admin:hunter2@prometheus:9090' });
     expect(found).toEqual(['PROMETHEUS_URL: must not contain credentials (user:password@)']);
