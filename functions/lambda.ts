@@ -10,9 +10,10 @@ import { loadConfig } from '../shared/config.js';
 import { createLogger } from '../shared/logger.js';
 import { createDeps } from '../shared/runtime.js';
 import { withSecretSettings } from '../shared/settings-secret.js';
+import { AWS_CLIENT_DEFAULTS } from '../shared/aws-clients.js';
 
-const config = loadConfig(await withSecretSettings(process.env, new SecretsManagerClient({})));
+const config = loadConfig(await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)));
 const logger = createLogger(config.logLevel);
-const app = createApp(config, createDeps(config, { dynamodb: new DynamoDBClient({}) }, logger));
+const app = createApp(config, createDeps(config, { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS) }, logger));
 
 export const handler = handle(app);

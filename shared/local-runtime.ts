@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { startLocalDynamoDb } from './dedupe/local-dynamodb.js';
 import { ensureTable } from './dedupe/table.js';
 import { DEFAULT_TABLE_NAME } from './runtime.js';
+import { AWS_CLIENT_DEFAULTS } from './aws-clients.js';
 
 export interface DedupeTable {
   client: DynamoDBClient;
@@ -22,12 +23,12 @@ export async function openDedupeTable(config: Config, env: Record<string, string
   const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
   if (env.AWS_ENDPOINT_URL_DYNAMODB) {
     // The SDK reads AWS_ENDPOINT_URL_DYNAMODB itself.
-    const client = new DynamoDBClient({});
+    const client = new DynamoDBClient(AWS_CLIENT_DEFAULTS);
     await ensureTable(client, tableName);
     return { client, description: `table ${tableName} at AWS_ENDPOINT_URL_DYNAMODB`, close: async () => client.destroy() };
   }
   if (config.tableName) {
-    const client = new DynamoDBClient({});
+    const client = new DynamoDBClient(AWS_CLIENT_DEFAULTS);
     return { client, description: `DynamoDB table ${tableName}`, close: async () => client.destroy() };
   }
   const local = await startLocalDynamoDb(tableName);

@@ -18,6 +18,7 @@ import { AckLinks } from './links.js';
 import type { AckRouteDeps } from './routes.js';
 import { TimerScheduler, type EscalationScheduler } from './scheduler.js';
 import { AckTracker } from './tracker.js';
+import { AWS_CLIENT_DEFAULTS } from '../aws-clients.js';
 
 /** The table name used when `TABLE_NAME` is unset (must match `shared/runtime.ts`). */
 const DEFAULT_TABLE_NAME = 'llm-alert-pipeline';
@@ -68,7 +69,7 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   let timers: TimerScheduler | undefined;
   const wiring = config.escalation?.scheduler;
   if (escalation && wiring) {
-    scheduler = new EventBridgeScheduler(clients.scheduler ?? new SchedulerClient({}), wiring);
+    scheduler = new EventBridgeScheduler(clients.scheduler ?? new SchedulerClient(AWS_CLIENT_DEFAULTS), wiring);
   } else if (escalation) {
     timers = new TimerScheduler((job) => checkEscalation(job, escalation).then(() => undefined), (job, error) => logger.error('escalation check failed', { ...job, error }), now);
     scheduler = timers;
