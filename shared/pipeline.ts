@@ -93,8 +93,10 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView, { flapping, receivedAt })));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
-  await recordDelivered(toSend, channels, deps, log);
-  if (failed.size) await releaseFailed(toSend, failed, deps, log);
+  const unrecorded = await recordDelivered(toSend, channels, deps, log);
+  // A claim whose ledger write failed keeps its lease: releasing it would let the retry re-send
+  // to the channels that already have the alert.
+  if (failed.size) await releaseFailed(toSend.filter((c) => !unrecorded.has(c.key)), failed, deps, log);
   const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered') }));
   if (deps.ack) await deps.ack.record(message, sent, enrichments);
 
@@ -184,21 +186,25 @@ async function fanOutTo(
  * Records, in one write per alert, every channel that accepted it (a storm of 5,000 alerts to three
  * channels is 5,000 writes, not 15,000). Runs before failed claims are released, so a retry never
  * sees a delivered channel as pending. A ledger write that fails after a successful send is logged,
- * not re-sent: a duplicate is worse than a stale ledger.
+ * and its claim is not released: a duplicate is worse than a late repair.
+ * @returns the keys whose write failed
  */
-async function recordDelivered(toSend: ClaimedAlert[], outcomes: Record<string, ChannelOutcome>, deps: PipelineDeps, log: Logger): Promise<void> {
+async function recordDelivered(toSend: ClaimedAlert[], outcomes: Record<string, ChannelOutcome>, deps: PipelineDeps, log: Logger): Promise<Set<string>> {
   const limit = pLimit(STORE_CONCURRENCY);
+  const unrecorded = new Set<string>();
   await Promise.all(
     toSend.map((c) => {
       const delivered = c.claim.pending.filter((name) => outcomes[name]?.status === 'delivered');
       if (delivered.length === 0) return undefined;
       return limit(() =>
         deps.store.markDelivered(c.key, delivered).catch((err: Error) => {
+          unrecorded.add(c.key);
           log.error('ledger write failed', { channels: delivered, fingerprint: c.alert.fingerprint, error: err.message });
         }),
       );
     }),
   );
+  return unrecorded;
 }
 
 /** Frees the claims that still have undelivered channels, so Alertmanager's retry repairs them at once. */

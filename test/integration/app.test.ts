@@ -185,6 +185,25 @@ describe('POST /v1/alertmanager', () => {
     expect(await again.json()).toMatchObject({ notified: 0, duplicates: 1, channels: {} });
   });
 
+  it('does not re-send to a channel whose success could not be written to the ledger', async () => {
+    const store = new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
+    const ledgerDown: DedupeStore = {
+      claim: (key, channels, nowMs) => store.claim(key, channels, nowMs),
+      markDelivered: async () => {
+        throw new Error('ledger unavailable');
+      },
+      release: (key) => store.release(key),
+    };
+    const a = app({ store: ledgerDown });
+    sns.failuresLeft = 1;
+    expect((await post(a, fixtureText('firing-kv-cache-critical'))).status).toBe(502);
+    const retry = await post(a, fixtureText('firing-kv-cache-critical'));
+    // The claim kept its lease, so the immediate retry sends nothing (it waits for the lease to run out).
+    expect(await json(retry)).toMatchObject({ notified: 0, inFlight: 1 });
+    expect(slack.received).toHaveLength(1);
+    expect(sns.received).toHaveLength(0);
+  });
+
   it('retries a retryable failure within the request', async () => {
     const a = app();
     sns.failuresLeft = 1;
