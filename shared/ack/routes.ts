@@ -122,7 +122,8 @@ class AckPages {
     let form: PageModel['form'];
     if (open) {
       const nonce = issueFormNonce(token, this.deps.links.settings.keys);
-      setCookie(c, CSRF_COOKIE, nonce.nonce, { path: ACK_PATH, httpOnly: true, sameSite: 'Strict', secure: this.#secure });
+      // Scoped to this link's path: a second link opened in another tab must not replace this form's cookie.
+      setCookie(c, CSRF_COOKIE, nonce.nonce, { path: `${ACK_PATH}/${token}`, httpOnly: true, sameSite: 'Strict', secure: this.#secure });
       form = { nonce, name: extra.name ?? cleanName(getCookie(c, NAME_COOKIE)), silenceHours: this.deps.silences ? SILENCE_HOURS : undefined };
     }
     return { status: 200, html: renderAckPage({ alerts, channel: claims.channel, form, result: extra.result, nowMs: now }) };

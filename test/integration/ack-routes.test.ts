@@ -112,6 +112,13 @@ describe('GET /v1/ack/:token', () => {
     expect(await h.scan()).toBe(before);
   });
 
+  it('scopes the form cookie to its own link, so two open links do not break each other', async () => {
+    const path = await fire();
+    const res = await h.app.request(path);
+    const csrf = res.headers.getSetCookie().find((line) => line.startsWith('ack_csrf='));
+    expect(csrf).toContain(`Path=${path};`);
+  });
+
   it('fills the name remembered in the cookie', async () => {
     const path = await fire();
     const res = await h.app.request(path, { headers: { cookie: 'ack_name=alice%20%3Cb%3E' } });
