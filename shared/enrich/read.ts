@@ -101,8 +101,7 @@ function startValue(samples: Sample[] | undefined, pick: (s: Sample) => boolean)
 /**
  * The query's samples when the alert fired. Peers sharing one `startsAt` (the usual case): an
  * instant query at it. Several: one range query from the earliest `startsAt` to now, each alert
- * taking the first point at or after its own `startsAt` (within one step, {@link AT_START_STEP_SECONDS} or
- * more), else the last before it.
+ * taking the point {@link pointAt} its own `startsAt`.
  * @param by when given, only the series that belong to the alert by these labels are returned
  * @returns `undefined` when the alert's `startsAt` does not parse
  */
@@ -119,9 +118,25 @@ export async function samplesAtStart(ctx: EnrichContext, query: string, alert: A
   const series: Series[] = by ? itemsOf(all, alert, by) : all;
   const at = own / 1000;
   return series.flatMap(({ metric, points }) => {
-    const point = points.find((p) => p.time >= at) ?? points[points.length - 1];
+    const point = pointAt(points, at);
     return point ? [{ metric, ...point }] : [];
   });
+}
+
+/** Prometheus's default lookback for an instant query, seconds: a range point older than this is not "at" a time. */
+const LOOKBACK_SECONDS = 300;
+
+/**
+ * The range point that stands for time `at` (epoch seconds): the first at or after it within one
+ * step, else the last before it within the lookback; `undefined` when the series has none near `at`
+ * (it appeared later or ended earlier), so a value from hours away is never shown as "when fired".
+ */
+export function pointAt<P extends { time: number }>(points: readonly P[], at: number): P | undefined {
+  const step = Math.max(AT_START_STEP_SECONDS, points.length > 1 ? points[1]!.time - points[0]!.time : 0);
+  const after = points.find((p) => p.time >= at);
+  if (after && after.time - at <= step) return after;
+  const before = points.filter((p) => p.time < at).at(-1);
+  return before && at - before.time <= LOOKBACK_SECONDS ? before : undefined;
 }
 
 /** The distinct `startsAt` of `peers` (epoch ms, capped at now), remembered for the peer list. */

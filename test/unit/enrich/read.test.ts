@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../../shared/alertmanager/schema.js';
 import { aggregate, selector } from '../../../shared/prometheus/promql.js';
 import type { SignalDef } from '../../../shared/enrich/enricher.js';
-import { readSignals, shapePeers } from '../../../shared/enrich/read.js';
+import { pointAt, readSignals, shapePeers } from '../../../shared/enrich/read.js';
 import { ENRICHERS } from '../../../shared/enrich/enrichers.js';
 import { ruleAlert } from '../../fixtures/prometheus/alerts.js';
 import { fakeContext, NOW, sample } from './fake-context.js';
@@ -107,5 +107,20 @@ describe('readSignals across peers', () => {
     const [signal] = await readSignals(ctx, alert, [def]);
     expect(signal).toMatchObject({ topBucket: 10, nanMeans: 'no_requests' });
     expect(queries()).toContain('count by (le, model_name) (h_bucket{model_name="a"})');
+  });
+});
+
+describe('pointAt', () => {
+  const points = [60, 120, 180, 3600].map((time) => ({ time, value: time }));
+  it('takes the first point at or after the time, within one step', () => {
+    expect(pointAt(points, 100)?.time).toBe(120);
+    expect(pointAt(points, 120)?.time).toBe(120);
+  });
+  it('falls back to the last point before it within the lookback', () => {
+    expect(pointAt(points, 400)?.time).toBe(180);
+  });
+  it('never stands a point from far away in for the time', () => {
+    expect(pointAt(points, 1000)).toBeUndefined();
+    expect(pointAt([{ time: 7200, value: 1 }], 60)).toBeUndefined();
   });
 });
