@@ -15,7 +15,7 @@ import { AWS_CLIENT_DEFAULTS } from '../shared/aws-clients.js';
 
 const config = loadConfig(await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)));
 const logger = createLogger(config.logLevel);
-const { escalation } = createAckRuntime(config, { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS) }, [], logger);
+const { escalation } = createAckRuntime(config, { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false }, [], logger);
 
 export async function handler(event: unknown): Promise<{ outcome: 'escalated' | 'skipped' }> {
   if (!escalation) throw new Error('no escalation target configured (ESCALATION_SNS_TOPIC_ARN or ESCALATION_SLACK_WEBHOOK_URL)');

@@ -14,6 +14,6 @@ import { AWS_CLIENT_DEFAULTS } from '../shared/aws-clients.js';
 
 const config = loadConfig(await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)));
 const logger = createLogger(config.logLevel);
-const app = createApp(config, createDeps(config, { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS) }, logger));
+const app = createApp(config, createDeps(config, { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false }, logger));
 
 export const handler = handle(app);

@@ -78,7 +78,7 @@ const envSchema = z.object({
   ACK_SECRET_PREVIOUS: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
   ACK_SECRET_PREVIOUS_UNTIL: optional(z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an RFC 3339 time, e.g. 2026-12-01T00:00:00Z' })),
   ACK_TOKEN_TTL_SECONDS: positiveInteger(7 * 24 * 3600),
-  ESCALATION_DELAY_SECONDS: positiveInteger(15 * 60),
+  ESCALATION_DELAY_SECONDS: positiveNumber(15 * 60),
   ESCALATION_SNS_TOPIC_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' })),
   ESCALATION_SLACK_WEBHOOK_URL: optional(webhookUrl()),
   ESCALATION_SCHEDULE_GROUP: optional(z.string().regex(/^[0-9A-Za-z_.-]{1,64}$/, { message: 'must be an EventBridge Scheduler group name' })),

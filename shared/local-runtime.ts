@@ -7,8 +7,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Config } from './config.js';
 import { startLocalDynamoDb } from './dedupe/local-dynamodb.js';
-import { ensureTable } from './dedupe/table.js';
-import { DEFAULT_TABLE_NAME } from './runtime.js';
+import { DEFAULT_TABLE_NAME, ensureTable } from './dedupe/table.js';
 import { AWS_CLIENT_DEFAULTS } from './aws-clients.js';
 
 export interface DedupeTable {

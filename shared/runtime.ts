@@ -13,9 +13,8 @@ import { DynamoDbDedupeStore } from './dedupe/dynamodb-store.js';
 import { enrichAlerts } from './enrich/index.js';
 import type { Logger } from './logger.js';
 import { createRouter } from './routing/router.js';
+import { DEFAULT_TABLE_NAME } from './dedupe/table.js';
 
-/** The table name used when `TABLE_NAME` is unset (embedded dynalite of `npm start`). */
-export const DEFAULT_TABLE_NAME = 'llm-alert-pipeline';
 
 export interface RuntimeClients {
   dynamodb: DynamoDBClient;
@@ -25,6 +24,8 @@ export interface RuntimeClients {
   write?: (text: string) => void;
   /** EventBridge Scheduler client for escalation checks; created when the stack's scheduler settings are set. */
   scheduler?: Pick<SchedulerClient, 'send'>;
+  /** Whether escalation may run on in-process timers without EventBridge Scheduler (default true; Lambda: false). */
+  inProcessTimers?: boolean;
 }
 
 /** Builds the app's dependencies from validated configuration and AWS clients. */

@@ -19,9 +19,9 @@ import type { AckRouteDeps } from './routes.js';
 import { TimerScheduler, type EscalationScheduler } from './scheduler.js';
 import { AckTracker } from './tracker.js';
 import { AWS_CLIENT_DEFAULTS } from '../aws-clients.js';
+import { DEFAULT_TABLE_NAME } from '../dedupe/table.js';
 
 /** The table name used when `TABLE_NAME` is unset (must match `shared/runtime.ts`). */
-const DEFAULT_TABLE_NAME = 'llm-alert-pipeline';
 
 export interface AckClients {
   dynamodb: DynamoDBClient;
@@ -29,6 +29,11 @@ export interface AckClients {
   sns?: SNSClient;
   /** For EventBridge Scheduler; default: the SDK's own region settings. */
   scheduler?: Pick<SchedulerClient, 'send'>;
+  /**
+   * Whether escalation may run on in-process timers when no EventBridge Scheduler is wired.
+   * Default true (`npm start`); false in Lambda, where a frozen or recycled function loses them.
+   */
+  inProcessTimers?: boolean;
 }
 
 export interface AckRuntime {
@@ -70,6 +75,8 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   const wiring = config.escalation?.scheduler;
   if (escalation && wiring) {
     scheduler = new EventBridgeScheduler(clients.scheduler ?? new SchedulerClient(AWS_CLIENT_DEFAULTS), wiring);
+  } else if (escalation && clients.inProcessTimers === false) {
+    logger.warn('escalation off', { reason: 'no EventBridge Scheduler wiring (deploy with -c escalationDelaySeconds=...): in-process timers would not survive a frozen Lambda' });
   } else if (escalation) {
     timers = new TimerScheduler((job) => checkEscalation(job, escalation).then(() => undefined), (job, error) => logger.error('escalation check failed', { ...job, error }), now);
     scheduler = timers;

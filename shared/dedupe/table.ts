@@ -11,6 +11,8 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 
+/** The table name used when `TABLE_NAME` is unset (the embedded dynalite of `npm start`). */
+export const DEFAULT_TABLE_NAME = 'llm-alert-pipeline';
 /** Partition key attribute name (String). */
 export const PARTITION_KEY = 'pk';
 /** TTL attribute name (Number, epoch seconds). */
