@@ -16,6 +16,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { LogLevel } from '../shared/logger.js';
 import { LAMBDA_ROUTING_FILE, shipRoutingFile, type RoutingShipment } from './routing.js';
+import { SECRET_SETTINGS } from '../shared/settings-secret.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -33,11 +34,8 @@ export const RECEIVER_TIMEOUT_SECONDS = 30;
 /** Lambda memory, MiB. Also buys CPU: JSON, zod and card rendering are CPU-bound at cold start. */
 export const RECEIVER_MEMORY_MIB = 512;
 
-/** Keys of the settings secret (a JSON object); never set as plain environment variables. */
-export const SECRET_SETTING_KEYS = [
-  'WEBHOOK_TOKEN', 'SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'FEISHU_SECRET', 'ACK_SECRET',
-  'ACK_SECRET_PREVIOUS', 'ACK_SECRET_PREVIOUS_UNTIL', 'ESCALATION_SLACK_WEBHOOK_URL',
-] as const;
+/** Keys of the settings secret (a JSON object); never set as plain environment variables. One list, read by the Lambda too. */
+export const SECRET_SETTING_KEYS = SECRET_SETTINGS;
 
 /** Non-secret settings, passed as plain environment variables when given. */
 export interface PlainSettings {

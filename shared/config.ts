@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { loadRoutingFile, RoutingError, type RoutingConfig } from './routing/load.js';
+import { TOPIC_ARN } from './routing/schema.js';
 import { Secret } from './secret.js';
 import type { LogLevel } from './logger.js';
 
@@ -48,6 +49,8 @@ function httpUrl() {
     .transform((s) => s.replace(/\/+$/, ''));
 }
 
+const topicArn = () => z.string().regex(TOPIC_ARN, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' });
+
 const optional = <T extends z.ZodTypeAny>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
@@ -70,7 +73,7 @@ const envSchema = z.object({
   SLACK_WEBHOOK_URL: optional(webhookUrl()),
   FEISHU_WEBHOOK_URL: optional(webhookUrl()),
   FEISHU_SECRET: optional(z.string().min(1)),
-  SNS_TOPIC_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' })),
+  SNS_TOPIC_ARN: optional(topicArn()),
   PUBLIC_URL: optional(httpUrl()),
   ACK_SECRET: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
   ALERTMANAGER_URL: optional(httpUrl()),
@@ -79,7 +82,7 @@ const envSchema = z.object({
   ACK_SECRET_PREVIOUS_UNTIL: optional(z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an RFC 3339 time, e.g. 2026-12-01T00:00:00Z' })),
   ACK_TOKEN_TTL_SECONDS: positiveInteger(7 * 24 * 3600),
   ESCALATION_DELAY_SECONDS: positiveNumber(15 * 60),
-  ESCALATION_SNS_TOPIC_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' })),
+  ESCALATION_SNS_TOPIC_ARN: optional(topicArn()),
   ESCALATION_SLACK_WEBHOOK_URL: optional(webhookUrl()),
   ESCALATION_SCHEDULE_GROUP: optional(z.string().regex(/^[0-9A-Za-z_.-]{1,64}$/, { message: 'must be an EventBridge Scheduler group name' })),
   ESCALATION_FUNCTION_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:lambda:/, { message: 'must be a Lambda function ARN' })),
