@@ -52,7 +52,10 @@ export class DynamoDbDedupeStore implements DedupeStore {
         : { decision: 'in flight', pending: [] };
     }
     const pending = item.pending ? [...item.pending] : [];
-    if (pending.length === 0) return { decision: 'already notified', pending: [] };
+    if (pending.length === 0) {
+      await this.#keepAlive(key, item.expiresAt, nowMs);
+      return { decision: 'already notified', pending: [] };
+    }
     if (item.leaseUntil > nowMs) return { decision: 'in flight', pending: [] };
     return (await this.#takeLease(key, item.leaseUntil, nowMs))
       ? { decision: 'repair', pending: pending.filter((c) => channels.includes(c)) }
@@ -70,6 +73,25 @@ export class DynamoDbDedupeStore implements DedupeStore {
         ExpressionAttributeValues: { ':c': channels },
       }),
     );
+  }
+
+  /**
+   * An alert still being resent (`repeat_interval`) is still firing: once past half its TTL, its
+   * record is extended, so an alert firing longer than the TTL is not announced again as new.
+   * One write per half-TTL per alert, not one per resend.
+   */
+  async #keepAlive(key: string, expiresAtSec: number, nowMs: number): Promise<void> {
+    const nowSec = Math.floor(nowMs / 1000);
+    if (expiresAtSec - nowSec > this.#ttlSeconds / 2) return;
+    await this.#doc.send(
+      new UpdateCommand({
+        TableName: this.#table,
+        Key: { pk: key },
+        UpdateExpression: 'SET expiresAt = :exp',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':exp': nowSec + this.#ttlSeconds },
+      }),
+    ).catch(ignoreConditionFailed);
   }
 
   async release(key: string): Promise<void> {

@@ -72,8 +72,21 @@ describe('DynamoDbDedupeStore against dynalite', () => {
     const k = key();
     await s.claim(k, ['slack'], T0);
     await s.markDelivered(k, 'slack');
-    expect((await s.claim(k, ['slack'], T0 + 9_000)).decision).toBe('already notified');
+    expect((await s.claim(k, ['slack'], T0 + 4_000)).decision).toBe('already notified');
     expect((await s.claim(k, ['slack'], T0 + 10_000)).decision).toBe('first notification');
+  });
+
+  it('keeps an alert that is still being resent past its TTL, so a long-firing alert is not announced again', async () => {
+    const s = store(60_000, 100);
+    const k = key();
+    await s.claim(k, ['slack'], T0);
+    await s.markDelivered(k, 'slack');
+    // Resends before half the TTL change nothing; one after it extends the record past its first expiry (T0 + 100 s).
+    expect((await s.claim(k, ['slack'], T0 + 40_000)).decision).toBe('already notified');
+    expect((await s.claim(k, ['slack'], T0 + 60_000)).decision).toBe('already notified');
+    expect((await s.claim(k, ['slack'], T0 + 100_000)).decision).toBe('already notified');
+    const raw = await db.client.send(new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: k } } }));
+    expect(Number(raw.Item?.expiresAt?.N)).toBe((T0 + 60_000) / 1000 + 100);
   });
 
   it('records an event seen with no channel configured', async () => {
