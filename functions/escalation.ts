@@ -1,7 +1,8 @@
 /**
  * AWS Lambda entry of the escalation check, invoked by the one-time EventBridge Scheduler schedule
- * the receiver creates per critical alert, with `{fingerprint, startsAt}` as input. A thrown error
- * makes Scheduler retry (the check hands its claim back first, so the retry can send).
+ * the receiver creates per critical alert, with `{fingerprint, startsAt}` as input. Scheduler invokes
+ * asynchronously, so a thrown error gets Lambda's async retries (2), then lands in the stack's
+ * failed-checks queue; the check hands its claim back first, so a retry can send.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';

@@ -11,11 +11,13 @@ import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
 
@@ -36,6 +38,8 @@ export interface EscalationCheckProps {
 
 export class EscalationCheck extends Construct {
   readonly function: NodejsFunction;
+  /** Escalation checks that failed after Lambda's async retries (alarm on its depth). */
+  readonly failedChecks: Queue;
   readonly logGroup: LogGroup;
   readonly scheduleGroup: ScheduleGroup;
   /** Assumed by EventBridge Scheduler (this account only) to invoke {@link function}. */
@@ -70,6 +74,10 @@ export class EscalationCheck extends Construct {
         externalModules: ['@aws-sdk/*'],
       },
     });
+    // Scheduler invokes the check asynchronously: its RetryPolicy covers failed invocations only. A
+    // check that throws gets Lambda's async retries; one that still fails lands here, not nowhere.
+    this.failedChecks = new Queue(this, 'FailedChecks', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED });
+    this.function.configureAsyncInvoke({ retryAttempts: 2, maxEventAge: Duration.hours(1), onFailure: new SqsDestination(this.failedChecks) });
     this.scheduleGroup = new ScheduleGroup(this, 'Schedules', { removalPolicy: RemovalPolicy.DESTROY });
     this.schedulerRole = new Role(this, 'SchedulerRole', {
       description: 'EventBridge Scheduler invokes the escalation check',

@@ -68,6 +68,18 @@ describe('LlmAlertPipelineStack with escalation', () => {
     expect(allows(statements, 'lambda:InvokeFunction', fnArn)).toBe(true);
   });
 
+  it('sends a check that still fails after Lambda\'s async retries to the failed-checks queue', () => {
+    const esc = stack.escalation!;
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: id(esc.function) },
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 3600,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [id(esc.failedChecks), 'Arn'] } } },
+    });
+    const role = stack.resolve(esc.function.role!.roleName);
+    expect(allows(statementsOf(role), 'sqs:SendMessage', { 'Fn::GetAtt': [id(esc.failedChecks), 'Arn'] })).toBe(true);
+  });
+
   it('runs the check (Node 22, arm64) with the table, the escalation topic and the settings secret', () => {
     const esc = stack.escalation!;
     template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 60, MemorySize: 256, Handler: 'index.handler' });
