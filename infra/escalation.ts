@@ -6,22 +6,20 @@
  * Helpers grant access and set the matching environment variable together, like `AlertReceiver`'s.
  * @see https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html#setting-up-execution-role
  */
-import { fileURLToPath } from 'node:url';
 import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { nodeFunction, REPO_ROOT } from './node-function.js';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
 
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The check reads one item, sends to at most two targets (each ≤ 20 s delivery budget) and writes a few items. */
 export const ESCALATION_TIMEOUT_SECONDS = 60;
@@ -50,30 +48,12 @@ export class EscalationCheck extends Construct {
   constructor(scope: Construct, id: string, props: EscalationCheckProps = {}) {
     super(scope, id);
     this.#delaySeconds = props.delaySeconds;
-    this.logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    // The receiver's defaults (receiver.ts): Node 22 on arm64, ESM by local esbuild, SDK from the runtime.
-    this.function = new NodejsFunction(this, 'Function', {
+    ({ function: this.function, logGroup: this.logGroup } = nodeFunction(this, 'Function', {
       entry: props.entry ?? `${REPO_ROOT}functions/escalation.ts`,
-      handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: `${REPO_ROOT}package-lock.json`,
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
-      memorySize: ESCALATION_MEMORY_MIB,
-      timeout: Duration.seconds(ESCALATION_TIMEOUT_SECONDS),
-      logGroup: this.logGroup,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...plainEnvironment(props.settings ?? {}) },
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        banner: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);",
-        mainFields: ['module', 'main'],
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        externalModules: ['@aws-sdk/*'],
-      },
-    });
+      memoryMiB: ESCALATION_MEMORY_MIB,
+      timeoutSeconds: ESCALATION_TIMEOUT_SECONDS,
+      environment: plainEnvironment(props.settings ?? {}),
+    }));
     // Scheduler invokes the check asynchronously: its RetryPolicy covers failed invocations only. A
     // check that throws gets Lambda's async retries; one that still fails lands here, not nowhere.
     this.failedChecks = new Queue(this, 'FailedChecks', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED });

@@ -5,20 +5,18 @@
  *
  * The environment variable names are the contract of `shared/config.ts`.
  */
-import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, FunctionUrlAuthType, Runtime, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { FunctionUrlAuthType, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { LogLevel } from '../shared/logger.js';
+import { nodeFunction, REPO_ROOT } from './node-function.js';
 import { LAMBDA_ROUTING_FILE, shipRoutingFile, type RoutingShipment } from './routing.js';
 import { SECRET_SETTINGS } from '../shared/settings-secret.js';
 
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Lambda timeout, seconds. It must cover the app's worst case, so Lambda never kills a request
@@ -82,39 +80,15 @@ export class AlertReceiver extends Construct {
 
   constructor(scope: Construct, id: string, props: AlertReceiverProps = {}) {
     super(scope, id);
-    this.logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_MONTH,
-      // The lines expire within a month anyway; deleting the stack should not leave the group behind.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
     this.routing = props.routingFile ? shipRoutingFile(props.routingFile) : undefined;
     const routingEnv: Record<string, string> = this.routing ? { ROUTING_FILE: LAMBDA_ROUTING_FILE } : {};
-    this.function = new NodejsFunction(this, 'Function', {
+    ({ function: this.function, logGroup: this.logGroup } = nodeFunction(this, 'Function', {
       entry: props.entry ?? `${REPO_ROOT}functions/lambda.ts`,
-      handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: `${REPO_ROOT}package-lock.json`,
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
-      memorySize: RECEIVER_MEMORY_MIB,
-      timeout: Duration.seconds(RECEIVER_TIMEOUT_SECONDS),
-      logGroup: this.logGroup,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...plainEnvironment(props.settings ?? {}), ...routingEnv },
-      bundling: {
-        forceDockerBundling: false,
-        // ESM because the entry reads the settings secret with top-level await.
-        format: OutputFormat.ESM,
-        // esbuild's ESM output has no `require`; CommonJS dependencies still call it.
-        banner: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);",
-        mainFields: ['module', 'main'],
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        // The Node 22 runtime ships AWS SDK v3.
-        externalModules: ['@aws-sdk/*'],
-        ...(this.routing ? { commandHooks: this.routing.commandHooks } : {}),
-      },
-    });
+      memoryMiB: RECEIVER_MEMORY_MIB,
+      timeoutSeconds: RECEIVER_TIMEOUT_SECONDS,
+      environment: { ...plainEnvironment(props.settings ?? {}), ...routingEnv },
+      commandHooks: this.routing?.commandHooks,
+    }));
     if (this.routing?.publish) this.function.addToRolePolicy(this.routing.publish);
     this.functionUrl = this.function.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     this.webhookUrl = `${this.functionUrl.url}v1/alertmanager`;
