@@ -8,19 +8,17 @@
  * a silence created in Alertmanager from the page, link unfurlers acknowledging nothing, and an
  * unacknowledged critical alert escalating. Waits are bounded polls, never timings.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBinaries } from '../helpers/binaries.js';
+import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { freePort, pollUntil, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
 
 const TOKEN = 'e2e-ack-token-0123456789abcdef';
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
 /** Flags for a quiet, offline, throw-away headless Chromium (as root in CI: no sandbox). */
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -35,43 +33,10 @@ interface SlackBody {
 let slack: Loopback;
 let escalation: Loopback;
 let alertmanager: RunningProcess;
-let pipeline: { url: string; logs: Record<string, unknown>[]; out: () => string; stop(): Promise<void> };
+let pipeline: PipelineProcess;
 let browser: BrowserContext;
 let profile: string;
 const pageErrors: string[] = [];
-
-async function startPipeline(env: Record<string, string>): Promise<typeof pipeline> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'functions/server.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let partial = '';
-  const logs: Record<string, unknown>[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) if (line.startsWith('{')) logs.push(JSON.parse(line) as Record<string, unknown>);
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const listening = await pollUntil(async () => {
-    if (child.exitCode !== null) throw new Error(`pipeline exited (${child.exitCode}):\n${out}`);
-    return logs.find((l) => l.event === 'listening');
-  }, () => out, { deadlineMs: 30_000, intervalMs: 100 });
-  return {
-    url: listening.url as string,
-    logs,
-    out: () => out,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((ok) => child.once('exit', ok));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 /** Posts alerts to Alertmanager's API v2 as Prometheus does; `resolved` sets `endsAt` to now. */
 async function pushAlert(labels: Record<string, string>, summary: string, resolved = false): Promise<void> {
@@ -109,7 +74,7 @@ beforeAll(async () => {
   [slack, escalation] = await Promise.all([startLoopback(), startLoopback()]);
   const port = await freePort();
   alertmanager = await startAlertmanager({ webhookUrl: `http://127.0.0.1:${port}/v1/alertmanager`, bearerToken: TOKEN, groupWait: '1s', groupInterval: '1s', repeatInterval: '2s' });
-  pipeline = await startPipeline({
+  pipeline = await startPipelineProcess({
     PORT: String(port),
     HOST: '127.0.0.1',
     WEBHOOK_TOKEN: TOKEN,

@@ -8,12 +8,11 @@
  * the same group (`repeat_interval`), one resolved message. Waits are bounded polls, never timings.
  * Missing binaries fail this suite (see test/helpers/binaries.ts); it never skips.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBinaries } from '../helpers/binaries.js';
+import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
 import { startLoopback, type Loopback, type RecordedRequest } from '../helpers/loopback.js';
 import { freePort, makeTempDir, pollUntil, startAlertmanager, startPrometheus, writeFastRules, type RunningProcess } from '../helpers/processes.js';
 import { startSnsServer, type SnsStandIn } from '../helpers/sns-server.js';
@@ -22,22 +21,15 @@ import { startVllmSim, type VllmSim } from '../helpers/vllm-sim.js';
 const TOKEN = 'e2e-token-0123456789abcdef';
 const FEISHU_SECRET = 'feishu-e2e-secret';
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:vllm-alerts';
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Above pollUntil's 45 s deadlines below, so a miss fails with its context, not a bare time-out. */
 const STEP_TIMEOUT_MS = 50_000;
 
-interface Pipeline {
-  url: string;
-  logs: Record<string, unknown>[];
-  stdout: () => string;
-  stop(): Promise<void>;
-}
 
 let sim: VllmSim;
 let slack: Loopback;
 let feishu: Loopback;
 let sns: SnsStandIn;
-let pipeline: Pipeline;
+let pipeline: PipelineProcess;
 let alertmanager: RunningProcess;
 let prometheus: RunningProcess;
 let rulesDir: string;
@@ -52,43 +44,6 @@ function verifyFeishu(request: RecordedRequest) {
   return body.sign === expected && fresh
     ? { status: 200, body: JSON.stringify({ code: 0, msg: 'success', data: {} }) }
     : { status: 200, body: JSON.stringify({ code: 19021, msg: 'sign match fail or timestamp is not within one hour from current time' }) };
-}
-
-/** Runs the real `npm start` entry (tsx functions/server.ts) and waits for its `listening` line. */
-async function startPipeline(env: Record<string, string>): Promise<Pipeline> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'functions/server.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const logs: Record<string, unknown>[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    for (const line of chunk.toString().split('\n')) {
-      if (line.startsWith('{')) logs.push(JSON.parse(line) as Record<string, unknown>);
-    }
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const listening = await pollUntil(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`pipeline exited (${child.exitCode}):\n${out}`);
-      return logs.find((l) => l.event === 'listening');
-    },
-    () => out,
-    { deadlineMs: 30_000, intervalMs: 100 },
-  );
-  return {
-    url: listening.url as string,
-    logs,
-    stdout: () => out,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((ok) => child.once('exit', ok));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 beforeAll(async () => {
@@ -113,7 +68,7 @@ beforeAll(async () => {
     rulesFiles: [await writeFastRules(rulesDir)],
     alertmanagerUrl: alertmanager.url,
   });
-  pipeline = await startPipeline({
+  pipeline = await startPipelineProcess({
     PORT: String(port),
     HOST: '127.0.0.1',
     WEBHOOK_TOKEN: TOKEN,
@@ -150,7 +105,7 @@ function decisions(status: string): string[] {
 
 function context(): string {
   return `slack=${slack.requests.length} feishu=${feishu.requests.length} sns=${sns.publishes.length}\n` +
-    `pipeline:\n${pipeline.stdout().slice(-4000)}\nalertmanager:\n${alertmanager.output().slice(-2000)}`;
+    `pipeline:\n${pipeline.out().slice(-4000)}\nalertmanager:\n${alertmanager.output().slice(-2000)}`;
 }
 
 afterAll(async () => {
