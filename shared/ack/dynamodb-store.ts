@@ -105,6 +105,10 @@ export class DynamoDbAckStore implements AckStore {
     return item !== undefined;
   }
 
+  async unscheduleEscalation(fingerprint: string, startsAt: string): Promise<void> {
+    await this.#update(fingerprint, { removeExpr: ['#esc'], condition: '#s = :s AND #esc.#state = :scheduled', values: { ':s': startsAt, ':scheduled': 'scheduled' } });
+  }
+
   async cancelEscalation(fingerprint: string, startsAt: string, reason: 'acknowledged' | 'resolved', nowMs: number): Promise<boolean> {
     const item = await this.#update(fingerprint, {
       setExpr: ['#esc.#state = :cancelled', '#esc.#at = :now', '#esc.#reason = :reason'],

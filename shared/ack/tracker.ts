@@ -8,6 +8,7 @@
  * It never fails the pipeline: the alert matters more than its bookkeeping, so store errors are logged.
  */
 import pLimit from 'p-limit';
+import pRetry from 'p-retry';
 import type { Alert, WebhookMessage } from '../alertmanager/schema.js';
 import type { Acknowledgement, Enrichment } from '../enrich/types.js';
 import type { Logger } from '../logger.js';
@@ -25,6 +26,8 @@ const CONCURRENCY = 32;
  * escalation per alert would flood the target and the Scheduler API, and outlast the Lambda time-out.
  */
 export const MAX_ESCALATIONS_PER_MESSAGE = 20;
+/** Retries of a failed `CreateSchedule` (throttling, a network blip) before the escalation is given up. */
+const SCHEDULE_RETRIES = 2;
 
 export interface AckTrackerDeps {
   store: AckStore;
@@ -111,9 +114,17 @@ export class AckTracker {
     }
     budget.left -= 1;
     const dueAtMs = this.deps.now() + escalation.delaySeconds * 1000;
-    if (!(await this.deps.store.scheduleEscalation(record.fingerprint, record.startsAt, dueAtMs, this.deps.now()))) return;
-    await this.deps.store.addHistory(record.fingerprint, { type: 'escalation scheduled', dueAt: new Date(dueAtMs).toISOString(), startsAt: record.startsAt }, this.deps.now());
-    await escalation.scheduler.schedule({ fingerprint: record.fingerprint, startsAt: record.startsAt }, dueAtMs);
+    const { store, now } = this.deps;
+    if (!(await store.scheduleEscalation(record.fingerprint, record.startsAt, dueAtMs, now()))) return;
+    try {
+      await pRetry(() => escalation.scheduler.schedule({ fingerprint: record.fingerprint, startsAt: record.startsAt }, dueAtMs), { retries: SCHEDULE_RETRIES, minTimeout: 200 });
+    } catch (err) {
+      // Without a schedule nothing will check: say so in the record and the history, not "scheduled".
+      await store.unscheduleEscalation(record.fingerprint, record.startsAt);
+      await store.addHistory(record.fingerprint, { type: 'escalation not scheduled', error: (err as Error).message, startsAt: record.startsAt }, now());
+      throw err;
+    }
+    await store.addHistory(record.fingerprint, { type: 'escalation scheduled', dueAt: new Date(dueAtMs).toISOString(), startsAt: record.startsAt }, now());
   }
 
   async #cancel(record: AlertRecord): Promise<void> {

@@ -50,6 +50,7 @@ export type HistoryEvent = { at: string; startsAt: string } & (
   | { type: 'silence failed'; error: string }
   | { type: 'follow-up'; channels: string[]; failed: string[] }
   | { type: 'escalation scheduled'; dueAt: string }
+  | { type: 'escalation not scheduled'; error: string }
   | { type: 'escalated'; target: string }
   | { type: 'escalation failed'; target: string; error: string }
   | { type: 'escalation cancelled'; reason: 'acknowledged' | 'resolved' }
@@ -104,6 +105,8 @@ export interface AckStore {
   setSilence(fingerprint: string, startsAt: string, silenceId: string, nowMs: number): Promise<void>;
   /** Marks escalation `scheduled` for occurrence `startsAt` (only if none yet). */
   scheduleEscalation(fingerprint: string, startsAt: string, dueAtMs: number, nowMs: number): Promise<boolean>;
+  /** Removes a `scheduled` escalation whose schedule could not be created, so the record does not claim a check that will never run. */
+  unscheduleEscalation(fingerprint: string, startsAt: string): Promise<void>;
   /** `scheduled` → `cancelled`; false when it was not scheduled. */
   cancelEscalation(fingerprint: string, startsAt: string, reason: 'acknowledged' | 'resolved', nowMs: number): Promise<boolean>;
   /**

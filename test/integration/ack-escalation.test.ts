@@ -159,6 +159,22 @@ describe('EventBridge Scheduler', () => {
     expect(atExpression(due)).toBe('at(2026-11-29T12:57:23)');
   });
 
+  it('records an escalation whose schedule could not be created as not scheduled, after retrying', async () => {
+    const denied = { status: 403, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException' }, body: '{"Message":"not authorized"}' };
+    target = await startLoopback(denied);
+    const h = await ackHarness(db, {
+      ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
+      ESCALATION_SCHEDULE_GROUP: settings.groupName,
+      ESCALATION_FUNCTION_ARN: settings.functionArn,
+      ESCALATION_ROLE_ARN: settings.roleArn,
+    }, { scheduler: client(target.url) });
+    expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
+    expect(target.requests.filter((r) => r.method === 'POST')).toHaveLength(3);
+    const { record } = (await (await h.audit(FP)).json()) as { record: { escalation?: unknown } };
+    expect(record.escalation).toBeUndefined();
+    expect(await historyTypes(h)).toEqual(['notified', 'escalation not scheduled']);
+  });
+
   it('is what the runtime uses when the stack sets the scheduler settings', async () => {
     target = await startLoopback({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
     const h = await ackHarness(db, {
