@@ -7,26 +7,16 @@
  * add new ones, never rename or repurpose one.
  */
 import { z } from 'zod';
-import { loadRoutingFile, RoutingError, type RoutingConfig } from './routing/load.js';
+import { loadRoutingFile, RoutingError, webhookUrlProblem, type RoutingConfig } from './routing/load.js';
 import { TOPIC_ARN } from './routing/schema.js';
 import { Secret } from './secret.js';
 import type { LogLevel } from './logger.js';
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
-/** An https URL; plain http is allowed only to loopback (local tests, a local Prometheus). */
+/** An https URL; plain http is allowed only to loopback (local tests). The routing file applies the same rule. */
 function webhookUrl() {
   return z.string().superRefine((s, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(s);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an https URL' });
-      return;
-    }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
-      ctx.addIssue({ code: 'custom', message: 'must be an https URL (http only to loopback)' });
-    }
+    const problem = webhookUrlProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
 

@@ -124,8 +124,9 @@ function checkReferences(data: RoutingFile, envChannels: string[], locate: (p: P
 function resolveChannel(name: string, spec: ChannelSpec, settings: Record<string, string | undefined>, locate: (p: Path) => string, problems: string[]): ChannelInstance | undefined {
   const secret = (ref: SecretRef, field: string, url: boolean): Secret | undefined => {
     const value = settings[ref.secret];
-    const problem = !value ? `setting ${ref.secret} is not set (an environment variable, or a key of the settings secret in AWS)` : url ? webhookUrlProblem(value) : undefined;
-    if (problem) problems.push(`${locate(['channels', name, field])}: ${problem.replace('%s', ref.secret)}`);
+    const urlProblem = value && url ? webhookUrlProblem(value) : undefined;
+    const problem = !value ? `setting ${ref.secret} is not set (an environment variable, or a key of the settings secret in AWS)` : urlProblem && `setting ${ref.secret} ${urlProblem}`;
+    if (problem) problems.push(`${locate(['channels', name, field])}: ${problem}`);
     return problem ? undefined : new Secret(value!);
   };
   const { locale, digestAbove } = spec;
@@ -152,19 +153,19 @@ function resolveChannel(name: string, spec: ChannelSpec, settings: Record<string
   }
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
 /** Same rule as the `SLACK_WEBHOOK_URL` setting: https, or plain http to loopback. Never echoes the value. */
-function webhookUrlProblem(value: string): string | undefined {
+export function webhookUrlProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return 'setting %s must be an https URL';
+    return 'must be an https URL';
   }
   if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return undefined;
-  return 'setting %s must be an https URL (http only to loopback)';
+  return 'must be an https URL (http only to loopback)';
 }
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /**
  * The setting names the routing file references as secrets, so the settings secret can lay them
