@@ -47,8 +47,6 @@ describe('a 5,000-alert storm', () => {
       if (keep.has(event.event as string)) events.push(event);
     });
     const deps = createDeps(config, { dynamodb: db.client, sns: client }, logger);
-    // Acknowledgement state is tested by its own suite; without it this test stays well under a minute.
-    deps.ack = undefined;
     const app = createApp(config, deps);
     const body = JSON.stringify(stormWebhook(5000, 1497));
     const post = () => app.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
