@@ -5,14 +5,18 @@
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, toJson, type RecordItem } from './records.js';
-import type { Acknowledgement, AckOutcome, AckStore, AlertRecord, HistoryEvent, HistoryInput, NotifiedAlert } from './types.js';
+import type { Acknowledgement, AckOutcome, AckStore, AlertRecord, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './types.js';
 
 /** BatchGetItem's per-call key limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
 const BATCH_GET_MAX_KEYS = 100;
 /** Rounds of `UnprocessedKeys` retried when reading history. */
 const BATCH_GET_ROUNDS = 3;
+/** BatchWriteItem's per-call item limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html */
+const BATCH_WRITE_MAX_ITEMS = 25;
+/** Rounds of `UnprocessedItems` retried when writing history. */
+const BATCH_WRITE_ROUNDS = 3;
 
 /** Attribute names go through placeholders: `status`, `at` and others are DynamoDB reserved words. */
 const NAMES = {
@@ -42,7 +46,7 @@ export class DynamoDbAckStore implements AckStore {
     return item && fromItem(item);
   }
 
-  async recordNotified(n: NotifiedAlert, nowMs: number): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined> {
+  async recordNotified(n: NotifiedAlert, nowMs: number, batch?: HistoryBatch): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined> {
     const startsAt = normaliseTime(n.alert.startsAt);
     const resolved = n.alert.status === 'resolved';
     const now = isoTime(nowMs);
@@ -67,7 +71,7 @@ export class DynamoDbAckStore implements AckStore {
     for (const spec of resolved ? [same, fresh] : [fresh, same]) {
       const item = await this.#update(n.alert.fingerprint, spec);
       if (!item) continue;
-      await this.#putHistory(n.alert.fingerprint, item, { type: 'notified', status: n.alert.status, channels: [...n.channels].sort(), startsAt }, nowMs);
+      await this.#putHistory(n.alert.fingerprint, item, { type: 'notified', status: n.alert.status, channels: [...n.channels].sort(), startsAt }, nowMs, batch);
       return { record: fromItem(item), newOccurrence: spec === fresh };
     }
     return undefined;
@@ -152,13 +156,24 @@ export class DynamoDbAckStore implements AckStore {
     return found;
   }
 
-  /** Writes history item number `item.historySeq` (the counter the caller's update just advanced). */
-  async #putHistory(fingerprint: string, item: RecordItem, event: HistoryInput, nowMs: number): Promise<void> {
+  /** Writes history item number `item.historySeq` (the counter the caller's update just advanced), or adds it to `batch`. */
+  async #putHistory(fingerprint: string, item: RecordItem, event: HistoryInput, nowMs: number, batch?: HistoryBatch): Promise<void> {
     if (!item.historySeq) return;
-    await this.#doc.send(new PutCommand({
-      TableName: this.#table,
-      Item: { pk: historyKey(fingerprint, item.historySeq), eventJson: toJson({ at: isoTime(nowMs), ...event }), expiresAt: this.#expiry(nowMs) },
-    }));
+    const row = { pk: historyKey(fingerprint, item.historySeq), eventJson: toJson({ at: isoTime(nowMs), ...event }), expiresAt: this.#expiry(nowMs) };
+    if (batch) batch.items.push(row);
+    else await this.#doc.send(new PutCommand({ TableName: this.#table, Item: row }));
+  }
+
+  async flushHistory(batch: HistoryBatch): Promise<void> {
+    const items = batch.items.splice(0);
+    for (let i = 0; i < items.length; i += BATCH_WRITE_MAX_ITEMS) {
+      let requests = items.slice(i, i + BATCH_WRITE_MAX_ITEMS).map((Item) => ({ PutRequest: { Item } }));
+      for (let round = 0; requests.length && round < BATCH_WRITE_ROUNDS; round++) {
+        const out = await this.#doc.send(new BatchWriteCommand({ RequestItems: { [this.#table]: requests } }));
+        requests = (out.UnprocessedItems?.[this.#table] ?? []) as typeof requests;
+      }
+      if (requests.length) throw new Error(`${requests.length} history events not written (DynamoDB left them unprocessed ${BATCH_WRITE_ROUNDS} times)`);
+    }
   }
 
   async history(fingerprint: string, limit: number, nowMs: number): Promise<HistoryEvent[]> {

@@ -17,7 +17,7 @@ import { escalates } from './escalation.js';
 import type { AckLinks } from './links.js';
 import { normaliseTime } from './records.js';
 import type { EscalationScheduler } from './scheduler.js';
-import type { AckStore, AlertRecord } from './types.js';
+import type { AckStore, AlertRecord, HistoryBatch } from './types.js';
 
 /** Store calls in flight at once while recording a group (a storm can bring thousands of alerts). */
 const CONCURRENCY = 32;
@@ -85,20 +85,25 @@ export class AckTracker {
   async record(message: WebhookMessage, sent: SentAlert[], enrichments: ReadonlyMap<string, Enrichment>): Promise<void> {
     const limit = pLimit(CONCURRENCY);
     const budget = { left: MAX_ESCALATIONS_PER_MESSAGE, skipped: 0 };
+    // The group's `notified` events go out in batch writes after the records: one request per 25, not per alert.
+    const history: HistoryBatch = { items: [] };
     await Promise.all(sent.filter((s) => s.channels.length).map((s) => limit(async () => {
       try {
-        await this.#recordOne(message, s, enrichments.get(s.alert.fingerprint), budget);
+        await this.#recordOne(message, s, enrichments.get(s.alert.fingerprint), budget, history);
       } catch (err) {
         this.deps.logger.error('ack state write failed', { fingerprint: s.alert.fingerprint, error: (err as Error).message });
       }
     })));
+    await this.deps.store.flushHistory(history).catch((err: Error) => {
+      this.deps.logger.error('ack history write failed', { groupKey: message.groupKey, error: err.message });
+    });
     if (budget.skipped) this.deps.logger.warn('escalations capped', { groupKey: message.groupKey, scheduled: MAX_ESCALATIONS_PER_MESSAGE, notScheduled: budget.skipped });
   }
 
-  async #recordOne(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, budget: { left: number; skipped: number }): Promise<void> {
+  async #recordOne(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, budget: { left: number; skipped: number }, history: HistoryBatch): Promise<void> {
     const { store, now } = this.deps;
     const notified = { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels };
-    const result = await store.recordNotified(notified, now());
+    const result = await store.recordNotified(notified, now(), history);
     if (!result) return;
     const { record } = result;
     if (s.alert.status === 'firing') await this.#schedule(record, budget);

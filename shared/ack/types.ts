@@ -67,6 +67,15 @@ export type AckOutcome =
   | { outcome: 'newer occurrence'; record: AlertRecord }
   | { outcome: 'unknown' };
 
+/**
+ * History events collected to be written together ({@link AckStore.flushHistory}): a storm's
+ * `notified` events in a few batch requests instead of one request each. Their order is fixed by
+ * the sequence numbers the record updates already took, not by when they are written.
+ */
+export interface HistoryBatch {
+  items: Record<string, unknown>[];
+}
+
 /** One alert being notified, as the pipeline records it after delivery. */
 export interface NotifiedAlert {
   alert: Alert;
@@ -92,7 +101,12 @@ export interface AckStore {
    * Appends a `notified` history event.
    * @returns the record after the write and whether it began a new occurrence; `undefined` when ignored
    */
-  recordNotified(notified: NotifiedAlert, nowMs: number): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined>;
+  recordNotified(notified: NotifiedAlert, nowMs: number, batch?: HistoryBatch): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined>;
+  /**
+   * Writes the history events collected in `batch` (a group's `notified` events), many per request.
+   * @throws the store's error when some could not be written after retries
+   */
+  flushHistory(batch: HistoryBatch): Promise<void>;
   /** Adds channels that carried occurrence `startsAt` (an escalation target), without a history event. */
   addChannels(fingerprint: string, startsAt: string, channels: string[], nowMs: number): Promise<void>;
   /**

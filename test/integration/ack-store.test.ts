@@ -118,6 +118,18 @@ describe('DynamoDbAckStore', () => {
     expect((await store.history('fp7', 10, T0)).map((e) => e.type)).toEqual(['notified']);
   });
 
+  it('writes a batch of history events in batch requests, in sequence order whatever the write order', async () => {
+    const batch = { items: [] as Record<string, unknown>[] };
+    for (let i = 0; i < 60; i++) await store.recordNotified(notified({ fingerprint: `batch${i}` }), T0, batch);
+    await store.recordNotified(notified({ fingerprint: 'batch0' }, ['sns']), T0 + 1, batch);
+    expect(await store.history('batch0', 10, T0)).toEqual([]);
+    expect(batch.items).toHaveLength(61);
+    await store.flushHistory(batch);
+    expect(batch.items).toHaveLength(0);
+    expect((await store.history('batch59', 10, T0)).map((e) => e.type)).toEqual(['notified']);
+    expect((await store.history('batch0', 10, T0)).map((e) => (e.type === 'notified' ? e.channels : []))).toEqual([['slack', 'sns'], ['sns']]);
+  });
+
   it('treats expired records as absent', async () => {
     await store.recordNotified(notified(), T0);
     expect(await store.get('936e109b8c52c001', T0 + 3_600_001)).toBeUndefined();
