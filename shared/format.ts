@@ -139,15 +139,3 @@ export function silenceUrl(externalURL: string, labels: Record<string, string>):
   const matchers = names.map((name) => `${name}="${(labels[name] ?? '').replace(/[\\"]/g, (c) => `\\${c}`)}"`);
   return `${externalURL.replace(/\/+$/, '')}/#/silences/new?filter=${encodeURIComponent(`{${matchers.join(',')}}`)}`;
 }
-
-/**
- * Shortens text to at most `max` UTF-16 code units, ending in `…` when cut; never splits a
- * surrogate pair.
- */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  if (max <= 0) return '';
-  let cut = text.slice(0, max - 1);
-  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  return `${cut}…`;
-}

@@ -9,7 +9,7 @@ import { formatLikelyCause, formatMemoryTrend, formatReading, formatTime, format
 import type { Flapping, Notification, NotificationKind } from '../notification.js';
 import { elapsed } from '../ack/elapsed.js';
 import { messages, type Locale } from './locale.js';
-import { truncateChars } from './truncate.js';
+import { truncateChars } from '../truncate.js';
 
 /** Labels worth showing, in this order, when an alert has them. Others stay in the silence link. */
 export const KEY_LABELS = ['model_name', 'instance', 'gpu', 'Hostname', 'engine', 'namespace', 'pod'] as const;

@@ -8,7 +8,7 @@ import { silenceUrl } from '../format.js';
 import type { Notification } from '../notification.js';
 import { alertTitle, FLAPPING_ICON, headline, type Markup, statusIcon } from './content.js';
 import { count, messages, type Locale } from './locale.js';
-import { truncateChars } from './truncate.js';
+import { truncateChars } from '../truncate.js';
 
 /** Default: a group with more alerts than this (incl. those Alertmanager left out) becomes a digest. */
 export const DIGEST_ABOVE_ALERTS = 10;

@@ -10,7 +10,7 @@ import { alertLines, alertLinks, headline, headlineText, type Link, type Markup,
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
 import { linkLabel, type Locale } from './locale.js';
-import { truncateChars } from './truncate.js';
+import { truncateChars } from '../truncate.js';
 import { DeliveryError, type Channel } from './types.js';
 
 /** Request body size, bytes. @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */

@@ -10,7 +10,7 @@ import { alertLines, alertLinks, alertTitle, headline, headlineText, type Link, 
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
 import { linkLabel, type Locale } from './locale.js';
-import { truncateChars } from './truncate.js';
+import { truncateChars } from '../truncate.js';
 import type { Channel } from './types.js';
 
 /** Blocks per message. @see https://api.slack.com/reference/block-kit/blocks */

@@ -12,7 +12,7 @@ import { alertTitle, headline } from './content.js';
 import { isStorm, summarize, type RenderOptions } from './digest.js';
 import { count, messages } from './locale.js';
 import { renderText } from './text.js';
-import { truncateChars, utf8Bytes } from './truncate.js';
+import { truncateChars, utf8Bytes } from '../truncate.js';
 
 /** `Subject` length, characters (ASCII, no line breaks or control characters). @see https://docs.aws.amazon.com/sns/latest/api/API_Publish.html */
 export const SNS_MAX_SUBJECT_CHARS = 100;

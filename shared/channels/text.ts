@@ -6,7 +6,7 @@ import type { Notification } from '../notification.js';
 import { alertLines, alertLinks, headline, headlineText, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { linkLabel, messages, type Locale } from './locale.js';
-import { truncateBytes, utf8Bytes } from './truncate.js';
+import { truncateBytes, utf8Bytes } from '../truncate.js';
 
 /** Room kept for the line saying what was left out (bytes, generous). */
 const MORE_LINE_RESERVE_BYTES = 128;

@@ -13,6 +13,7 @@ import { ENRICHERS } from './enrichers.js';
 import { DCGM_FB_USED } from './gpu-memory.js';
 import { likelyCause } from './likely-cause.js';
 import type { AlertKind, Enrichment } from './types.js';
+import { truncateChars } from '../truncate.js';
 
 export { classifyAlert } from './classify.js';
 export type { MemoryUnit } from './enricher.js';
@@ -123,7 +124,7 @@ function failureReason(err: unknown, budget: AbortSignal, timeoutMs: number): st
   if (err instanceof PrometheusError) {
     if (err.errorType === 'network') return err.message;
     const status = err.httpStatus === undefined ? '' : `HTTP ${err.httpStatus}, `;
-    return `Prometheus error (${status}${err.errorType}): ${truncate(err.message, MAX_REASON_DETAIL)}`;
+    return `Prometheus error (${status}${err.errorType}): ${truncateChars(err.message, MAX_REASON_DETAIL)}`;
   }
   return `enrichment failed: ${err instanceof Error ? err.message : String(err)}`;
 }
@@ -131,10 +132,6 @@ function failureReason(err: unknown, budget: AbortSignal, timeoutMs: number): st
 function timeoutReason(timeoutMs: number): string {
   const budget = timeoutMs >= 1000 ? `${Number((timeoutMs / 1000).toFixed(1))} s` : `${timeoutMs} ms`;
   return `Prometheus did not answer within ${budget}`;
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** Sets `reason` for every alert that has no result yet. */

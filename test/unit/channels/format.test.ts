@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryTrend } from '../../../shared/enrich/types.js';
-import { formatMemoryTrend, formatSignalValue, formatTime, silenceUrl, truncate } from '../../../shared/format.js';
+import { formatMemoryTrend, formatSignalValue, formatTime, silenceUrl } from '../../../shared/format.js';
 
 describe('formatSignalValue', () => {
   it.each([
@@ -69,17 +69,10 @@ describe('silenceUrl', () => {
   });
 });
 
-describe('formatTime and truncate', () => {
+describe('formatTime', () => {
   it('formats RFC 3339 (nanoseconds too) as UTC to the second', () => {
     expect(formatTime('2026-11-29T12:42:23.143Z')).toBe('2026-11-29 12:42:23 UTC');
     expect(formatTime('2026-11-29T13:42:23.143456789+01:00')).toBe('2026-11-29 12:42:23 UTC');
   });
 
-  it('cuts to the limit with an ellipsis and never splits a surrogate pair', () => {
-    expect(truncate('abcdef', 6)).toBe('abcdef');
-    expect(truncate('abcdef', 4)).toBe('abc…');
-    const cut = truncate('ab🔥🔥', 4);
-    expect(cut).toBe('ab…');
-    expect(cut.length).toBeLessThanOrEqual(4);
-  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundaryAtOrBefore, truncateBytes, truncateChars, utf8Bytes } from '../../../shared/channels/truncate.js';
+import { boundaryAtOrBefore, truncateBytes, truncateChars, utf8Bytes } from '../../shared/truncate.js';
 
 /** Whether `s` is well-formed UTF-16 (no lone surrogate). */
 const wellFormed = (s: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
