@@ -17,7 +17,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { nodeFunction, REPO_ROOT } from './node-function.js';
+import { nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
 
 
@@ -69,8 +69,7 @@ export class EscalationCheck extends Construct {
 
   /** Grants read/write on the table's items and sets `TABLE_NAME` on the check. */
   useTable(table: ITable): this {
-    table.grantReadWriteData(this.function);
-    this.function.addEnvironment('TABLE_NAME', table.tableName);
+    wireTable(this.function, table);
     return this;
   }
 
@@ -84,8 +83,7 @@ export class EscalationCheck extends Construct {
 
   /** Grants read on the settings secret (`ACK_SECRET`, `ESCALATION_SLACK_WEBHOOK_URL`) and sets `SETTINGS_SECRET_ARN`. */
   useSettingsSecret(secret: ISecret): this {
-    secret.grantRead(this.function);
-    this.function.addEnvironment('SETTINGS_SECRET_ARN', secret.secretArn);
+    wireSettingsSecret(this.function, secret);
     return this;
   }
 

@@ -5,9 +5,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -56,4 +58,19 @@ export function nodeFunction(scope: Construct, id: string, props: NodeFunctionPr
     },
   });
   return { function: fn, logGroup };
+}
+
+/**
+ * Grants read/write on the dedupe table's items and sets `TABLE_NAME`, together, so the grant and
+ * the setting cannot drift apart between the functions that share the table.
+ */
+export function wireTable(fn: NodejsFunction, table: ITable): void {
+  table.grantReadWriteData(fn);
+  fn.addEnvironment('TABLE_NAME', table.tableName);
+}
+
+/** Grants read on the settings secret and sets `SETTINGS_SECRET_ARN` (read at cold start). */
+export function wireSettingsSecret(fn: NodejsFunction, secret: ISecret): void {
+  secret.grantRead(fn);
+  fn.addEnvironment('SETTINGS_SECRET_ARN', secret.secretArn);
 }

@@ -13,7 +13,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { LogLevel } from '../shared/logger.js';
-import { nodeFunction, REPO_ROOT } from './node-function.js';
+import { nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
 import { LAMBDA_ROUTING_FILE, shipRoutingFile, type RoutingShipment } from './routing.js';
 import { SECRET_SETTINGS } from '../shared/settings-secret.js';
 
@@ -96,8 +96,7 @@ export class AlertReceiver extends Construct {
 
   /** Grants read/write on the dedupe table's items and sets `TABLE_NAME`. */
   useTable(table: ITable): this {
-    table.grantReadWriteData(this.function);
-    this.function.addEnvironment('TABLE_NAME', table.tableName);
+    wireTable(this.function, table);
     return this;
   }
 
@@ -113,8 +112,7 @@ export class AlertReceiver extends Construct {
    * secret (a JSON object with any of {@link SECRET_SETTING_KEYS}) at cold start.
    */
   useSettingsSecret(secret: ISecret): this {
-    secret.grantRead(this.function);
-    this.function.addEnvironment('SETTINGS_SECRET_ARN', secret.secretArn);
+    wireSettingsSecret(this.function, secret);
     return this;
   }
 }
