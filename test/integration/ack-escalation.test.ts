@@ -124,6 +124,14 @@ describe('escalation through the in-process timer', () => {
 describe('EventBridge Scheduler', () => {
   const settings = { groupName: 'llm-alert-escalations', functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:check', roleArn: 'arn:aws:iam::123456789012:role/scheduler' };
   const client = (url: string) => new SchedulerClient({ region: 'eu-west-1', endpoint: url, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  /** The runtime as the stack configures it: Scheduler settings set, Scheduler and the escalation Slack both at `url`. */
+  const scheduledHarness = (url: string) =>
+    ackHarness(db, {
+      ESCALATION_SLACK_WEBHOOK_URL: `${url}/services/T0/B0/escalation`,
+      ESCALATION_SCHEDULE_GROUP: settings.groupName,
+      ESCALATION_FUNCTION_ARN: settings.functionArn,
+      ESCALATION_ROLE_ARN: settings.roleArn,
+    }, { scheduler: client(url) });
 
   it('creates one one-time schedule per occurrence and deletes it, tolerating "exists" and "gone"', async () => {
     target = await startLoopback({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ScheduleArn":"arn:aws:scheduler:eu-west-1:123456789012:schedule/g/n"}' });
@@ -162,12 +170,7 @@ describe('EventBridge Scheduler', () => {
   it('records an escalation whose schedule could not be created as not scheduled, after retrying', async () => {
     const denied = { status: 403, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException' }, body: '{"Message":"not authorized"}' };
     target = await startLoopback(denied);
-    const h = await ackHarness(db, {
-      ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
-      ESCALATION_SCHEDULE_GROUP: settings.groupName,
-      ESCALATION_FUNCTION_ARN: settings.functionArn,
-      ESCALATION_ROLE_ARN: settings.roleArn,
-    }, { scheduler: client(target.url) });
+    const h = await scheduledHarness(target.url);
     expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
     expect(target.requests.filter((r) => r.method === 'POST')).toHaveLength(3);
     const { record } = (await (await h.audit(FP)).json()) as { record: { escalation?: unknown } };
@@ -177,12 +180,7 @@ describe('EventBridge Scheduler', () => {
 
   it('is what the runtime uses when the stack sets the scheduler settings', async () => {
     target = await startLoopback({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
-    const h = await ackHarness(db, {
-      ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
-      ESCALATION_SCHEDULE_GROUP: settings.groupName,
-      ESCALATION_FUNCTION_ARN: settings.functionArn,
-      ESCALATION_ROLE_ARN: settings.roleArn,
-    }, { scheduler: client(target.url) });
+    const h = await scheduledHarness(target.url);
     expect(h.runtime.timers).toBeUndefined();
     await h.webhook(fixture('firing-kv-cache-critical'));
     await h.webhook(resolvedFixture());
