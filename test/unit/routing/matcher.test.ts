@@ -153,3 +153,10 @@ describe('UTF-8 label names (Alertmanager 0.27+ matcher grammar, the default fal
     expect(formatMatcher(parseMatcher('severity="critical"'))).toBe('severity="critical"');
   });
 });
+
+describe('where Alertmanager 0.27+ accepts more than 0.25 (the UTF-8 grammar as fallback)', () => {
+  it('reads Go string escapes in a quoted regex the classic grammar refuses', () => {
+    // Classic: `\u0041` reaches RE2, which has no \u escape; the UTF-8 grammar reads it as "A".
+    expect(parseMatcher('kind=~"\\u0041.*"').value).toBe('A.*');
+  });
+});
