@@ -30,8 +30,8 @@ const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
 /**
  * A label name as PromQL reads it: bare when classic (`model_name`), else a quoted string
- * (`"service.name"`), the syntax of Prometheus 3.0+. Prometheus 2 cannot name such labels at all: it
- * refuses the query (a parse error, so the enrichment reads "unavailable").
+ * (`"service.name"`), the syntax of Prometheus 3.0+. Prometheus 2 has no syntax for such names: it
+ * refuses the query as `bad_data` (test/integration/prometheus-selectors.test.ts).
  * @see https://prometheus.io/docs/guides/utf8/#querying
  */
 export function labelName(name: string): string {
