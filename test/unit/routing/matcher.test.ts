@@ -127,6 +127,13 @@ describe('UTF-8 label names (Alertmanager 0.27+ matcher grammar, the default fal
     ]);
   });
 
+  it('reads Go escapes in quoted UTF-8 values: bytes that form UTF-8, octal, \\U; refuses bytes that do not', () => {
+    expect(parseMatchers('"service.name"="\\xf0\\x9f\\x99\\x82"')[0]!.value).toBe('🙂');
+    expect(parseMatchers('"service.name"="\\101\\U0001f642\\t"')[0]!.value).toBe('A🙂\t');
+    expect(() => parseMatchers('"service.name"="\\xf0\\x9f"')).toThrow(MatcherSyntaxError);
+    expect(() => parseMatchers('"service.name"="\\ud800"')).toThrow(MatcherSyntaxError);
+  });
+
   it('keeps the classic reading where both grammars accept the text but differ (Alertmanager logs "disagreement" and uses it)', () => {
     // Classic: spurious escapes stay literal; the UTF-8 grammar would read the bytes of 🙂.
     expect(parseMatcher('qux="\\xf0\\x9f\\x99\\x82"').value).toBe('\\xf0\\x9f\\x99\\x82');
