@@ -6,31 +6,57 @@
 const STRING_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
+ * Characters escaped in a PromQL string: Go's escapes, and U+FFFD, which Prometheus's lexer refuses
+ * raw ("invalid UTF-8 rune": it cannot tell it from a bad byte) but reads as `\ufffd`. A lone UTF-16
+ * surrogate (not UTF-8 at all) is sent as U+FFFD too, as Go would have decoded it.
+ */
+const NEEDS_ESCAPE = /[\\"\n\r\t\ufffd]|\p{Cs}/gu;
+
+/**
  * Quotes a label value as a PromQL double-quoted string (Go escaping rules: backslash, double
- * quote, newline, carriage return and tab are escaped; other characters, UTF-8 included, pass as is).
+ * quote, newline, carriage return and tab are escaped, U+FFFD as `\ufffd`; other characters, UTF-8
+ * included, pass as is).
  * @example quoteString('a"b') // '"a\\"b"'
  * @see https://prometheus.io/docs/prometheus/latest/querying/basics/#string-literals
  */
 export function quoteString(value: string): string {
-  return `"${value.replace(/[\\"\n\r\t]/g, (c) => STRING_ESCAPES[c] ?? c)}"`;
+  return `"${value.replace(NEEDS_ESCAPE, (c) => STRING_ESCAPES[c] ?? '\\ufffd')}"`;
+}
+
+/** A classic label name; any other UTF-8 name is quoted (Prometheus 3). */
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** A classic metric name (colons allowed); any other is quoted inside the braces (Prometheus 3). */
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+
+/**
+ * A label name as PromQL reads it: bare when classic (`model_name`), else a quoted string
+ * (`"service.name"`), the syntax of Prometheus 3.0+. Prometheus 2 has no syntax for such names: it
+ * refuses the query as `bad_data` (test/integration/prometheus-selectors.test.ts).
+ * @see https://prometheus.io/docs/guides/utf8/#querying
+ */
+export function labelName(name: string): string {
+  return LABEL_NAME.test(name) ? name : quoteString(name);
 }
 
 /**
  * Equality matchers for the named labels that `labels` holds, in the order of `names`.
  * @param labels e.g. an alert's labels
- * @param names which labels identify a series (label names are never escaped: they are identifiers)
+ * @param names which labels identify a series (a name that is not classic is quoted, see {@link labelName})
  * @returns e.g. `['model_name="qwen3-8b"', 'job="vllm"']`; empty when none of `names` is present
  */
 export function equalityMatchers(labels: Readonly<Record<string, string>>, names: readonly string[]): string[] {
-  return names.filter((name) => labels[name] !== undefined).map((name) => `${name}=${quoteString(labels[name] ?? '')}`);
+  return names.filter((name) => labels[name] !== undefined).map((name) => `${labelName(name)}=${quoteString(labels[name] ?? '')}`);
 }
 
 /**
- * A vector selector: `metric{m1,m2}`, or the bare metric name when there are no matchers.
+ * A vector selector: `metric{m1,m2}`, or the bare metric name when there are no matchers. A metric
+ * name that is not classic goes inside the braces, quoted (`{"http.server.duration",job="x"}`,
+ * Prometheus 3.0+).
  * @param metric a metric name, e.g. `vllm:num_requests_waiting`
  * @param matchers label matchers already written as PromQL (see {@link equalityMatchers})
  */
 export function selector(metric: string, matchers: readonly string[]): string {
+  if (!METRIC_NAME.test(metric)) return `{${[quoteString(metric), ...matchers].join(',')}}`;
   return matchers.length === 0 ? metric : `${metric}{${matchers.join(',')}}`;
 }
 
@@ -72,8 +98,8 @@ export function escapeRegex(value: string): string {
 export function groupMatchers(labelSets: ReadonlyArray<Readonly<Record<string, string>>>, names: readonly string[]): string[] {
   return names.map((name) => {
     const values = [...new Set(labelSets.map((labels) => labels[name] ?? ''))].sort();
-    if (values.length === 1) return `${name}=${quoteString(values[0]!)}`;
-    return `${name}=~${quoteString(values.map(escapeRegex).join('|'))}`;
+    if (values.length === 1) return `${labelName(name)}=${quoteString(values[0]!)}`;
+    return `${labelName(name)}=~${quoteString(values.map(escapeRegex).join('|'))}`;
   });
 }
 
@@ -83,5 +109,5 @@ export function groupMatchers(labelSets: ReadonlyArray<Readonly<Record<string, s
  * @see https://prometheus.io/docs/prometheus/latest/querying/operators/#aggregation-operators
  */
 export function aggregate(op: string, by: readonly string[], inner: string): string {
-  return by.length === 0 ? `${op}(${inner})` : `${op} by (${by.join(', ')}) (${inner})`;
+  return by.length === 0 ? `${op}(${inner})` : `${op} by (${by.map(labelName).join(', ')}) (${inner})`;
 }

@@ -32,7 +32,7 @@ async function listSilences(): Promise<ListedSilence[]> {
 
 beforeAll(async () => {
   db = await startLocalDynamoDb('ack-silence-0');
-  // No alert ever reaches this Alertmanager: it only serves the silences API here.
+  // Only the alerts this file posts reach this Alertmanager; their notifications go nowhere.
   alertmanager = await startAlertmanager({ webhookUrl: `http://127.0.0.1:${await freePort()}/v1/alertmanager` });
 }, 60_000);
 afterAll(async () => {
@@ -56,6 +56,23 @@ describe('Alertmanager silences', () => {
     // Alertmanager moves a start in the past to its own now; the end is ours.
     expect(Date.parse(listed.endsAt)).toBe(now + 3_600_000);
     expect(silence.endsAt).toBe(new Date(now + 3_600_000).toISOString());
+  });
+
+  it('carries hostile label values verbatim, and the silence mutes exactly that alert', async () => {
+    const labels = { alertname: 'X', summary: 'say "hi"\nC:\\x\t', model_name: '模型🔥', bad: 'a\ufffdb', looks_like_regex: 'qwen3.*|x' };
+    const id = await createSilence(alertmanager.url, silenceFor({ labels, fingerprint: 'f00d' }, { hours: 1, by: 'alice', nowMs: Date.now() }), 5000);
+    const listed = (await listSilences()).find((s) => s.id === id)!;
+    expect(Object.fromEntries(listed.matchers.map((m) => [m.name, m.value]))).toEqual(labels);
+    // Alertmanager marks an alert silenced when it is read: post this alert and a near miss.
+    const nearMiss = { ...labels, looks_like_regex: 'qwen3-8b' };
+    const posted = await fetch(`${alertmanager.url}/api/v2/alerts`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ labels }, { labels: nearMiss }]), signal: AbortSignal.timeout(5000),
+    });
+    expect(posted.status).toBe(200);
+    const alerts = (await (await fetch(`${alertmanager.url}/api/v2/alerts`, { signal: AbortSignal.timeout(5000) })).json()) as { labels: Record<string, string>; status: { silencedBy: string[] } }[];
+    const silencedBy = (l: Record<string, string>) => alerts.find((a) => JSON.stringify(a.labels) === JSON.stringify(Object.fromEntries(Object.entries(l).sort())))?.status.silencedBy;
+    expect(silencedBy(labels)).toEqual([id]);
+    expect(silencedBy(nearMiss)).toEqual([]);
   });
 
   it('acknowledges and silences from the page, stores the silence id and shows it', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, equalityMatchers, escapeRegex, groupMatchers, quoteString, selector, stripTrailingComparison } from '../../../shared/prometheus/promql.js';
+import { aggregate, equalityMatchers, escapeRegex, groupMatchers, labelName, quoteString, selector, stripTrailingComparison } from '../../../shared/prometheus/promql.js';
 
 describe('quoteString', () => {
   it.each([
@@ -8,6 +8,8 @@ describe('quoteString', () => {
     [String.raw`C:\models`, String.raw`"C:\\models"`],
     ['a\nb\tc\rd', String.raw`"a\nb\tc\rd"`],
     ['模型/🙂', '"模型/🙂"'],
+    // Prometheus's lexer refuses a raw U+FFFD ("invalid UTF-8 rune"): Go's own stand-in for bad bytes.
+    ['a\ufffdb', String.raw`"a\ufffdb"`],
   ])('quotes %j as %s', (value, quoted) => {
     expect(quoteString(value)).toBe(quoted);
   });
@@ -72,5 +74,24 @@ describe('aggregate', () => {
   it('writes `op by (labels) (inner)`, or `op(inner)` without labels', () => {
     expect(aggregate('sum', ['model_name', 'engine'], 'x')).toBe('sum by (model_name, engine) (x)');
     expect(aggregate('max', [], 'x or y')).toBe('max(x or y)');
+  });
+});
+
+describe('label and metric names that are not classic identifiers (Prometheus 3 quoted names)', () => {
+  it('quotes a name only when it is not [a-zA-Z_][a-zA-Z0-9_]*', () => {
+    expect(labelName('model_name')).toBe('model_name');
+    expect(labelName('service.name')).toBe('"service.name"');
+    expect(labelName('模型')).toBe('"模型"');
+    expect(labelName('a"b')).toBe(String.raw`"a\"b"`);
+    expect(labelName('9x')).toBe('"9x"');
+  });
+
+  it('quotes such names in matchers, groupings and as the metric inside the braces', () => {
+    expect(equalityMatchers({ 'service.name': 'vllm', job: 'x' }, ['service.name', 'job'])).toEqual(['"service.name"="vllm"', 'job="x"']);
+    expect(groupMatchers([{ 'k8s.pod.name': 'a' }, { 'k8s.pod.name': 'b' }], ['k8s.pod.name'])).toEqual(['"k8s.pod.name"=~"a|b"']);
+    expect(aggregate('sum', ['service.name', 'job'], 'x')).toBe('sum by ("service.name", job) (x)');
+    expect(selector('http.server.duration', ['job="a"'])).toBe('{"http.server.duration",job="a"}');
+    expect(selector('http.server.duration', [])).toBe('{"http.server.duration"}');
+    expect(selector('vllm:num_requests_waiting', ['job="a"'])).toBe('vllm:num_requests_waiting{job="a"}');
   });
 });
