@@ -298,13 +298,13 @@ describe('rejected requests claim nothing', () => {
 
   it('400 naming each offending field', async () => {
     const body = fixture('firing-queue-backlog-two-models') as unknown as Record<string, any>;
-    delete body.alerts[1].fingerprint;
+    delete body.alerts[1].startsAt;
     body.alerts[0].status = 'pending';
     body.version = '3';
     const res = await post(app(), JSON.stringify(body));
     expect(res.status).toBe(400);
     const paths = (await json(res)).issues.map((i: { path: string }) => i.path).sort();
-    expect(paths).toEqual(['alerts.0.status', 'alerts.1.fingerprint', 'version']);
+    expect(paths).toEqual(['alerts.0.status', 'alerts.1.startsAt', 'version']);
     expect(await itemCount()).toBe(0);
   });
 
