@@ -321,7 +321,7 @@ describe('rejected requests claim nothing', () => {
 });
 
 describe('rejections are logged without the token', () => {
-  it('logs a warn line naming the status and reason', async () => {
+  it('logs a line naming the status and reason', async () => {
     const lines: string[] = [];
     const a = createApp(
       { webhookToken: new Secret(TOKEN) },
