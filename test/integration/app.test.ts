@@ -214,6 +214,24 @@ describe('POST /v1/alertmanager', () => {
     expect(sns.received).toHaveLength(1);
   });
 
+  it('answers 503, not 400, when the body cannot be read to the end (a dropped connection is not malformed JSON)', async () => {
+    const half = fixtureText('firing-kv-cache-critical').slice(0, 100);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(half));
+        controller.error(new Error('socket hang up'));
+      },
+    });
+    const res = await app().request('/v1/alertmanager', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    } as RequestInit);
+    expect(res.status).toBe(503);
+    expect(await itemCount()).toBe(0);
+  });
+
   it('answers 503 and sends nothing when DynamoDB is unreachable', async () => {
     const a = app({ store: new DynamoDbDedupeStore(db.client, { tableName: 'missing-table', ttlSeconds: 60 }) });
     const res = await post(a, fixtureText('firing-kv-cache-critical'));
