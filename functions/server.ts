@@ -2,9 +2,9 @@
  * `npm start`: the same app on Node, with an embedded DynamoDB (dynalite) unless
  * `AWS_ENDPOINT_URL_DYNAMODB` or `TABLE_NAME` point at a real one.
  */
-import { serve } from '@hono/node-server';
 import { createApp } from '../shared/app.js';
 import { ConfigError, loadConfig, type Config } from '../shared/config.js';
+import { serveApp } from '../shared/http-server.js';
 import { createLogger } from '../shared/logger.js';
 import { openDedupeTable } from '../shared/local-runtime.js';
 import { createDeps } from '../shared/runtime.js';
@@ -25,7 +25,7 @@ const host = process.env.HOST || '0.0.0.0';
 const logger = createLogger(config.logLevel);
 const table = await openDedupeTable(config, process.env);
 const deps = createDeps(config, { dynamodb: table.client }, logger);
-const server = serve({ fetch: createApp(config, deps).fetch, port: config.port, hostname: host }, (info) => {
+const server = serveApp(createApp(config, deps), { port: config.port, hostname: host }, (info) => {
   const url = `http://${info.address === '0.0.0.0' || info.address === '::' ? '127.0.0.1' : info.address}:${info.port}`;
   logger.info('listening', {
     url,

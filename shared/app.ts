@@ -2,7 +2,7 @@
  * The HTTP app, built once and served by thin adapters (`hono/aws-lambda` in Lambda,
  * `@hono/node-server` for `npm start`). Tests call `app.request()` directly.
  *
- * Routes (public contract):
+ * Routes (public contract; a trailing slash is ignored on each, as receiver URLs are often written with one):
  * - `POST /v1/alertmanager` — Alertmanager webhook, payload version 4;
  * - `GET /healthz` — liveness;
  * - `GET|POST /v1/ack/:token` — the acknowledgement page (only when `PUBLIC_URL` and `ACK_SECRET` are set);
@@ -27,6 +27,9 @@ import type { Secret } from './secret.js';
  */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
+/** The webhook's path (also answered with a trailing slash). */
+const WEBHOOK_PATH = '/v1/alertmanager';
+
 export interface AppSettings {
   /** Bearer token Alertmanager must send (`http_config.authorization.credentials`); unset: no auth. */
   webhookToken?: Secret;
@@ -40,7 +43,10 @@ export interface AppDeps extends PipelineDeps {
 
 /** Builds the Hono app. Pure wiring: the pipeline lives in `pipeline.ts`. */
 export function createApp(settings: AppSettings, deps: AppDeps): Hono {
-  const app = new Hono();
+  // Not strict: `POST /v1/alertmanager/` is the webhook too. Alertmanager drops a 404 like any 4xx,
+  // so a receiver URL written with a trailing slash would otherwise lose every notification.
+  const app = new Hono({ strict: false });
+  const rejected = rejectionLogger(deps.logger);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
@@ -50,7 +56,7 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: (c) => {
-        deps.logger.warn('request rejected', { method: c.req.method, path: c.req.path, status: 413, reason: 'body too large' });
+        rejected(c, 413, `body exceeds ${MAX_BODY_BYTES} bytes`);
         return c.json({ error: `body exceeds ${MAX_BODY_BYTES} bytes` }, 413);
       },
     }),
@@ -58,7 +64,7 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   webhook.post('/', async (c) => {
     const parsed = await parseWebhook(c);
     if ('error' in parsed) {
-      deps.logger.warn('request rejected', { method: c.req.method, path: c.req.path, status: 400, reason: parsed.error, issues: parsed.issues });
+      rejected(c, 400, parsed.error, { issues: parsed.issues });
       return c.json(parsed, 400);
     }
     const result = await processGroup(parsed.message, deps);
@@ -67,15 +73,21 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     const failedChannel = Object.values(result.channels).some((o) => o.status === 'failed');
     return c.json(result, result.ok ? 200 : failedChannel ? 502 : 503);
   });
-  app.route('/v1/alertmanager', webhook);
+  app.route(WEBHOOK_PATH, webhook);
   if (deps.ackPage) app.route(ACK_PATH, ackRoutes(deps.ackPage));
   if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.store, settings.webhookToken, deps.now));
 
-  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) => {
+    const error = `no route for ${c.req.method} ${c.req.path}`;
+    // A POST to a wrong path is a sender's receiver URL that is wrong (Alertmanager drops the 404);
+    // other methods are browsers and scanners.
+    if (c.req.method === 'POST') rejected(c, 404, error);
+    return c.json({ error }, 404);
+  });
   app.onError((err, c) => {
     if (err instanceof HTTPException) {
       // Rejections are logged (never the token) so a misconfigured Alertmanager shows up here.
-      deps.logger.warn('request rejected', { method: c.req.method, path: c.req.path, status: err.status, reason: err.message || rejectionReason(err.status) });
+      rejected(c, err.status, err.message || rejectionReason(err.status));
       return err.getResponse();
     }
     deps.logger.error('request failed', { method: c.req.method, path: c.req.path, error: err });
@@ -83,6 +95,18 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     return c.json({ error: 'internal error, retry later' }, 503);
   });
   return app;
+}
+
+/**
+ * Logs a 4xx answer. For a sender's POST (the webhook, or a wrong path) it is an error: Alertmanager
+ * retries only 5xx, so the alerts of a rejected request are lost for good and the same request fails
+ * again at every flush. Rejections of the acknowledgement form and of GETs are people's, a warning.
+ */
+function rejectionLogger(logger: Logger) {
+  return (c: Context, status: number, reason: string, fields: Record<string, unknown> = {}) => {
+    const fromSender = c.req.method === 'POST' && !c.req.path.startsWith(ACK_PATH);
+    logger[fromSender ? 'error' : 'warn']('request rejected', { method: c.req.method, path: c.req.path, status, reason, ...fields });
+  };
 }
 
 function rejectionReason(status: number): string {
@@ -96,9 +120,11 @@ type ParsedWebhook =
   | { error: string; issues?: { path: string; message: string }[] };
 
 async function parseWebhook(c: Context): Promise<ParsedWebhook> {
+  // Read outside the try: a failed read (body limit, dropped connection) is not malformed JSON.
+  const text = await c.req.text();
   let body: unknown;
   try {
-    body = JSON.parse(await c.req.text());
+    body = JSON.parse(text);
   } catch (err) {
     return { error: `malformed JSON: ${(err as Error).message}` };
   }

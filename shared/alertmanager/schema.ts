@@ -1,19 +1,41 @@
 /**
  * The Alertmanager webhook payload, version 4, as zod schemas.
  *
- * Mirrors Alertmanager's own `notify/webhook.Message` and `template.Data` field by field.
- * Unknown fields are stripped, not rejected: newer Alertmanagers add some.
- * Labels and annotations are kept exactly as sent (never renamed, lowercased or dropped).
+ * Mirrors Alertmanager's own `notify/webhook.Message` and `template.Data` field by field, and accepts
+ * everything a correctly configured Alertmanager (any version with payload version 4) or an
+ * Alertmanager-compatible sender posts: Alertmanager drops a request we answer 4xx and sends the
+ * same one again at every flush, so only a payload that is wrong forever may fail here.
+ * - Unknown fields, at any level, are stripped, not rejected: newer Alertmanagers and compatible
+ *   senders add some.
+ * - `fingerprint` (Alertmanager 0.19+) may be missing or empty: it is then computed from the labels
+ *   exactly as Alertmanager computes it (`fingerprint.ts`), so dedupe keys survive an upgrade.
+ * - Label and annotation names and values are any strings (Alertmanager 0.27+ allows UTF-8 names),
+ *   kept exactly as sent: never renamed, lowercased or dropped (`__proto__` included).
  *
  * @see https://prometheus.io/docs/alerting/latest/configuration/#webhook_config
  * @see https://github.com/prometheus/alertmanager/blob/main/notify/webhook/webhook.go
  */
 import { z } from 'zod';
+import { labelSetFingerprint } from './fingerprint.js';
 
 /** Alertmanager sends this for `endsAt` while an alert is firing: Go's zero `time.Time`. */
 export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
 
-const labelSet = z.record(z.string(), z.string());
+const stringRecord = z.record(z.string(), z.string());
+
+/**
+ * A label set (or annotations): string names to string values, validated by zod but copied from the
+ * input with data properties, because zod builds its output by assignment and an assigned
+ * `__proto__` key is silently lost (a valid label name, `[a-zA-Z_][a-zA-Z0-9_]*`).
+ */
+const labelSet = z.unknown().transform((input, ctx) => {
+  const checked = stringRecord.safeParse(input);
+  if (!checked.success) {
+    for (const issue of checked.error.issues) ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
+    return z.NEVER;
+  }
+  return Object.fromEntries(Object.entries(input as Record<string, string>));
+});
 
 /** RFC 3339 timestamp as Alertmanager writes it (Go's `time.Time` JSON, nanosecond precision allowed). */
 const timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)) || s === GO_ZERO_TIME, {
@@ -29,8 +51,9 @@ export const alertSchema = z.object({
   startsAt: timestamp,
   endsAt: timestamp,
   generatorURL: z.string().default(''),
-  fingerprint: z.string().min(1),
-});
+  /** Missing before Alertmanager 0.19 and from some compatible senders; empty treated as missing. */
+  fingerprint: z.string().optional(),
+}).transform((alert) => ({ ...alert, fingerprint: alert.fingerprint || labelSetFingerprint(alert.labels) }));
 
 export const webhookSchema = z.object({
   version: z.literal('4'),

@@ -214,11 +214,83 @@ describe('POST /v1/alertmanager', () => {
     expect(sns.received).toHaveLength(1);
   });
 
+  it('answers 503, not 400, when the body cannot be read to the end (a dropped connection is not malformed JSON)', async () => {
+    const half = fixtureText('firing-kv-cache-critical').slice(0, 100);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(half));
+        controller.error(new Error('socket hang up'));
+      },
+    });
+    const res = await app().request('/v1/alertmanager', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    } as RequestInit);
+    expect(res.status).toBe(503);
+    expect(await itemCount()).toBe(0);
+  });
+
   it('answers 503 and sends nothing when DynamoDB is unreachable', async () => {
     const a = app({ store: new DynamoDbDedupeStore(db.client, { tableName: 'missing-table', ttlSeconds: 60 }) });
     const res = await post(a, fixtureText('firing-kv-cache-critical'));
     expect(res.status).toBe(503);
     expect(slack.received).toHaveLength(0);
+  });
+});
+
+describe('accepts everything a correctly configured Alertmanager or compatible sender posts', () => {
+  it('at the receiver URL with a trailing slash (`…/v1/alertmanager/`)', async () => {
+    const res = await app().request('/v1/alertmanager/', {
+      method: 'POST',
+      body: fixtureText('firing-kv-cache-critical'),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    });
+    expect(res.status).toBe(200);
+    expect(slack.received).toHaveLength(1);
+  });
+
+  it('without `fingerprint` (Alertmanager < 0.19): computes Alertmanager\'s own, so an upgrade changes no dedupe key', async () => {
+    const a = app();
+    const old = fixture('firing-queue-backlog-two-models') as unknown as { alerts: Record<string, unknown>[] };
+    for (const alert of old.alerts) delete alert.fingerprint;
+    expect((await post(a, JSON.stringify(old))).status).toBe(200);
+    expect(slack.received[0]!.alerts.map((x) => x.fingerprint)).toEqual(['c10780c1bb3d6376', 'b70e989fd7d03295']);
+    // The same alerts from an upgraded Alertmanager (which sends the fingerprint) are duplicates.
+    expect(await json(await post(a, fixtureText('firing-queue-backlog-two-models')))).toMatchObject({ notified: 0, duplicates: 2 });
+    expect(slack.received).toHaveLength(1);
+  });
+
+  it('with an empty `fingerprint`: computes it too', async () => {
+    const body = fixture('firing-kv-cache-critical');
+    const sent = body.alerts[0]!.fingerprint;
+    body.alerts[0]!.fingerprint = '';
+    expect((await post(app(), JSON.stringify(body))).status).toBe(200);
+    expect(slack.received[0]!.alerts[0]!.fingerprint).toBe(sent);
+  });
+
+  it('with any UTF-8 label names and values, none renamed or dropped (a label named `__proto__` included)', async () => {
+    const body = fixture('firing-kv-cache-critical');
+    const labels = JSON.parse('{"__proto__": "kept", "constructor": "too", "service.name": "vllm", "模型": "通义千问", "Env": "Prod", "e\u0301": "nfd"}');
+    body.alerts[0]!.labels = { ...body.alerts[0]!.labels, ...labels };
+    expect((await post(app(), JSON.stringify(body))).status).toBe(200);
+    const received = slack.received[0]!.alerts[0]!.labels;
+    expect(Object.entries(received)).toEqual(expect.arrayContaining(Object.entries(labels)));
+    expect(Object.keys(received)).toHaveLength(Object.keys(fixture('firing-kv-cache-critical').alerts[0]!.labels).length + 6);
+  });
+
+  it('with timestamps in other offsets and nanoseconds, and unknown fields at every level', async () => {
+    const body = fixture('firing-kv-cache-critical') as unknown as Record<string, any>;
+    body.alerts[0].startsAt = '2026-11-29T20:42:23.143456789+08:00';
+    body.alerts[0].endsAt = '0001-01-01T00:00:00Z';
+    body.alerts[0].silenceURL = 'https://grafana.example.com/alerting/silence/new';
+    body.alerts[0].values = { B: 0.97 };
+    body.orgId = 1;
+    body.title = '[FIRING:1] VLLMKVCacheCritical';
+    const res = await post(app(), JSON.stringify(body));
+    expect(res.status).toBe(200);
+    expect(slack.received[0]!.alerts[0]!.startsAt).toBe('2026-11-29T20:42:23.143456789+08:00');
   });
 });
 
@@ -244,13 +316,13 @@ describe('rejected requests claim nothing', () => {
 
   it('400 naming each offending field', async () => {
     const body = fixture('firing-queue-backlog-two-models') as unknown as Record<string, any>;
-    delete body.alerts[1].fingerprint;
+    delete body.alerts[1].startsAt;
     body.alerts[0].status = 'pending';
     body.version = '3';
     const res = await post(app(), JSON.stringify(body));
     expect(res.status).toBe(400);
     const paths = (await json(res)).issues.map((i: { path: string }) => i.path).sort();
-    expect(paths).toEqual(['alerts.0.status', 'alerts.1.fingerprint', 'version']);
+    expect(paths).toEqual(['alerts.0.status', 'alerts.1.startsAt', 'version']);
     expect(await itemCount()).toBe(0);
   });
 
@@ -267,7 +339,7 @@ describe('rejected requests claim nothing', () => {
 });
 
 describe('rejections are logged without the token', () => {
-  it('logs a warn line naming the status and reason', async () => {
+  it('logs a line naming the status and reason', async () => {
     const lines: string[] = [];
     const a = createApp(
       { webhookToken: new Secret(TOKEN) },
@@ -286,6 +358,37 @@ describe('rejections are logged without the token', () => {
     expect(logged.map((l) => [l.event, l.status])).toEqual([['request rejected', 401], ['request rejected', 400]]);
     expect(logged[0].reason).toBe('missing or invalid bearer token');
     expect(lines.join('\n')).not.toMatch(/wrong-token|test-token/);
+  });
+
+  it('logs every permanent rejection of a webhook at error level, naming the cause (Alertmanager drops 4xx for good)', async () => {
+    const lines: string[] = [];
+    const a = createApp(
+      { webhookToken: new Secret(TOKEN) },
+      {
+        store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 60 }),
+        channels: [slack],
+        enrich: async () => new Map(),
+        delivery: { timeoutMs: 1000, retries: 0 },
+        logger: createLogger('info', (l) => lines.push(l)),
+        now: () => Date.now(),
+      },
+    );
+    await post(a, '{"version": "4",');
+    await post(a, JSON.stringify({ ...fixture('firing-kv-cache-critical'), version: '1' }));
+    await post(a, JSON.stringify({ padding: 'x'.repeat(6 * 1024 * 1024) }));
+    await post(a, fixtureText('firing-kv-cache-critical'), { authorization: '' });
+    await a.request('/v1/alertmanagr', { method: 'POST', body: fixtureText('firing-kv-cache-critical') });
+    const logged = lines.map((l) => JSON.parse(l));
+    expect(logged.map((l) => [l.level, l.event, l.status])).toEqual([
+      ['error', 'request rejected', 400],
+      ['error', 'request rejected', 400],
+      ['error', 'request rejected', 413],
+      ['error', 'request rejected', 401],
+      ['error', 'request rejected', 404],
+    ]);
+    expect(logged[0].reason).toMatch(/^malformed JSON: /);
+    expect(logged[1].issues).toEqual([expect.objectContaining({ path: 'version' })]);
+    expect(logged[4]).toMatchObject({ path: '/v1/alertmanagr', reason: 'no route for POST /v1/alertmanagr' });
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { alertExpression, hasEnded, webhookSchema } from '../../shared/alertmanager/schema.js';
 import { eventKey } from '../../shared/dedupe/store.js';
-import { fixture, type FixtureName } from '../helpers/fixtures.js';
+import { fixture, fixtureText, type FixtureName } from '../helpers/fixtures.js';
 
 const ALL: FixtureName[] = ['firing-kv-cache-critical', 'firing-queue-backlog-two-models', 'resolved-queue-backlog-two-models', 'firing-gpu-memory-leak'];
 
@@ -16,6 +16,31 @@ describe('webhookSchema', () => {
     raw.alerts[0]!.labels['Weird.Label'] = 'MiXeD';
     const parsed = webhookSchema.parse(raw);
     expect(parsed.alerts[0]!.labels).toMatchObject({ Hostname: 'gpu-node-1', modelName: 'NVIDIA H100 80GB HBM3', 'Weird.Label': 'MiXeD' });
+  });
+
+  it('fills in a missing or empty fingerprint with the one Alertmanager computes, keeps a sent one', () => {
+    const raw = fixture('firing-queue-backlog-two-models');
+    const sent = raw.alerts.map((a) => a.fingerprint);
+    const old = JSON.parse(JSON.stringify(raw)) as { alerts: { fingerprint?: string }[] };
+    delete old.alerts[0]!.fingerprint;
+    old.alerts[1]!.fingerprint = '';
+    expect(webhookSchema.parse(old).alerts.map((a) => a.fingerprint)).toEqual(sent);
+    raw.alerts[0]!.fingerprint = 'from-a-compatible-sender';
+    expect(webhookSchema.parse(raw).alerts[0]!.fingerprint).toBe('from-a-compatible-sender');
+  });
+
+  it('keeps a label or annotation named __proto__ as an ordinary entry', () => {
+    const raw = JSON.parse(fixtureText('firing-kv-cache-critical').replace('"labels": {', '"labels": {"__proto__": "p",').replace('"annotations": {', '"annotations": {"__proto__": "q",'));
+    const alert = webhookSchema.parse(raw).alerts[0]!;
+    expect(Object.getOwnPropertyDescriptor(alert.labels, '__proto__')?.value).toBe('p');
+    expect(Object.getOwnPropertyDescriptor(alert.annotations, '__proto__')?.value).toBe('q');
+    expect(Object.getPrototypeOf(alert.labels)).toBe(Object.prototype);
+  });
+
+  it('names the path of a label value that is not a string', () => {
+    const raw = fixture('firing-kv-cache-critical') as unknown as { alerts: { labels: Record<string, unknown> }[] };
+    raw.alerts[0]!.labels.severity = 2;
+    expect(webhookSchema.safeParse(raw).error!.issues.map((i) => i.path.join('.'))).toEqual(['alerts.0.labels.severity']);
   });
 
   it('drops unknown fields instead of rejecting them', () => {
