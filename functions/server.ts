@@ -23,6 +23,7 @@ try {
 }
 const host = process.env.HOST || '0.0.0.0';
 const logger = createLogger(config.logLevel);
+for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const table = await openDedupeTable(config, process.env);
 const deps = createDeps(config, { dynamodb: table.client }, logger);
 const server = serveApp(createApp(config, deps), { port: config.port, hostname: host }, (info) => {

@@ -7,9 +7,10 @@
  * add new ones, never rename or repurpose one.
  */
 import { z } from 'zod';
-import { loadRoutingFile, RoutingError, webhookUrlProblem, type RoutingConfig } from './routing/load.js';
+import { loadRoutingFile, RoutingError, routingSecretNames, webhookUrlProblem, type RoutingConfig } from './routing/load.js';
 import { TOPIC_ARN } from './routing/schema.js';
 import { Secret } from './secret.js';
+import { trimSettings, type SettingWarning } from './settings-whitespace.js';
 import type { LogLevel } from './logger.js';
 
 /** An https URL; plain http is allowed only to loopback (local tests). The routing file applies the same rule. */
@@ -148,6 +149,8 @@ export interface Config {
     /** Retries after the first attempt, per channel. */
     retries: number;
   };
+  /** Settings that were adjusted (surrounding whitespace removed); the entry points log them at start. */
+  warnings: SettingWarning[];
 }
 
 /** Thrown by {@link loadConfig}; `message` lists every bad setting as `NAME: problem`. */
@@ -161,10 +164,12 @@ export class ConfigError extends Error {
 /**
  * Validates the environment once.
  * @param env usually `process.env`
- * @returns the typed configuration, secrets wrapped in {@link Secret}
+ * @returns the typed configuration, secrets wrapped in {@link Secret}; surrounding whitespace is removed
+ *   from every setting and reported in `warnings` (see `settings-whitespace.ts`)
  * @throws ConfigError naming each bad variable (never its value)
  */
-export function loadConfig(env: Record<string, string | undefined>): Config {
+export function loadConfig(raw: Record<string, string | undefined>): Config {
+  const { settings: env, warnings } = trimSettings(raw, settingNames(raw));
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
@@ -211,7 +216,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     routing,
     dedupeTtlSeconds: e.DEDUPE_TTL_SECONDS,
     delivery: { timeoutMs: e.DELIVERY_TIMEOUT_MS, retries: e.DELIVERY_RETRIES },
+    warnings,
   };
+}
+
+/** Every setting this service reads: the schema's, and the secrets the routing file references. */
+function settingNames(env: Record<string, string | undefined>): string[] {
+  const routingFile = env.ROUTING_FILE?.trim();
+  return [...Object.keys(envSchema.shape), ...(routingFile ? routingSecretNames(routingFile) : [])];
 }
 
 /** Settings of `shared/ack` that only make sense together. */
