@@ -40,6 +40,10 @@ function httpUrl() {
     .transform((s) => s.replace(/\/+$/, ''));
 }
 
+/** This service's public base URL: links append `/v1/ack/<token>` to it, so a query or fragment would break them. */
+const publicUrl = () =>
+  httpUrl().refine((s) => !/[?#]/.test(s), { message: 'must not have a query or fragment (links append /v1/ack/… to it); a path prefix is fine' });
+
 const topicArn = () => z.string().regex(TOPIC_ARN, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' });
 
 const optional = <T extends z.ZodTypeAny>(schema: T) =>
@@ -65,7 +69,7 @@ const envSchema = z.object({
   FEISHU_WEBHOOK_URL: optional(webhookUrl()),
   FEISHU_SECRET: optional(z.string().min(1)),
   SNS_TOPIC_ARN: optional(topicArn()),
-  PUBLIC_URL: optional(httpUrl()),
+  PUBLIC_URL: optional(publicUrl()),
   ACK_SECRET: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
   ALERTMANAGER_URL: optional(httpUrl()),
   // Acknowledgement links and escalation (shared/ack).
