@@ -7,7 +7,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, toJson, type RecordItem } from './records.js';
-import type { Acknowledgement, AckOutcome, AckStore, AlertRecord, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './types.js';
+import type { Acknowledgement, AckOutcome, AckStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './types.js';
 
 /** BatchGetItem's per-call key limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
 const BATCH_GET_MAX_KEYS = 100;
@@ -113,7 +113,7 @@ export class DynamoDbAckStore implements AckStore {
     await this.#update(fingerprint, { removeExpr: ['#esc'], condition: '#s = :s AND #esc.#state = :scheduled', values: { ':s': startsAt, ':scheduled': 'scheduled' } });
   }
 
-  async cancelEscalation(fingerprint: string, startsAt: string, reason: 'acknowledged' | 'resolved', nowMs: number): Promise<boolean> {
+  async cancelEscalation(fingerprint: string, startsAt: string, reason: EscalationCancelReason, nowMs: number): Promise<boolean> {
     const item = await this.#update(fingerprint, {
       setExpr: ['#esc.#state = :cancelled', '#esc.#at = :now', '#esc.#reason = :reason'],
       condition: '#s = :s AND #esc.#state = :scheduled',

@@ -68,7 +68,8 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   const keys = config.ackSecret ? { current: config.ackSecret, previous: config.ackPreviousSecret } : undefined;
   const links = keys && config.publicUrl ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }) : undefined;
   const targets = escalationTargets(config, clients.sns);
-  const escalation: EscalationDeps | undefined = targets.length ? { store, targets, links, delivery: config.delivery, logger, now } : undefined;
+  const alertmanager = config.alertmanagerUrl ? { url: config.alertmanagerUrl, timeoutMs: config.delivery.timeoutMs } : undefined;
+  const escalation: EscalationDeps | undefined = targets.length ? { store, targets, links, delivery: config.delivery, alertmanager, logger, now } : undefined;
 
   let scheduler: EscalationScheduler | undefined;
   let timers: TimerScheduler | undefined;
