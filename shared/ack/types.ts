@@ -137,6 +137,11 @@ export interface AckStore {
   claimEscalation(fingerprint: string, startsAt: string, nowMs: number): Promise<AlertRecord | undefined>;
   /** `sent` → `scheduled` again after the escalation message failed, so a retry can claim it. */
   releaseEscalation(fingerprint: string, startsAt: string): Promise<void>;
+  /**
+   * Every escalation still `scheduled`, with its due time (epoch ms), for the in-process scheduler to
+   * pick up again at start (`npm start` keeps no timers across a restart). Reads the whole table.
+   */
+  scheduledEscalations(nowMs: number): Promise<{ fingerprint: string; startsAt: string; dueAtMs: number }[]>;
   /** Appends to the alert's history (no-op when the alert has no record). */
   addHistory(fingerprint: string, event: HistoryInput, nowMs: number): Promise<void>;
   /** The last `limit` history events, oldest first. */
