@@ -29,7 +29,7 @@ export interface EscalationCheckProps {
   /** Lambda entry exporting `handler`. Default: `functions/escalation.ts`. */
   entry?: string;
   /** `LOG_LEVEL` and `PUBLIC_URL` (the escalation message's Acknowledge link) are passed on. */
-  settings?: Pick<PlainSettings, 'logLevel' | 'publicUrl'>;
+  settings?: Pick<PlainSettings, 'logLevel' | 'publicUrl' | 'alertmanagerUrl'>;
   /** `ESCALATION_DELAY_SECONDS` for the receiver; default: the app's (900 s). */
   delaySeconds?: number;
 }
