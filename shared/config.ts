@@ -167,7 +167,7 @@ export class ConfigError extends Error {
 
 /**
  * Validates the environment once.
- * @param env usually `process.env`
+ * @param raw usually `process.env`
  * @returns the typed configuration, secrets wrapped in {@link Secret}; surrounding whitespace is removed
  *   from every setting and reported in `warnings` (see `settings-whitespace.ts`)
  * @throws ConfigError naming each bad variable (never its value)
