@@ -1,12 +1,14 @@
 /**
  * Asks Alertmanager whether an alert is silenced or inhibited right now, before it escalates: someone
  * who silenced it already knows, and an inhibited alert is muted on purpose (its cause is paging).
- * `GET /api/v2/alerts` with one equality matcher per label of the alert (Alertmanager evaluates
- * silences and inhibition afresh for each alert it lists), then the alert picked out by fingerprint.
+ * `GET /api/v2/alerts` with one equality matcher per label of the alert, written as Alertmanager
+ * prints matchers (`formatMatcher`), then the alert picked out by fingerprint. Alertmanager evaluates
+ * silences and inhibition afresh for each alert it lists.
  * Redirects are not followed (a 3xx is an error).
  * @see https://github.com/prometheus/alertmanager/blob/main/api/v2/openapi.yaml (getAlerts, alertStatus)
  */
 import type { Alert } from '../alertmanager/schema.js';
+import { formatMatcher } from '../routing/matcher.js';
 
 /** An alert's `status` as API v2 reports it (`alertStatus`). */
 export interface AlertStatus {
@@ -26,15 +28,6 @@ export class AlertStatusError extends Error {
 }
 
 /**
- * One matcher of the API's `filter` parameter: `name="value"`, with `\`, `"` and newlines escaped as
- * Alertmanager's matcher parser reads them (label names are `[a-zA-Z_][a-zA-Z0-9_]*`, never quoted).
- * @see https://prometheus.io/docs/alerting/latest/configuration/#matcher
- */
-export function equalityMatcher(name: string, value: string): string {
-  return `${name}="${value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`;
-}
-
-/**
  * @param alertmanagerUrl base URL without trailing slash (`ALERTMANAGER_URL`)
  * @param alert the alert's `fingerprint` and labels, as the webhook carried them
  * @param timeoutMs request time-out, milliseconds
@@ -42,7 +35,7 @@ export function equalityMatcher(name: string, value: string): string {
  * @throws AlertStatusError when Alertmanager is unreachable, times out, redirects or answers anything but 200 with a list
  */
 export async function alertStatus(alertmanagerUrl: string, alert: Pick<Alert, 'fingerprint' | 'labels'>, timeoutMs: number): Promise<AlertStatus | undefined> {
-  const query = new URLSearchParams(Object.keys(alert.labels).sort().map((name): [string, string] => ['filter', equalityMatcher(name, alert.labels[name] ?? '')]));
+  const query = new URLSearchParams(Object.keys(alert.labels).sort().map((name): [string, string] => ['filter', formatMatcher({ name, type: '=', value: alert.labels[name] ?? '' })]));
   let response: Response;
   try {
     response = await fetch(`${alertmanagerUrl}/api/v2/alerts?${query}`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });

@@ -9,8 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../shared/alertmanager/schema.js';
 import { checkEscalation } from '../../shared/ack/escalation.js';
 import { createSilence, silenceFor } from '../../shared/ack/silence.js';
-import { alertStatus, AlertStatusError, equalityMatcher } from '../../shared/ack/suppression.js';
+import { alertStatus, AlertStatusError } from '../../shared/ack/suppression.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { formatMatcher } from '../../shared/routing/matcher.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { freePort, pollUntil, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
@@ -49,7 +50,7 @@ async function push(labels: Record<string, string>, startsAt: string): Promise<P
     signal: AbortSignal.timeout(5000),
   });
   expect(res.status).toBe(200);
-  const query = new URLSearchParams(Object.entries(labels).map(([k, v]): [string, string] => ['filter', equalityMatcher(k, v)]));
+  const query = new URLSearchParams(Object.entries(labels).map(([k, v]): [string, string] => ['filter', formatMatcher({ name: k, type: '=', value: v })]));
   return pollUntil(async () => {
     const listed = (await (await fetch(`${alertmanager.url}/api/v2/alerts?${query}`)).json()) as { fingerprint: string; labels: Record<string, string> }[];
     return listed.find((a) => JSON.stringify(Object.entries(a.labels).sort()) === JSON.stringify(Object.entries(labels).sort()));
