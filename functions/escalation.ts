@@ -16,6 +16,7 @@ import { AWS_CLIENT_DEFAULTS } from '../shared/aws-clients.js';
 
 const config = loadConfig(await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)));
 const logger = createLogger(config.logLevel);
+for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const { escalation } = createAckRuntime(config, { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false }, [], logger);
 
 export async function handler(event: unknown): Promise<{ outcome: 'escalated' | 'skipped' }> {

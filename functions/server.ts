@@ -23,8 +23,11 @@ try {
 }
 const host = process.env.HOST || '0.0.0.0';
 const logger = createLogger(config.logLevel);
+for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const table = await openDedupeTable(config, process.env);
 const deps = createDeps(config, { dynamodb: table.client }, logger);
+// In-process escalation timers end with a process: arm them again from the table (overdue ones run now).
+await deps.resumeEscalations().catch((error: Error) => logger.error('escalations not resumed', { error }));
 const server = serveApp(createApp(config, deps), { port: config.port, hostname: host }, (info) => {
   const url = `http://${info.address === '0.0.0.0' || info.address === '::' ? '127.0.0.1' : info.address}:${info.port}`;
   logger.info('listening', {

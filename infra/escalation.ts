@@ -28,8 +28,8 @@ export const ESCALATION_MEMORY_MIB = 256;
 export interface EscalationCheckProps {
   /** Lambda entry exporting `handler`. Default: `functions/escalation.ts`. */
   entry?: string;
-  /** `LOG_LEVEL` and `PUBLIC_URL` (the escalation message's Acknowledge link) are passed on. */
-  settings?: Pick<PlainSettings, 'logLevel' | 'publicUrl'>;
+  /** `LOG_LEVEL`, `PUBLIC_URL` (the escalation message's Acknowledge link) and `ALERTMANAGER_URL` (silenced or inhibited alerts do not escalate) are passed on. */
+  settings?: Pick<PlainSettings, 'logLevel' | 'publicUrl' | 'alertmanagerUrl'>;
   /** `ESCALATION_DELAY_SECONDS` for the receiver; default: the app's (900 s). */
   delaySeconds?: number;
 }

@@ -68,7 +68,7 @@ export class LlmAlertPipelineStack extends Stack {
 
     if (props.escalation) {
       this.escalationTopic = new Topic(this, 'EscalationTopic', { displayName: 'LLM fleet escalations (unacknowledged critical alerts)' });
-      this.escalation = new EscalationCheck(this, 'Escalation', { entry: props.escalation.entry, delaySeconds: props.escalation.delaySeconds, settings: { logLevel: props.settings?.logLevel, publicUrl: props.settings?.publicUrl } })
+      this.escalation = new EscalationCheck(this, 'Escalation', { entry: props.escalation.entry, delaySeconds: props.escalation.delaySeconds, settings: { logLevel: props.settings?.logLevel, publicUrl: props.settings?.publicUrl, alertmanagerUrl: props.settings?.alertmanagerUrl } })
         .useTable(this.table)
         .useTopic(this.escalationTopic)
         .useSettingsSecret(this.settingsSecret)

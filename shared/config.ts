@@ -7,9 +7,10 @@
  * add new ones, never rename or repurpose one.
  */
 import { z } from 'zod';
-import { loadRoutingFile, RoutingError, webhookUrlProblem, type RoutingConfig } from './routing/load.js';
+import { loadRoutingFile, RoutingError, routingSecretNames, webhookUrlProblem, type RoutingConfig } from './routing/load.js';
 import { TOPIC_ARN } from './routing/schema.js';
 import { Secret } from './secret.js';
+import { trimSettings, type SettingWarning } from './settings-whitespace.js';
 import type { LogLevel } from './logger.js';
 
 /** An https URL; plain http is allowed only to loopback (local tests). The routing file applies the same rule. */
@@ -39,6 +40,10 @@ function httpUrl() {
     .transform((s) => s.replace(/\/+$/, ''));
 }
 
+/** This service's public base URL: links append `/v1/ack/<token>` to it, so a query or fragment would break them. */
+const publicUrl = () =>
+  httpUrl().refine((s) => !/[?#]/.test(s), { message: 'must not have a query or fragment (links append /v1/ack/… to it); a path prefix is fine' });
+
 const topicArn = () => z.string().regex(TOPIC_ARN, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' });
 
 const optional = <T extends z.ZodTypeAny>(schema: T) =>
@@ -64,7 +69,7 @@ const envSchema = z.object({
   FEISHU_WEBHOOK_URL: optional(webhookUrl()),
   FEISHU_SECRET: optional(z.string().min(1)),
   SNS_TOPIC_ARN: optional(topicArn()),
-  PUBLIC_URL: optional(httpUrl()),
+  PUBLIC_URL: optional(publicUrl()),
   ACK_SECRET: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
   ALERTMANAGER_URL: optional(httpUrl()),
   // Acknowledgement links and escalation (shared/ack).
@@ -148,6 +153,8 @@ export interface Config {
     /** Retries after the first attempt, per channel. */
     retries: number;
   };
+  /** Settings that were adjusted (surrounding whitespace removed); the entry points log them at start. */
+  warnings: SettingWarning[];
 }
 
 /** Thrown by {@link loadConfig}; `message` lists every bad setting as `NAME: problem`. */
@@ -160,11 +167,13 @@ export class ConfigError extends Error {
 
 /**
  * Validates the environment once.
- * @param env usually `process.env`
- * @returns the typed configuration, secrets wrapped in {@link Secret}
+ * @param raw usually `process.env`
+ * @returns the typed configuration, secrets wrapped in {@link Secret}; surrounding whitespace is removed
+ *   from every setting and reported in `warnings` (see `settings-whitespace.ts`)
  * @throws ConfigError naming each bad variable (never its value)
  */
-export function loadConfig(env: Record<string, string | undefined>): Config {
+export function loadConfig(raw: Record<string, string | undefined>): Config {
+  const { settings: env, warnings } = trimSettings(raw, settingNames(raw));
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
@@ -211,7 +220,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     routing,
     dedupeTtlSeconds: e.DEDUPE_TTL_SECONDS,
     delivery: { timeoutMs: e.DELIVERY_TIMEOUT_MS, retries: e.DELIVERY_RETRIES },
+    warnings,
   };
+}
+
+/** Every setting this service reads: the schema's, and the secrets the routing file references. */
+function settingNames(env: Record<string, string | undefined>): string[] {
+  const routingFile = env.ROUTING_FILE?.trim();
+  return [...Object.keys(envSchema.shape), ...(routingFile ? routingSecretNames(routingFile) : [])];
 }
 
 /** Settings of `shared/ack` that only make sense together. */

@@ -28,8 +28,14 @@ export interface RuntimeClients {
   inProcessTimers?: boolean;
 }
 
+/** The app's dependencies, and what the process must start besides serving requests. */
+export interface RuntimeDeps extends AppDeps {
+  /** Picks up escalations still scheduled in the table (`npm start`: call once at start). See `AckRuntime.resume`. */
+  resumeEscalations(): Promise<{ scheduled: number; overdue: number }>;
+}
+
 /** Builds the app's dependencies from validated configuration and AWS clients. */
-export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): AppDeps {
+export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): RuntimeDeps {
   const channels = buildChannels(config, { sns: clients.sns, write: clients.write });
   const ack = createAckRuntime(config, clients, channels, logger);
   return {
@@ -57,5 +63,6 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     flapWindowMs: config.routing?.flapWindowMs,
     logger,
     now: () => Date.now(),
+    resumeEscalations: ack.resume,
   };
 }

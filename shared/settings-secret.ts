@@ -8,6 +8,7 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigError } from './config.js';
 import { routingSecretNames } from './routing/load.js';
+import { isBlank } from './settings-whitespace.js';
 
 /** The settings the secret may hold. Anything else in it is ignored (and named in the error if it is the only content). */
 export const SECRET_SETTINGS = [
@@ -40,11 +41,13 @@ export async function withSecretSettings(
     throw new ConfigError(['SETTINGS_SECRET_ARN: the secret value must be a JSON object']);
   }
   const merged = { ...env };
-  const routingNames = env.ROUTING_FILE ? routingSecretNames(env.ROUTING_FILE) : [];
+  const routingNames = env.ROUTING_FILE?.trim() ? routingSecretNames(env.ROUTING_FILE.trim()) : [];
   for (const name of [...SECRET_SETTINGS, ...routingNames]) {
     const value = (values as Record<string, unknown>)[name];
-    if (value === undefined || value === '') continue;
+    if (value === undefined) continue;
     if (typeof value !== 'string') throw new ConfigError([`SETTINGS_SECRET_ARN: key ${name} must be a string`]);
+    // Blank counts as absent, as in the environment; other whitespace is trimmed and reported by `loadConfig`.
+    if (isBlank(value)) continue;
     merged[name] = value;
   }
   return merged;

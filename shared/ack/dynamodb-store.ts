@@ -5,9 +5,9 @@
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, toJson, type RecordItem } from './records.js';
-import type { Acknowledgement, AckOutcome, AckStore, AlertRecord, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './types.js';
+import type { Acknowledgement, AckOutcome, AckStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './types.js';
 
 /** BatchGetItem's per-call key limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
 const BATCH_GET_MAX_KEYS = 100;
@@ -113,7 +113,7 @@ export class DynamoDbAckStore implements AckStore {
     await this.#update(fingerprint, { removeExpr: ['#esc'], condition: '#s = :s AND #esc.#state = :scheduled', values: { ':s': startsAt, ':scheduled': 'scheduled' } });
   }
 
-  async cancelEscalation(fingerprint: string, startsAt: string, reason: 'acknowledged' | 'resolved', nowMs: number): Promise<boolean> {
+  async cancelEscalation(fingerprint: string, startsAt: string, reason: EscalationCancelReason, nowMs: number): Promise<boolean> {
     const item = await this.#update(fingerprint, {
       setExpr: ['#esc.#state = :cancelled', '#esc.#at = :now', '#esc.#reason = :reason'],
       condition: '#s = :s AND #esc.#state = :scheduled',
@@ -187,6 +187,27 @@ export class DynamoDbAckStore implements AckStore {
       }
     }
     return seqs.filter((s) => found.has(s)).map((s) => found.get(s)!);
+  }
+
+  async scheduledEscalations(nowMs: number): Promise<{ fingerprint: string; startsAt: string; dueAtMs: number }[]> {
+    const found: { fingerprint: string; startsAt: string; dueAtMs: number }[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.#doc.send(new ScanCommand({
+        TableName: this.#table,
+        ConsistentRead: true,
+        FilterExpression: 'begins_with(#pk, :alert) AND #esc.#state = :scheduled AND #exp > :nowSec',
+        ProjectionExpression: '#fp, #s, #esc',
+        ExpressionAttributeNames: { '#pk': 'pk', '#fp': NAMES['#fp'], '#s': NAMES['#s'], '#esc': NAMES['#esc'], '#state': NAMES['#state'], '#exp': NAMES['#exp'] },
+        ExpressionAttributeValues: { ':alert': recordKey(''), ':scheduled': 'scheduled', ':nowSec': Math.floor(nowMs / 1000) },
+        ExclusiveStartKey: start,
+      }));
+      for (const item of (out.Items ?? []) as Pick<RecordItem, 'fingerprint' | 'startsAt' | 'escalation'>[]) {
+        found.push({ fingerprint: item.fingerprint, startsAt: item.startsAt, dueAtMs: Date.parse(item.escalation!.dueAt) });
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return found;
   }
 
   #expiry(nowMs: number): number {

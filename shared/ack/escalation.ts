@@ -2,7 +2,10 @@
  * Escalation: a critical alert still firing and unacknowledged after the configured delay is sent,
  * once, to the escalation target (a second SNS topic or Slack webhook), with its own Acknowledge link.
  * The check claims the escalation in the store first, so a schedule that fires twice (retries, an
- * HA peer's timer) sends once, and an ack or resolve that lost its cancel still prevents it.
+ * HA peer's timer) sends once, and an ack or resolve that lost its cancel still prevents it. With
+ * `ALERTMANAGER_URL` set it first asks Alertmanager: an alert silenced or inhibited there by then is
+ * not escalated (the escalation is cancelled, the history says which silences or alerts muted it); if
+ * Alertmanager cannot say, it escalates anyway (paging once too often beats missing a page).
  */
 import { deliver } from '../delivery.js';
 import type { Alert } from '../alertmanager/schema.js';
@@ -11,6 +14,7 @@ import type { Logger } from '../logger.js';
 import type { AckLinks } from './links.js';
 import { noticeFromRecords } from './notices.js';
 import type { EscalationJob } from './scheduler.js';
+import { alertStatus, AlertStatusError } from './suppression.js';
 import type { AckStore } from './types.js';
 
 /** Severities that escalate (the label `severity`, as the shipped rules set it). */
@@ -22,6 +26,8 @@ export interface EscalationDeps {
   targets: Channel[];
   links?: AckLinks;
   delivery: { timeoutMs: number; retries: number; budgetMs?: number };
+  /** Set when `ALERTMANAGER_URL` is: asked whether the alert is silenced or inhibited before it escalates. */
+  alertmanager?: { url: string; timeoutMs: number };
   logger: Logger;
   /** Epoch milliseconds. */
   now(): number;
@@ -41,6 +47,7 @@ export function escalates(alert: Pick<Alert, 'status' | 'labels'>): boolean {
 export async function checkEscalation(job: EscalationJob, deps: EscalationDeps): Promise<'escalated' | 'skipped'> {
   const log = deps.logger.child({ fingerprint: job.fingerprint, startsAt: job.startsAt });
   const now = deps.now();
+  if (deps.alertmanager && (await suppressed(job, deps, log))) return 'skipped';
   const record = await deps.store.claimEscalation(job.fingerprint, job.startsAt, now);
   if (!record) {
     const current = await deps.store.get(job.fingerprint, now);
@@ -68,6 +75,32 @@ export async function checkEscalation(job: EscalationJob, deps: EscalationDeps):
   await deps.store.addChannels(job.fingerprint, job.startsAt, sent, deps.now());
   log.info('escalated', { targets: sent });
   return 'escalated';
+}
+
+/**
+ * Cancels the escalation when Alertmanager reports the alert silenced or inhibited.
+ * @returns true when it is muted there (cancelled here, by this check or a concurrent one)
+ */
+async function suppressed(job: EscalationJob, deps: EscalationDeps, log: Logger): Promise<boolean> {
+  const record = await deps.store.get(job.fingerprint, deps.now());
+  // Nothing to ask about when the claim would refuse anyway; it logs why.
+  if (!record || record.startsAt !== job.startsAt || record.escalation?.state !== 'scheduled') return false;
+  let status;
+  try {
+    status = await alertStatus(deps.alertmanager!.url, record.alert, deps.alertmanager!.timeoutMs);
+  } catch (err) {
+    if (!(err instanceof AlertStatusError)) throw err;
+    log.warn('escalating without silence check', { error: err.message });
+    return false;
+  }
+  if (status?.state !== 'suppressed' || (!status.silencedBy.length && !status.inhibitedBy.length)) return false;
+  const muted = { silencedBy: status.silencedBy, inhibitedBy: status.inhibitedBy };
+  const reason = status.silencedBy.length ? 'silenced' : 'inhibited';
+  if (await deps.store.cancelEscalation(job.fingerprint, job.startsAt, reason, deps.now())) {
+    await deps.store.addHistory(job.fingerprint, { type: 'escalation cancelled', reason, ...muted, startsAt: job.startsAt }, deps.now());
+  }
+  log.info('escalation skipped', { reason, ...muted });
+  return true;
 }
 
 function skipReason(record: Awaited<ReturnType<AckStore['get']>>, job: EscalationJob): string {

@@ -8,7 +8,7 @@ import { signAckToken, type AckKeys } from './token.js';
 export const ACK_PATH = '/v1/ack';
 
 export interface AckLinkSettings {
-  /** `PUBLIC_URL`, without trailing slash. */
+  /** `PUBLIC_URL`, without trailing slash; may have a path (a reverse proxy's prefix). */
   publicUrl: string;
   keys: AckKeys;
   /** Link lifetime, seconds (`ACK_TOKEN_TTL_SECONDS`). */
@@ -33,6 +33,15 @@ export class AckLinks {
   /** The service's own origin (`https://host[:port]`), for the POST's `Origin` check. */
   get origin(): string {
     return new URL(this.settings.publicUrl).origin;
+  }
+
+  /**
+   * The acknowledgement pages' path as the browser sees it: `PUBLIC_URL`'s path plus {@link ACK_PATH}
+   * (`/alerts/v1/ack` behind a proxy that serves the service under `/alerts` and strips it). Cookies
+   * are scoped to it; scoped to the service's own `/v1/ack`, the browser would never send them back.
+   */
+  get pagePath(): string {
+    return `${new URL(this.settings.publicUrl).pathname.replace(/\/+$/, '')}${ACK_PATH}`;
   }
 
   /**

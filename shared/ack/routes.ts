@@ -10,7 +10,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { acknowledge, type AcknowledgeDeps } from './acknowledge.js';
 import { CSRF_COOKIE, checkFormNonce, checkOrigin, issueFormNonce } from './csrf.js';
-import { ACK_PATH, latestCoveredStart, type AckLinks } from './links.js';
+import { latestCoveredStart, type AckLinks } from './links.js';
 import { PAGE_HEADERS, renderAckPage, renderProblemPage, type PageModel } from './page.js';
 import { SILENCE_HOURS } from './silence.js';
 import { AckTokenError, TOKEN_PROBLEM_STATUS, verifyAckToken, type AckClaims } from './token.js';
@@ -85,7 +85,7 @@ class AckPages {
     const request = await this.#readForm(c, token);
     if ('html' in request) return request;
     const result = await acknowledge(claims, { by: request.name || 'anonymous', silenceHours: request.silenceHours }, this.deps);
-    if (request.name) setCookie(c, NAME_COOKIE, request.name, { path: ACK_PATH, httpOnly: true, sameSite: 'Lax', secure: this.#secure, maxAge: NAME_COOKIE_MAX_AGE_SECONDS });
+    if (request.name) setCookie(c, NAME_COOKIE, request.name, { path: this.deps.links.pagePath, httpOnly: true, sameSite: 'Lax', secure: this.#secure, maxAge: NAME_COOKIE_MAX_AGE_SECONDS });
     return this.#page(c, token, claims, { result, name: request.name });
   }
 
@@ -122,8 +122,8 @@ class AckPages {
     let form: PageModel['form'];
     if (open) {
       const nonce = issueFormNonce(token, this.deps.links.settings.keys);
-      // Scoped to this link's path: a second link opened in another tab must not replace this form's cookie.
-      setCookie(c, CSRF_COOKIE, nonce.nonce, { path: `${ACK_PATH}/${token}`, httpOnly: true, sameSite: 'Strict', secure: this.#secure });
+      // Scoped to this link's public path: a second link opened in another tab must not replace this form's cookie.
+      setCookie(c, CSRF_COOKIE, nonce.nonce, { path: `${this.deps.links.pagePath}/${token}`, httpOnly: true, sameSite: 'Strict', secure: this.#secure });
       form = { nonce, name: extra.name ?? cleanName(getCookie(c, NAME_COOKIE)), silenceHours: this.deps.silences ? SILENCE_HOURS : undefined };
     }
     return { status: 200, html: renderAckPage({ alerts, channel: claims.channel, form, result: extra.result, nowMs: now }) };

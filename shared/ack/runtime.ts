@@ -44,6 +44,13 @@ export interface AckRuntime {
   escalation?: EscalationDeps;
   /** The in-process scheduler, when escalation runs without EventBridge (stop it on shutdown). */
   timers?: TimerScheduler;
+  /**
+   * Arms the in-process timers again for every escalation still `scheduled` in the table (call once at
+   * start: timers end with the process); overdue ones run at once. No-op without in-process timers.
+   * @returns how many were scheduled, and how many of them were already due
+   * @throws the store's error
+   */
+  resume(): Promise<{ scheduled: number; overdue: number }>;
 }
 
 /** The escalation target channels, second instances of SNS and Slack named `escalation-sns` and `escalation-slack` in the ledger. */
@@ -68,7 +75,8 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   const keys = config.ackSecret ? { current: config.ackSecret, previous: config.ackPreviousSecret } : undefined;
   const links = keys && config.publicUrl ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }) : undefined;
   const targets = escalationTargets(config, clients.sns);
-  const escalation: EscalationDeps | undefined = targets.length ? { store, targets, links, delivery: config.delivery, logger, now } : undefined;
+  const alertmanager = config.alertmanagerUrl ? { url: config.alertmanagerUrl, timeoutMs: config.delivery.timeoutMs } : undefined;
+  const escalation: EscalationDeps | undefined = targets.length ? { store, targets, links, delivery: config.delivery, alertmanager, logger, now } : undefined;
 
   let scheduler: EscalationScheduler | undefined;
   let timers: TimerScheduler | undefined;
@@ -78,7 +86,11 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   } else if (escalation && clients.inProcessTimers === false) {
     logger.warn('escalation off', { reason: 'no EventBridge Scheduler wiring (deploy with -c escalationDelaySeconds=...): in-process timers would not survive a frozen Lambda' });
   } else if (escalation) {
-    timers = new TimerScheduler((job) => checkEscalation(job, escalation).then(() => undefined), (job, error) => logger.error('escalation check failed', { ...job, error }), now);
+    timers = new TimerScheduler(
+      (job) => checkEscalation(job, escalation).then(() => undefined),
+      (job, error, retryAtMs) => logger.error('escalation check failed', { ...job, error, retryAt: retryAtMs === undefined ? 'none (given up until the next start)' : new Date(retryAtMs).toISOString() }),
+      now,
+    );
     scheduler = timers;
   }
 
@@ -93,5 +105,14 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
     logger,
     now,
   };
-  return { tracker, page, escalation, timers };
+  const resume = async () => {
+    if (!timers) return { scheduled: 0, overdue: 0 };
+    const pending = await store.scheduledEscalations(now());
+    const at = now();
+    for (const p of pending) await timers.schedule({ fingerprint: p.fingerprint, startsAt: p.startsAt }, p.dueAtMs);
+    const report = { scheduled: pending.length, overdue: pending.filter((p) => p.dueAtMs <= at).length };
+    logger.info('escalations resumed', report);
+    return report;
+  };
+  return { tracker, page, escalation, timers, resume };
 }

@@ -1,6 +1,6 @@
 /**
  * When to run an escalation check: a port with two adapters. `npm start` keeps an in-process timer
- * ({@link TimerScheduler}); Lambda creates one EventBridge Scheduler one-time schedule per alert
+ * ({@link TimerScheduler}), armed again from the table at start; Lambda creates one EventBridge Scheduler one-time schedule per alert
  * (`eventbridge-scheduler.ts`). Either way the check re-reads the alert's state before it sends, so
  * a lost cancel never escalates an acknowledged or resolved alert.
  */
@@ -25,30 +25,60 @@ export interface EscalationScheduler {
 
 const jobId = (job: EscalationJob) => `${job.fingerprint}@${job.startsAt}`;
 
+/** Retries of a failed check by {@link TimerScheduler}, like EventBridge Scheduler's retry policy for the Lambda check. */
+export interface TimerRetry {
+  /** Pause after the first failure, milliseconds; doubled after each further one. */
+  firstDelayMs: number;
+  /** Longest pause, milliseconds. */
+  maxDelayMs: number;
+  /** No retry starts later than this after the due time, milliseconds. */
+  maxAgeMs: number;
+}
+
+export const TIMER_RETRY: TimerRetry = { firstDelayMs: 30_000, maxDelayMs: 300_000, maxAgeMs: 3_600_000 };
+
+/** `setTimeout` fires at once for a longer delay (2^31 − 1 ms, about 24.8 days); longer waits are re-armed. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
- * In-process timers (`npm start`, tests). Checks are lost when the process stops; timers are `unref`ed,
- * so they never keep a process alive on their own.
+ * In-process timers (`npm start`, tests). A failed check is retried ({@link TIMER_RETRY}). Timers end
+ * with the process; the due times are in the table, and `npm start` schedules the checks still pending
+ * again at start (`AckStore.scheduledEscalations`). Timers are `unref`ed, so they never keep a process
+ * alive on their own.
  */
 export class TimerScheduler implements EscalationScheduler {
   readonly #timers = new Map<string, NodeJS.Timeout>();
+  #closed = false;
 
   /**
-   * @param run the check; its rejection is passed to `onError`
+   * @param run the check; its rejection is passed to `onError`, with when it will be retried (epoch ms) if it will
    * @param now clock, epoch milliseconds
    */
   constructor(
     private readonly run: (job: EscalationJob) => Promise<void>,
-    private readonly onError: (job: EscalationJob, error: Error) => void,
+    private readonly onError: (job: EscalationJob, error: Error, retryAtMs?: number) => void,
     private readonly now: () => number = Date.now,
+    private readonly retry: TimerRetry = TIMER_RETRY,
   ) {}
 
   async schedule(job: EscalationJob, dueAtMs: number): Promise<void> {
+    if (this.#timers.has(jobId(job))) return;
+    this.#arm(job, dueAtMs, dueAtMs, 0);
+  }
+
+  /** Runs the check of `job` at `atMs`; after `failures` failed runs of it, due at `dueAtMs`. */
+  #arm(job: EscalationJob, dueAtMs: number, atMs: number, failures: number): void {
     const id = jobId(job);
-    if (this.#timers.has(id)) return;
     const timer = setTimeout(() => {
       this.#timers.delete(id);
-      this.run(job).catch((err: Error) => this.onError(job, err));
-    }, Math.max(0, dueAtMs - this.now()));
+      if (this.now() < atMs) return this.#arm(job, dueAtMs, atMs, failures);
+      this.run(job).catch((err: Error) => {
+        const retryAtMs = this.now() + Math.min(this.retry.firstDelayMs * 2 ** failures, this.retry.maxDelayMs);
+        const retries = !this.#closed && !this.#timers.has(id) && retryAtMs - dueAtMs <= this.retry.maxAgeMs;
+        this.onError(job, err, retries ? retryAtMs : undefined);
+        if (retries) this.#arm(job, dueAtMs, retryAtMs, failures + 1);
+      });
+    }, Math.min(MAX_TIMER_MS, Math.max(0, atMs - this.now())));
     timer.unref();
     this.#timers.set(id, timer);
   }
@@ -64,8 +94,9 @@ export class TimerScheduler implements EscalationScheduler {
     return [...this.#timers.keys()];
   }
 
-  /** Drops every pending check (process shutdown). */
+  /** Drops every pending check, and retries of those running (process shutdown). */
   close(): void {
+    this.#closed = true;
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
   }

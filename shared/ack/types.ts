@@ -8,7 +8,13 @@ import type { Acknowledgement, Enrichment } from '../enrich/types.js';
 
 export type { Acknowledgement };
 
-/** Escalation of one occurrence: `scheduled` → `sent`, or → `cancelled` by an ack or a resolve. */
+/**
+ * Why an escalation was cancelled: acknowledged or resolved before it was due, or, when it came due,
+ * Alertmanager reported the alert silenced or inhibited.
+ */
+export type EscalationCancelReason = 'acknowledged' | 'resolved' | 'silenced' | 'inhibited';
+
+/** Escalation of one occurrence: `scheduled` → `sent`, or → `cancelled` by an ack, a resolve, a silence or an inhibition. */
 export interface EscalationState {
   state: 'scheduled' | 'sent' | 'cancelled';
   /** When the check runs, RFC 3339. */
@@ -16,7 +22,7 @@ export interface EscalationState {
   /** When it was sent or cancelled, RFC 3339. */
   at?: string;
   /** Why it was cancelled. */
-  reason?: 'acknowledged' | 'resolved';
+  reason?: EscalationCancelReason;
 }
 
 /** The stored state of one alert (its latest occurrence). */
@@ -53,7 +59,7 @@ export type HistoryEvent = { at: string; startsAt: string } & (
   | { type: 'escalation not scheduled'; error: string }
   | { type: 'escalated'; target: string }
   | { type: 'escalation failed'; target: string; error: string }
-  | { type: 'escalation cancelled'; reason: 'acknowledged' | 'resolved' }
+  | { type: 'escalation cancelled'; reason: EscalationCancelReason; silencedBy?: string[]; inhibitedBy?: string[] }
 );
 
 /** Distributes `Omit` over the history union (plain `Omit` would merge its members). */
@@ -122,7 +128,7 @@ export interface AckStore {
   /** Removes a `scheduled` escalation whose schedule could not be created, so the record does not claim a check that will never run. */
   unscheduleEscalation(fingerprint: string, startsAt: string): Promise<void>;
   /** `scheduled` → `cancelled`; false when it was not scheduled. */
-  cancelEscalation(fingerprint: string, startsAt: string, reason: 'acknowledged' | 'resolved', nowMs: number): Promise<boolean>;
+  cancelEscalation(fingerprint: string, startsAt: string, reason: EscalationCancelReason, nowMs: number): Promise<boolean>;
   /**
    * Claims the escalation of occurrence `startsAt` when it is still firing, unacknowledged and `scheduled`
    * (→ `sent`). Of concurrent callers one wins.
@@ -131,6 +137,11 @@ export interface AckStore {
   claimEscalation(fingerprint: string, startsAt: string, nowMs: number): Promise<AlertRecord | undefined>;
   /** `sent` → `scheduled` again after the escalation message failed, so a retry can claim it. */
   releaseEscalation(fingerprint: string, startsAt: string): Promise<void>;
+  /**
+   * Every escalation still `scheduled`, with its due time (epoch ms), for the in-process scheduler to
+   * pick up again at start (`npm start` keeps no timers across a restart). Reads the whole table.
+   */
+  scheduledEscalations(nowMs: number): Promise<{ fingerprint: string; startsAt: string; dueAtMs: number }[]>;
   /** Appends to the alert's history (no-op when the alert has no record). */
   addHistory(fingerprint: string, event: HistoryInput, nowMs: number): Promise<void>;
   /** The last `limit` history events, oldest first. */

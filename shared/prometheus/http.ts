@@ -1,7 +1,9 @@
 /**
  * One Prometheus API request on the wire: GET when the URL is short, form-encoded POST when it is
  * long; a time-out per attempt under the caller's overall signal; one retry on HTTP 503 or a
- * network error. Parsing the answer is the caller's business.
+ * network error. Redirects are not followed (a 3xx is an error): a client that follows them would
+ * send its queries wherever a misconfigured or hostile server points. Parsing the answer is the
+ * caller's business.
  * @see https://prometheus.io/docs/prometheus/latest/querying/api/#instant-queries (GET and POST)
  */
 import pRetry from 'p-retry';
@@ -39,8 +41,8 @@ export interface RawAnswer {
  * @param params query parameters; a `timeout` equal to the attempt's time-out is added
  * @param signal the caller's overall budget; aborting it stops everything, with no retry
  * @returns the last attempt's answer when it is not a 503 (any other status is the caller's to read)
- * @throws PrometheusError `network` (no answer), `timeout` (the attempt's time-out fired), or the
- *   503 answer itself as `unavailable` after the retry
+ * @throws PrometheusError `network` (no answer), `timeout` (the attempt's time-out fired), `redirect`
+ *   (any 3xx: not followed, not retried), or the 503 answer itself as `unavailable` after the retry
  * @throws the signal's reason when `signal` aborts
  */
 export function send(url: string, params: Record<string, string>, options: TransportOptions, signal?: AbortSignal): Promise<RawAnswer> {
@@ -61,12 +63,13 @@ async function attempt(url: string, params: Record<string, string>, timeoutMs: n
   const getUrl = `${url}?${query}`;
   const init: RequestInit =
     getUrl.length <= MAX_GET_URL_CHARS
-      ? { method: 'GET', headers: { accept: 'application/json' }, signal: both }
-      : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: query, signal: both };
+      ? { method: 'GET', headers: { accept: 'application/json' }, signal: both, redirect: 'manual' }
+      : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: query, signal: both, redirect: 'manual' };
   try {
     const response = await fetch(init.method === 'GET' ? getUrl : url, init);
     const text = await response.text();
     if (response.status === 503) throw unavailable(text);
+    if (response.status >= 300 && response.status < 400) throw redirected(response.status);
     return { status: response.status, text };
   } catch (err) {
     if (err instanceof PrometheusError) throw err;
@@ -87,6 +90,10 @@ function unavailable(text: string): PrometheusError {
   const errorType = typeof body?.errorType === 'string' ? body.errorType : 'unavailable';
   const message = typeof body?.error === 'string' ? body.error : 'HTTP 503: Prometheus unavailable';
   return new PrometheusError(message, { errorType, httpStatus: 503 });
+}
+
+function redirected(status: number): PrometheusError {
+  return new PrometheusError(`HTTP ${status}: Prometheus answered with a redirect, which is not followed; set PROMETHEUS_URL to the final URL`, { errorType: 'redirect', httpStatus: status });
 }
 
 /** Node's `fetch failed` hides the reason in `cause.code` (e.g. `ECONNREFUSED`). */

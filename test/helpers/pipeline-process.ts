@@ -15,8 +15,8 @@ export interface PipelineProcess {
   logs: Record<string, unknown>[];
   /** Everything it printed (stdout and stderr), for failure messages. */
   out(): string;
-  /** SIGTERM, then waits for the exit. Idempotent. */
-  stop(): Promise<void>;
+  /** Sends `signal` (default SIGTERM: a graceful stop; SIGKILL: a crash), then waits for the exit. Idempotent. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /**
@@ -52,10 +52,10 @@ export async function startPipelineProcess(env: Record<string, string>): Promise
     url: listening.url as string,
     logs,
     out: () => out,
-    stop: async () => {
-      if (child.exitCode !== null) return;
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((ok) => child.once('exit', ok));
-      child.kill('SIGTERM');
+      child.kill(signal);
       await exited;
     },
   };

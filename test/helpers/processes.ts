@@ -227,16 +227,20 @@ export interface AlertmanagerOptions {
   groupWait?: string;
   groupInterval?: string;
   repeatInterval?: string;
+  /** Inhibit rules added after the example's own (Alertmanager's `inhibit_rules` entries). */
+  inhibitRules?: Record<string, unknown>[];
 }
 
 interface AlertmanagerExample {
   route: Record<string, unknown>;
+  inhibit_rules?: Record<string, unknown>[];
   receivers: { webhook_configs: { url: string; http_config?: { authorization?: Record<string, unknown> } }[] }[];
 }
 
 /**
  * Starts Alertmanager with the shipped `alertmanager.example.yml` (route, grouping, receiver,
- * inhibition), changing only the webhook URL, the token file and the route's timings.
+ * inhibition), changing only the webhook URL, the token file and the route's timings, and adding
+ * any `inhibitRules` given.
  * Gossip is disabled (`--cluster.listen-address=`).
  *
  * @returns base URL of its HTTP API (e.g. `GET {url}/api/v2/alerts`) and `stop()`
@@ -262,6 +266,7 @@ export async function startAlertmanager(options: AlertmanagerOptions): Promise<R
     await writeFile(tokenFile, options.bearerToken, { mode: 0o600 });
     webhook.http_config = { authorization: { type: 'Bearer', credentials_file: tokenFile } };
   }
+  if (options.inhibitRules) config.inhibit_rules = [...(config.inhibit_rules ?? []), ...options.inhibitRules];
   const configFile = join(dir, 'alertmanager.yml');
   await writeFile(configFile, stringify(config));
   return launch(binary, [

@@ -30,7 +30,7 @@ describe('LlmAlertPipelineStack with escalation', () => {
     statements.some((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action) && [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)));
 
   beforeAll(() => {
-    stack = new LlmAlertPipelineStack(scratch.app, 'Escalating', { settings: { publicUrl: 'https://alerts.example.com', logLevel: 'debug' }, escalation: { delaySeconds: 600 } });
+    stack = new LlmAlertPipelineStack(scratch.app, 'Escalating', { settings: { publicUrl: 'https://alerts.example.com', alertmanagerUrl: 'https://am.example.com', logLevel: 'debug' }, escalation: { delaySeconds: 600 } });
     template = Template.fromStack(stack);
   });
   afterAll(() => scratch.dispose());
@@ -80,13 +80,15 @@ describe('LlmAlertPipelineStack with escalation', () => {
     expect(allows(statementsOf(role), 'sqs:SendMessage', { 'Fn::GetAtt': [id(esc.failedChecks), 'Arn'] })).toBe(true);
   });
 
-  it('runs the check (Node 22, arm64) with the table, the escalation topic and the settings secret', () => {
+  it('runs the check (Node 22, arm64) with the table, the escalation topic, Alertmanager and the settings secret', () => {
     const esc = stack.escalation!;
     template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 60, MemorySize: 256, Handler: 'index.handler' });
     expect(envOf(id(esc.function))).toEqual({
       NODE_OPTIONS: '--enable-source-maps',
       LOG_LEVEL: 'debug',
       PUBLIC_URL: 'https://alerts.example.com',
+      // The check asks Alertmanager whether the alert is silenced or inhibited before it escalates.
+      ALERTMANAGER_URL: 'https://am.example.com',
       TABLE_NAME: { Ref: id(stack.table) },
       ESCALATION_SNS_TOPIC_ARN: { Ref: id(stack.escalationTopic!) },
       SETTINGS_SECRET_ARN: { Ref: id(stack.settingsSecret) },

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSilence, silenceFor } from '../../shared/ack/silence.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
 import { fixture } from '../helpers/fixtures.js';
+import { startLoopback } from '../helpers/loopback.js';
 import { freePort, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
 import { ackHarness, ackPath, FormClient } from './ack-harness.js';
 
@@ -73,6 +74,19 @@ describe('Alertmanager silences', () => {
     const silencedBy = (l: Record<string, string>) => alerts.find((a) => JSON.stringify(a.labels) === JSON.stringify(Object.fromEntries(Object.entries(l).sort())))?.status.silencedBy;
     expect(silencedBy(labels)).toEqual([id]);
     expect(silencedBy(nearMiss)).toEqual([]);
+  });
+
+  it('does not follow a redirect: a 3xx is an error and the redirect target never gets the silence', async () => {
+    const target = await startLoopback({ status: 200, body: '{"silenceID":"from-redirect"}' });
+    const redirecting = await startLoopback({ status: 307, headers: { location: `${target.url}/api/v2/silences` } });
+    try {
+      const silence = silenceFor(fixture('firing-kv-cache-critical').alerts[0]!, { hours: 1, by: 'alice', nowMs: Date.now() });
+      await expect(createSilence(redirecting.url, silence, 5000)).rejects.toThrow(/^Alertmanager answered HTTP 307/);
+      expect(redirecting.requests).toHaveLength(1);
+      expect(target.requests).toHaveLength(0);
+    } finally {
+      await Promise.all([target.close(), redirecting.close()]);
+    }
   });
 
   it('acknowledges and silences from the page, stores the silence id and shows it', async () => {

@@ -93,6 +93,21 @@ describe('DynamoDbAckStore', () => {
     expect((await store.get('936e109b8c52c001', T0))?.escalation).toMatchObject({ state: 'cancelled', reason: 'acknowledged' });
   });
 
+  it('lists the escalations still scheduled, leaving out sent, cancelled and expired ones', async () => {
+    const fp = (i: number) => `f${String(i).padStart(15, '0')}`;
+    for (let i = 0; i < 6; i++) {
+      await store.recordNotified(notified({ fingerprint: fp(i), labels: { alertname: 'A', n: String(i) } }), T0);
+      await store.scheduleEscalation(fp(i), STARTS, T0 + i * 1000, T0);
+    }
+    await store.claimEscalation(fp(1), STARTS, T0);
+    await store.cancelEscalation(fp(2), STARTS, 'silenced', T0);
+    await store.recordNotified(notified({ fingerprint: fp(9), labels: { alertname: 'A', n: '9' } }), T0);
+    const listed = await store.scheduledEscalations(T0);
+    expect(listed.sort((a, b) => a.dueAtMs - b.dueAtMs)).toEqual([0, 3, 4, 5].map((i) => ({ fingerprint: fp(i), startsAt: STARTS, dueAtMs: T0 + i * 1000 })));
+    // Records past their TTL (an hour here) are absent, as everywhere in the store.
+    expect(await store.scheduledEscalations(T0 + 3_600_000)).toEqual([]);
+  });
+
   it('does not claim the escalation of an acknowledged alert', async () => {
     await store.recordNotified(notified(), T0);
     await store.scheduleEscalation('936e109b8c52c001', STARTS, T0 + 900_000, T0);

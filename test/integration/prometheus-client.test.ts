@@ -99,6 +99,22 @@ describe('PrometheusClient.instantQuery', () => {
     expect(await rejection(new PrometheusClient(server.url).instantQuery('m'))).toMatchObject({ errorType: 'bad_response', httpStatus: 502 });
   });
 
+  it('does not follow a redirect: a 3xx is an error naming it, and the redirect target is never asked', async () => {
+    const target = await serve(json(200, vector('1')));
+    for (const status of [301, 302, 307, 308]) {
+      const server = await serve((_req, res) => {
+        res.writeHead(status, { location: `${target.url}/api/v1/query` });
+        res.end();
+      });
+      const err = await rejection(new PrometheusClient(server.url, { retryDelayMs: 10 }).instantQuery('m'));
+      expect(err).toBeInstanceOf(PrometheusError);
+      expect(err).toMatchObject({ errorType: 'redirect', httpStatus: status });
+      expect((err as Error).message).toBe(`HTTP ${status}: Prometheus answered with a redirect, which is not followed; set PROMETHEUS_URL to the final URL`);
+      expect(server.received).toHaveLength(1);
+    }
+    expect(target.received).toHaveLength(0);
+  });
+
   it('throws bad_response for an unparsable sample value or a matrix answer', async () => {
     const bad = await serve(json(200, vector('12abc')));
     expect(await rejection(new PrometheusClient(bad.url).instantQuery('m'))).toMatchObject({ errorType: 'bad_response', httpStatus: 200 });

@@ -65,6 +65,13 @@ describe('loadConfig', () => {
     expect(found).toEqual(['PROMETHEUS_URL: must not contain credentials (user:password@)']);
   });
 
+  it('takes a PUBLIC_URL with a path prefix (a reverse proxy), but not with a query or fragment', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://ops.example.com/alerts/' }).publicUrl).toBe('https://ops.example.com/alerts');
+    for (const bad of ['https://ops.example.com/alerts?team=ml', 'https://ops.example.com/#/alerts']) {
+      expect(problems({ PUBLIC_URL: bad })).toEqual(['PUBLIC_URL: must not have a query or fragment (links append /v1/ack/… to it); a path prefix is fine']);
+    }
+  });
+
   it('strips a trailing slash from base URLs', () => {
     expect(loadConfig({ PROMETHEUS_URL: 'http://127.0.0.1:9090/' }).prometheusUrl).toBe('http://127.0.0.1:9090');
   });
