@@ -16,9 +16,11 @@ import { startLoopback, type Loopback } from '../helpers/loopback.js';
 
 const HOOK_PATH = '/services/T000/B000/XXXXXXXX';
 const TOKEN = 'XXXXXXXX';
+const FEISHU_PATH = '/open-apis/bot/v2/hook/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
 
 let db: LocalDynamoDb;
 let slack: Loopback;
+let feishu: Loopback;
 let config: Config;
 let hookUrl: string;
 const lines: string[] = [];
@@ -38,11 +40,13 @@ const quotingChannel = (url: string): Channel => ({
 });
 
 beforeAll(async () => {
-  [db, slack] = await Promise.all([startLocalDynamoDb(DEFAULT_TABLE_NAME), startLoopback()]);
+  [db, slack, feishu] = await Promise.all([startLocalDynamoDb(DEFAULT_TABLE_NAME), startLoopback(), startLoopback()]);
   hookUrl = `${slack.url}${HOOK_PATH}`;
-  config = loadConfig({ SLACK_WEBHOOK_URL: hookUrl, DELIVERY_RETRIES: '0', LOG_LEVEL: 'debug' });
+  config = loadConfig({ SLACK_WEBHOOK_URL: hookUrl, FEISHU_WEBHOOK_URL: `${feishu.url}${FEISHU_PATH}`, DELIVERY_RETRIES: '0', LOG_LEVEL: 'debug' });
 });
-afterAll(async () => Promise.all([db.close(), slack.close()]));
+afterAll(async () => Promise.all([db.close(), slack.close(), feishu.close()]));
+
+const only = (name: string) => (deps: ReturnType<typeof createDeps>) => deps.channels.filter((c) => c.name === name);
 
 let group = 0;
 async function post(channels: (deps: ReturnType<typeof createDeps>) => Channel[]) {
@@ -66,13 +70,25 @@ describe('a secret webhook URL', () => {
   ])('is not in logs or the response when the platform replies with %s', async (_case, status, body) => {
     slack.reply({ status, body });
     lines.length = 0;
-    const response = await post((deps) => deps.channels);
+    const response = await post(only('slack'));
     expect(response.status).toBe(502);
     // The failure is still reported, naming the channel and status.
     expect(JSON.parse(response.body)).toMatchObject({ channels: { slack: { status: 'failed', error: expect.stringContaining(`slack: HTTP ${status}`) } } });
     expect(lines.some((line) => line.includes('"event":"channel failed"'))).toBe(true);
     expect(leaked(response.body)).toEqual([]);
     for (const line of lines) expect(leaked(line)).toEqual([]);
+  });
+
+  it('is not in logs or the response when Feishu’s HTTP-200 error reply quotes the hook path', async () => {
+    const hookId = FEISHU_PATH.split('/').at(-1)!;
+    feishu.reply({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 19001, msg: `param invalid: incoming webhook access token invalid: ${FEISHU_PATH.slice(1)}`, data: {} }) });
+    lines.length = 0;
+    const response = await post(only('feishu'));
+    expect(JSON.parse(response.body)).toMatchObject({ channels: { feishu: { status: 'failed', error: 'feishu: code 19001: param invalid: incoming webhook access token invalid: <redacted>' } } });
+    for (const text of [response.body, ...lines]) {
+      expect(text).not.toContain(hookId);
+      expect(text).not.toContain('bot/v2/hook/');
+    }
   });
 
   it('is not in logs or the response when an error message quotes it', async () => {
