@@ -101,6 +101,10 @@ describe('Slack mrkdwn from alert text', () => {
     expect(slackTargets(message).map((url) => new URL(url).hostname)).not.toContain('evil.example');
     // `&lt;` typed in the alert stays visible as typed, not turned into `<`.
     expect(mrkdwn).toContain('&amp;lt;!channel&amp;gt;');
+    // Slack does not parse the text itself: a bare `@channel` or URL stays text.
+    const objects = message.blocks.flatMap((b) => (b.type === 'section' ? [b.text] : b.type === 'context' ? b.elements : []));
+    expect(objects.length).toBeGreaterThan(0);
+    for (const object of objects) expect(object).toMatchObject({ type: 'mrkdwn', verbatim: true });
   });
 });
 
