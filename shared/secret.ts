@@ -78,18 +78,19 @@ function urlParts(value: string): string[] {
     path.slice(1) + url.search,
     path.slice(1),
     url.search.slice(1),
-    ...segments.filter((segment, i) => credentialSegment(segment, i === segments.length - 1)),
+    ...segments.filter(credentialSegment),
     ...[...url.searchParams.values()],
   ];
 }
 
 /**
- * Whether a path segment may be a credential: the last one always (every webhook scheme puts its
- * token there), others when they mix in digits or capitals (`T0123ABCD`, a UUID) rather than being
- * a lower-case word of the API's path (`services`, `open-apis`, `webhooks`).
+ * Whether a path segment may be a credential on its own: tokens and ids mix in digits or capitals
+ * (`T0123ABCD`, a 24-character Slack token, a UUID); a lower-case word (`services`, `open-apis`,
+ * `escalation`) is part of the API's path or a proxy's route, and scrubbing it from every log
+ * line would garble them. Such words are still scrubbed as part of the whole path.
  */
-function credentialSegment(segment: string, last: boolean): boolean {
-  return last || /[0-9A-Z]/.test(segment);
+function credentialSegment(segment: string): boolean {
+  return /[0-9A-Z]/.test(segment);
 }
 
 /**

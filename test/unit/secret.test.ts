@@ -40,8 +40,10 @@ describe('Secret', () => {
   });
 
   it('leaves the public parts and ordinary words alone', () => {
-    const text = 'hooks.slack.com answered 404 no_service for services of T000';
+    new Secret('https://proxy.example.com/notify/escalation');
+    const text = 'hooks.slack.com answered 404 no_service for services of T000; escalation off';
     expect(redactSecrets(text)).toBe(text);
+    expect(redactSecrets('POST /notify/escalation failed')).toBe('POST <redacted> failed');
   });
 
   it('scrubs a secret that is not a URL, but not one too short to be a credential', () => {
