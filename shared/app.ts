@@ -18,6 +18,7 @@ import { ACK_PATH } from './ack/links.js';
 import { ackRoutes, type AckRouteDeps } from './ack/routes.js';
 import type { Logger } from './logger.js';
 import { processGroup, type PipelineDeps } from './pipeline.js';
+import { redactResponses } from './redact-responses.js';
 import type { Secret } from './secret.js';
 
 /**
@@ -46,6 +47,7 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   // Not strict: `POST /v1/alertmanager/` is the webhook too. Alertmanager drops a 404 like any 4xx,
   // so a receiver URL written with a trailing slash would otherwise lose every notification.
   const app = new Hono({ strict: false });
+  app.use(redactResponses());
   const rejected = rejectionLogger(deps.logger);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));

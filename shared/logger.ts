@@ -1,8 +1,12 @@
 /**
  * Structured JSON logs, one line per event, on stdout (CloudWatch and `npm start` alike).
  * Callers pass plain fields; never pass a secret (config secrets are `Secret` values, which
- * serialise as `<redacted>` even if passed by mistake).
+ * serialise as `<redacted>` even if passed by mistake). Text that quotes a secret without knowing it
+ * (a platform's error reply echoing the webhook path, an error message naming the URL) is scrubbed
+ * here, in every string of every line ({@link redactSecrets}).
  */
+import { redactSecrets } from './secret.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -28,7 +32,7 @@ export function createLogger(
 ): Logger {
   const log = (lvl: LogLevel) => (event: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[lvl] < ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...base, ...fields }, errorReplacer));
+    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...base, ...fields }, replacer));
   };
   return {
     debug: log('debug'),
@@ -42,7 +46,9 @@ export function createLogger(
 /** A logger that drops everything (tests that do not look at logs). */
 export const silentLogger: Logger = createLogger('error', () => {});
 
-function errorReplacer(_key: string, value: unknown): unknown {
+/** Errors as name and message; every string, error messages included, scrubbed of secrets. */
+function replacer(_key: string, value: unknown): unknown {
   if (value instanceof Error) return { name: value.name, message: value.message };
+  if (typeof value === 'string') return redactSecrets(value);
   return value;
 }

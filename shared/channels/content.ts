@@ -148,13 +148,35 @@ function timesLine(alert: EnrichedAlert, locale?: Locale): string {
   return started;
 }
 
-/** The alert's links: Prometheus graph (`generatorURL`), `runbook_url` annotation, Alertmanager silence form (firing alerts only: nothing is left to silence once resolved). */
+/**
+ * The alert's links: Prometheus graph (`generatorURL`), `runbook_url` annotation, Alertmanager silence
+ * form (firing alerts only: nothing is left to silence once resolved). Each passes {@link httpLink}:
+ * these URLs come from whoever wrote the rule or posted the alert, so one that is not http(s) is left out.
+ */
 export function alertLinks(alert: EnrichedAlert, externalURL: string): Link[] {
-  const links: Link[] = [];
-  if (alert.generatorURL) links.push({ label: 'Graph', url: alert.generatorURL });
-  if (alert.annotations.runbook_url) links.push({ label: 'Runbook', url: alert.annotations.runbook_url });
-  if (externalURL && alert.status === 'firing') links.push({ label: 'Silence', url: silenceUrl(externalURL, alert.labels) });
-  return links;
+  const candidates: [Link['label'], string][] = [['Graph', alert.generatorURL], ['Runbook', alert.annotations.runbook_url ?? '']];
+  if (externalURL && alert.status === 'firing') candidates.push(['Silence', silenceUrl(externalURL, alert.labels)]);
+  return candidates.flatMap(([label, raw]) => {
+    const url = raw ? httpLink(raw) : undefined;
+    return url ? [{ label, url }] : [];
+  });
+}
+
+/**
+ * A URL taken from an alert, as a link target: its normalised form (WHATWG URL: scheme lower-cased,
+ * surrounding whitespace and inner tabs/newlines gone, spaces percent-encoded) when its scheme is
+ * http or https, else `undefined`. `javascript:`, `data:`, `vbscript:`, `file:` and relative URLs
+ * never become links, however they are spelled (`JaVaScRiPt:`, ` javascript:`, `java\tscript:`).
+ * @see https://url.spec.whatwg.org/#concept-basic-url-parser
+ */
+export function httpLink(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
 }
 
 /**
@@ -170,7 +192,7 @@ export function moreAlertsText(count: number, options: { truncated?: number; loc
 }
 
 /**
- * Cuts escaped markup (Slack mrkdwn, `lark_md`) to `max` characters without splitting a character
+ * Cuts escaped markup (Slack mrkdwn) to `max` characters without splitting a character
  * or grapheme and without leaving half an entity (`&am…`) at the end.
  */
 export function truncateEscaped(text: string, max: number): string {

@@ -6,7 +6,7 @@
 import type { EnrichedAlert } from '../enrich/types.js';
 import { silenceUrl } from '../format.js';
 import type { Notification } from '../notification.js';
-import { alertTitle, FLAPPING_ICON, headline, type Markup, statusIcon } from './content.js';
+import { alertTitle, FLAPPING_ICON, headline, httpLink, type Markup, statusIcon } from './content.js';
 import { count, messages, type Locale } from './locale.js';
 import { truncateChars } from '../truncate.js';
 
@@ -123,7 +123,7 @@ export function digestText(notification: Notification, m: Markup, locale?: Local
     topTitle: m.bold(t.digest.top(d.top.length)),
     top,
     more: digestMoreText(notification, d.top.length, locale),
-    silenceUrl: notification.externalURL && Object.keys(group).length ? silenceUrl(notification.externalURL, group) : undefined,
+    silenceUrl: notification.externalURL && Object.keys(group).length ? httpLink(silenceUrl(notification.externalURL, group)) : undefined,
   };
 }
 

@@ -1,12 +1,18 @@
 /**
  * Feishu / Lark through a custom bot webhook: an interactive message card with a coloured header,
- * one `lark_md` block and one button row (Graph, Runbook, Silence) per alert, optionally signed.
+ * one text block and one button row (Graph, Runbook, Silence) per alert, optionally signed.
+ *
+ * Text blocks are `plain_text`, not `lark_md`: alert text is written by whoever sets a label or an
+ * annotation, and `lark_md` turns `[text](url)` into a link and `<at id=all></at>` into a mention
+ * with no documented escape for either. `plain_text` shows every character as typed; the cost is
+ * no bold or italics in the card body (the header keeps the colour and the headline).
  * @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot
+ * @see https://open.feishu.cn/document/ukTMukTMukTM/uUzNwUjL1cDM14SN3ATN (text element: plain_text, lark_md)
  */
 import { createHmac } from 'node:crypto';
 import type { Notification } from '../notification.js';
 import type { Secret } from '../secret.js';
-import { alertLines, alertLinks, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped, acknowledgeLink, followUpLines } from './content.js';
+import { alertLines, alertLinks, headline, headlineText, type Link, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
 import { linkLabel, type Locale } from './locale.js';
@@ -37,7 +43,7 @@ type PlainText = { tag: 'plain_text'; content: string };
 
 /** A card element as this channel emits it. */
 export type FeishuElement =
-  | { tag: 'div'; text: { tag: 'lark_md'; content: string } }
+  | { tag: 'div'; text: PlainText }
   | { tag: 'action'; actions: { tag: 'button'; text: PlainText; type: 'default' | 'primary'; url: string }[] }
   | { tag: 'hr' }
   | { tag: 'note'; elements: PlainText[] };
@@ -54,13 +60,6 @@ export interface FeishuMessage {
   };
 }
 
-/** Escapes the characters `lark_md` would read as markup tags or entities. */
-export function escapeLarkMd(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-const LARK_MARKUP: Markup = { bold: (s) => `**${s}**`, italic: (s) => `*${s}*`, escape: escapeLarkMd };
-
 /** Header colour: resolved → green, critical → red, warning → orange, anything else → blue. */
 export function headerTemplate(status: Notification['status'], severity: string): Template {
   if (status === 'resolved') return 'green';
@@ -74,12 +73,12 @@ const buttons = (links: Link[], locale: Locale): FeishuElement[] =>
     ? [{ tag: 'action', actions: links.map((link) => ({ tag: 'button' as const, text: { tag: 'plain_text' as const, content: linkLabel(link.label, locale) }, type: 'default' as const, url: link.url })) }]
     : [];
 
-const div = (content: string): FeishuElement => ({ tag: 'div', text: { tag: 'lark_md', content: truncateEscaped(content, FEISHU_MAX_ALERT_CHARS) } });
+const div = (content: string): FeishuElement => ({ tag: 'div', text: { tag: 'plain_text', content: truncateChars(content, FEISHU_MAX_ALERT_CHARS) } });
 const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: text }] }] : []);
 
 function alertElements(notification: Notification, index: number, locale: Locale): FeishuElement[] {
   const alert = notification.alerts[index]!;
-  const lines = alertLines(alert, LARK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint] });
+  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint] });
   const elements: FeishuElement[] = index > 0 ? [{ tag: 'hr' }] : [];
   elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL), locale));
   return elements;
@@ -109,7 +108,7 @@ export function renderFeishu(notification: Notification, options: RenderOptions 
   const locale = options.locale ?? 'zh-CN';
   const h = headline(notification);
   const template = headerTemplate(h.status, h.severity);
-  if (notification.kind === 'acknowledged') return card(headlineText(h, locale), 'blue', [div(followUpLines(notification, LARK_MARKUP, locale).join('\n'))]);
+  if (notification.kind === 'acknowledged') return card(headlineText(h, locale), 'blue', [div(followUpLines(notification, PLAIN, locale).join('\n'))]);
   if (isStorm(notification, options.digestAbove)) return renderFeishuDigest(notification, template, locale);
   const total = notification.alerts.length;
   const more = (shown: number) => note(moreAlertsText(total - shown, { truncated: notification.truncatedAlerts, locale }));
@@ -125,7 +124,7 @@ export function renderFeishu(notification: Notification, options: RenderOptions 
 
 /** The storm digest; top alerts are dropped from the end while the body is over the byte limit. */
 function renderFeishuDigest(notification: Notification, template: Template, locale: Locale): FeishuMessage {
-  const d = digestText(notification, LARK_MARKUP, locale);
+  const d = digestText(notification, PLAIN, locale);
   const build = (top: string[]) =>
     card(digestTitle(notification, locale), template, [
       div([...d.summary, ...d.counts].join('\n')),

@@ -3,7 +3,7 @@
  * (Slack, Feishu): 2xx is accepted; 429, 5xx, time-outs and network errors are retryable;
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
  */
-import type { Secret } from '../secret.js';
+import { redactSecrets, type Secret } from '../secret.js';
 import { DeliveryError } from './types.js';
 
 /** Longest excerpt of a reply body quoted in an error message (characters). */
@@ -43,7 +43,8 @@ export async function postJson(channel: string, url: Secret, body: unknown, sign
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
   const retryable = response.status === 429 || response.status >= 500;
   const retryAfterMs = retryable ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : undefined;
-  const excerpt = redact(text, url).replace(/\s+/g, ' ').trim().slice(0, BODY_EXCERPT_CHARS);
+  // A proxy page or platform error may echo the webhook path, in any encoding.
+  const excerpt = redactSecrets(text).replace(/\s+/g, ' ').trim().slice(0, BODY_EXCERPT_CHARS);
   throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs);
 }
 
@@ -61,20 +62,6 @@ function networkCode(err: unknown): string {
   const cause = (err as { cause?: { code?: unknown } } | undefined)?.cause;
   if (cause && typeof cause.code === 'string') return cause.code;
   return err instanceof Error ? err.name : 'unknown error';
-}
-
-/** Removes the webhook URL and its path from a reply body quoted in an error (a proxy page may echo it). */
-function redact(text: string, url: Secret): string {
-  const full = url.reveal();
-  let path = '';
-  try {
-    path = new URL(full).pathname;
-  } catch {
-    path = '';
-  }
-  let out = text.split(full).join('<redacted>');
-  if (path.length > 1) out = out.split(path).join('<redacted>');
-  return out;
 }
 
 /**

@@ -27,9 +27,18 @@ export const SLACK_MAX_BUTTON_URL_CHARS = 3000;
 /** A Block Kit block as this channel emits it (header, section, context). */
 export type SlackBlock =
   | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
-  | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
-  | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] }
+  | { type: 'section'; text: Mrkdwn }
+  | { type: 'context'; elements: Mrkdwn[] }
   | { type: 'actions'; elements: { type: 'button'; text: { type: 'plain_text'; text: string; emoji: true }; url: string; style: 'primary'; action_id: string }[] };
+
+/**
+ * A mrkdwn text object. Always `verbatim`: Slack then applies our markup and explicit `<url|label>`
+ * links but does not parse the text itself (no automatic links, channel names or mentions from
+ * alert text, beyond what {@link escapeMrkdwn} already stops).
+ * @see https://api.slack.com/reference/block-kit/composition-objects#text
+ */
+export type Mrkdwn = { type: 'mrkdwn'; text: string; verbatim: true };
+const mrkdwn = (text: string): Mrkdwn => ({ type: 'mrkdwn', text, verbatim: true });
 
 /** The incoming-webhook body. `text` is the notification fallback and is always present. */
 export interface SlackMessage {
@@ -67,13 +76,13 @@ function alertBlocks(notification: Notification, index: number, locale: Locale):
   const alert = notification.alerts[index]!;
   const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint] });
   const section = truncateEscaped(lines.join('\n'), SLACK_MAX_SECTION_CHARS);
-  const blocks: SlackBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: section } }];
+  const blocks: SlackBlock[] = [{ type: 'section', text: mrkdwn(section) }];
   const links = linksText(alertLinks(alert, notification.externalURL), locale);
-  if (links) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: links }] });
+  if (links) blocks.push({ type: 'context', elements: [mrkdwn(links)] });
   return blocks;
 }
 
-const section = (text: string): SlackBlock => ({ type: 'section', text: { type: 'mrkdwn', text: truncateEscaped(text, SLACK_MAX_SECTION_CHARS) } });
+const section = (text: string): SlackBlock => ({ type: 'section', text: mrkdwn(truncateEscaped(text, SLACK_MAX_SECTION_CHARS)) });
 const header = (text: string): SlackBlock => ({ type: 'header', text: { type: 'plain_text', text: truncateChars(text, SLACK_MAX_HEADER_CHARS), emoji: true } });
 
 /**
@@ -127,7 +136,7 @@ function renderSlackDigest(notification: Notification, locale: Locale): SlackMes
   const d = digestText(notification, SLACK_MARKUP, locale);
   const blocks: SlackBlock[] = [header(head), section([...d.summary, ...d.counts].join('\n')), section([d.topTitle, ...d.top].join('\n'))];
   if (d.more) blocks.push(section(d.more));
-  if (d.silenceUrl) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: linksText([{ label: 'Silence', url: d.silenceUrl }], locale) }] });
+  if (d.silenceUrl) blocks.push({ type: 'context', elements: [mrkdwn(linksText([{ label: 'Silence', url: d.silenceUrl }], locale))] });
   const text = truncateEscaped([escapeMrkdwn(head), ...d.summary].join('\n'), SLACK_MAX_TEXT_CHARS);
   return { text, blocks };
 }

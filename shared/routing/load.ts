@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { Secret } from '../secret.js';
 import type { Route } from './router.js';
 import { routingFileSchema, TOPIC_ARN, type ChannelSpec, type RoutingFile, type SecretRef } from './schema.js';
+import { toJsProblem, yamlProblem } from './yaml-problems.js';
 
 /** A channel instance of the routing file with its secrets looked up. */
 export type ChannelInstance = { name: string } & (
@@ -51,12 +52,29 @@ function parse(text: string, file: string): { data?: RoutingFile; problems: stri
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const locate = (path: Path) => `${file}:${lineOf(doc, lines, path)}: ${formatPath(path)}`;
-  if (doc.errors.length) {
-    return { problems: doc.errors.map((e) => `${file}:${lines.linePos(e.pos[0]).line}: ${e.message.split('\n')[0]}`), locate };
+  const at = ({ line, message }: { line: number; message: string }) => `${file}:${line}: ${message}`;
+  if (doc.errors.length) return { problems: doc.errors.map((e) => at(yamlProblem(e, text, lines))), locate };
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 50 });
+  } catch (err) {
+    return { problems: [at(toJsProblem(err, doc, text, lines))], locate };
   }
-  const result = routingFileSchema.safeParse(doc.toJS({ maxAliasCount: 50 }) ?? {});
+  const result = routingFileSchema.safeParse(value ?? {});
   if (result.success) return { data: result.data, problems: [], locate };
-  return { problems: result.error.issues.map((i) => `${locate(issuePath(i))}: ${i.message}`), locate };
+  return { problems: result.error.issues.map((i) => `${locate(issuePath(i))}: ${issueMessage(i)}`), locate };
+}
+
+/**
+ * Keys are echoed only when they are names (letters, digits, `_ . -`): a key that is not (a URL
+ * pasted as a key) may be a secret, and the line number already points at it.
+ */
+const NAME_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+const shownKey = (key: string) => (NAME_KEY.test(key) ? key : '<key>');
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys' && !issue.keys.every((k) => NAME_KEY.test(k))) return `unknown field ${issue.keys.map((k) => `"${shownKey(k)}"`).join(', ')}`;
+  return issue.message;
 }
 
 function issuePath(issue: z.core.$ZodIssue): Path {
@@ -76,7 +94,7 @@ function lineOf(doc: Document, lines: LineCounter, path: Path): number {
 
 /** `['routes', 1, 'channels', 0]` → `routes[1].channels[0]`. */
 function formatPath(path: Path): string {
-  return path.reduce<string>((out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${p}` : p), '') || '(file)';
+  return path.reduce<string>((out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${shownKey(p)}` : shownKey(p)), '') || '(file)';
 }
 
 /**

@@ -46,6 +46,27 @@ describe('acknowledgement page', () => {
     expect(form).toContain('<option value="4">4 hours</option>');
   });
 
+  it('gives hostile text in every field no tag, attribute or link of its own', () => {
+    const evil = `"'><script>alert(1)</script><a href="javascript:alert(1)" onclick=x>x</a><img src=x onerror=alert(1)>`;
+    const r = record({ acknowledgement: { by: evil, at: '2026-11-29T12:45:23.143Z', channel: evil, silenceId: evil } });
+    r.alert.labels = { alertname: evil, severity: evil, [evil]: evil };
+    r.alert.annotations = { summary: evil, runbook_url: 'javascript:alert(1)' };
+    const html = renderAckPage({
+      alerts: [{ fingerprint: evil, record: r }, { fingerprint: evil }],
+      channel: evil,
+      nowMs: NOW,
+      form: { nonce: { nonce: evil, mac: evil }, name: evil, silenceHours: [1] },
+      result: { alerts: [{ fingerprint: evil, outcome: 'unknown', silence: { error: evil } }, { fingerprint: evil, outcome: 'unknown', silence: { id: evil } }], followUps: { [evil]: false } },
+    });
+    // Attribute values stay inside their quotes: none holds a raw < or >.
+    for (const [, value] of html.matchAll(/="([^"]*)"/g)) expect(value).not.toMatch(/[<>]/);
+    // Every tag on the page is one the template writes, with no event handler and no link.
+    const markup = html.replace(/"[^"]*"/g, '""');
+    const tags = [...markup.matchAll(/<\/?([a-z0-9!]+)/gi)].map((m) => m[1]!.toLowerCase());
+    expect(new Set(tags)).toEqual(new Set(['!doctype', 'html', 'head', 'meta', 'title', 'style', 'body', 'main', 'h1', 'h2', 'p', 'section', 'span', 'strong', 'code', 'ul', 'li', 'form', 'input', 'label', 'select', 'option', 'button']));
+    expect(markup).not.toMatch(/<[^>]*\s(on[a-z]+|href|src)=/i);
+  });
+
   it('words refusals plainly', () => {
     expect(renderProblemPage('Link not valid', 'It expired <now>.')).toContain('<h1>Link not valid</h1><section class="error"><p>It expired &lt;now&gt;.</p>');
   });

@@ -77,7 +77,7 @@ describe('a 5,000-alert storm with 1,497 truncated, on every platform', () => {
     expect(Buffer.byteLength(JSON.stringify({ timestamp: '1764420000', sign: 'x'.repeat(44), ...message }))).toBeLessThanOrEqual(FEISHU_MAX_BODY_BYTES);
     expect(message.card.header).toEqual({ title: { tag: 'plain_text', content: '🔥 告警 · critical · 告警风暴 (6,497)' }, template: 'red' });
     const [summary] = divs(message.card.elements);
-    expect(summary).toContain('**本组新增 5,000 条告警**\n5,000 条告警中\n另有 1,497 条未被 Alertmanager 包含\n按级别: critical **2,000** · warning **3,000**');
+    expect(summary).toContain('本组新增 5,000 条告警\n5,000 条告警中\n另有 1,497 条未被 Alertmanager 包含\n按级别: critical 2,000 · warning 3,000');
     expect(message.card.elements).toContainEqual({ tag: 'note', elements: [{ tag: 'plain_text', content: '另有 4,990 条告警 · 另有 1,497 条未被 Alertmanager 包含' }] });
   });
 

@@ -17,11 +17,11 @@ describe('renderFeishu', () => {
           {
             tag: 'div',
             text: {
-              tag: 'lark_md',
+              tag: 'plain_text',
               content:
-                '🔥 **KV cache 97% full on qwen3-8b**\n' +
+                '🔥 KV cache 97% full on qwen3-8b\n' +
                 'model_name: qwen3-8b · instance: 127.0.0.1:9800\n' +
-                'KV cache usage: **97.3%** · Waiting requests: **12** · Preemptions: **1.2/s** · TTFT p95: **850 ms**\n' +
+                'KV cache usage: 97.3% · Waiting requests: 12 · Preemptions: 1.2/s · TTFT p95: 850 ms\n' +
                 'Started 2026-11-29 12:42:23 UTC',
             },
           },
@@ -46,7 +46,7 @@ describe('renderFeishu', () => {
     expect(card.elements.map((e) => e.tag)).toEqual(['div', 'action', 'hr', 'div', 'action']);
     const actions = card.elements[1]!;
     expect(actions.tag === 'action' && actions.actions.map((a) => a.text.content)).toEqual(['Graph', 'Runbook', 'Silence']);
-    expect(divs(card.elements)[1]).toContain('*enrichment unavailable: Prometheus query timed out after 2000 ms*');
+    expect(divs(card.elements)[1]).toContain('\nenrichment unavailable: Prometheus query timed out after 2000 ms\n');
   });
 
   it('colours resolved green, and anything without a known severity blue', () => {
@@ -56,10 +56,10 @@ describe('renderFeishu', () => {
     expect(headerTemplate('resolved', 'critical')).toBe('green');
   });
 
-  it('escapes &, < and > in lark_md', () => {
+  it('sends alert text as plain_text, as typed: no markup, mention or link', () => {
     const n = fixtureNotification('firing-kv-cache-critical');
-    n.alerts[0]!.annotations.summary = '<at id=all></at> & co';
-    expect(divs(renderFeishu(n).card.elements)[0]).toContain('**&lt;at id=all&gt;&lt;/at&gt; &amp; co**');
+    n.alerts[0]!.annotations.summary = '<at id=all></at> & [co](https://evil.example)';
+    expect(divs(renderFeishu(n).card.elements)[0]).toContain('🔥 <at id=all></at> & [co](https://evil.example)\n');
   });
 
   it('keeps 60 alerts under the body limit, with room for a signature, and counts the rest (digest off)', () => {
@@ -82,7 +82,7 @@ describe('renderFeishu in Chinese (the default)', () => {
     expect(card.header.title.content).toBe('✅ 已恢复 · warning · VLLMQueueBacklog (2)');
     const [first, second] = divs(card.elements);
     expect(first).toContain('开始于 2026-11-29 12:42:23 UTC · 结束于 2026-11-29 12:42:30 UTC');
-    expect(second).toContain('*补充信息不可用：Prometheus query timed out after 2000 ms*');
+    expect(second).toContain('\n补充信息不可用：Prometheus query timed out after 2000 ms\n');
     const actions = card.elements[1]!;
     // Resolved: nothing is left to silence.
     expect(actions.tag === 'action' && actions.actions.map((a) => a.text.content)).toEqual(['图表', '处理手册']);

@@ -17,6 +17,7 @@ describe('renderSlack', () => {
           type: 'section',
           text: {
             type: 'mrkdwn',
+            verbatim: true,
             text:
               '🔥 *KV cache 97% full on qwen3-8b*\n' +
               'model_name: qwen3-8b · instance: 127.0.0.1:9800\n' +
@@ -29,6 +30,7 @@ describe('renderSlack', () => {
           elements: [
             {
               type: 'mrkdwn',
+              verbatim: true,
               text: `<http://prometheus.example.com:9090/graph?g0.expr=vllm%3Agpu_cache_usage_perc+%3E+0.95&amp;g0.tab=1|Graph> · <${KV_SILENCE}|Silence>`,
             },
           ],
@@ -43,6 +45,7 @@ describe('renderSlack', () => {
       type: 'section',
       text: {
         type: 'mrkdwn',
+        verbatim: true,
         text:
           '🔥 *GPU memory on gpu-node-1 gpu 0 keeps growing*\n' +
           'instance: 127.0.0.1:9800 · gpu: 0 · Hostname: gpu-node-1\n' +
@@ -76,7 +79,7 @@ describe('renderSlack', () => {
     const { blocks, text } = renderSlack(manyAlertsNotification(60), { digestAbove: 1000 });
     expect(blocks).toHaveLength(SLACK_MAX_BLOCKS);
     // header + 24 × (section + context) + the "+N more" section
-    expect(blocks.at(-1)).toEqual({ type: 'section', text: { type: 'mrkdwn', text: '+36 more alerts' } });
+    expect(blocks.at(-1)).toEqual({ type: 'section', text: { type: 'mrkdwn', text: '+36 more alerts', verbatim: true } });
     expect(sectionTexts(blocks)[23]).toContain('model-24: requests waiting');
     expect(text).toContain('(60)');
   });

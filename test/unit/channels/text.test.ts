@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createConsoleChannel } from '../../../shared/channels/console.js';
+import { consoleText, createConsoleChannel } from '../../../shared/channels/console.js';
 import { alertLinks } from '../../../shared/channels/content.js';
 import { renderText } from '../../../shared/channels/text.js';
 import { fixtureNotification, loadFixture, manyAlertsNotification } from './notifications.js';
@@ -40,7 +40,8 @@ describe('console channel', () => {
     await channel.send(n, new AbortController().signal);
     expect(channel.name).toBe('console');
     expect(written).toHaveLength(1);
-    expect(written[0]).toContain(`\n${renderText(n)}\n`);
+    expect(written[0]).toContain(`\n${consoleText(renderText(n))}\n`);
+    expect(written[0]).toContain('\n│ 🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)\n│\n│ 🔥 KV cache 97% full on qwen3-8b\n');
     expect(written[0]?.endsWith('\n')).toBe(true);
   });
 });

@@ -106,6 +106,31 @@ flapping: { window: 30x }
     expect(problems('channels: {}\ndefault: { channels: [] }\nchannels: {}\n')).toEqual(['FILE:3: Map keys must be unique']);
   });
 
+  describe('a syntax error on a line holding a pasted secret URL', () => {
+    const URL = 'https://hooks.slack.com/services/T000/B000/XXXXXXXX';
+    const head = 'channels:\n  s:\n    type: slack\n';
+    it.each([
+      ['an unclosed flow map', `channels:\n  s: { type: slack, webhookUrl: ${URL}\ndefault: { channels: [s] }\n`],
+      ['an unclosed quote', `${head}    webhookUrl: "${URL}\n`],
+      ['an unclosed flow sequence', `${head}    webhookUrl: [${URL}\n`],
+      ['an unknown tag', `${head}    webhookUrl: !${URL}\n`],
+      ['a tag before the URL', `${head}    webhookUrl: !secret ${URL}\n`],
+      ['a block scalar header', `${head}    webhookUrl: |${URL}\n      x\n`],
+      ['a directive', `%YAML ${URL}\n---\n${head}`],
+      ['an alias to no anchor', `${head}    webhookUrl: *XXXXXXXX\n`],
+      ['a bad escape', `${head}    webhookUrl: "${URL}\\q"\n`],
+      ['a value after the quote', `${head}    webhookUrl: '${URL}'x\n`],
+      ['a reserved character', `${head}    webhookUrl: @${URL}\n`],
+      ['a URL as a map key', `channels:\n  ${URL}: { type: slack }\ndefault: { channels: [s] }\n`],
+      ['a URL as an unknown field', `${head}    webhookUrl: { secret: SLACK }\n    ${URL}: 1\ndefault: { channels: [s] }\n`],
+    ])('names the line but not the secret: %s', (_case, text) => {
+      const list = problems(text, { SLACK: URL });
+      expect(list.length).toBeGreaterThan(0);
+      expect(list.every((p) => /^FILE(:\d+)?: /.test(p))).toBe(true);
+      expect(list.join('\n')).not.toMatch(/xxxxxxxx|hooks\.slack|services\/T000|%2F/i);
+    });
+  });
+
   it('names unknown channels where a route references them, and a name the environment already uses', () => {
     const text = `channels:
   slack: { type: slack, webhookUrl: { secret: SLACK_PLATFORM } }

@@ -1,0 +1,103 @@
+/**
+ * A webhook URL's path is its credential. Through the real wiring (configuration, channels, app,
+ * dynalite ledger) a platform or proxy that echoes the path, and an error message that quotes the
+ * URL, must leave no trace of it in the logs or in the HTTP response Alertmanager receives.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../shared/app.js';
+import type { Channel } from '../../shared/channels/types.js';
+import { loadConfig, type Config } from '../../shared/config.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { DEFAULT_TABLE_NAME } from '../../shared/dedupe/table.js';
+import { createLogger } from '../../shared/logger.js';
+import { createDeps } from '../../shared/runtime.js';
+import { fixture } from '../helpers/fixtures.js';
+import { startLoopback, type Loopback } from '../helpers/loopback.js';
+
+const HOOK_PATH = '/services/T000/B000/XXXXXXXX';
+const TOKEN = 'XXXXXXXX';
+const FEISHU_PATH = '/open-apis/bot/v2/hook/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+
+let db: LocalDynamoDb;
+let slack: Loopback;
+let feishu: Loopback;
+let config: Config;
+let hookUrl: string;
+const lines: string[] = [];
+
+/** Every form of the credential a log line or response must not hold (the token is case-insensitive below). */
+function leakForms(): string[] {
+  return [hookUrl, HOOK_PATH, HOOK_PATH.slice(1), TOKEN, encodeURIComponent(hookUrl), encodeURIComponent(HOOK_PATH), hookUrl.replaceAll('/', '\\/')];
+}
+const leaked = (text: string) => leakForms().filter((form) => text.includes(form)).concat(/xxxxxxxx/i.test(text) ? ['token'] : []);
+
+/** A channel whose HTTP library quotes the URL in its error, as many do. */
+const quotingChannel = (url: string): Channel => ({
+  name: 'quoting',
+  async send() {
+    throw new TypeError(`fetch failed: POST ${url} (socket hang up)`);
+  },
+});
+
+beforeAll(async () => {
+  [db, slack, feishu] = await Promise.all([startLocalDynamoDb(DEFAULT_TABLE_NAME), startLoopback(), startLoopback()]);
+  hookUrl = `${slack.url}${HOOK_PATH}`;
+  config = loadConfig({ SLACK_WEBHOOK_URL: hookUrl, FEISHU_WEBHOOK_URL: `${feishu.url}${FEISHU_PATH}`, DELIVERY_RETRIES: '0', LOG_LEVEL: 'debug' });
+});
+afterAll(async () => Promise.all([db.close(), slack.close(), feishu.close()]));
+
+const only = (name: string) => (deps: ReturnType<typeof createDeps>) => deps.channels.filter((c) => c.name === name);
+
+let group = 0;
+async function post(channels: (deps: ReturnType<typeof createDeps>) => Channel[]) {
+  const deps = createDeps(config, { dynamodb: db.client }, createLogger('debug', (line) => lines.push(line)));
+  deps.channels = channels(deps);
+  const message = fixture('firing-kv-cache-critical');
+  message.groupKey = `{}:{case="${++group}"}`;
+  message.alerts[0]!.fingerprint = `secret-case-${group}`;
+  const response = await createApp(config, deps).request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(message), headers: { 'content-type': 'application/json' } });
+  return { status: response.status, body: await response.text() };
+}
+
+describe('a secret webhook URL', () => {
+  it.each([
+    ['a proxy page echoing the path', 404, `<html><body>No route for POST ${HOOK_PATH}</body></html>`],
+    ['the path without its leading slash', 403, `invalid_token: services/T000/B000/${TOKEN}`],
+    ['the percent-encoded URL', 502, `upstream ${encodeURIComponent(`https://hooks.slack.com${HOOK_PATH}`)} unreachable`],
+    ['the percent-encoded path, lower-case hex', 400, `bad path ${encodeURIComponent(HOOK_PATH).toLowerCase()}`],
+    ['JSON with escaped slashes', 500, JSON.stringify({ error: 'upstream failed' }).replace('}', `,"url":"https:\\/\\/hooks.slack.com\\/services\\/T000\\/B000\\/${TOKEN}"}`)],
+    ['the token alone', 404, `no_service (token ${TOKEN.toLowerCase()})`],
+  ])('is not in logs or the response when the platform replies with %s', async (_case, status, body) => {
+    slack.reply({ status, body });
+    lines.length = 0;
+    const response = await post(only('slack'));
+    expect(response.status).toBe(502);
+    // The failure is still reported, naming the channel and status.
+    expect(JSON.parse(response.body)).toMatchObject({ channels: { slack: { status: 'failed', error: expect.stringContaining(`slack: HTTP ${status}`) } } });
+    expect(lines.some((line) => line.includes('"event":"channel failed"'))).toBe(true);
+    expect(leaked(response.body)).toEqual([]);
+    for (const line of lines) expect(leaked(line)).toEqual([]);
+  });
+
+  it('is not in logs or the response when Feishu’s HTTP-200 error reply quotes the hook path', async () => {
+    const hookId = FEISHU_PATH.split('/').at(-1)!;
+    feishu.reply({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 19001, msg: `param invalid: incoming webhook access token invalid: ${FEISHU_PATH.slice(1)}`, data: {} }) });
+    lines.length = 0;
+    const response = await post(only('feishu'));
+    expect(JSON.parse(response.body)).toMatchObject({ channels: { feishu: { status: 'failed', error: 'feishu: code 19001: param invalid: incoming webhook access token invalid: <redacted>' } } });
+    for (const text of [response.body, ...lines]) {
+      expect(text).not.toContain(hookId);
+      expect(text).not.toContain('bot/v2/hook/');
+    }
+  });
+
+  it('is not in logs or the response when an error message quotes it', async () => {
+    lines.length = 0;
+    const response = await post(() => [quotingChannel(hookUrl)]);
+    expect(response.status).toBe(502);
+    expect(JSON.parse(response.body)).toMatchObject({ channels: { quoting: { status: 'failed', error: 'fetch failed: POST <redacted> (socket hang up)' } } });
+    expect(leaked(response.body)).toEqual([]);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(leaked(line)).toEqual([]);
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * Alert text is written by whoever can set a label or an annotation (a rule file, a pushed alert,
+ * Alertmanager's API). Every renderer must show it as text: links only to http(s), no mentions, no
+ * markup, no forged log lines or terminal escapes on the console.
+ */
+import { describe, expect, it } from 'vitest';
+import { alertLinks } from '../../../shared/channels/content.js';
+import { createConsoleChannel } from '../../../shared/channels/console.js';
+import { renderFeishu, type FeishuMessage } from '../../../shared/channels/feishu.js';
+import { renderSlack, type SlackMessage } from '../../../shared/channels/slack.js';
+import { renderSns } from '../../../shared/channels/sns-message.js';
+import { renderText } from '../../../shared/channels/text.js';
+import type { Notification } from '../../../shared/notification.js';
+import { fixtureNotification, manyAlertsNotification } from './notifications.js';
+
+/** URLs that must never become a link: script, data and file schemes, however they are spelled. */
+const HOSTILE_URLS = [
+  'javascript:alert(1)',
+  'JaVaScRiPt:alert(document.cookie)',
+  '  javascript:alert(1)',
+  '\tjava\nscript:alert(1)',
+  '\u0001javascript:alert(1)',
+  'data:text/html,<script>alert(1)</script>',
+  'DATA:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==',
+  'vbscript:msgbox(1)',
+  'file:///etc/passwd',
+  '//evil.example/no-scheme',
+];
+
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:alerts';
+
+/** The KV-cache alert with every link field set to `url`. */
+function withLinks(url: string, externalURL = url): Notification {
+  const n = fixtureNotification('firing-kv-cache-critical');
+  n.alerts[0]!.generatorURL = url;
+  n.alerts[0]!.annotations.runbook_url = url;
+  n.externalURL = externalURL;
+  return n;
+}
+
+/** Every link target a Slack message carries: `<url|label>` in mrkdwn and button URLs. */
+function slackTargets(message: SlackMessage): string[] {
+  const texts = message.blocks.flatMap((b) => (b.type === 'section' ? [b.text.text] : b.type === 'context' ? b.elements.map((e) => e.text) : []));
+  const buttons = message.blocks.flatMap((b) => (b.type === 'actions' ? b.elements.map((e) => e.url) : []));
+  return [...texts.flatMap((t) => [...t.matchAll(/<([^|>]*)[|>]/g)].map((m) => m[1]!)), ...buttons];
+}
+
+const feishuButtons = (message: FeishuMessage) => message.card.elements.flatMap((e) => (e.tag === 'action' ? e.actions.map((a) => a.url) : []));
+/** `Graph: <url>`-style lines of the plain text, in every locale. */
+const textTargets = (text: string) => [...text.matchAll(/^(?:Graph|Runbook|Silence|图表|处理手册|静默|Silence the group|静默整组)[^:]*: (.*)$/gm)].map((m) => m[1]!);
+
+describe('links taken from alerts', () => {
+  it.each(HOSTILE_URLS)('are dropped when not http(s): %j', (url) => {
+    const n = withLinks(url);
+    expect(alertLinks(n.alerts[0]!, n.externalURL)).toEqual([]);
+    expect(slackTargets(renderSlack(n))).toEqual([]);
+    expect(feishuButtons(renderFeishu(n))).toEqual([]);
+    const text = renderText(n);
+    expect(text).not.toMatch(/javascript|data:|vbscript|file:|evil/i);
+    expect(renderSns(n, TOPIC).Message).not.toMatch(/javascript|data:|vbscript|file:|evil/i);
+  });
+
+  it('are dropped from a storm digest when Alertmanager’s externalURL is not http(s)', () => {
+    const n = manyAlertsNotification(30);
+    n.externalURL = 'javascript:alert(1)//';
+    expect(slackTargets(renderSlack(n))).toEqual([]);
+    expect(feishuButtons(renderFeishu(n))).toEqual([]);
+    expect(renderText(n)).not.toMatch(/javascript/i);
+  });
+
+  it('keep http(s) links whatever the case of the scheme or the whitespace around it, normalised', () => {
+    const n = withLinks('  HTTPS://Runbooks.Example.com/kv cache\n', 'HTTP://am.example.com:9093');
+    expect(alertLinks(n.alerts[0]!, n.externalURL).map((l) => l.url)).toEqual([
+      'https://runbooks.example.com/kv%20cache',
+      'https://runbooks.example.com/kv%20cache',
+      expect.stringMatching(/^http:\/\/am\.example\.com:9093\/#\/silences\/new\?filter=/),
+    ]);
+    for (const url of [...slackTargets(renderSlack(n)), ...feishuButtons(renderFeishu(n)), ...textTargets(renderText(n))]) expect(url).toMatch(/^https?:\/\//);
+    expect(textTargets(renderText(n))).toHaveLength(3);
+  });
+});
+
+describe('Slack mrkdwn from alert text', () => {
+  const INJECTIONS = ['<!channel>', '<!here|here>', '<@U0123ABCD>', '<#C0123ABCD>', '<!subteam^S0123>', '<https://evil.example|Runbook>', '<javascript:alert(1)|click>', '&lt;!channel&gt;'];
+
+  it('cannot mention anyone or add a link, in any field that reaches the message', () => {
+    const n = fixtureNotification('firing-kv-cache-critical');
+    const payload = INJECTIONS.join(' ');
+    const alert = n.alerts[0]!;
+    alert.annotations.summary = payload;
+    alert.annotations.description = payload;
+    alert.labels.model_name = payload;
+    alert.labels.alertname = payload;
+    alert.acknowledgement = { by: payload, at: '2026-11-29T12:45:00Z', channel: 'slack', silenceId: payload };
+    n.commonLabels = { ...n.commonLabels, alertname: payload, severity: payload };
+    const message = renderSlack(n);
+    const mrkdwn = JSON.stringify(message.blocks.filter((b) => b.type !== 'header'));
+    expect(mrkdwn).not.toMatch(/<[!@#]/);
+    expect(message.text).not.toMatch(/<[!@#]|<https?:/);
+    // The only links are the alert's own (graph, silence): no `<https://evil…|…>`.
+    expect(slackTargets(message).map((url) => new URL(url).hostname)).not.toContain('evil.example');
+    // `&lt;` typed in the alert stays visible as typed, not turned into `<`.
+    expect(mrkdwn).toContain('&amp;lt;!channel&amp;gt;');
+    // Slack does not parse the text itself: a bare `@channel` or URL stays text.
+    const objects = message.blocks.flatMap((b) => (b.type === 'section' ? [b.text] : b.type === 'context' ? b.elements : []));
+    expect(objects.length).toBeGreaterThan(0);
+    for (const object of objects) expect(object).toMatchObject({ type: 'mrkdwn', verbatim: true });
+  });
+});
+
+describe('Feishu card text from alert text', () => {
+  const INJECTIONS = ['[click](https://evil.example)', '[x](javascript:alert(1))', '<at id=all></at>', '<at user_id="all">all</at>', '<a href="https://evil.example">here</a>', '<font color="red">fake</font>', '**bold** ~~gone~~'];
+
+  for (const kind of ['detail', 'digest', 'follow-up'] as const) {
+    it(`cannot create links, buttons or mentions (${kind})`, () => {
+      const n = kind === 'digest' ? manyAlertsNotification(30) : fixtureNotification('firing-kv-cache-critical');
+      if (kind === 'follow-up') n.kind = 'acknowledged';
+      const payload = INJECTIONS.join(' ');
+      for (const alert of n.alerts) {
+        alert.annotations.summary = payload;
+        alert.annotations.description = payload;
+        alert.labels.model_name = payload;
+        alert.acknowledgement = { by: payload, at: '2026-11-29T12:45:00Z', channel: 'feishu' };
+      }
+      const message = renderFeishu(n);
+      const texts = message.card.elements.flatMap((e) => (e.tag === 'div' ? [e.text] : []));
+      expect(texts.length).toBeGreaterThan(0);
+      // Alert text goes out in plain_text elements, which Feishu shows as typed.
+      for (const text of texts) expect(text.tag).toBe('plain_text');
+      expect(texts.map((t) => t.content).join('\n')).toContain(INJECTIONS[0]);
+      for (const url of feishuButtons(message)) expect(new URL(url).protocol).toMatch(/^https?:$/);
+      expect(feishuButtons(message).map((url) => new URL(url).hostname)).not.toContain('evil.example');
+    });
+  }
+});
+
+describe('console channel', () => {
+  const FORGED = '{"time":"2026-11-29T12:42:23.000Z","level":"error","event":"channel failed","channel":"slack"}';
+  const HOSTILE_TEXT = [
+    `cache full\n${FORGED}`,
+    `cache full\r${FORGED}`,
+    `cache full\r\n${FORGED}`,
+    `cache full\u2028${FORGED}`,
+    `cache full\u0085${FORGED}`,
+    '\u001b[2J\u001b[H\u001b[31mred\u001b[0m \u001b]0;title\u0007 \u009b31m \u0008\u0008erase',
+  ];
+
+  it.each(HOSTILE_TEXT)('prints no forged log line or terminal escape for %j', async (payload) => {
+    const n = fixtureNotification('firing-kv-cache-critical');
+    const alert = n.alerts[0]!;
+    alert.annotations.summary = payload;
+    alert.annotations.description = payload;
+    alert.labels.model_name = payload;
+    n.commonLabels = { ...n.commonLabels, alertname: payload };
+    const written: string[] = [];
+    await createConsoleChannel((s) => written.push(s)).send(n, AbortSignal.timeout(1000));
+    const output = written.join('');
+    // Only \n ends a line, and no line a log reader could take for one of ours.
+    expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+    for (const line of output.split('\n')) expect(line.trimStart().startsWith('{')).toBe(false);
+    // The text is still there, visibly.
+    expect(output).toContain(payload.includes(FORGED) ? FORGED : '\\u001b[31mred');
+  });
+});
