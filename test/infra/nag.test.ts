@@ -4,9 +4,10 @@
  * finding we accept is acknowledged on its resource with the reason, and the list below names them
  * all, so a new acknowledgment shows up in review as a change to this file.
  */
-import { Validations } from 'aws-cdk-lib';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nagPacks } from '../../infra/nag.js';
 import { LlmAlertPipelineStack, type LlmAlertPipelineStackProps } from '../../infra/stack.js';
 import { scratchApp } from './synth.js';
@@ -39,6 +40,11 @@ describe('cdk-nag (AwsSolutions, Serverless)', () => {
   const scratch = scratchApp({ 'aws:cdk:bundling-stacks': [] });
   afterAll(() => scratch.dispose());
   const stacks = new Map(SHAPES.map(([name, props], i) => [name, new LlmAlertPipelineStack(scratch.app, `Nag${i}`, props)]));
+  const templates = new Map<string, Template>();
+  // Synthesize first: the packs then see the tree exactly as `cdk synth` hands it over.
+  beforeAll(() => {
+    for (const [name, stack] of stacks) templates.set(name, Template.fromStack(stack));
+  });
 
   it.each(SHAPES.map(([name]) => name))('finds nothing unacknowledged in the %s stack', (name) => {
     expect(findings(stacks.get(name)!)).toEqual([]);
@@ -54,12 +60,35 @@ describe('cdk-nag (AwsSolutions, Serverless)', () => {
       'Serverless-LambdaDLQ Escalation/Function',
       'Serverless-LambdaTracing Receiver/Function',
       'Serverless-LambdaTracing Escalation/Function',
-      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${group}/*] Receiver/Function`,
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${group}/*] Receiver/Role`,
+      'Serverless-SNSRedrivePolicy Operations/Topic/oncall@example.com',
       'AwsSolutions-SQS3 Escalation/FailedChecks',
       'Serverless-SQSRedrivePolicy Escalation/FailedChecks',
       'AwsSolutions-SQS3 Escalation/ScheduleDeadLetters',
       'Serverless-SQSRedrivePolicy Escalation/ScheduleDeadLetters',
     ].sort());
     for (const a of acks) expect(a.reason.length, `${a.rule} ${a.path}: a reason a reviewer can check`).toBeGreaterThanOrEqual(40);
+  });
+
+  it.each(SHAPES.map(([name]) => name))('encrypts every topic and queue at rest and refuses them over plain HTTP (%s)', (name) => {
+    const resources = templates.get(name)!.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    const denyWithoutTls = (policyType: string, targets: string, id: string) =>
+      Object.values(resources).some((r) =>
+        r.Type === policyType &&
+        JSON.stringify(r.Properties[targets]).includes(`{"Ref":"${id}"}`) &&
+        (r.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement.some(
+          (st) => st.Effect === 'Deny' && ['"*"', '{"AWS":"*"}'].includes(JSON.stringify(st.Principal)) && JSON.stringify(st.Condition) === '{"Bool":{"aws:SecureTransport":"false"}}',
+        ));
+    const topics = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::SNS::Topic');
+    const queues = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::SQS::Queue');
+    expect(topics.length).toBeGreaterThanOrEqual(2);
+    for (const [id, topic] of topics) {
+      expect(topic.Properties.KmsMasterKeyId, id).toBeDefined();
+      expect(denyWithoutTls('AWS::SNS::TopicPolicy', 'Topics', id), id).toBe(true);
+    }
+    for (const [id, queue] of queues) {
+      expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
+      expect(denyWithoutTls('AWS::SQS::QueuePolicy', 'Queues', id), id).toBe(true);
+    }
   });
 });
