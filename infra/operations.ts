@@ -8,7 +8,7 @@
  * cannot be changed.
  * @see https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services
  */
-import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, AlarmWidget, ComparisonOperator, Dashboard, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -75,7 +75,7 @@ export class Operations extends Construct {
   }
 
   /**
-   * Creates one alarm per spec, named `<group><key>`, each notifying the ops topic on ALARM and on
+   * Creates one alarm per spec, named `<stack>-<group><key>`, each notifying the ops topic on ALARM and on
    * OK, and shows them as one row of the dashboard.
    */
   watch(group: string, specs: Record<string, AlarmSpec>): Alarm[] {
@@ -86,6 +86,8 @@ export class Operations extends Construct {
 
   #alarm(id: string, spec: AlarmSpec): Alarm {
     const alarm = new Alarm(this, id, {
+      // `<stack>-<id>` (e.g. LlmAlertPipeline-WebhookUrl4xx): the name the notification mail leads with.
+      alarmName: `${Stack.of(this).stackName}-${id}`,
       metric: spec.metric,
       threshold: spec.threshold,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

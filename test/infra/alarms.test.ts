@@ -12,6 +12,7 @@ import { namesOf, show } from './policy.js';
 import { scratchApp } from './synth.js';
 
 interface AlarmProps {
+  AlarmName: string;
   Namespace: string;
   MetricName: string;
   Dimensions?: { Name: string; Value: unknown }[];
@@ -73,6 +74,11 @@ describe('ops alarms (escalation on, alarm e-mail given)', () => {
       'LlmAlertPipeline llm_alert_pipeline_webhook_unauthenticated_total{} Sum >= 1 missing:notBreaching',
       'LlmAlertPipeline llm_alert_pipeline_heartbeat_missing{} Maximum >= 1 missing:missing',
     ].sort());
+    expect(alarms.map(([, a]) => a.AlarmName).sort()).toEqual([
+      'WebhookUrl5xx', 'WebhookUrl4xx', 'ReceiverErrors', 'ReceiverThrottles', 'ReceiverDuration', 'EscalationCheckErrors', 'EscalationCheckThrottles',
+      'EscalationCheckDuration', 'FailedChecksDepth', 'ScheduleDeadLettersDepth', 'AlertTopicNotificationsFailed', 'EscalationTopicNotificationsFailed',
+      'DedupeTableReadThrottles', 'DedupeTableWriteThrottles', 'PipelineDeliveryFailures', 'PipelineUnauthenticated', 'HeartbeatMissing',
+    ].map((name) => `Watched-${name}`).sort());
     for (const [, a] of alarms) {
       expect([a.Period, a.EvaluationPeriods, a.ComparisonOperator]).toEqual([300, 1, 'GreaterThanOrEqualToThreshold']);
       expect(a.AlarmDescription.length).toBeGreaterThan(60);

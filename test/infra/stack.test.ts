@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ interface Statement {
   Action: string | string[];
   Resource: unknown;
 }
+
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
 
 const PLAIN_ENV = ['NODE_OPTIONS', 'LOG_LEVEL', 'PROMETHEUS_URL', 'ALERTMANAGER_URL', 'PUBLIC_URL', 'TABLE_NAME', 'SNS_TOPIC_ARN', 'SETTINGS_SECRET_ARN'];
 
@@ -52,11 +55,12 @@ describe('LlmAlertPipelineStack', () => {
     });
   });
 
-  it('runs the newest Node.js runtime this aws-cdk-lib offers, and .ci/run tests on its major', () => {
+  it('runs the newest Node.js runtime this aws-cdk-lib offers, a major `engines` supports', () => {
     const major = (name: string) => Number(/^nodejs(\d+)\.x$/.exec(name)?.[1] ?? 0);
     const newest = Math.max(...Runtime.ALL.map((r) => major(r.name)));
     expect(LAMBDA_RUNTIME.name).toBe(`nodejs${newest}.x`);
     expect(LAMBDA_NODE_MAJOR).toBe(newest);
+    expect(PACKAGE.engines.node.split('||').map((range) => range.trim())).toContain(`^${LAMBDA_NODE_MAJOR}.0.0`);
   });
 
   it('keys the dedupe table on pk alone, on demand, with TTL on expiresAt, PITR and Retain', () => {
