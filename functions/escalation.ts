@@ -2,15 +2,17 @@
  * AWS Lambda entry of the escalation check, invoked by the one-time EventBridge Scheduler schedule
  * the receiver creates per critical alert, with `{fingerprint, startsAt}` as input. Scheduler invokes
  * asynchronously, so a thrown error gets Lambda's async retries (2), then lands in the stack's
- * failed-checks queue; the check hands its claim back first, so a retry can send.
+ * failed-checks queue; the check hands its claim back first, so a retry can send. Every line an
+ * invocation logs carries its `awsRequestId`.
  */
+import type { Context } from 'aws-lambda';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { checkEscalation } from '../shared/ack/escalation.js';
 import { createAckRuntime } from '../shared/ack/runtime.js';
 import { parseEscalationJob } from '../shared/ack/scheduler.js';
 import { loadConfig } from '../shared/config.js';
-import { createLogger } from '../shared/logger.js';
+import { createLogger, withLogFields } from '../shared/logger.js';
 import { withSecretSettings } from '../shared/settings-secret.js';
 import { AWS_CLIENT_DEFAULTS } from '../shared/aws-clients.js';
 
@@ -19,7 +21,7 @@ const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const { escalation } = createAckRuntime(config, { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false }, [], logger);
 
-export async function handler(event: unknown): Promise<{ outcome: 'escalated' | 'skipped' }> {
+export async function handler(event: unknown, context?: Pick<Context, 'awsRequestId'>): Promise<{ outcome: 'escalated' | 'skipped' }> {
   if (!escalation) throw new Error('no escalation target configured (ESCALATION_SNS_TOPIC_ARN or ESCALATION_SLACK_WEBHOOK_URL)');
-  return { outcome: await checkEscalation(parseEscalationJob(event), escalation) };
+  return withLogFields({ awsRequestId: context?.awsRequestId }, async () => ({ outcome: await checkEscalation(parseEscalationJob(event), escalation) }));
 }

@@ -1,15 +1,19 @@
 /**
  * CDK app entry (`cdk.json` "app"). Settings come from context: `prometheusUrl`, `alertmanagerUrl`,
  * `publicUrl`, `logLevel` (e.g. `npx cdk deploy -c prometheusUrl=https://prom.example.com`), and
- * `routingFile` (e.g. `-c routingFile=infra/routing.yml`, see the README, Routing), and
- * `escalationDelaySeconds` (turns on escalation of unacknowledged critical alerts to a second topic).
+ * `routingFile` (e.g. `-c routingFile=infra/routing.yml`, see the README, Routing),
+ * `escalationDelaySeconds` (turns on escalation of unacknowledged critical alerts to a second topic),
+ * and `alarmEmail` (subscribed to the ops topic the alarms notify).
+ * cdk-nag's packs run on every synth: an unacknowledged finding fails it.
  */
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { RoutingError } from '../shared/routing/load.js';
-import { ContextError, escalationFromContext, routingFileFromContext, settingsFromContext } from './context.js';
+import { alarmEmailFromContext, ContextError, escalationFromContext, routingFileFromContext, settingsFromContext } from './context.js';
+import { nagPacks } from './nag.js';
 import { LlmAlertPipelineStack } from './stack.js';
 
 const app = new App();
+Validations.of(app).addPlugins(...nagPacks());
 const context = (key: string) => app.node.tryGetContext(key);
 try {
   new LlmAlertPipelineStack(app, 'LlmAlertPipeline', {
@@ -17,6 +21,7 @@ try {
     settings: settingsFromContext(context),
     routingFile: routingFileFromContext(context),
     escalation: escalationFromContext(context),
+    alarmEmail: alarmEmailFromContext(context),
   });
 } catch (err) {
   // A bad context value or routing file is the user's input, not a bug: print it, not a stack trace.

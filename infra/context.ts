@@ -2,6 +2,7 @@
  * Reads the non-secret settings from CDK context (`cdk.json` "context", or `-c key=value` on the
  * command line) and checks them at synth time, so a typo fails `cdk synth` instead of the first alert.
  */
+import { z } from 'zod';
 import type { LogLevel } from '../shared/logger.js';
 import type { PlainSettings } from './receiver.js';
 
@@ -74,4 +75,16 @@ export function escalationFromContext(get: (key: string) => unknown): { delaySec
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds <= 0) throw new ContextError('escalationDelaySeconds', 'must be a positive number of seconds');
   return { delaySeconds: seconds };
+}
+
+/**
+ * The address subscribed to the ops topic (context `alarmEmail`, e.g. `-c alarmEmail=oncall@example.com`).
+ * @returns `undefined` when not given
+ * @throws ContextError when it is not an e-mail address
+ */
+export function alarmEmailFromContext(get: (key: string) => unknown): string | undefined {
+  const value = given(get, 'alarmEmail');
+  if (value === undefined) return undefined;
+  if (!z.email().safeParse(value).success) throw new ContextError('alarmEmail', 'must be an e-mail address');
+  return value;
 }

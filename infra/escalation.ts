@@ -4,12 +4,14 @@
  * it, and the escalation SNS topic. {@link EscalationCheck.allowScheduling} lets the receiver create
  * and delete schedules in that group (and pass that role) and sets the `ESCALATION_*` settings it reads.
  * Helpers grant access and set the matching environment variable together, like `AlertReceiver`'s.
+ * Two queues catch what would otherwise vanish: checks Scheduler could not invoke (the schedules'
+ * dead-letter queue) and checks that failed after Lambda's async retries (the failed-checks queue).
  * @see https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html#setting-up-execution-role
+ * @see https://docs.aws.amazon.com/scheduler/latest/UserGuide/configuring-schedule-dlq.html
  */
-import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
@@ -17,13 +19,24 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
+import { allow, allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
 
 
 /** The check reads one item, sends to at most two targets (each ≤ 20 s delivery budget) and writes a few items. */
 export const ESCALATION_TIMEOUT_SECONDS = 60;
 export const ESCALATION_MEMORY_MIB = 256;
+
+/** How long an undelivered check waits in either queue for someone to look, days (SQS's maximum). */
+const QUEUE_RETENTION_DAYS = 14;
+
+/** A TLS-only, encrypted queue that receives failures (it is itself the end of the line). */
+function failureQueue(scope: Construct, id: string, holds: string): Queue {
+  const queue = new Queue(scope, id, { retentionPeriod: Duration.days(QUEUE_RETENTION_DAYS), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+  const reason = `This queue is the dead-letter destination for ${holds}; nothing consumes it, an alarm on its depth calls a person, so it needs no dead-letter queue of its own.`;
+  Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason }, { id: 'Serverless-SQSRedrivePolicy', reason });
+  return queue;
+}
 
 export interface EscalationCheckProps {
   /** Lambda entry exporting `handler`. Default: `functions/escalation.ts`. */
@@ -38,6 +51,8 @@ export class EscalationCheck extends Construct {
   readonly function: NodejsFunction;
   /** Escalation checks that failed after Lambda's async retries (alarm on its depth). */
   readonly failedChecks: Queue;
+  /** Escalation checks Scheduler could not invoke after its retries (alarm on its depth). */
+  readonly scheduleDeadLetters: Queue;
   readonly logGroup: LogGroup;
   readonly scheduleGroup: ScheduleGroup;
   /** Assumed by EventBridge Scheduler (this account only) to invoke {@link function}. */
@@ -56,26 +71,36 @@ export class EscalationCheck extends Construct {
     }));
     // Scheduler invokes the check asynchronously: its RetryPolicy covers failed invocations only. A
     // check that throws gets Lambda's async retries; one that still fails lands here, not nowhere.
-    this.failedChecks = new Queue(this, 'FailedChecks', { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED });
-    this.function.configureAsyncInvoke({ retryAttempts: 2, maxEventAge: Duration.hours(1), onFailure: new SqsDestination(this.failedChecks) });
+    this.failedChecks = failureQueue(this, 'FailedChecks', 'escalation checks that still failed after Lambda\'s async retries');
+    // The destination by ARN plus sqs:SendMessage alone (SqsDestination would also grant GetQueueUrl and GetQueueAttributes).
+    this.function.configureAsyncInvoke({ retryAttempts: 2, maxEventAge: Duration.hours(1), onFailure: { bind: () => ({ destination: this.failedChecks.queueArn }) } });
+    allow(this.function, ['sqs:SendMessage'], [this.failedChecks.queueArn]);
+    Validations.of(this.function).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason: 'Failed asynchronous invocations go to the on-failure destination (the FailedChecks queue), which records the error with the event; a dead-letter queue as well would only duplicate it.',
+    });
+
     this.scheduleGroup = new ScheduleGroup(this, 'Schedules', { removalPolicy: RemovalPolicy.DESTROY });
+    this.scheduleDeadLetters = failureQueue(this, 'ScheduleDeadLetters', 'escalation checks EventBridge Scheduler could not invoke after its retries');
     this.schedulerRole = new Role(this, 'SchedulerRole', {
       description: 'EventBridge Scheduler invokes the escalation check',
       // Confused-deputy guard: only schedules of this account may use the role.
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } } }),
     });
-    this.function.grantInvoke(this.schedulerRole);
+    // The unqualified ARN the schedules name, not also `:*` (every version and alias) as grantInvoke would.
+    this.schedulerRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.function.functionArn] }));
+    this.schedulerRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scheduleDeadLetters.queueArn] }));
   }
 
-  /** Grants read/write on the table's items and sets `TABLE_NAME` on the check. */
+  /** Allows the item actions the stores send (`TABLE_ACTIONS`) on the table and sets `TABLE_NAME` on the check. */
   useTable(table: ITable): this {
     wireTable(this.function, table);
     return this;
   }
 
-  /** Grants `sns:Publish` on the escalation topic and sets `ESCALATION_SNS_TOPIC_ARN` on the check. */
+  /** Allows `sns:Publish` on the escalation topic and sets `ESCALATION_SNS_TOPIC_ARN` on the check. */
   useTopic(topic: ITopic): this {
-    topic.grantPublish(this.function);
+    allowPublish(this.function, topic);
     this.function.addEnvironment('ESCALATION_SNS_TOPIC_ARN', topic.topicArn);
     this.#topic = topic;
     return this;
@@ -88,22 +113,29 @@ export class EscalationCheck extends Construct {
   }
 
   /**
-   * Lets the receiver schedule and cancel checks: `scheduler:CreateSchedule`/`UpdateSchedule`/
-   * `DeleteSchedule` on this group's schedules, `iam:PassRole` on {@link schedulerRole}, `sns:Publish`
-   * on the escalation topic (acknowledgement follow-ups go there too); sets `ESCALATION_SCHEDULE_GROUP`,
-   * `ESCALATION_FUNCTION_ARN`, `ESCALATION_ROLE_ARN`, `ESCALATION_SNS_TOPIC_ARN` and the delay.
+   * Lets the receiver schedule and cancel checks: `scheduler:CreateSchedule` and `DeleteSchedule`
+   * (all it sends) on this group's schedules, `iam:PassRole` on {@link schedulerRole} to Scheduler
+   * only, `sns:Publish` on the escalation topic (acknowledgement follow-ups go there too); sets
+   * `ESCALATION_SCHEDULE_GROUP`, `ESCALATION_FUNCTION_ARN`, `ESCALATION_ROLE_ARN`,
+   * `ESCALATION_DEAD_LETTER_QUEUE_ARN`, `ESCALATION_SNS_TOPIC_ARN` and the delay.
    * @throws Error when called before {@link useTopic}
    */
   allowScheduling(receiver: AlertReceiver): this {
     if (!this.#topic) throw new Error('EscalationCheck.useTopic(topic) must come before allowScheduling(receiver)');
     const fn = receiver.function;
-    this.scheduleGroup.grants.writeSchedules(fn);
-    this.scheduleGroup.grants.deleteSchedules(fn);
-    this.schedulerRole.grantPassRole(fn.grantPrincipal);
-    this.#topic.grantPublish(fn);
-    fn.addEnvironment('ESCALATION_SCHEDULE_GROUP', this.scheduleGroup.scheduleGroupName);
+    const group = this.scheduleGroup.scheduleGroupName;
+    const schedules = Stack.of(this).formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${group}/*` });
+    allow(fn, ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'], [schedules]);
+    Validations.of(fn.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${Stack.of(this).resolve(group)}/*]`,
+      reason: 'The receiver names one schedule per alert occurrence at run time (esc-<fingerprint>-<startsAt>); the wildcard covers only the schedules of this stack\'s own group.',
+    });
+    allow(fn, ['iam:PassRole'], [this.schedulerRole.roleArn], { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    allowPublish(fn, this.#topic);
+    fn.addEnvironment('ESCALATION_SCHEDULE_GROUP', group);
     fn.addEnvironment('ESCALATION_FUNCTION_ARN', this.function.functionArn);
     fn.addEnvironment('ESCALATION_ROLE_ARN', this.schedulerRole.roleArn);
+    fn.addEnvironment('ESCALATION_DEAD_LETTER_QUEUE_ARN', this.scheduleDeadLetters.queueArn);
     fn.addEnvironment('ESCALATION_SNS_TOPIC_ARN', this.#topic.topicArn);
     if (this.#delaySeconds !== undefined) fn.addEnvironment('ESCALATION_DELAY_SECONDS', String(this.#delaySeconds));
     return this;

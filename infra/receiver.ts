@@ -1,11 +1,12 @@
 /**
- * The webhook receiver Lambda with the team's defaults (Node 22 on arm64, ESM bundled by local
- * esbuild, a log group with retention, a public Function URL), plus helpers that grant access and
- * set the matching environment variable in one call so wiring cannot drift.
+ * The webhook receiver Lambda with the team's defaults (see `node-function.ts`: newest Node.js on
+ * arm64, ESM bundled by local esbuild, a log group with retention), a public Function URL, plus
+ * helpers that grant access and set the matching environment variable in one call so wiring cannot drift.
  *
  * The environment variable names are the contract of `shared/config.ts`.
  */
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Validations } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -13,7 +14,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { LogLevel } from '../shared/logger.js';
-import { nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
+import { allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
 import { LAMBDA_ROUTING_FILE, shipRoutingFile, type RoutingShipment } from './routing.js';
 import { SECRET_SETTINGS } from '../shared/settings-secret.js';
 
@@ -90,11 +91,15 @@ export class AlertReceiver extends Construct {
       commandHooks: this.routing?.commandHooks,
     }));
     if (this.routing?.publish) this.function.addToRolePolicy(this.routing.publish);
+    Validations.of(this.function).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason: 'Invoked synchronously by its Function URL only; a dead-letter queue catches asynchronous invocations, and a failed request answers 5xx so Alertmanager retries it.',
+    });
     this.functionUrl = this.function.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     this.webhookUrl = `${this.functionUrl.url}v1/alertmanager`;
   }
 
-  /** Grants read/write on the dedupe table's items and sets `TABLE_NAME`. */
+  /** Allows the item actions the stores send (`TABLE_ACTIONS`) on the dedupe table and sets `TABLE_NAME`. */
   useTable(table: ITable): this {
     wireTable(this.function, table);
     return this;
@@ -102,13 +107,13 @@ export class AlertReceiver extends Construct {
 
   /** Grants `sns:Publish` on the topic and sets `SNS_TOPIC_ARN`. */
   useTopic(topic: ITopic): this {
-    topic.grantPublish(this.function);
+    allowPublish(this.function, topic);
     this.function.addEnvironment('SNS_TOPIC_ARN', topic.topicArn);
     return this;
   }
 
   /**
-   * Grants read on the settings secret and sets `SETTINGS_SECRET_ARN`; the function reads the
+   * Allows reading the settings secret and sets `SETTINGS_SECRET_ARN`; the function reads the
    * secret (a JSON object with any of {@link SECRET_SETTING_KEYS}) at cold start.
    */
   useSettingsSecret(secret: ISecret): this {

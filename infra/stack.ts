@@ -1,14 +1,23 @@
 /**
- * The whole deployment: dedupe table, alert topic, settings secret and the receiver that uses them.
+ * The whole deployment: dedupe table, alert topic, settings secret and the receiver that uses them,
+ * escalation when asked for, and the ops alarms and dashboard that watch all of it.
  * Environment-agnostic (no account/region lookups), so `cdk synth` works offline.
+ *
+ * At rest everything is encrypted: the table and the secret with AWS keys (DynamoDB's and Secrets
+ * Manager's defaults), the log groups by CloudWatch Logs, the queues with SQS-managed keys, the alert
+ * and escalation topics with the AWS managed `alias/aws/sns` (publishers need no KMS permission),
+ * the ops topic with its own key (see `operations.ts`). Topics and queues refuse non-TLS requests.
  */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Alias } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { EscalationCheck } from './escalation.js';
-import { AlertReceiver, type PlainSettings } from './receiver.js';
+import { watchFunction, watchFunctionUrl, watchHeartbeat, watchPipeline, watchQueue, watchTable, watchTopic } from './alarms.js';
+import { ESCALATION_TIMEOUT_SECONDS, EscalationCheck } from './escalation.js';
+import { Operations } from './operations.js';
+import { AlertReceiver, RECEIVER_TIMEOUT_SECONDS, type PlainSettings } from './receiver.js';
 
 /** Length of the generated `WEBHOOK_TOKEN`, characters (letters and digits only, so it fits a header as is). */
 export const WEBHOOK_TOKEN_LENGTH = 40;
@@ -25,17 +34,21 @@ export interface LlmAlertPipelineStackProps extends StackProps {
    * unset: no escalation resources.
    */
   escalation?: { delaySeconds?: number; entry?: string };
+  /** E-mail address subscribed to the ops topic (context `alarmEmail`). */
+  alarmEmail?: string;
 }
 
 /**
  * Outputs: `WebhookUrl` (point Alertmanager's webhook_config here), `AlertTopicArn`,
- * `SettingsSecretArn` (fill it after deploy), `TableName`.
+ * `SettingsSecretArn` (fill it after deploy), `TableName`, `OpsTopicArn` (subscribe whoever keeps
+ * the pipeline running), `DashboardName`.
  */
 export class LlmAlertPipelineStack extends Stack {
   readonly table: Table;
   readonly topic: Topic;
   readonly settingsSecret: Secret;
   readonly receiver: AlertReceiver;
+  readonly operations: Operations;
   /** Present when `escalation` was given. */
   readonly escalationTopic?: Topic;
   readonly escalation?: EscalationCheck;
@@ -51,8 +64,39 @@ export class LlmAlertPipelineStack extends Stack {
       // The delivery ledger prevents double-sends across a redeploy; never drop it with the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    this.topic = new Topic(this, 'AlertTopic', { displayName: 'LLM fleet alerts' });
-    this.settingsSecret = new Secret(this, 'SettingsSecret', {
+    const snsKey = Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns');
+    this.topic = new Topic(this, 'AlertTopic', { displayName: 'LLM fleet alerts', masterKey: snsKey, enforceSSL: true });
+    this.settingsSecret = this.#settingsSecret();
+    this.receiver = new AlertReceiver(this, 'Receiver', { entry: props.entry, settings: props.settings, routingFile: props.routingFile })
+      .useTable(this.table)
+      .useTopic(this.topic)
+      .useSettingsSecret(this.settingsSecret);
+
+    if (props.escalation) {
+      this.escalationTopic = new Topic(this, 'EscalationTopic', { displayName: 'LLM fleet escalations (unacknowledged critical alerts)', masterKey: snsKey, enforceSSL: true });
+      this.escalation = new EscalationCheck(this, 'Escalation', { entry: props.escalation.entry, delaySeconds: props.escalation.delaySeconds, settings: { logLevel: props.settings?.logLevel, publicUrl: props.settings?.publicUrl, alertmanagerUrl: props.settings?.alertmanagerUrl } })
+        .useTable(this.table)
+        .useTopic(this.escalationTopic)
+        .useSettingsSecret(this.settingsSecret)
+        .allowScheduling(this.receiver);
+      new CfnOutput(this, 'EscalationTopicArn', { value: this.escalationTopic.topicArn, description: 'subscribe the escalation contacts here' });
+    }
+    this.operations = this.#watch(props.alarmEmail);
+
+    new CfnOutput(this, 'WebhookUrl', { value: this.receiver.webhookUrl, description: 'Alertmanager webhook_config url' });
+    new CfnOutput(this, 'AlertTopicArn', { value: this.topic.topicArn });
+    new CfnOutput(this, 'SettingsSecretArn', { value: this.settingsSecret.secretArn });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'OpsTopicArn', { value: this.operations.topic.topicArn, description: 'alarms about the pipeline itself: subscribe whoever keeps it running' });
+    new CfnOutput(this, 'DashboardName', { value: this.operations.dashboard.dashboardName });
+    const secretNames = this.receiver.routing?.secretNames ?? [];
+    if (secretNames.length) {
+      new CfnOutput(this, 'RoutingSecretKeys', { value: secretNames.join(','), description: 'keys the routing file expects in the settings secret' });
+    }
+  }
+
+  #settingsSecret(): Secret {
+    const secret = new Secret(this, 'SettingsSecret', {
       description: 'llm-alert-pipeline settings (JSON): WEBHOOK_TOKEN, SLACK_WEBHOOK_URL, FEISHU_WEBHOOK_URL, FEISHU_SECRET, ACK_SECRET',
       generateSecretString: {
         secretStringTemplate: JSON.stringify({}),
@@ -61,28 +105,29 @@ export class LlmAlertPipelineStack extends Stack {
         passwordLength: WEBHOOK_TOKEN_LENGTH,
       },
     });
-    this.receiver = new AlertReceiver(this, 'Receiver', { entry: props.entry, settings: props.settings, routingFile: props.routingFile })
-      .useTable(this.table)
-      .useTopic(this.topic)
-      .useSettingsSecret(this.settingsSecret);
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Its values are shared with systems a rotation Lambda cannot update (the WEBHOOK_TOKEN in Alertmanager\'s config, Slack and Feishu webhook URLs); they are rotated by hand as the README describes (ACK_SECRET with ACK_SECRET_PREVIOUS).',
+    });
+    return secret;
+  }
 
-    if (props.escalation) {
-      this.escalationTopic = new Topic(this, 'EscalationTopic', { displayName: 'LLM fleet escalations (unacknowledged critical alerts)' });
-      this.escalation = new EscalationCheck(this, 'Escalation', { entry: props.escalation.entry, delaySeconds: props.escalation.delaySeconds, settings: { logLevel: props.settings?.logLevel, publicUrl: props.settings?.publicUrl, alertmanagerUrl: props.settings?.alertmanagerUrl } })
-        .useTable(this.table)
-        .useTopic(this.escalationTopic)
-        .useSettingsSecret(this.settingsSecret)
-        .allowScheduling(this.receiver);
-      new CfnOutput(this, 'EscalationTopicArn', { value: this.escalationTopic.topicArn, description: 'subscribe the escalation contacts here' });
+  /** The ops topic, its alarms and the dashboard, over everything the stack runs. */
+  #watch(alarmEmail: string | undefined): Operations {
+    const ops = new Operations(this, 'Operations', { alarmEmail });
+    watchFunctionUrl(ops, this.receiver.function);
+    watchFunction(ops, 'Receiver', this.receiver.function, RECEIVER_TIMEOUT_SECONDS, 'its Function URL answered 429, which Alertmanager does not retry: those alerts are lost (README, Concurrency).');
+    watchTable(ops, this.table);
+    watchTopic(ops, 'AlertTopic', this.topic);
+    watchPipeline(ops);
+    watchHeartbeat(ops, { checkDeployed: false });
+    if (this.escalation && this.escalationTopic) {
+      const esc = this.escalation;
+      watchFunction(ops, 'EscalationCheck', esc.function, ESCALATION_TIMEOUT_SECONDS, 'Lambda retries throttled asynchronous invocations for up to an hour, then the check lands in FailedChecks.');
+      watchQueue(ops, 'FailedChecks', esc.failedChecks, 'escalation checks that failed after Lambda\'s retries');
+      watchQueue(ops, 'ScheduleDeadLetters', esc.scheduleDeadLetters, 'escalation checks EventBridge Scheduler could not invoke');
+      watchTopic(ops, 'EscalationTopic', this.escalationTopic);
     }
-
-    new CfnOutput(this, 'WebhookUrl', { value: this.receiver.webhookUrl, description: 'Alertmanager webhook_config url' });
-    new CfnOutput(this, 'AlertTopicArn', { value: this.topic.topicArn });
-    new CfnOutput(this, 'SettingsSecretArn', { value: this.settingsSecret.secretArn });
-    new CfnOutput(this, 'TableName', { value: this.table.tableName });
-    const secretNames = this.receiver.routing?.secretNames ?? [];
-    if (secretNames.length) {
-      new CfnOutput(this, 'RoutingSecretKeys', { value: secretNames.join(','), description: 'keys the routing file expects in the settings secret' });
-    }
+    return ops;
   }
 }

@@ -82,6 +82,7 @@ const envSchema = z.object({
   ESCALATION_SCHEDULE_GROUP: optional(z.string().regex(/^[0-9A-Za-z_.-]{1,64}$/, { message: 'must be an EventBridge Scheduler group name' })),
   ESCALATION_FUNCTION_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:lambda:/, { message: 'must be a Lambda function ARN' })),
   ESCALATION_ROLE_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\//, { message: 'must be an IAM role ARN' })),
+  ESCALATION_DEAD_LETTER_QUEUE_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}$/, { message: 'must be an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME)' })),
   // Channel instances and routes (shared/routing); read and checked here, once.
   ROUTING_FILE: optional(z.string()),
   TABLE_NAME: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, { message: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })),
@@ -121,7 +122,7 @@ export interface Config {
     snsTopicArn?: string;
     slackWebhookUrl?: Secret;
     /** EventBridge Scheduler wiring (the CDK stack sets it); unset: in-process timers (`npm start`). */
-    scheduler?: { groupName: string; functionArn: string; roleArn: string };
+    scheduler?: { groupName: string; functionArn: string; roleArn: string; deadLetterQueueArn?: string };
   };
   /** DynamoDB table; unset for `npm start` means an embedded dynalite table. */
   tableName?: string;
@@ -203,7 +204,12 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
           snsTopicArn: e.ESCALATION_SNS_TOPIC_ARN,
           slackWebhookUrl: secret(e.ESCALATION_SLACK_WEBHOOK_URL),
           scheduler: e.ESCALATION_SCHEDULE_GROUP && e.ESCALATION_FUNCTION_ARN && e.ESCALATION_ROLE_ARN
-            ? { groupName: e.ESCALATION_SCHEDULE_GROUP, functionArn: e.ESCALATION_FUNCTION_ARN, roleArn: e.ESCALATION_ROLE_ARN }
+            ? {
+                groupName: e.ESCALATION_SCHEDULE_GROUP,
+                functionArn: e.ESCALATION_FUNCTION_ARN,
+                roleArn: e.ESCALATION_ROLE_ARN,
+                ...(e.ESCALATION_DEAD_LETTER_QUEUE_ARN && { deadLetterQueueArn: e.ESCALATION_DEAD_LETTER_QUEUE_ARN }),
+              }
             : undefined,
         }
       : undefined,
@@ -238,6 +244,7 @@ function ackProblems(e: z.infer<typeof envSchema>): string[] {
   if (e.ACK_SECRET_PREVIOUS_UNTIL && !e.ACK_SECRET_PREVIOUS) problems.push('ACK_SECRET_PREVIOUS_UNTIL: set, but ACK_SECRET_PREVIOUS is not');
   const scheduler = [e.ESCALATION_SCHEDULE_GROUP, e.ESCALATION_FUNCTION_ARN, e.ESCALATION_ROLE_ARN].filter(Boolean).length;
   if (scheduler > 0 && scheduler < 3) problems.push('ESCALATION_SCHEDULE_GROUP: set ESCALATION_SCHEDULE_GROUP, ESCALATION_FUNCTION_ARN and ESCALATION_ROLE_ARN together, or none');
+  if (e.ESCALATION_DEAD_LETTER_QUEUE_ARN && scheduler === 0) problems.push('ESCALATION_DEAD_LETTER_QUEUE_ARN: set, but the scheduler settings (ESCALATION_SCHEDULE_GROUP, ...) are not');
   return problems;
 }
 

@@ -4,12 +4,29 @@
  * serialise as `<redacted>` even if passed by mistake). Text that quotes a secret without knowing it
  * (a platform's error reply echoing the webhook path, an error message naming the URL) is scrubbed
  * here, in every string of every line ({@link redactSecrets}).
+ *
+ * Per-invocation fields (Lambda's `awsRequestId`) travel in an `AsyncLocalStorage` scope rather
+ * than a child logger: the one logger is built at cold start and handed to every module, so only an
+ * ambient scope reaches every line an invocation writes.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { redactSecrets } from './secret.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+const scope = new AsyncLocalStorage<Record<string, unknown>>();
+
+/**
+ * Runs `fn` with `fields` on every line any logger writes while it runs, including in callbacks
+ * and promises it starts; scopes nest (inner fields win) and concurrent scopes stay apart.
+ * @example export const handler = (event, context) => withLogFields({ awsRequestId: context.awsRequestId }, () => serve(event, context));
+ * @returns what `fn` returns (its promise, for an async `fn`)
+ */
+export function withLogFields<T>(fields: Record<string, unknown>, fn: () => T): T {
+  return scope.run({ ...scope.getStore(), ...fields }, fn);
+}
 
 export interface Logger {
   debug(event: string, fields?: Record<string, unknown>): void;
@@ -32,7 +49,7 @@ export function createLogger(
 ): Logger {
   const log = (lvl: LogLevel) => (event: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[lvl] < ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...base, ...fields }, replacer));
+    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...scope.getStore(), ...base, ...fields }, replacer));
   };
   return {
     debug: log('debug'),

@@ -21,6 +21,12 @@ export interface EventBridgeSchedulerSettings {
   functionArn: string;
   /** `ESCALATION_ROLE_ARN`: the role Scheduler assumes to invoke it. */
   roleArn: string;
+  /**
+   * `ESCALATION_DEAD_LETTER_QUEUE_ARN`: where Scheduler puts a check it could not invoke after its
+   * retries (the role must be allowed `sqs:SendMessage` there). Unset: such a check is dropped.
+   * @see https://docs.aws.amazon.com/scheduler/latest/UserGuide/configuring-schedule-dlq.html
+   */
+  deadLetterQueueArn?: string;
 }
 
 /** `esc-<fingerprint>-<startsAt epoch seconds>`, other characters replaced by `_`, cut to 64. */
@@ -57,6 +63,7 @@ export class EventBridgeScheduler implements EscalationScheduler {
         RoleArn: this.settings.roleArn,
         Input: JSON.stringify({ fingerprint: job.fingerprint, startsAt: job.startsAt }),
         RetryPolicy: { MaximumEventAgeInSeconds: MAX_EVENT_AGE_SECONDS, MaximumRetryAttempts: MAX_RETRY_ATTEMPTS },
+        ...(this.settings.deadLetterQueueArn && { DeadLetterConfig: { Arn: this.settings.deadLetterQueueArn } }),
       },
       Description: `llm-alert-pipeline escalation check for alert ${job.fingerprint}`.slice(0, 512),
     });

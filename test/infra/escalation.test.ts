@@ -42,6 +42,7 @@ describe('LlmAlertPipelineStack with escalation', () => {
       ESCALATION_SCHEDULE_GROUP: stack.resolve(esc.scheduleGroup.scheduleGroupName),
       ESCALATION_FUNCTION_ARN: { 'Fn::GetAtt': [id(esc.function), 'Arn'] },
       ESCALATION_ROLE_ARN: { 'Fn::GetAtt': [id(esc.schedulerRole), 'Arn'] },
+      ESCALATION_DEAD_LETTER_QUEUE_ARN: { 'Fn::GetAtt': [id(esc.scheduleDeadLetters), 'Arn'] },
       ESCALATION_SNS_TOPIC_ARN: { Ref: id(stack.escalationTopic!) },
       ESCALATION_DELAY_SECONDS: '600',
       PUBLIC_URL: 'https://alerts.example.com',
@@ -50,22 +51,23 @@ describe('LlmAlertPipelineStack with escalation', () => {
     const group = stack.resolve(esc.scheduleGroup.scheduleGroupName) as string;
     expect(group).toMatch(/^[0-9A-Za-z_.-]{1,64}$/);
     const inGroup = statements.filter((s) => JSON.stringify(s.Resource).includes(`:schedule/${group}/*"`));
-    expect(inGroup.flatMap((s) => [s.Action].flat()).sort()).toEqual(['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule']);
+    expect(inGroup.flatMap((s) => [s.Action].flat()).sort()).toEqual(['scheduler:CreateSchedule', 'scheduler:DeleteSchedule']);
     expect(allows(statements, 'iam:PassRole', { 'Fn::GetAtt': [id(esc.schedulerRole), 'Arn'] })).toBe(true);
     expect(allows(statements, 'sns:Publish', { Ref: id(stack.escalationTopic!) })).toBe(true);
     expect(statements.filter((s) => JSON.stringify(s.Resource) === '"*"')).toEqual([]);
   });
 
-  it('lets only this account\'s Scheduler assume the role, which may only invoke the check', () => {
+  it('lets only this account\'s Scheduler assume the role, which may only invoke the check and dead-letter it', () => {
     const esc = stack.escalation!;
     const role = template.toJSON().Resources[id(esc.schedulerRole)].Properties;
     expect(role.AssumeRolePolicyDocument.Statement).toEqual([
       { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } },
     ]);
     const statements = statementsOf(stack.resolve(esc.schedulerRole.roleName));
-    expect(statements.flatMap((s) => [s.Action].flat())).toEqual(['lambda:InvokeFunction']);
+    expect(statements.flatMap((s) => [s.Action].flat()).sort()).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
     const fnArn = { 'Fn::GetAtt': [id(esc.function), 'Arn'] };
     expect(allows(statements, 'lambda:InvokeFunction', fnArn)).toBe(true);
+    expect(allows(statements, 'sqs:SendMessage', { 'Fn::GetAtt': [id(esc.scheduleDeadLetters), 'Arn'] })).toBe(true);
   });
 
   it('sends a check that still fails after Lambda\'s async retries to the failed-checks queue', () => {
@@ -80,9 +82,9 @@ describe('LlmAlertPipelineStack with escalation', () => {
     expect(allows(statementsOf(role), 'sqs:SendMessage', { 'Fn::GetAtt': [id(esc.failedChecks), 'Arn'] })).toBe(true);
   });
 
-  it('runs the check (Node 22, arm64) with the table, the escalation topic, Alertmanager and the settings secret', () => {
+  it('runs the check (Node 24, arm64) with the table, the escalation topic, Alertmanager and the settings secret', () => {
     const esc = stack.escalation!;
-    template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 60, MemorySize: 256, Handler: 'index.handler' });
+    template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 60, MemorySize: 256, Handler: 'index.handler' });
     expect(envOf(id(esc.function))).toEqual({
       NODE_OPTIONS: '--enable-source-maps',
       LOG_LEVEL: 'debug',

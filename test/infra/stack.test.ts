@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { LAMBDA_NODE_MAJOR, LAMBDA_RUNTIME } from '../../infra/node-function.js';
 import { SECRET_SETTING_KEYS } from '../../infra/receiver.js';
 import { LlmAlertPipelineStack } from '../../infra/stack.js';
 import { scratchApp } from './synth.js';
@@ -10,6 +13,8 @@ interface Statement {
   Action: string | string[];
   Resource: unknown;
 }
+
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
 
 const PLAIN_ENV = ['NODE_OPTIONS', 'LOG_LEVEL', 'PROMETHEUS_URL', 'ALERTMANAGER_URL', 'PUBLIC_URL', 'TABLE_NAME', 'SNS_TOPIC_ARN', 'SETTINGS_SECRET_ARN'];
 
@@ -39,15 +44,23 @@ describe('LlmAlertPipelineStack', () => {
   const allows = (action: string, resource: unknown) =>
     statements.some((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action) && [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)));
 
-  it('runs Node 22 on arm64 with 512 MiB, a 30 s timeout and no reserved concurrency', () => {
+  it('runs Node 24 on arm64 with 512 MiB, a 30 s timeout and no reserved concurrency', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       MemorySize: 512,
       Timeout: 30,
       Handler: 'index.handler',
       ReservedConcurrentExecutions: Match.absent(),
     });
+  });
+
+  it('runs the newest Node.js runtime this aws-cdk-lib offers, a major `engines` supports', () => {
+    const major = (name: string) => Number(/^nodejs(\d+)\.x$/.exec(name)?.[1] ?? 0);
+    const newest = Math.max(...Runtime.ALL.map((r) => major(r.name)));
+    expect(LAMBDA_RUNTIME.name).toBe(`nodejs${newest}.x`);
+    expect(LAMBDA_NODE_MAJOR).toBe(newest);
+    expect(PACKAGE.engines.node.split('||').map((range) => range.trim())).toContain(`^${LAMBDA_NODE_MAJOR}.0.0`);
   });
 
   it('keys the dedupe table on pk alone, on demand, with TTL on expiresAt, PITR and Retain', () => {
@@ -64,11 +77,13 @@ describe('LlmAlertPipelineStack', () => {
     });
   });
 
-  it('lets the function read and write items of that table only', () => {
+  it('lets the function send the item actions the stores use, on that table only (exact set: iam.test.ts)', () => {
     const tableArn = { 'Fn::GetAtt': [id(stack.table), 'Arn'] };
-    for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query']) {
+    for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']) {
       expect(allows(action, tableArn), action).toBe(true);
     }
+    const dynamodb = statements.flatMap((s) => [s.Action].flat()).filter((a) => a.startsWith('dynamodb:'));
+    expect([...new Set(dynamodb)].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
   });
 
   it('lets the function publish to the alert topic and read the settings secret', () => {

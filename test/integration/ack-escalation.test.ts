@@ -167,6 +167,19 @@ describe('EventBridge Scheduler', () => {
     expect(atExpression(due)).toBe('at(2026-11-29T12:57:23)');
   });
 
+  it('names the dead-letter queue in the schedule\'s target when the stack sets one', async () => {
+    target = await startLoopback({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
+    const deadLetterQueueArn = 'arn:aws:sqs:eu-west-1:123456789012:escalation-dead-letters';
+    await new EventBridgeScheduler(client(target.url), { ...settings, deadLetterQueueArn }).schedule(JOB, Date.parse('2026-11-29T12:57:23Z'));
+    expect(JSON.parse(target.requests[0]!.body.toString('utf8')).Target).toEqual({
+      Arn: settings.functionArn,
+      RoleArn: settings.roleArn,
+      Input: JSON.stringify(JOB),
+      RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 },
+      DeadLetterConfig: { Arn: deadLetterQueueArn },
+    });
+  });
+
   it('records an escalation whose schedule could not be created as not scheduled, after retrying', async () => {
     const denied = { status: 403, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException' }, body: '{"Message":"not authorized"}' };
     target = await startLoopback(denied);

@@ -44,4 +44,17 @@ describe('acknowledgement and escalation settings', () => {
     expect(wired.escalation?.scheduler).toEqual({ groupName: 'esc', functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:check', roleArn: 'arn:aws:iam::123456789012:role/scheduler' });
     expect(wired.escalation?.delaySeconds).toBe(900);
   });
+
+  it('passes the schedules\' dead-letter queue on with the scheduler settings, and names a bad ARN', () => {
+    const wiring = {
+      ESCALATION_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x',
+      ESCALATION_SCHEDULE_GROUP: 'esc',
+      ESCALATION_FUNCTION_ARN: 'arn:aws:lambda:eu-west-1:123456789012:function:check',
+      ESCALATION_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
+    };
+    const queue = 'arn:aws:sqs:eu-west-1:123456789012:escalation-dead-letters';
+    expect(loadConfig({ ...wiring, ESCALATION_DEAD_LETTER_QUEUE_ARN: queue }).escalation?.scheduler?.deadLetterQueueArn).toBe(queue);
+    expect(problems({ ...wiring, ESCALATION_DEAD_LETTER_QUEUE_ARN: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q' })).toEqual(['ESCALATION_DEAD_LETTER_QUEUE_ARN: must be an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME)']);
+    expect(problems({ ESCALATION_DEAD_LETTER_QUEUE_ARN: queue })).toEqual(['ESCALATION_DEAD_LETTER_QUEUE_ARN: set, but the scheduler settings (ESCALATION_SCHEDULE_GROUP, ...) are not']);
+  });
 });

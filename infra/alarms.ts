@@ -1,0 +1,117 @@
+/**
+ * What the ops alarms watch, and at which threshold. Most thresholds are 1: each count means an
+ * alert was lost, late, or in danger (Alertmanager drops a 4xx; a throttled Function URL answers
+ * 429, a 4xx), so there is no "normal" background rate to tolerate. The pipeline's own metrics
+ * (namespace {@link METRICS_NAMESPACE}, no dimensions) follow the metrics contract emitted as EMF.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { ALARM_PERIOD_MINUTES, type Operations } from './operations.js';
+
+const period = Duration.minutes(ALARM_PERIOD_MINUTES);
+
+/** CloudWatch namespace of the pipeline's own metrics (EMF); the names match Prometheus's `/metrics`. */
+export const METRICS_NAMESPACE = 'LlmAlertPipeline';
+
+/** Duration alarm at this share of the time-out (ratio 0–1): an invocation near it is about to be cut off mid-fan-out. */
+export const DURATION_ALARM_RATIO = 0.8;
+
+/** The receiver's Function URL: 5xx (Alertmanager retries: late) and 4xx (Alertmanager drops: lost). */
+export function watchFunctionUrl(ops: Operations, fn: IFunction): void {
+  ops.watch('WebhookUrl', {
+    '5xx': {
+      metric: fn.metric('Url5xxCount', { statistic: 'Sum', period }),
+      threshold: 1,
+      description: 'The webhook answered 5xx: Alertmanager retries, so those alerts are late and lost if the retries run out. The receiver logs each failure with its cause (a channel, DynamoDB, a time-out).',
+    },
+    '4xx': {
+      metric: fn.metric('Url4xxCount', { statistic: 'Sum', period }),
+      threshold: 1,
+      description: 'The webhook answered 4xx: Alertmanager never retries these, so the alerts in those requests are lost (401: wrong WEBHOOK_TOKEN; 429: throttled, see the Throttles alarm; 400/413: a payload refused). The receiver logs each with its reason.',
+    },
+  });
+}
+
+/**
+ * Errors, throttles and duration near the time-out of one function.
+ * @param throttled what a throttle means for this function (synchronous callers see 429, async ones are retried)
+ */
+export function watchFunction(ops: Operations, group: string, fn: IFunction, timeoutSeconds: number, throttled: string): void {
+  ops.watch(group, {
+    Errors: { metric: fn.metricErrors({ statistic: 'Sum', period }), threshold: 1, description: `${group} threw or timed out; its log group has the error line (every line carries the awsRequestId).` },
+    Throttles: { metric: fn.metricThrottles({ statistic: 'Sum', period }), threshold: 1, description: `Lambda refused to run ${group} for lack of concurrency: ${throttled}` },
+    Duration: {
+      metric: fn.metricDuration({ statistic: 'Maximum', period }),
+      threshold: timeoutSeconds * 1000 * DURATION_ALARM_RATIO,
+      description: `An invocation of ${group} took ${DURATION_ALARM_RATIO * 100}% of its ${timeoutSeconds} s time-out or more; at the time-out Lambda kills it mid-delivery.`,
+    },
+  });
+}
+
+/** Any message in a queue that only ever receives failures. */
+export function watchQueue(ops: Operations, group: string, queue: IQueue, holds: string): void {
+  ops.watch(group, {
+    Depth: {
+      metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
+      threshold: 1,
+      description: `${group} holds ${holds}: a critical alert may not have escalated. Each message keeps the job ({fingerprint, startsAt}); look at it, then delete it.`,
+    },
+  });
+}
+
+/** Notifications SNS could not deliver to a subscriber of the topic. */
+export function watchTopic(ops: Operations, group: string, topic: ITopic): void {
+  ops.watch(group, {
+    NotificationsFailed: {
+      metric: topic.metricNumberOfNotificationsFailed({ statistic: 'Sum', period }),
+      threshold: 1,
+      description: `SNS could not deliver messages of ${group} to a subscriber (after SNS's own retries): whoever subscribed there missed alerts.`,
+    },
+  });
+}
+
+/** DynamoDB throttling the dedupe table: claims fail, the webhook answers 5xx. */
+export function watchTable(ops: Operations, table: ITable): void {
+  const throttled = 'claims and ledger writes fail, the webhook answers 5xx and Alertmanager retries (late alerts).';
+  ops.watch('DedupeTable', {
+    ReadThrottles: { metric: table.metric('ReadThrottleEvents', { statistic: 'Sum', period }), threshold: 1, description: `DynamoDB throttled reads of the dedupe table: ${throttled}` },
+    WriteThrottles: { metric: table.metric('WriteThrottleEvents', { statistic: 'Sum', period }), threshold: 1, description: `DynamoDB throttled writes to the dedupe table: ${throttled}` },
+  });
+}
+
+/** The pipeline's own metrics: delivery failures and unauthenticated webhook requests. */
+export function watchPipeline(ops: Operations): void {
+  const metric = (metricName: string) => new Metric({ namespace: METRICS_NAMESPACE, metricName, statistic: 'Sum', period });
+  ops.watch('Pipeline', {
+    DeliveryFailures: {
+      metric: metric('llm_alert_pipeline_notifications_failed'),
+      threshold: 1,
+      description: 'A channel (Slack, Feishu, SNS) failed after its retries; the webhook answered 502 and Alertmanager retries that channel only. The receiver logs "channel failed" with the reason.',
+    },
+    Unauthenticated: {
+      metric: metric('llm_alert_pipeline_webhook_unauthenticated_total'),
+      threshold: 1,
+      description: 'Webhook requests without the right bearer token were refused with 401, which Alertmanager does not retry: an Alertmanager with a stale WEBHOOK_TOKEN loses every alert (or a stranger found the URL).',
+    },
+  });
+}
+
+/**
+ * An Alertmanager's heartbeat stopped (`llm_alert_pipeline_heartbeat_missing`, 0/1, from the heartbeat check).
+ * @param checkDeployed whether the stack runs the heartbeat check on a schedule: then no data means the
+ *   check itself stopped, which is breaching; without it the alarm waits for data instead of alarming forever
+ */
+export function watchHeartbeat(ops: Operations, { checkDeployed }: { checkDeployed: boolean }): void {
+  ops.watch('Heartbeat', {
+    Missing: {
+      metric: new Metric({ namespace: METRICS_NAMESPACE, metricName: 'llm_alert_pipeline_heartbeat_missing', statistic: 'Maximum', period }),
+      threshold: 1,
+      treatMissingData: checkDeployed ? TreatMissingData.BREACHING : TreatMissingData.MISSING,
+      description: "An Alertmanager's heartbeat (its always-firing Watchdog alert) stopped arriving: that Alertmanager, or its path to this webhook, is down and none of its alerts reach anyone.",
+    },
+  });
+}

@@ -1,0 +1,128 @@
+/**
+ * Exact IAM: each role of the stack holds only what its code sends (the AWS SDK commands in
+ * `shared/` and `functions/`) plus what the Lambda service does on the function's behalf (writing
+ * its log streams, the async-failure destination). No CDK grant helper's extras (`DescribeTable`,
+ * `Scan`, `DescribeSecret`, `GetQueueUrl`, a function's `:*` versions), no managed policies.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { Role } from 'aws-cdk-lib/aws-iam';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LlmAlertPipelineStack } from '../../infra/stack.js';
+import { grantsOf, managedPoliciesOf, namesOf } from './policy.js';
+import { scratchApp } from './synth.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROUTING = fileURLToPath(new URL('./fixtures/routing-audit.yml', import.meta.url));
+const AUDIT_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:llm-audit';
+
+/**
+ * Every AWS SDK command the code constructs, and the IAM actions sending it needs in Lambda.
+ * `[]`: never sent in Lambda (with the reason). A new command fails the test below until it is listed here.
+ */
+const SDK_COMMANDS: Record<string, string[]> = {
+  GetSecretValueCommand: ['secretsmanager:GetSecretValue'], // shared/settings-secret.ts, at cold start
+  PublishCommand: ['sns:Publish'], // shared/channels/sns.ts
+  CreateScheduleCommand: ['scheduler:CreateSchedule', 'iam:PassRole'], // shared/ack/eventbridge-scheduler.ts; PassRole: the target's RoleArn
+  DeleteScheduleCommand: ['scheduler:DeleteSchedule'],
+  GetCommand: ['dynamodb:GetItem'], // lib-dynamodb: shared/dedupe/, shared/ack/dynamodb-store.ts
+  PutCommand: ['dynamodb:PutItem'],
+  UpdateCommand: ['dynamodb:UpdateItem'],
+  BatchGetCommand: ['dynamodb:BatchGetItem'],
+  BatchWriteCommand: ['dynamodb:BatchWriteItem'],
+  CreateTableCommand: [], // shared/dedupe/table.ts: only npm start's local table; the stack creates the real one
+  UpdateTimeToLiveCommand: [], // likewise
+};
+
+/** What Lambda itself does with the function's role: its log streams, the async failure destination. */
+const SERVICE_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage', 'lambda:InvokeFunction'];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+describe('IAM of the stack (escalation on, a routing file naming a second topic)', () => {
+  const scratch = scratchApp({ 'aws:cdk:bundling-stacks': [] });
+  let stack: LlmAlertPipelineStack;
+  let template: Template;
+  let names: Map<string, string>;
+  let group: string;
+  const grants = (role: Role) => grantsOf(template, stack.getLogicalId(role.node.defaultChild as never), names);
+
+  beforeAll(() => {
+    stack = new LlmAlertPipelineStack(scratch.app, 'Exact', { routingFile: ROUTING, escalation: { delaySeconds: 600 } });
+    template = Template.fromStack(stack);
+    const esc = stack.escalation!;
+    names = namesOf(stack, {
+      Table: stack.table,
+      AlertTopic: stack.topic,
+      EscalationTopic: stack.escalationTopic!,
+      SettingsSecret: stack.settingsSecret,
+      ReceiverLogs: stack.receiver.logGroup,
+      CheckLogs: esc.logGroup,
+      CheckFunction: esc.function,
+      SchedulerRole: esc.schedulerRole,
+      FailedChecks: esc.failedChecks,
+      ScheduleDeadLetters: esc.scheduleDeadLetters,
+    });
+    group = stack.resolve(esc.scheduleGroup.scheduleGroupName) as string;
+  });
+  afterAll(() => scratch.dispose());
+
+  const TABLE = ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} Table.Arn`);
+
+  it('gives the receiver exactly: its log streams, the table items, the three topics, the secret, and its schedules', () => {
+    const schedules = `arn:\${AWS::Partition}:scheduler:\${AWS::Region}:\${AWS::AccountId}:schedule/${group}/*`;
+    expect(grants(stack.receiver.function.role as Role)).toEqual([
+      ...TABLE,
+      'iam:PassRole SchedulerRole.Arn if {StringEquals: {iam:PassedToService: scheduler.amazonaws.com}}',
+      'logs:CreateLogStream ReceiverLogs.Arn',
+      'logs:PutLogEvents ReceiverLogs.Arn',
+      `scheduler:CreateSchedule ${schedules}`,
+      `scheduler:DeleteSchedule ${schedules}`,
+      'secretsmanager:GetSecretValue SettingsSecret',
+      'sns:Publish AlertTopic',
+      'sns:Publish EscalationTopic',
+      `sns:Publish ${AUDIT_TOPIC}`,
+    ].sort());
+  });
+
+  it('gives the escalation check exactly: its log streams, the table items, the escalation topic, the secret, its failure queue', () => {
+    expect(grants(stack.escalation!.function.role as Role)).toEqual([
+      ...TABLE,
+      'logs:CreateLogStream CheckLogs.Arn',
+      'logs:PutLogEvents CheckLogs.Arn',
+      'secretsmanager:GetSecretValue SettingsSecret',
+      'sns:Publish EscalationTopic',
+      'sqs:SendMessage FailedChecks.Arn',
+    ].sort());
+  });
+
+  it('lets Scheduler invoke the check (its unqualified ARN only) and dead-letter undeliverable checks', () => {
+    expect(grants(stack.escalation!.schedulerRole)).toEqual(['lambda:InvokeFunction CheckFunction.Arn', 'sqs:SendMessage ScheduleDeadLetters.Arn']);
+  });
+
+  it('attaches no managed policy (AWSLambdaBasicExecutionRole grants logs on every group)', () => {
+    const roles = Object.keys(template.findResources('AWS::IAM::Role'));
+    expect(roles.length).toBeGreaterThanOrEqual(3);
+    for (const role of roles) expect(managedPoliciesOf(template, role, names), role).toEqual([]);
+  });
+
+  it('knows every AWS SDK command the code constructs', () => {
+    const sent = new Set<string>();
+    for (const file of [...sourceFiles(join(ROOT, 'shared')), ...sourceFiles(join(ROOT, 'functions'))]) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/\bnew\s+(\w+Command)\s*\(/g)) sent.add(m[1]!);
+    }
+    expect([...sent].sort()).toEqual(Object.keys(SDK_COMMANDS).sort());
+  });
+
+  it('grants, across all roles, exactly the actions those commands need, plus what Lambda and Scheduler do for them', () => {
+    const roles = Object.keys(template.findResources('AWS::IAM::Role'));
+    const granted = new Set(roles.flatMap((r) => grantsOf(template, r, names)).map((line) => line.split(' ')[0]!));
+    const needed = new Set(Object.values(SDK_COMMANDS).flat());
+    expect([...granted].filter((a) => !needed.has(a) && !SERVICE_ACTIONS.includes(a))).toEqual([]);
+    expect([...needed].filter((a) => !granted.has(a))).toEqual([]);
+  });
+});
