@@ -147,9 +147,10 @@ export class DynamoDbAckStore implements AckStore {
 
   async getMany(fingerprints: string[], nowMs: number): Promise<Map<string, AlertRecord>> {
     const found = new Map<string, AlertRecord>();
-    const unique = [...new Set(fingerprints)];
+    // By key: a fingerprint and its digest name one item, and BatchGetItem refuses duplicate keys.
+    const unique = [...new Set(fingerprints.map(recordKey))];
     for (let i = 0; i < unique.length; i += BATCH_GET_MAX_KEYS) {
-      for (const item of await this.#batchGet<RecordItem>(unique.slice(i, i + BATCH_GET_MAX_KEYS).map(recordKey))) {
+      for (const item of await this.#batchGet<RecordItem>(unique.slice(i, i + BATCH_GET_MAX_KEYS))) {
         if (item.expiresAt * 1000 > nowMs && item.startsAt) found.set(item.fingerprint, fromItem(item));
       }
     }

@@ -4,13 +4,16 @@
  *   enrichment as JSON (DynamoDB numbers cannot be `NaN` or ±Infinity, which signals may be), `ack` and
  *   `escalation` are maps, `channels` a string set, `historySeq` the number of history items;
  * - `history#<fingerprint>#<seq, 10 digits>`: one history event (`eventJson`).
+ * An over-long fingerprint appears in keys as its digest (`shared/dedupe/keys.ts`); the record's
+ * `fingerprint` attribute keeps it whole.
  */
 import type { Alert } from '../alertmanager/schema.js';
+import { keyPart } from '../dedupe/keys.js';
 import type { Enrichment } from '../enrich/types.js';
 import type { Acknowledgement, AlertRecord, EscalationState, HistoryEvent } from './types.js';
 
-export const recordKey = (fingerprint: string) => `alert#${fingerprint}`;
-export const historyKey = (fingerprint: string, seq: number) => `history#${fingerprint}#${String(seq).padStart(10, '0')}`;
+export const recordKey = (fingerprint: string) => `alert#${keyPart(fingerprint)}`;
+export const historyKey = (fingerprint: string, seq: number) => `history#${keyPart(fingerprint)}#${String(seq).padStart(10, '0')}`;
 
 /** The stored shape of a record (what `GetItem` returns through the document client). */
 export interface RecordItem {
