@@ -5,6 +5,7 @@
  * a channel shows in detail) → fan out (one message per channel,
  * each with the alerts that channel still lacks) → ledger (mark deliveries, release failed claims)
  * → acknowledgement state (`shared/ack/tracker.ts`: who was told, escalation scheduled or cancelled).
+ * One bad alert never blocks its group: oversized or invalid text is cut before fan-out (`reduce.ts`).
  * With `ack` set, each channel's message carries its own signed Acknowledge link, and a resolved
  * alert carries who acknowledged it.
  */
@@ -19,6 +20,7 @@ import { DEFAULT_FLAP_WINDOW_MS, markFlapping, noteFlapping } from './flapping.j
 import type { Logger } from './logger.js';
 import { buildNotification, type Flapping } from './notification.js';
 import type { RouteFn } from './routing/router.js';
+import { cutOversized } from './reduce.js';
 import { alertsToEnrich } from './storm.js';
 
 export interface PipelineDeps {
@@ -81,7 +83,8 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   log.info('group received', { status: message.status, alerts: message.alerts.length, truncatedAlerts: message.truncatedAlerts });
 
   const claimed = await claimAll(message.alerts, deps, log);
-  const toSend = claimed.filter((c) => c.claim.pending.length > 0);
+  // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
+  const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cutOversized(c.alert, log) }));
   const flapping = await noteFlapping(toSend.map((c) => c.alert), deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log);
   const started = deps.now();
   const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
