@@ -117,6 +117,29 @@ describe('an alert with a 450 KB annotation', () => {
   });
 });
 
+describe('an alert whose fields together exceed the 400 KB item limit', () => {
+  // 40 annotations of 15 KiB: each under the per-field cut, 600 KiB together.
+  const message = () => groupWith((bad) => {
+    for (let i = 0; i < 40; i++) bad.annotations[`dump_${i}`] = `${i}:` + 'y'.repeat(15 * 1024);
+  });
+
+  it('is stored cut further (its acknowledgement record fits), acknowledgeable, and the retry is a duplicate', async () => {
+    const before = marks();
+    const res = await h.webhook(message());
+    expect(res.status).toBe(200);
+    const sent = sentSince(before);
+    expectAllThreeEverywhere(sent);
+    for (const fp of [...HEALTHY_FPS, BAD_FP]) expect((await record(fp)).record.channels).toEqual(CHANNELS);
+    const stored = (await record(BAD_FP)).record.alert as Alert & { cut?: string[] };
+    expect(stored.annotations.summary).toBe(BAD_SUMMARY);
+    expect(stored.annotations.dump_0!.endsWith('(cut)')).toBe(true);
+    expect(stored.cut).toContain('annotations.dump_39');
+    const page = await acknowledgeFromSlack(sent.slack[0]!, 'carol');
+    expect(page).toContain(`${BAD_SUMMARY}: acknowledged`);
+    await expectRetryIsDuplicate(message());
+  });
+});
+
 describe('a fingerprint so long that its keys would exceed 2,048 bytes', () => {
   const LONG_FP = `${'f0'.repeat(1050)}`;
   const message = () => groupWith((bad) => void (bad.fingerprint = LONG_FP));
