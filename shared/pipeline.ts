@@ -12,7 +12,7 @@
 import pLimit from 'p-limit';
 import type { AckTracker, AckView } from './ack/tracker.js';
 import type { Alert, WebhookMessage } from './alertmanager/schema.js';
-import type { Channel } from './channels/types.js';
+import { ContentRefusedError, type Channel } from './channels/types.js';
 import { eventKey, type Claim, type DedupeStore } from './dedupe/store.js';
 import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from './delivery.js';
 import type { Enrichment } from './enrich/types.js';
@@ -45,9 +45,15 @@ export interface PipelineDeps {
   ack?: AckTracker;
 }
 
+/**
+ * What one channel did with the group. `refused`: the platform refused the content, the reduced
+ * rendering too (`deliver`); it is logged as an error naming the alerts and, being wrong forever,
+ * does not make the answer 5xx (the claims are released: a later resend of the group tries again).
+ */
 export type ChannelOutcome =
   | { status: 'delivered'; alerts: number; attempts: number; durationMs: number }
-  | { status: 'failed'; alerts: number; error: string; durationMs: number };
+  | { status: 'failed'; alerts: number; error: string; durationMs: number }
+  | { status: 'refused'; alerts: number; error: string; durationMs: number };
 
 export interface GroupResult {
   /** Alerts in the payload. */
@@ -60,12 +66,18 @@ export interface GroupResult {
   inFlight: number;
   /** Per channel that had something to send. */
   channels: Record<string, ChannelOutcome>;
-  /** False when a channel failed after its retries or an alert is in flight elsewhere: answer 5xx so Alertmanager retries. */
+  /**
+   * False when a channel failed after its retries or an alert is in flight elsewhere: answer 5xx so
+   * Alertmanager retries. A channel that `refused` the content does not make it false: a retry would
+   * be refused again, forever.
+   */
   ok: boolean;
 }
 
 /** DynamoDB calls in flight at once for one group (a storm can bring thousands of alerts). */
 const STORE_CONCURRENCY = 16;
+/** Alerts named in one error log line. */
+const MAX_NAMED = 20;
 
 interface ClaimedAlert {
   alert: Alert;
@@ -96,10 +108,11 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView, { flapping, receivedAt })));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
+  const undelivered = new Set(outcomes.filter((o) => o.outcome && o.outcome.status !== 'delivered').map((o) => o.channel));
   const unrecorded = await recordDelivered(toSend, channels, deps, log);
   // A claim whose ledger write failed keeps its lease: releasing it would let the retry re-send
   // to the channels that already have the alert.
-  if (failed.size) await releaseFailed(toSend.filter((c) => !unrecorded.has(c.key)), failed, deps, log);
+  if (undelivered.size) await releaseFailed(toSend.filter((c) => !unrecorded.has(c.key)), undelivered, deps, log);
   const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered') }));
   if (deps.ack) await deps.ack.record(message, sent, enrichments);
 
@@ -179,10 +192,17 @@ async function fanOutTo(
     log.info('channel delivered', { channel: channel.name, ...outcome });
     return { channel: channel.name, outcome };
   } catch (err) {
-    const outcome: ChannelOutcome = { status: 'failed', alerts: mine.length, error: (err as Error).message, durationMs: deps.now() - started };
-    log.error('channel failed', { channel: channel.name, ...outcome });
+    const refused = err instanceof ContentRefusedError;
+    const outcome: ChannelOutcome = { status: refused ? 'refused' : 'failed', alerts: mine.length, error: (err as Error).message, durationMs: deps.now() - started };
+    if (refused) log.error('channel refused content', { channel: channel.name, ...outcome, ...named(mine.map((c) => c.alert)) });
+    else log.error('channel failed', { channel: channel.name, ...outcome });
     return { channel: channel.name, outcome };
   }
+}
+
+/** The alerts an error log names: fingerprints and alert names, the first {@link MAX_NAMED} of each. */
+function named(alerts: Alert[]): { fingerprints: string[]; alertnames: string[] } {
+  return { fingerprints: alerts.slice(0, MAX_NAMED).map((a) => a.fingerprint), alertnames: [...new Set(alerts.map((a) => a.labels.alertname ?? ''))].slice(0, MAX_NAMED) };
 }
 
 /**

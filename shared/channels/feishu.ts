@@ -17,12 +17,17 @@ import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.j
 import { postJson } from './http.js';
 import { linkLabel, type Locale } from './locale.js';
 import { truncateChars } from '../truncate.js';
-import { DeliveryError, type Channel } from './types.js';
+import { ContentRefusedError, DeliveryError, type Channel } from './types.js';
 
 /** Request body size, bytes. @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
 export const FEISHU_MAX_BODY_BYTES = 20 * 1024;
 /** Reply `code`s meaning "too many requests" (custom bots: 100/min, 5/s). @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
 export const FEISHU_RATE_LIMIT_CODES: ReadonlySet<number> = new Set([9499, 11232]);
+/**
+ * Code 9499 is also Feishu's "Bad Request" (`Bad Request: fail to parse content`; with HTTP 400 for a
+ * body it does not take at all): a refusal of the content, told from the rate limit by its `msg`.
+ */
+const FEISHU_BAD_REQUEST = { code: 9499, msg: /^bad request/i };
 /**
  * Reply `code`s that mean the bot is configured differently from this channel: what to fix.
  * @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot
@@ -150,7 +155,8 @@ export function feishuSign(secret: string, timestampSeconds: number): string {
 
 /**
  * Reads Feishu's reply: HTTP 200 with `code` 0 is success, anything else a {@link DeliveryError}:
- * retryable for rate limits, permanent (and named a configuration error) for 19021 and 19024.
+ * retryable for rate limits, a {@link ContentRefusedError} for `9499 Bad Request…`, permanent (and
+ * named a configuration error) for 19021 and 19024.
  * @param name the channel instance, prefixed to the message
  */
 export function checkFeishuReply(name: string, body: string): void {
@@ -163,9 +169,20 @@ export function checkFeishuReply(name: string, body: string): void {
   const code = typeof reply.code === 'number' ? reply.code : reply.StatusCode;
   if (code === 0) return;
   const msg = String(reply.msg ?? reply.StatusMessage ?? '').slice(0, 200);
+  if (code === FEISHU_BAD_REQUEST.code && FEISHU_BAD_REQUEST.msg.test(msg)) throw new ContentRefusedError(`${name}: code ${code}: ${msg}`);
   const configuration = typeof code === 'number' ? FEISHU_CONFIGURATION_CODES.get(code) : undefined;
   const detail = configuration ? ` (configuration error: ${configuration})` : '';
   throw new DeliveryError(`${name}: code ${String(code)}: ${msg}${detail}`, typeof code === 'number' && FEISHU_RATE_LIMIT_CODES.has(code));
+}
+
+/** An HTTP 400 whose body is Feishu's `9499 Bad Request`: the body itself was refused (too large, unparsable). */
+function refusesContent(status: number, body: string): boolean {
+  if (status !== 400) return false;
+  try {
+    return (JSON.parse(body) as { code?: unknown }).code === FEISHU_BAD_REQUEST.code;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -189,7 +206,7 @@ export function createFeishuChannel(options: { webhookUrl: Secret; secret?: Secr
         const timestamp = Math.floor(now().getTime() / 1000);
         body = { timestamp: String(timestamp), sign: feishuSign(options.secret.reveal(), timestamp), ...body };
       }
-      const reply = await postJson(name, options.webhookUrl, body, signal);
+      const reply = await postJson(name, options.webhookUrl, body, signal, refusesContent);
       checkFeishuReply(name, reply.body);
     },
   };
