@@ -10,7 +10,9 @@
  * @see https://open.feishu.cn/document/ukTMukTMukTM/uUzNwUjL1cDM14SN3ATN (text element: plain_text, lark_md)
  */
 import { createHmac } from 'node:crypto';
+import type { EnrichedAlert } from '../enrich/types.js';
 import type { Notification } from '../notification.js';
+import { cutAlert, REDUCED_FIELD_BYTES } from '../reduce.js';
 import type { Secret } from '../secret.js';
 import { alertLines, alertLinks, headline, headlineText, type Link, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
@@ -81,10 +83,9 @@ const buttons = (links: Link[], locale: Locale): FeishuElement[] =>
 const div = (content: string): FeishuElement => ({ tag: 'div', text: { tag: 'plain_text', content: truncateChars(content, FEISHU_MAX_ALERT_CHARS) } });
 const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: text }] }] : []);
 
-function alertElements(notification: Notification, index: number, locale: Locale): FeishuElement[] {
-  const alert = notification.alerts[index]!;
+function alertElements(notification: Notification, alert: EnrichedAlert, first: boolean, locale: Locale): FeishuElement[] {
   const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint] });
-  const elements: FeishuElement[] = index > 0 ? [{ tag: 'hr' }] : [];
+  const elements: FeishuElement[] = first ? [] : [{ tag: 'hr' }];
   elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL), locale));
   return elements;
 }
@@ -106,7 +107,8 @@ function card(title: string, template: Template, elements: FeishuElement[]): Fei
 /**
  * Renders the card (unsigned): a digest for a storm ({@link isStorm}), else the alerts in detail,
  * shown in order while the body stays under {@link FEISHU_MAX_BODY_BYTES} with room for a
- * signature; a note says how many are left out and how many Alertmanager did not include.
+ * signature (an alert too big on its own is shown reduced); a note says how many are left out and
+ * how many Alertmanager did not include.
  * @param options.locale default `zh-CN`
  */
 export function renderFeishu(notification: Notification, options: RenderOptions = {}): FeishuMessage {
@@ -117,14 +119,21 @@ export function renderFeishu(notification: Notification, options: RenderOptions 
   if (isStorm(notification, options.digestAbove)) return renderFeishuDigest(notification, template, locale);
   const total = notification.alerts.length;
   const more = (shown: number) => note(moreAlertsText(total - shown, { truncated: notification.truncatedAlerts, locale }));
-  const shownElements: FeishuElement[] = acknowledgeButton(notification, locale);
+  const ack = acknowledgeButton(notification, locale);
+  const build = (elements: FeishuElement[], shown: number) => card(headlineText(h, locale), template, [...ack, ...elements, ...more(shown)]);
+  const shownElements: FeishuElement[] = [];
   let shown = 0;
-  for (; shown < total; shown++) {
-    const candidate = [...shownElements, ...alertElements(notification, shown, locale)];
-    if (!fits(card(headlineText(h, locale), template, [...candidate, ...more(shown + 1)]))) break;
-    shownElements.splice(0, shownElements.length, ...candidate);
+  for (const alert of notification.alerts) {
+    // An alert too big for a card of its own goes reduced (`reduce.ts`), or is left out: it never hides the ones after it.
+    const own = (a: EnrichedAlert) => alertElements(notification, a, shown === 0, locale);
+    let elements = own(alert);
+    if (!fits(build(elements, 1))) elements = own(cutAlert(alert, REDUCED_FIELD_BYTES, true));
+    if (!fits(build(elements, 1))) continue;
+    if (!fits(build([...shownElements, ...elements], shown + 1))) break;
+    shownElements.push(...elements);
+    shown += 1;
   }
-  return card(headlineText(h, locale), template, [...shownElements, ...more(shown)]);
+  return build(shownElements, shown);
 }
 
 /** The storm digest; top alerts are dropped from the end while the body is over the byte limit. */
