@@ -83,6 +83,8 @@ interface ClaimedAlert {
   alert: Alert;
   key: string;
   claim: Claim;
+  /** The store refused this alert's item: it is sent without dedupe, and nothing is written to its ledger. */
+  unledgered?: true;
 }
 
 /**
@@ -109,10 +111,11 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
   const undelivered = new Set(outcomes.filter((o) => o.outcome && o.outcome.status !== 'delivered').map((o) => o.channel));
-  const unrecorded = await recordDelivered(toSend, channels, deps, log);
+  const ledgered = toSend.filter((c) => !c.unledgered);
+  const unrecorded = await recordDelivered(ledgered, channels, deps, log);
   // A claim whose ledger write failed keeps its lease: releasing it would let the retry re-send
   // to the channels that already have the alert.
-  if (undelivered.size) await releaseFailed(toSend.filter((c) => !unrecorded.has(c.key)), undelivered, deps, log);
+  if (undelivered.size) await releaseFailed(ledgered.filter((c) => !unrecorded.has(c.key)), undelivered, deps, log);
   const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered') }));
   if (deps.ack) await deps.ack.record(message, sent, enrichments);
 
@@ -151,7 +154,8 @@ function claimEach(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Cl
       limit(async () => {
         const key = eventKey(alert);
         const routed = deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names;
-        const claim = await deps.store.claim(key, routed, now);
+        const claim = await deps.store.claim(key, routed, now).catch((err: unknown) => unclaimable(err, alert, log));
+        if (!claim) return { alert, key, claim: { decision: 'first notification', pending: routed }, unledgered: true };
         log.info('alert deduped', {
           fingerprint: alert.fingerprint,
           alertname: alert.labels.alertname,
@@ -164,6 +168,17 @@ function claimEach(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Cl
       }),
     )
   );
+}
+
+/**
+ * A claim that DynamoDB refused for this alert's item alone (`ValidationException`: a refusal that
+ * every retry would meet) must not fail the group: the alert is sent without dedupe (a duplicate on a
+ * resend beats a lost alert) and logged as an error naming it. Any other error is rethrown (5xx).
+ */
+function unclaimable(err: unknown, alert: Alert, log: Logger): undefined {
+  if ((err as Error | undefined)?.name !== 'ValidationException') throw err;
+  log.error('alert not deduped', { fingerprint: alert.fingerprint, alertname: alert.labels.alertname, status: alert.status, error: (err as Error).message });
+  return undefined;
 }
 
 async function fanOutTo(

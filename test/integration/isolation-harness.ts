@@ -56,8 +56,22 @@ export interface IsolationHarness {
 
 let tables = 0;
 
-/** A fresh table and app over the given platforms. */
-export async function isolationHarness(db: LocalDynamoDb, p: Platforms): Promise<IsolationHarness> {
+class RefusingStore extends DynamoDbDedupeStore {
+  constructor(client: LocalDynamoDb['client'], settings: ConstructorParameters<typeof DynamoDbDedupeStore>[1], private readonly refused?: string) {
+    super(client, settings);
+  }
+
+  override claim(key: string, channels: string[], nowMs: number) {
+    return super.claim(this.refused && key.includes(`#${this.refused}#`) ? `${key}#${'x'.repeat(2048)}` : key, channels, nowMs);
+  }
+}
+
+/**
+ * A fresh table and app over the given platforms.
+ * @param options.refuseClaimOf a fingerprint whose dedupe item DynamoDB (dynalite) refuses: its claim is
+ *   sent with a key over 2,048 bytes, standing in for any `ValidationException` of one alert's item
+ */
+export async function isolationHarness(db: LocalDynamoDb, p: Platforms, options: { refuseClaimOf?: string } = {}): Promise<IsolationHarness> {
   const tableName = `isolation-${process.pid}-${++tables}`;
   await ensureTable(db.client, tableName);
   const config = loadConfig({
@@ -79,7 +93,7 @@ export async function isolationHarness(db: LocalDynamoDb, p: Platforms): Promise
   const enrich = async (alerts: { fingerprint: string }[]) =>
     new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test' }]));
   const app = createApp(config, {
-    store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: config.dedupeTtlSeconds }),
+    store: new RefusingStore(db.client, { tableName, ttlSeconds: config.dedupeTtlSeconds }, options.refuseClaimOf),
     channels,
     enrich,
     delivery: config.delivery,

@@ -171,6 +171,23 @@ describe('a fingerprint so long that its keys would exceed 2,048 bytes', () => {
   });
 });
 
+describe('an alert whose dedupe item DynamoDB refuses', () => {
+  it('is sent without dedupe and logged as an error naming it; its siblings are deduped as usual', async () => {
+    h = await isolationHarness(db, p, { refuseClaimOf: BAD_FP });
+    const message = groupWith(() => undefined);
+    const before = marks();
+    const res = await h.webhook(message);
+    expect(res.status).toBe(200);
+    expectAllThreeEverywhere(sentSince(before));
+    expect(h.logs.find((l) => l.level === 'error' && l.event === 'alert not deduped')).toMatchObject({ fingerprint: BAD_FP, alertname: 'VLLMQueueBacklog', error: expect.stringMatching(/2048/) });
+    for (const fp of [...HEALTHY_FPS, BAD_FP]) expect((await record(fp)).record.channels).toEqual(CHANNELS);
+    // The retry: the healthy ones are duplicates; the one that cannot be deduped is sent again rather than lost.
+    const again = await h.webhook(message);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ received: 3, notified: 1, duplicates: 2 });
+  });
+});
+
 describe('text an encoder refuses', () => {
   // A lone surrogate (valid JSON, not valid Unicode): `encodeURIComponent` throws on it, so the silence
   // link, the SNS query encoding and any URL built from the labels failed for the whole group.
