@@ -5,13 +5,14 @@
  * a channel shows in detail) → fan out (one message per channel,
  * each with the alerts that channel still lacks) → ledger (mark deliveries, release failed claims)
  * → acknowledgement state (`shared/ack/tracker.ts`: who was told, escalation scheduled or cancelled).
+ * One bad alert never blocks its group: oversized or invalid text is cut before fan-out (`reduce.ts`).
  * With `ack` set, each channel's message carries its own signed Acknowledge link, and a resolved
  * alert carries who acknowledged it.
  */
 import pLimit from 'p-limit';
 import type { AckTracker, AckView } from './ack/tracker.js';
 import type { Alert, WebhookMessage } from './alertmanager/schema.js';
-import type { Channel } from './channels/types.js';
+import { ContentRefusedError, type Channel } from './channels/types.js';
 import { eventKey, type Claim, type DedupeStore } from './dedupe/store.js';
 import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from './delivery.js';
 import type { Enrichment } from './enrich/types.js';
@@ -19,6 +20,7 @@ import { DEFAULT_FLAP_WINDOW_MS, markFlapping, noteFlapping } from './flapping.j
 import type { Logger } from './logger.js';
 import { buildNotification, type Flapping } from './notification.js';
 import type { RouteFn } from './routing/router.js';
+import { cutOversized } from './reduce.js';
 import { alertsToEnrich } from './storm.js';
 
 export interface PipelineDeps {
@@ -43,9 +45,15 @@ export interface PipelineDeps {
   ack?: AckTracker;
 }
 
+/**
+ * What one channel did with the group. `refused`: the platform refused the content, the reduced
+ * rendering too (`deliver`); it is logged as an error naming the alerts and, being wrong forever,
+ * does not make the answer 5xx (the claims are released: a later resend of the group tries again).
+ */
 export type ChannelOutcome =
   | { status: 'delivered'; alerts: number; attempts: number; durationMs: number }
-  | { status: 'failed'; alerts: number; error: string; durationMs: number };
+  | { status: 'failed'; alerts: number; error: string; durationMs: number }
+  | { status: 'refused'; alerts: number; error: string; durationMs: number };
 
 export interface GroupResult {
   /** Alerts in the payload. */
@@ -58,17 +66,25 @@ export interface GroupResult {
   inFlight: number;
   /** Per channel that had something to send. */
   channels: Record<string, ChannelOutcome>;
-  /** False when a channel failed after its retries or an alert is in flight elsewhere: answer 5xx so Alertmanager retries. */
+  /**
+   * False when a channel failed after its retries or an alert is in flight elsewhere: answer 5xx so
+   * Alertmanager retries. A channel that `refused` the content does not make it false: a retry would
+   * be refused again, forever.
+   */
   ok: boolean;
 }
 
 /** DynamoDB calls in flight at once for one group (a storm can bring thousands of alerts). */
 const STORE_CONCURRENCY = 16;
+/** Alerts named in one error log line. */
+const MAX_NAMED = 20;
 
 interface ClaimedAlert {
   alert: Alert;
   key: string;
   claim: Claim;
+  /** The store refused this alert's item: it is sent without dedupe, and nothing is written to its ledger. */
+  unledgered?: true;
 }
 
 /**
@@ -81,7 +97,8 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   log.info('group received', { status: message.status, alerts: message.alerts.length, truncatedAlerts: message.truncatedAlerts });
 
   const claimed = await claimAll(message.alerts, deps, log);
-  const toSend = claimed.filter((c) => c.claim.pending.length > 0);
+  // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
+  const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cutOversized(c.alert, log) }));
   const flapping = await noteFlapping(toSend.map((c) => c.alert), deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log);
   const started = deps.now();
   const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
@@ -93,10 +110,12 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView, { flapping, receivedAt })));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
-  const unrecorded = await recordDelivered(toSend, channels, deps, log);
+  const undelivered = new Set(outcomes.filter((o) => o.outcome && o.outcome.status !== 'delivered').map((o) => o.channel));
+  const ledgered = toSend.filter((c) => !c.unledgered);
+  const unrecorded = await recordDelivered(ledgered, channels, deps, log);
   // A claim whose ledger write failed keeps its lease: releasing it would let the retry re-send
   // to the channels that already have the alert.
-  if (failed.size) await releaseFailed(toSend.filter((c) => !unrecorded.has(c.key)), failed, deps, log);
+  if (undelivered.size) await releaseFailed(ledgered.filter((c) => !unrecorded.has(c.key)), undelivered, deps, log);
   const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered') }));
   if (deps.ack) await deps.ack.record(message, sent, enrichments);
 
@@ -135,7 +154,8 @@ function claimEach(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Cl
       limit(async () => {
         const key = eventKey(alert);
         const routed = deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names;
-        const claim = await deps.store.claim(key, routed, now);
+        const claim = await deps.store.claim(key, routed, now).catch((err: unknown) => unclaimable(err, alert, log));
+        if (!claim) return { alert, key, claim: { decision: 'first notification', pending: routed }, unledgered: true };
         log.info('alert deduped', {
           fingerprint: alert.fingerprint,
           alertname: alert.labels.alertname,
@@ -148,6 +168,17 @@ function claimEach(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Cl
       }),
     )
   );
+}
+
+/**
+ * A claim that DynamoDB refused for this alert's item alone (`ValidationException`: a refusal that
+ * every retry would meet) must not fail the group: the alert is sent without dedupe (a duplicate on a
+ * resend beats a lost alert) and logged as an error naming it. Any other error is rethrown (5xx).
+ */
+function unclaimable(err: unknown, alert: Alert, log: Logger): undefined {
+  if ((err as Error | undefined)?.name !== 'ValidationException') throw err;
+  log.error('alert not deduped', { fingerprint: alert.fingerprint, alertname: alert.labels.alertname, status: alert.status, error: (err as Error).message });
+  return undefined;
 }
 
 async function fanOutTo(
@@ -176,10 +207,17 @@ async function fanOutTo(
     log.info('channel delivered', { channel: channel.name, ...outcome });
     return { channel: channel.name, outcome };
   } catch (err) {
-    const outcome: ChannelOutcome = { status: 'failed', alerts: mine.length, error: (err as Error).message, durationMs: deps.now() - started };
-    log.error('channel failed', { channel: channel.name, ...outcome });
+    const refused = err instanceof ContentRefusedError;
+    const outcome: ChannelOutcome = { status: refused ? 'refused' : 'failed', alerts: mine.length, error: (err as Error).message, durationMs: deps.now() - started };
+    if (refused) log.error('channel refused content', { channel: channel.name, ...outcome, ...named(mine.map((c) => c.alert)) });
+    else log.error('channel failed', { channel: channel.name, ...outcome });
     return { channel: channel.name, outcome };
   }
+}
+
+/** The alerts an error log names: fingerprints and alert names, the first {@link MAX_NAMED} of each. */
+function named(alerts: Alert[]): { fingerprints: string[]; alertnames: string[] } {
+  return { fingerprints: alerts.slice(0, MAX_NAMED).map((a) => a.fingerprint), alertnames: [...new Set(alerts.map((a) => a.labels.alertname ?? ''))].slice(0, MAX_NAMED) };
 }
 
 /**

@@ -6,6 +6,7 @@
 import pLimit from 'p-limit';
 import type { Channel } from '../channels/types.js';
 import { deliver } from '../delivery.js';
+import { labelsCut } from '../reduce.js';
 import type { Logger } from '../logger.js';
 import { latestCoveredStart } from './links.js';
 import { isoTime } from './records.js';
@@ -99,6 +100,8 @@ class Silencer {
     const silence = silenceFor(record.alert, { hours: this.request.silenceHours!, by: this.request.by, nowMs: now() });
     try {
       if (this.#unreachable) throw new SilenceError(`not tried: ${this.#unreachable}`);
+      // Matchers of cut values would silence nothing while the page said "silenced".
+      if (labelsCut(record.alert)) throw new SilenceError('not silenced: some of its label values were too long or not valid text and were cut; silence it in Alertmanager');
       const id = await createSilence(alertmanagerUrl, silence, timeoutMs);
       await store.setSilence(record.fingerprint, record.startsAt, id, now());
       await store.addHistory(record.fingerprint, { type: 'silenced', silenceId: id, endsAt: silence.endsAt, by: this.request.by, startsAt: record.startsAt }, now());

@@ -6,7 +6,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, toJson, type RecordItem } from './records.js';
+import { alertJsonForRecord, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './records.js';
 import type { Acknowledgement, AckOutcome, AckStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './types.js';
 
 /** BatchGetItem's per-call key limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
@@ -51,9 +51,12 @@ export class DynamoDbAckStore implements AckStore {
     const resolved = n.alert.status === 'resolved';
     const now = isoTime(nowMs);
     const nowSec = Math.floor(nowMs / 1000);
+    // The record must fit DynamoDB's 400 KB item limit whatever the alert carries (`alertJsonForRecord`).
+    const enrichmentJson = n.enrichment && toJson(n.enrichment);
+    const alertJson = alertJsonForRecord(n.alert, enrichmentJson);
     // Each write also counts the history event it records (`historySeq`), saving a call per alert in a storm.
     const fresh: UpdateSpec = {
-      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': toJson(n.alert), '#gk': n.groupKey, '#ext': n.externalURL, '#n': now, '#ch': new Set(n.channels), '#exp': this.#expiry(nowMs), ...(n.enrichment && { '#e': toJson(n.enrichment) }), ...(resolved && { '#r': now }) },
+      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, '#ch': new Set(n.channels), '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }) },
       remove: ['#ack', '#esc', ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
       add: { '#seq': 1 },
       condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
@@ -61,7 +64,7 @@ export class DynamoDbAckStore implements AckStore {
     };
     // The same occurrence: a repair, another channel, or its resolution. A late firing never un-resolves it.
     const same: UpdateSpec = {
-      set: { '#exp': this.#expiry(nowMs), ...(resolved && { '#st': 'resolved', '#a': toJson(n.alert) }) },
+      set: { '#exp': this.#expiry(nowMs), ...(resolved && { '#st': 'resolved', '#a': alertJson }) },
       setExpr: resolved ? ['#r = if_not_exists(#r, :now)'] : [],
       add: { '#ch': new Set(n.channels), '#seq': 1 },
       condition: '#s = :s AND #exp > :nowSec',
@@ -147,9 +150,10 @@ export class DynamoDbAckStore implements AckStore {
 
   async getMany(fingerprints: string[], nowMs: number): Promise<Map<string, AlertRecord>> {
     const found = new Map<string, AlertRecord>();
-    const unique = [...new Set(fingerprints)];
+    // By key: a fingerprint and its digest name one item, and BatchGetItem refuses duplicate keys.
+    const unique = [...new Set(fingerprints.map(recordKey))];
     for (let i = 0; i < unique.length; i += BATCH_GET_MAX_KEYS) {
-      for (const item of await this.#batchGet<RecordItem>(unique.slice(i, i + BATCH_GET_MAX_KEYS).map(recordKey))) {
+      for (const item of await this.#batchGet<RecordItem>(unique.slice(i, i + BATCH_GET_MAX_KEYS))) {
         if (item.expiresAt * 1000 > nowMs && item.startsAt) found.set(item.fingerprint, fromItem(item));
       }
     }

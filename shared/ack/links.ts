@@ -2,6 +2,7 @@
  * Builds the signed "Acknowledge" links: `PUBLIC_URL/v1/ack/<token>`, one per channel message, so the
  * acknowledgement records which channel's link was used.
  */
+import { keyPart } from '../dedupe/keys.js';
 import { signAckToken, type AckKeys } from './token.js';
 
 /** Route prefix of the acknowledgement page (see `shared/ack/routes.ts`). */
@@ -45,13 +46,15 @@ export class AckLinks {
   }
 
   /**
-   * @param fingerprints the firing alerts the link acknowledges (at most `MAX_TOKEN_ALERTS` are kept)
+   * @param fingerprints the firing alerts the link acknowledges (at most `MAX_TOKEN_ALERTS` are kept); an
+   *   over-long one is carried as its key digest (`keyPart`), which the store resolves to the same record,
+   *   so one alert cannot make the whole group's link too long to accept
    * @param nowMs epoch milliseconds: the link's issue time
    * @returns the absolute URL
    */
   url(fingerprints: string[], group: string, channel: string, nowMs: number): string {
     const issuedAt = Math.ceil(nowMs / 1000);
-    const token = signAckToken({ fingerprints, group, channel, issuedAt, expiresAt: issuedAt + this.settings.ttlSeconds }, this.settings.keys);
+    const token = signAckToken({ fingerprints: fingerprints.map(keyPart), group, channel, issuedAt, expiresAt: issuedAt + this.settings.ttlSeconds }, this.settings.keys);
     return `${this.settings.publicUrl}${ACK_PATH}/${token}`;
   }
 }

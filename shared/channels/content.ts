@@ -115,6 +115,8 @@ export function alertLines(alert: EnrichedAlert, m: Markup, options: AlertLineOp
   const icon = options.flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
   const lines = [`${icon} ${m.bold(m.escape(alertTitle(alert)))}`];
   if (options.flapping && alert.status === 'firing') lines.push(m.italic(t.flappingLine(options.flapping.count, formatTime(new Date(options.flapping.sinceMs).toISOString()))));
+  // Right under the title, so the mark shows even when the platform's limit cuts the rest.
+  if (alert.cut?.length) lines.push(m.italic(m.escape(t.cutLine(alert.cut.map((f) => f.replace(/^(labels|annotations)\./, ''))))));
   if (alert.annotations.description) lines.push(m.escape(alert.annotations.description));
   const labels = KEY_LABELS.filter((name) => alert.labels[name]).map((name) => `${name}: ${m.escape(alert.labels[name] ?? '')}`);
   if (labels.length) lines.push(labels.join(' · '));
@@ -148,17 +150,25 @@ function timesLine(alert: EnrichedAlert, locale?: Locale): string {
   return started;
 }
 
+/** Longest link shown, characters: Slack's button `url` limit, and past what most clients open. */
+export const MAX_LINK_CHARS = 3000;
+
 /**
  * The alert's links: Prometheus graph (`generatorURL`), `runbook_url` annotation, Alertmanager silence
  * form (firing alerts only: nothing is left to silence once resolved). Each passes {@link httpLink}:
  * these URLs come from whoever wrote the rule or posted the alert, so one that is not http(s) is left out.
+ * A cut field gives no link (a cut URL is broken; a silence of cut labels would not match the alert),
+ * nor does a URL over {@link MAX_LINK_CHARS}.
  */
 export function alertLinks(alert: EnrichedAlert, externalURL: string): Link[] {
-  const candidates: [Link['label'], string][] = [['Graph', alert.generatorURL], ['Runbook', alert.annotations.runbook_url ?? '']];
-  if (externalURL && alert.status === 'firing') candidates.push(['Silence', silenceUrl(externalURL, alert.labels)]);
+  const cut = new Set(alert.cut);
+  const candidates: [Link['label'], string][] = [];
+  if (!cut.has('generatorURL')) candidates.push(['Graph', alert.generatorURL]);
+  if (!cut.has('annotations.runbook_url')) candidates.push(['Runbook', alert.annotations.runbook_url ?? '']);
+  if (externalURL && alert.status === 'firing' && ![...cut].some((f) => f.startsWith('labels.'))) candidates.push(['Silence', silenceUrl(externalURL, alert.labels)]);
   return candidates.flatMap(([label, raw]) => {
     const url = raw ? httpLink(raw) : undefined;
-    return url ? [{ label, url }] : [];
+    return url && url.length <= MAX_LINK_CHARS ? [{ label, url }] : [];
   });
 }
 

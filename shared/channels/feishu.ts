@@ -10,19 +10,26 @@
  * @see https://open.feishu.cn/document/ukTMukTMukTM/uUzNwUjL1cDM14SN3ATN (text element: plain_text, lark_md)
  */
 import { createHmac } from 'node:crypto';
+import type { EnrichedAlert } from '../enrich/types.js';
 import type { Notification } from '../notification.js';
+import { cutAlert, REDUCED_FIELD_BYTES } from '../reduce.js';
 import type { Secret } from '../secret.js';
 import { alertLines, alertLinks, headline, headlineText, type Link, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
 import { linkLabel, type Locale } from './locale.js';
 import { truncateChars } from '../truncate.js';
-import { DeliveryError, type Channel } from './types.js';
+import { ContentRefusedError, DeliveryError, type Channel } from './types.js';
 
 /** Request body size, bytes. @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
 export const FEISHU_MAX_BODY_BYTES = 20 * 1024;
 /** Reply `code`s meaning "too many requests" (custom bots: 100/min, 5/s). @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
 export const FEISHU_RATE_LIMIT_CODES: ReadonlySet<number> = new Set([9499, 11232]);
+/**
+ * Code 9499 is also Feishu's "Bad Request" (`Bad Request: fail to parse content`; with HTTP 400 for a
+ * body it does not take at all): a refusal of the content, told from the rate limit by its `msg`.
+ */
+const FEISHU_BAD_REQUEST = { code: 9499, msg: /^bad request/i };
 /**
  * Reply `code`s that mean the bot is configured differently from this channel: what to fix.
  * @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot
@@ -76,10 +83,9 @@ const buttons = (links: Link[], locale: Locale): FeishuElement[] =>
 const div = (content: string): FeishuElement => ({ tag: 'div', text: { tag: 'plain_text', content: truncateChars(content, FEISHU_MAX_ALERT_CHARS) } });
 const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: text }] }] : []);
 
-function alertElements(notification: Notification, index: number, locale: Locale): FeishuElement[] {
-  const alert = notification.alerts[index]!;
+function alertElements(notification: Notification, alert: EnrichedAlert, first: boolean, locale: Locale): FeishuElement[] {
   const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint] });
-  const elements: FeishuElement[] = index > 0 ? [{ tag: 'hr' }] : [];
+  const elements: FeishuElement[] = first ? [] : [{ tag: 'hr' }];
   elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL), locale));
   return elements;
 }
@@ -101,7 +107,8 @@ function card(title: string, template: Template, elements: FeishuElement[]): Fei
 /**
  * Renders the card (unsigned): a digest for a storm ({@link isStorm}), else the alerts in detail,
  * shown in order while the body stays under {@link FEISHU_MAX_BODY_BYTES} with room for a
- * signature; a note says how many are left out and how many Alertmanager did not include.
+ * signature (an alert too big on its own is shown reduced); a note says how many are left out and
+ * how many Alertmanager did not include.
  * @param options.locale default `zh-CN`
  */
 export function renderFeishu(notification: Notification, options: RenderOptions = {}): FeishuMessage {
@@ -112,14 +119,21 @@ export function renderFeishu(notification: Notification, options: RenderOptions 
   if (isStorm(notification, options.digestAbove)) return renderFeishuDigest(notification, template, locale);
   const total = notification.alerts.length;
   const more = (shown: number) => note(moreAlertsText(total - shown, { truncated: notification.truncatedAlerts, locale }));
-  const shownElements: FeishuElement[] = acknowledgeButton(notification, locale);
+  const ack = acknowledgeButton(notification, locale);
+  const build = (elements: FeishuElement[], shown: number) => card(headlineText(h, locale), template, [...ack, ...elements, ...more(shown)]);
+  const shownElements: FeishuElement[] = [];
   let shown = 0;
-  for (; shown < total; shown++) {
-    const candidate = [...shownElements, ...alertElements(notification, shown, locale)];
-    if (!fits(card(headlineText(h, locale), template, [...candidate, ...more(shown + 1)]))) break;
-    shownElements.splice(0, shownElements.length, ...candidate);
+  for (const alert of notification.alerts) {
+    // An alert too big for a card of its own goes reduced (`reduce.ts`), or is left out: it never hides the ones after it.
+    const own = (a: EnrichedAlert) => alertElements(notification, a, shown === 0, locale);
+    let elements = own(alert);
+    if (!fits(build(elements, 1))) elements = own(cutAlert(alert, REDUCED_FIELD_BYTES, true));
+    if (!fits(build(elements, 1))) continue;
+    if (!fits(build([...shownElements, ...elements], shown + 1))) break;
+    shownElements.push(...elements);
+    shown += 1;
   }
-  return card(headlineText(h, locale), template, [...shownElements, ...more(shown)]);
+  return build(shownElements, shown);
 }
 
 /** The storm digest; top alerts are dropped from the end while the body is over the byte limit. */
@@ -150,7 +164,8 @@ export function feishuSign(secret: string, timestampSeconds: number): string {
 
 /**
  * Reads Feishu's reply: HTTP 200 with `code` 0 is success, anything else a {@link DeliveryError}:
- * retryable for rate limits, permanent (and named a configuration error) for 19021 and 19024.
+ * retryable for rate limits, a {@link ContentRefusedError} for `9499 Bad Request…`, permanent (and
+ * named a configuration error) for 19021 and 19024.
  * @param name the channel instance, prefixed to the message
  */
 export function checkFeishuReply(name: string, body: string): void {
@@ -163,9 +178,20 @@ export function checkFeishuReply(name: string, body: string): void {
   const code = typeof reply.code === 'number' ? reply.code : reply.StatusCode;
   if (code === 0) return;
   const msg = String(reply.msg ?? reply.StatusMessage ?? '').slice(0, 200);
+  if (code === FEISHU_BAD_REQUEST.code && FEISHU_BAD_REQUEST.msg.test(msg)) throw new ContentRefusedError(`${name}: code ${code}: ${msg}`);
   const configuration = typeof code === 'number' ? FEISHU_CONFIGURATION_CODES.get(code) : undefined;
   const detail = configuration ? ` (configuration error: ${configuration})` : '';
   throw new DeliveryError(`${name}: code ${String(code)}: ${msg}${detail}`, typeof code === 'number' && FEISHU_RATE_LIMIT_CODES.has(code));
+}
+
+/** An HTTP 400 whose body is Feishu's `9499 Bad Request`: the body itself was refused (too large, unparsable). */
+function refusesContent(status: number, body: string): boolean {
+  if (status !== 400) return false;
+  try {
+    return (JSON.parse(body) as { code?: unknown }).code === FEISHU_BAD_REQUEST.code;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -189,7 +215,7 @@ export function createFeishuChannel(options: { webhookUrl: Secret; secret?: Secr
         const timestamp = Math.floor(now().getTime() / 1000);
         body = { timestamp: String(timestamp), sign: feishuSign(options.secret.reveal(), timestamp), ...body };
       }
-      const reply = await postJson(name, options.webhookUrl, body, signal);
+      const reply = await postJson(name, options.webhookUrl, body, signal, refusesContent);
       checkFeishuReply(name, reply.body);
     },
   };

@@ -4,7 +4,7 @@
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
  */
 import { redactSecrets, type Secret } from '../secret.js';
-import { DeliveryError } from './types.js';
+import { ContentRefusedError, DeliveryError } from './types.js';
 
 /** Longest excerpt of a reply body quoted in an error message (characters). */
 const BODY_EXCERPT_CHARS = 200;
@@ -21,12 +21,14 @@ export interface HttpReply {
  * @param channel channel name, prefixed to error messages (`slack: HTTP 404: channel_not_found`)
  * @param url the webhook URL; revealed only for the request itself
  * @param signal aborts the request (the pipeline's per-attempt timeout)
+ * @param refusesContent whether a non-2xx reply (status, body text) means the platform refused the content
  * @returns the reply when its status is 2xx
  * @throws DeliveryError retryable for 429 (with `retryAfterMs` from `Retry-After`), 5xx, time-outs
- *   and network errors; permanent for any other status (3xx, 4xx)
+ *   and network errors; permanent for any other status (3xx, 4xx): a {@link ContentRefusedError} when
+ *   `refusesContent` says so
  * @see https://www.rfc-editor.org/rfc/rfc9110#name-retry-after
  */
-export async function postJson(channel: string, url: Secret, body: unknown, signal: AbortSignal): Promise<HttpReply> {
+export async function postJson(channel: string, url: Secret, body: unknown, signal: AbortSignal, refusesContent?: (status: number, body: string) => boolean): Promise<HttpReply> {
   let response: Response;
   try {
     response = await fetch(url.reveal(), {
@@ -45,6 +47,7 @@ export async function postJson(channel: string, url: Secret, body: unknown, sign
   const retryAfterMs = retryable ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : undefined;
   // A proxy page or platform error may echo the webhook path, in any encoding.
   const excerpt = redactSecrets(text).replace(/\s+/g, ' ').trim().slice(0, BODY_EXCERPT_CHARS);
+  if (!retryable && refusesContent?.(response.status, text)) throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
   throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs);
 }
 

@@ -33,6 +33,8 @@ export interface Messages {
   notIncluded(n: number): string;
   /** A flapping alert: fired `times` times since `since` (already formatted). */
   flappingLine(times: number, since: string): string;
+  /** An alert whose fields (`description`, `model_name`, …) were cut or repaired; starts with `(cut)`. */
+  cutLine(fields: string[]): string;
   links: Record<Link['label'], string>;
   digest: {
     title: string;
@@ -64,6 +66,7 @@ const EN: Messages = {
   moreAlerts: (n) => `+${count(n)} more alert${n === 1 ? '' : 's'}`,
   notIncluded: (n) => `+${count(n)} not included by Alertmanager`,
   flappingLine: (times, since) => `Flapping: fired ${count(times)} times since ${since}`,
+  cutLine: (fields) => `(cut) too long or not valid text, shown in part: ${fields.join(', ')}`,
   links: { Graph: 'Graph', Runbook: 'Runbook', Silence: 'Silence' },
   digest: {
     title: 'Alert storm',
@@ -94,6 +97,7 @@ const ZH_CN: Messages = {
   moreAlerts: (n) => `另有 ${count(n)} 条告警`,
   notIncluded: (n) => `另有 ${count(n)} 条未被 Alertmanager 包含`,
   flappingLine: (times, since) => `抖动：自 ${since} 起已触发 ${count(times)} 次`,
+  cutLine: (fields) => `(cut) 内容过长或不是有效文本，仅显示部分：${fields.join('、')}`,
   links: { Graph: '图表', Runbook: '处理手册', Silence: '静默' },
   digest: {
     title: '告警风暴',

@@ -23,6 +23,14 @@ export const SLACK_MAX_SECTION_CHARS = 3000;
 export const SLACK_MAX_TEXT_CHARS = 40_000;
 /** A button's `url`, characters. @see https://api.slack.com/reference/block-kit/block-elements#button */
 export const SLACK_MAX_BUTTON_URL_CHARS = 3000;
+/**
+ * Error codes of a `400` reply that refuse the message's content, not the webhook's configuration
+ * (`invalid_token`, `channel_not_found`, `no_service` and the like).
+ * @see https://api.slack.com/messaging/webhooks#handling_errors
+ */
+export const SLACK_CONTENT_ERRORS: ReadonlySet<string> = new Set(['invalid_blocks', 'invalid_blocks_format', 'invalid_payload', 'no_text', 'invalid_attachments', 'too_many_attachments', 'msg_too_long']);
+
+const refusesContent = (status: number, body: string) => status === 400 && SLACK_CONTENT_ERRORS.has(body.trim());
 
 /** A Block Kit block as this channel emits it (header, section, context). */
 export type SlackBlock =
@@ -143,8 +151,8 @@ function renderSlackDigest(notification: Notification, locale: Locale): SlackMes
 
 /**
  * The Slack channel. Slack answers `200 ok`, or a 4xx with a plain-text error code
- * (`invalid_blocks`, `no_text`, `channel_not_found`, …), which fails the delivery; errors start
- * with the channel's name (`slack-platform: HTTP 404: channel_not_found`).
+ * (`invalid_blocks`, `no_text`, `channel_not_found`, …), which fails the delivery ({@link SLACK_CONTENT_ERRORS}
+ * as a `ContentRefusedError`); errors start with the channel's name (`slack-platform: HTTP 404: channel_not_found`).
  * @param options.webhookUrl the incoming-webhook URL (a secret: its path is the credential)
  * @param options.name the instance name recorded in the ledger; default `slack`
  * @param options.locale default `en`
@@ -156,7 +164,7 @@ export function createSlackChannel(options: { webhookUrl: Secret; name?: string 
   return {
     name,
     async send(notification, signal) {
-      await postJson(name, options.webhookUrl, renderSlack(notification, render), signal);
+      await postJson(name, options.webhookUrl, renderSlack(notification, render), signal, refusesContent);
     },
   };
 }

@@ -6,7 +6,7 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { RenderOptions } from './digest.js';
 import { renderSns, type SnsMessageStructure } from './sns-message.js';
-import { DeliveryError, type Channel } from './types.js';
+import { ContentRefusedError, DeliveryError, type Channel } from './types.js';
 
 export { renderSns, smsText, snsAttributes, snsSubject, SNS_MAX_MESSAGE_BYTES, SNS_MAX_SUBJECT_CHARS, SNS_SMS_MAX_CHARS, type SnsMessageStructure } from './sns-message.js';
 
@@ -14,6 +14,9 @@ export { renderSns, smsText, snsAttributes, snsSubject, SNS_MAX_MESSAGE_BYTES, S
 const THROTTLING = new Set(['ThrottledException', 'Throttled', 'Throttling', 'ThrottlingException', 'KMSThrottlingException', 'TooManyRequestsException', 'RequestLimitExceeded']);
 /** Names of SDK errors raised before any reply: time-outs and aborts. */
 const TRANSIENT = new Set(['TimeoutError', 'AbortError', 'RequestTimeout', 'RequestTimeoutException']);
+/** Error names of a refused parameter; a refusal of the message's own parameters is about its content. */
+const INVALID_PARAMETER = new Set(['InvalidParameterException', 'InvalidParameterValueException', 'InvalidParameter', 'InvalidParameterValue']);
+const MESSAGE_PARAMETER = /\b(Message|Subject|MessageAttributes?|MessageStructure)\b/;
 /** Node socket error codes of a failed request. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -30,7 +33,9 @@ export function regionFromTopicArn(topicArn: string): string {
 
 /**
  * Maps an SDK error: throttling, server faults (5xx), 429, time-outs and network errors are
- * retryable; every other service error (bad parameter, authorisation, missing topic) is permanent.
+ * retryable; every other service error (bad parameter, authorisation, missing topic) is permanent, and
+ * a {@link ContentRefusedError} when SNS refused the message's own parameters (`Invalid parameter:
+ * Message too long`, `…: Subject`) or the SDK could not encode them (`URIError`).
  * @param channel the channel instance, prefixed to the message
  */
 export function classifySnsError(err: unknown, channel = 'sns'): DeliveryError {
@@ -45,7 +50,9 @@ export function classifySnsError(err: unknown, channel = 'sns'): DeliveryError {
     (status !== undefined && status >= 500) ||
     (e.code !== undefined && NETWORK_CODES.has(e.code));
   const detail = status !== undefined ? `${name} (HTTP ${status})` : name;
-  return new DeliveryError(`${channel}: ${detail}: ${String(e.message ?? '').slice(0, 200)}`, retryable);
+  const message = `${channel}: ${detail}: ${String(e.message ?? '').slice(0, 200)}`;
+  const content = name === 'URIError' || (INVALID_PARAMETER.has(name) && MESSAGE_PARAMETER.test(String(e.message ?? '')));
+  return content && !retryable ? new ContentRefusedError(message) : new DeliveryError(message, retryable);
 }
 
 /**

@@ -32,3 +32,17 @@ export class DeliveryError extends Error {
     this.name = 'DeliveryError';
   }
 }
+
+/**
+ * The platform refused this message's content (Slack `400 invalid_blocks`, Feishu `9499 Bad Request`,
+ * SNS `InvalidParameter` on the message), or the content could not be encoded. Sending the same message
+ * again cannot help, so it is not retryable; a reduced rendering may pass, and `deliver` tries one.
+ * Told apart from permanent refusals that are about configuration (a wrong URL, token or secret), which
+ * the pipeline answers with 5xx so that a fixed configuration repairs the delivery.
+ */
+export class ContentRefusedError extends DeliveryError {
+  constructor(message: string) {
+    super(message, false);
+    this.name = 'ContentRefusedError';
+  }
+}

@@ -1,5 +1,5 @@
 /**
- * The flap record of one alert in the dedupe table: item `flap#<fingerprint>` with `lastStartsAt`
+ * The flap record of one alert in the dedupe table: item `flap#<fingerprint>` (an over-long one as its digest, `keys.ts`) with `lastStartsAt`
  * (epoch ms of the latest firing seen), `runCount` and `runSince` (the current run of firings, each
  * within the window of the previous), `expiresAt` (epoch seconds, TTL: kept one window plus an hour).
  *
@@ -7,6 +7,7 @@
  * starts a new run, is one write; a flapping firing is two; a firing seen before is two writes and a read.
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keyPart } from './keys.js';
 import type { FlapRun } from './store.js';
 
 /** How long a record outlives its window, seconds (DynamoDB deletes late; reads check `expiresAt`). */
@@ -30,7 +31,7 @@ export async function noteFiring(
   firing: { startsAtMs: number; windowMs: number; nowMs: number },
 ): Promise<FlapRun> {
   const { startsAtMs, windowMs, nowMs } = firing;
-  const key = { pk: `flap#${fingerprint}` };
+  const key = { pk: `flap#${keyPart(fingerprint)}` };
   const nowSec = Math.floor(nowMs / 1000);
   const expiresAt = Math.floor(Math.max(nowMs, startsAtMs) / 1000) + Math.ceil(windowMs / 1000) + EXTRA_TTL_SECONDS;
   const values = { ':s': startsAtMs, ':edge': startsAtMs - windowMs, ':exp': expiresAt };

@@ -8,6 +8,7 @@
  * map to the same key; firing → resolved is a second, distinct event.
  */
 import type { Alert } from '../alertmanager/schema.js';
+import { keyPart } from './keys.js';
 
 /**
  * Why an event is (or is not) notified, named like Alertmanager's dedup stage reasons.
@@ -63,9 +64,10 @@ export interface FlapRun {
 
 /**
  * The dedupe key of an alert notification event: `event#<fingerprint>#<startsAt>#<status>`.
- * `startsAt` is normalised to millisecond ISO form, so `…23.143Z` and `…23.143000000Z` match.
+ * `startsAt` is normalised to millisecond ISO form, so `…23.143Z` and `…23.143000000Z` match; an
+ * over-long fingerprint is carried as its digest (`keys.ts`).
  */
 export function eventKey(alert: Pick<Alert, 'fingerprint' | 'startsAt' | 'status'>): string {
   const startsAt = Number.isNaN(Date.parse(alert.startsAt)) ? alert.startsAt : new Date(alert.startsAt).toISOString();
-  return `event#${alert.fingerprint}#${startsAt}#${alert.status}`;
+  return `event#${keyPart(alert.fingerprint)}#${startsAt}#${alert.status}`;
 }

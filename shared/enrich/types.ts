@@ -113,5 +113,8 @@ export interface Acknowledgement {
   silenceId?: string;
 }
 
-/** An alert of the group, as the channels receive it; `acknowledgement` once someone acknowledged it. */
-export type EnrichedAlert = Alert & { enrichment: Enrichment; acknowledgement?: Acknowledgement };
+/**
+ * An alert of the group, as the channels receive it; `acknowledgement` once someone acknowledged it;
+ * `cut` names the fields that are not as sent (too long or not valid text, `shared/reduce.ts`).
+ */
+export type EnrichedAlert = Alert & { enrichment: Enrichment; acknowledgement?: Acknowledgement; cut?: string[] };

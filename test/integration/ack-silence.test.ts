@@ -126,4 +126,19 @@ describe('Alertmanager silences', () => {
     const audit = (await (await h.audit(FP)).json()) as { history: { type: string }[] };
     expect(audit.history.map((e) => e.type)).toContain('silence failed');
   });
+
+  it('makes no silence of label values that were cut (it would match nothing) and says so', async () => {
+    const h = await ackHarness(db, { ALERTMANAGER_URL: alertmanager.url });
+    const message = fixture('firing-kv-cache-critical');
+    message.alerts[0]!.labels.pod = 'p'.repeat(17 * 1024);
+    await h.webhook(message);
+    const before = (await listSilences()).length;
+    const path = ackPath(h.channels[0]!.received[0]);
+    const client = new FormClient(h.app);
+    await client.open(path);
+    await client.submit(path, { name: 'dana', action: 'ack-silence', hours: '1' });
+    expect(client.lastHtml).toMatch(/silence failed: not silenced: some of its label values were too long or not valid text and were cut/);
+    expect(client.lastHtml).toMatch(/Acknowledged by <strong>dana<\/strong>/);
+    expect((await listSilences()).length).toBe(before);
+  });
 });

@@ -94,4 +94,42 @@ describe('deliver with the real channels', () => {
     expect(hung.requests.length).toBeGreaterThanOrEqual(1);
     expect(hung.requests.length).toBeLessThanOrEqual(4);
   });
+
+  it('sends one reduced rendering after a refusal of the content, which the platform accepts', async () => {
+    const { lines, logger } = capture();
+    const channel = createSlackChannel({ webhookUrl: new Secret(slack.url), name: 'slack-content' });
+    slack.refuse((raw) => (raw.includes('\\u0000') ? 'invalid_blocks' : undefined));
+    const bad = n();
+    bad.alerts[0]!.annotations.description = 'dump\u0000end';
+    const before = slack.accepted.length;
+    try {
+      expect(await deliver(channel, bad, { timeoutMs: 2000, retries: 2, budgetMs: 10_000, logger })).toBe(2);
+    } finally {
+      slack.refuse(undefined);
+    }
+    expect(slack.accepted.length - before).toBe(1);
+    expect(JSON.stringify(slack.accepted.at(-1))).toContain('dumpend (cut)');
+    expect(lines.find((l) => l.event === 'channel content refused')).toMatchObject({ channel: 'slack-content', retry: 'reduced rendering', error: 'slack-content: HTTP 400: invalid_blocks' });
+  });
+
+  it('a channel that cannot render the content gets the reduced rendering too; a failure to render that as well is not a refusal', async () => {
+    const { logger } = capture();
+    const rendered: string[] = [];
+    const fragile = {
+      name: 'fragile',
+      async send(notification: ReturnType<typeof n>) {
+        // Stands in for a renderer bug triggered by one alert's text.
+        rendered.push(notification.alerts[0]!.annotations.description ?? '');
+        if (/\u0000/.test(notification.alerts[0]!.annotations.description ?? '')) throw new TypeError('cannot render');
+      },
+    };
+    const bad = n();
+    bad.alerts[0]!.annotations.description = 'a\u0000b';
+    expect(await deliver(fragile, bad, { timeoutMs: 2000, retries: 2, budgetMs: 10_000, logger })).toBe(2);
+    expect(rendered).toEqual(['a\u0000b', 'ab (cut)']);
+    const broken = { name: 'broken', send: async () => Promise.reject(new TypeError('bug')) };
+    const err = await deliver(broken, n(), { timeoutMs: 2000, retries: 2, budgetMs: 10_000, logger }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err).not.toBeInstanceOf(DeliveryError);
+  });
 });

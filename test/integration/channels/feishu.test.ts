@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeishuChannel, renderFeishu, type FeishuMessage } from '../../../shared/channels/feishu.js';
-import { DeliveryError } from '../../../shared/channels/types.js';
+import { ContentRefusedError, DeliveryError } from '../../../shared/channels/types.js';
 import { Secret } from '../../../shared/secret.js';
 import { startLoopback, type Loopback, type RecordedRequest, type ScriptedReply } from '../../helpers/loopback.js';
 import { fixtureNotification } from '../../unit/channels/notifications.js';
@@ -81,6 +81,16 @@ describe('feishu channel over HTTP', () => {
     const err = await failure(createFeishuChannel({ webhookUrl: url() }));
     expect(err.retryable).toBe(true);
     expect(err.message).toBe(`feishu: code ${code}: too many request`);
+  });
+
+  it.each([
+    ['HTTP 200, code 9499 Bad Request', { status: 200, code: 9499, msg: 'Bad Request: fail to parse content' }],
+    ['HTTP 400, code 9499 Bad Request (a body it does not take)', { status: 400, code: 9499, msg: 'Bad Request' }],
+  ])('tells a refusal of the content apart: %s', async (_name, r) => {
+    feishu.reply(json({ code: r.code, msg: r.msg, data: {} }, r.status));
+    const err = await failure(createFeishuChannel({ webhookUrl: url() }));
+    expect(err).toBeInstanceOf(ContentRefusedError);
+    expect(err.retryable).toBe(false);
   });
 
   it('treats HTTP 429 as retryable with Retry-After in milliseconds', async () => {

@@ -108,6 +108,23 @@ describe('Feishu accepts the extremes (signed, in Chinese)', () => {
     await channel().send(stormNotification(5000, 1497), signal());
     expect(feishu.accepted.at(-1)!.card.header.title.content).toBe('🔥 告警 · critical · 告警风暴 (6,497)');
   });
+
+  it('an alert too big for a card on its own is shown reduced, and does not hide the alerts after it', async () => {
+    const n = fixtureNotification('firing-queue-backlog-two-models');
+    const bad = structuredClone(n.alerts[0]!);
+    bad.fingerprint = 'd3b07384d113edec';
+    bad.annotations.summary = 'mistral-7b: 500 requests waiting';
+    // Each control character is 6 bytes of JSON (\\u0001): 3,000 of them and two long links are over 20 KB.
+    bad.annotations.description = '\u0001'.repeat(3000);
+    bad.annotations.runbook_url = `https://runbooks.example.com/${'r'.repeat(2900)}`;
+    bad.generatorURL = `http://prometheus.example.com:9090/graph?g0.expr=${'e'.repeat(2900)}`;
+    n.alerts.unshift(bad);
+    await channel().send(n, signal());
+    const body = JSON.stringify(feishu.accepted.at(-1));
+    for (const summary of ['mistral-7b: 500 requests waiting', 'llama-3.1-70b: 85 requests waiting', 'qwen3-8b: 80 requests waiting']) expect(body).toContain(summary);
+    expect(body).toContain('(cut)');
+    expect(body).not.toContain('另有');
+  });
 });
 
 describe('SNS accepts the extremes', () => {
@@ -126,6 +143,19 @@ describe('SNS accepts the extremes', () => {
     const body = JSON.parse(structured!.Message!) as Record<string, string>;
     expect(Object.keys(body)).toEqual(['default', 'email', 'sms']);
     expect(body.sms!.length).toBeLessThanOrEqual(140);
+  });
+
+  it('an alert too big for the message on its own is shown reduced, and does not hide the alerts after it', async () => {
+    const n = fixtureNotification('firing-queue-backlog-two-models');
+    const bad = structuredClone(n.alerts[0]!);
+    bad.annotations.summary = 'mistral-7b: 500 requests waiting';
+    bad.annotations.description = 'z'.repeat(300 * 1024);
+    n.alerts.unshift(bad);
+    await channel().send(n, signal());
+    const message = sns.delivered.at(-1)!.Message!;
+    for (const summary of ['mistral-7b: 500 requests waiting', 'llama-3.1-70b: 85 requests waiting', 'qwen3-8b: 80 requests waiting']) expect(message).toContain(summary);
+    expect(message).toContain('(cut)');
+    expect(message).not.toContain('more alert');
   });
 
   it('a subject of line breaks, tabs and Chinese reduced to printable ASCII', async () => {

@@ -2,7 +2,8 @@
  * Loopback stand-ins for Slack, Feishu and SNS that enforce the platforms' documented limits and
  * answer the way the platforms do, so a message that would be rejected in production fails here:
  * - Slack incoming webhook: `200 ok`; `400 invalid_blocks` beyond 50 blocks, a header over 150 or a
- *   text object over 3,000 characters; `400 no_text` without `text`; `429 rate_limited` with `Retry-After`.
+ *   text object over 3,000 characters, a button whose `url` is over 3,000 or `text` over 75 characters;
+ *   `400 no_text` without `text`; `429 rate_limited` with `Retry-After`.
  * - Feishu custom bot: HTTP 200 with `code` 0; `code` 19021 for a bad or stale signature, 19024 when
  *   the keyword is missing, 11232 when rate-limited; HTTP 400 for a body over 20 KB (bytes).
  * - SNS `Publish` (awsQuery): `InvalidParameter` for a bad Subject, a Message over 256 KiB with its
@@ -22,11 +23,16 @@ export interface SlackPlatform {
   url: string;
   server: Loopback;
   /** Accepted messages, parsed. */
-  accepted: { text: string; blocks: { type: string; text?: { text: string }; elements?: { text: string }[] }[] }[];
+  accepted: { text: string; blocks: { type: string; text?: { text: string }; elements?: { text: string; url?: string }[] }[] }[];
   /** When each request arrived, epoch milliseconds. */
   arrivals: number[];
   /** The next `n` requests get `429 rate_limited` with `Retry-After: seconds`. */
   rateLimit(n: number, seconds: number): void;
+  /**
+   * Refuses every body for which `rule` returns an error code, with `400 <code>` (or the status given):
+   * Slack's content checks are not all documented, and this stands in for one we could not predict.
+   */
+  refuse(rule: ((rawBody: string) => string | { status: number; code: string } | undefined) | undefined): void;
   close(): Promise<void>;
 }
 
@@ -39,9 +45,18 @@ function slackProblem(body: SlackPlatform['accepted'][number] | undefined): stri
     if (b.type === 'header' && (b.text?.text.length ?? 0) > 150) return 'invalid_blocks';
     if (b.type === 'section' && (!b.text || b.text.text.length === 0 || b.text.text.length > 3000)) return 'invalid_blocks';
     if (b.type === 'context' && (!b.elements || b.elements.length > 10 || b.elements.some((e) => e.text.length > 3000))) return 'invalid_blocks';
-    if (!['header', 'section', 'context', 'divider'].includes(b.type)) return 'invalid_blocks';
+    if (b.type === 'actions' && !validActions(b.elements as unknown as SlackButton[] | undefined)) return 'invalid_blocks';
+    if (!['header', 'section', 'context', 'divider', 'actions'].includes(b.type)) return 'invalid_blocks';
   }
   return undefined;
+}
+
+type SlackButton = { type?: string; text?: { text?: string }; url?: string };
+
+/** An actions block: 1–25 link buttons, text 1–75 and `url` 1–3,000 characters. @see https://api.slack.com/reference/block-kit/block-elements#button */
+function validActions(elements: SlackButton[] | undefined): boolean {
+  if (!elements?.length || elements.length > 25) return false;
+  return elements.every((e) => e.type === 'button' && (e.text?.text?.length ?? 0) >= 1 && (e.text?.text?.length ?? 0) <= 75 && (e.url?.length ?? 0) >= 1 && (e.url?.length ?? 0) <= 3000);
 }
 
 /** Starts the Slack stand-in; the webhook URL is `${url}/services/T000/B000/XXXX`. */
@@ -50,12 +65,15 @@ export async function startSlackPlatform(): Promise<SlackPlatform> {
   const arrivals: number[] = [];
   let limited = 0;
   let retryAfter = 1;
+  let refusal: Parameters<SlackPlatform['refuse']>[0];
   const server = await startLoopback((request) => {
     arrivals.push(Date.now());
     if (limited > 0) {
       limited--;
       return text(429, 'rate_limited', { 'retry-after': String(retryAfter) });
     }
+    const refused = refusal?.(request.body.toString('utf8'));
+    if (refused) return typeof refused === 'string' ? text(400, refused) : text(refused.status, refused.code);
     let body: SlackPlatform['accepted'][number] | undefined;
     try {
       body = JSON.parse(request.body.toString('utf8')) as typeof body;
@@ -76,6 +94,7 @@ export async function startSlackPlatform(): Promise<SlackPlatform> {
       limited = n;
       retryAfter = seconds;
     },
+    refuse: (rule) => void (refusal = rule),
     close: () => server.close(),
   };
 }
@@ -89,6 +108,11 @@ export interface FeishuPlatform {
   accepted: { card: { header: { title: { content: string }; template: string }; elements: { tag: string; text?: { content: string } }[] } }[];
   /** The next `n` requests get HTTP 200 with this rate-limit code. */
   rateLimit(n: number, code?: 9499 | 11232): void;
+  /**
+   * Refuses, with HTTP 200 and the returned `code` and `msg`, every (correctly signed) body for which
+   * `rule` returns one: stands in for a content check we could not predict.
+   */
+  refuse(rule: ((rawBody: string) => { code: number; msg: string } | undefined) | undefined): void;
   close(): Promise<void>;
 }
 
@@ -100,6 +124,7 @@ export async function startFeishuPlatform(options: { secret?: string; keyword?: 
   const accepted: FeishuPlatform['accepted'] = [];
   let limited = 0;
   let limitCode = 11232;
+  let refusal: ((rawBody: string) => { code: number; msg: string } | undefined) | undefined;
   const now = options.now ?? (() => Date.now());
   const server = await startLoopback((request: RecordedRequest) => {
     if (request.body.length > FEISHU_BODY_LIMIT) return json({ code: 9499, msg: 'Bad Request', data: {} }, 400);
@@ -114,6 +139,8 @@ export async function startFeishuPlatform(options: { secret?: string; keyword?: 
       if (body.sign !== expected || !fresh) return json({ code: 19021, msg: 'sign match fail or timestamp is not within one hour from current time', data: {} });
     }
     if (options.keyword && !JSON.stringify(body.card).includes(options.keyword)) return json({ code: 19024, msg: 'Key Words Not Found', data: {} });
+    const refused = refusal?.(request.body.toString('utf8'));
+    if (refused) return json({ ...refused, data: {} });
     if (body.msg_type !== 'interactive' || !body.card?.header?.title?.content || !Array.isArray(body.card.elements)) {
       return json({ code: 11246, msg: 'card content is invalid', data: {} });
     }
@@ -128,6 +155,7 @@ export async function startFeishuPlatform(options: { secret?: string; keyword?: 
       limited = n;
       limitCode = code;
     },
+    refuse: (rule) => void (refusal = rule),
     close: () => server.close(),
   };
 }

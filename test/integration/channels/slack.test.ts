@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSlackChannel, renderSlack } from '../../../shared/channels/slack.js';
-import { DeliveryError } from '../../../shared/channels/types.js';
+import { ContentRefusedError, DeliveryError } from '../../../shared/channels/types.js';
 import { Secret } from '../../../shared/secret.js';
 import { startLoopback, type Loopback } from '../../helpers/loopback.js';
 import { fixtureNotification } from '../../unit/channels/notifications.js';
@@ -55,6 +55,20 @@ describe('slack channel over HTTP', () => {
     const err = await failure();
     expect(err.retryable).toBe(true);
     expect(err.retryAfterMs).toBe(30_000);
+  });
+
+  it.each(['invalid_blocks', 'invalid_payload', 'no_text'])('tells 400 %s (a refusal of the content) from configuration errors', async (code) => {
+    slack.reply({ status: 400, body: code });
+    const err = await failure();
+    expect(err).toBeInstanceOf(ContentRefusedError);
+    expect(err).toMatchObject({ retryable: false, message: `slack: HTTP 400: ${code}` });
+  });
+
+  it.each([[404, 'channel_not_found'], [403, 'invalid_token'], [400, 'no_service_id']])('treats %i %s as permanent, not about content', async (status, code) => {
+    slack.reply({ status, body: code });
+    const err = await failure();
+    expect(err).not.toBeInstanceOf(ContentRefusedError);
+    expect(err.retryable).toBe(false);
   });
 
   it('treats 5xx as retryable', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifySnsError, regionFromTopicArn, renderSns, SNS_MAX_MESSAGE_BYTES, SNS_MAX_SUBJECT_CHARS, snsSubject } from '../../../shared/channels/sns.js';
 import { attributeBytes } from '../../../shared/channels/sns-message.js';
+import { ContentRefusedError } from '../../../shared/channels/types.js';
 import { renderText } from '../../../shared/channels/text.js';
 import { fixtureNotification, manyAlertsNotification } from './notifications.js';
 
@@ -97,5 +98,18 @@ describe('regionFromTopicArn and classifySnsError', () => {
     const mapped = classifySnsError(Object.assign(new Error('m'), err));
     expect(mapped.retryable).toBe(retryable);
     expect(mapped.message).toMatch(new RegExp(`^sns: ${err.name}`));
+  });
+
+  it.each([
+    ['InvalidParameterException', 'Invalid parameter: Message too long', true],
+    ['InvalidParameterException', 'Invalid parameter: Subject', true],
+    ['InvalidParameterValueException', 'Invalid parameter: MessageAttributes', true],
+    ['InvalidParameterException', 'Invalid parameter: TopicArn', false],
+    ['URIError', 'URI malformed', true],
+    ['NotFoundException', 'Topic does not exist', false],
+  ])('%s "%s" → refusal of the content: %s', (name, message, content) => {
+    const mapped = classifySnsError(Object.assign(new Error(message), { name, $fault: 'client', $metadata: name === 'URIError' ? undefined : { httpStatusCode: 400 } }));
+    expect(mapped instanceof ContentRefusedError).toBe(content);
+    expect(mapped.retryable).toBe(false);
   });
 });
