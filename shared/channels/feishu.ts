@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import type { Notification } from '../notification.js';
 import type { Secret } from '../secret.js';
-import { alertLines, alertLinks, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped, acknowledgeLink, followUpLines } from './content.js';
+import { alertLines, alertLinks, isFiringAgain, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
 import { linkLabel, type Locale } from './locale.js';
@@ -79,7 +79,7 @@ const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements
 
 function alertElements(notification: Notification, index: number, locale: Locale): FeishuElement[] {
   const alert = notification.alerts[index]!;
-  const lines = alertLines(alert, LARK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint] });
+  const lines = alertLines(alert, LARK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
   const elements: FeishuElement[] = index > 0 ? [{ tag: 'hr' }] : [];
   elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL), locale));
   return elements;

@@ -3,7 +3,7 @@
  * console output.
  */
 import type { Notification } from '../notification.js';
-import { alertLines, alertLinks, headline, headlineText, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
+import { alertLines, alertLinks, isFiringAgain, headline, headlineText, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { linkLabel, messages, type Locale } from './locale.js';
 import { truncateBytes, utf8Bytes } from '../truncate.js';
@@ -31,7 +31,7 @@ export function renderText(notification: Notification, maxBytes = Number.POSITIV
   let shown = 0;
   for (const alert of notification.alerts) {
     const links = alertLinks(alert, notification.externalURL).map((l) => `${linkLabel(l.label, locale)}: ${l.url}`);
-    const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint] });
+    const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
     const paragraph = [...lines, ...links].join('\n');
     const left = notification.alerts.length - shown - 1 + notification.truncatedAlerts;
     const reserve = left > 0 ? MORE_LINE_RESERVE_BYTES : 0;
