@@ -15,7 +15,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import { noteFiring } from './flap-record.js';
 import { headKey, incoming, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
 import { ledgerDecision, nextStep, type Head } from './occurrence.js';
-import { eventKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun } from './store.js';
+import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun } from './store.js';
 
 export interface DynamoDbDedupeStoreOptions {
   tableName: string;
@@ -75,17 +75,23 @@ export class DynamoDbDedupeStore implements DedupeStore {
           return this.#ledger(alert, head!, expiresAt, channels, nowMs);
         case 'confirm':
           return claimOf(alert, 'resolved before', [], generation);
+        case 'confirm resolve':
+          return claimOf(alert, 'fired again since', [], generation);
         case 'wait':
           return claimOf(alert, 'in flight', [], generation);
-        case 'stale':
-          return claimOf(alert, 'stale copy', [], generation);
       }
     }
     return claimOf(alert, 'in flight', [], 0);
   }
 
-  async refire(alert: AlertEvent, candidate: Claim, channels: string[], nowMs: number): Promise<Claim> {
+  async confirm(alert: AlertEvent, candidate: Claim, channels: string[], nowMs: number): Promise<Claim> {
     const g = candidate.event.generation;
+    if (alert.status === 'resolved') {
+      const claim = await this.#resolve(alert, channels, nowMs, g, true);
+      if (claim) return claim;
+      const { head, expiresAt } = await this.#read(alert, nowMs);
+      return head?.state === 'resolved' ? this.#ledger(alert, head, expiresAt, channels, nowMs) : claimOf(alert, 'in flight', [], head?.generation ?? g);
+    }
     const state = this.#newState('firing', channels, nowMs);
     const moved = await this.#update(headKey(alert), {
       set: [...state.set, '#gen = :g1'],
@@ -141,15 +147,16 @@ export class DynamoDbDedupeStore implements DedupeStore {
 
   /**
    * FIRING(g) → RESOLVED(g) unless the firing is in flight or the post is a stale copy (see
-   * `occurrence.ts`); `generation` when known, else any (the write returns which).
+   * `occurrence.ts`); `generation` when known, else any (the write returns which). `confirmed`: the
+   * source of truth said resolved, so a resolve no newer than the last one is not stale.
    */
-  async #resolve(alert: AlertEvent, channels: string[], nowMs: number, generation?: number): Promise<Claim | undefined> {
+  async #resolve(alert: AlertEvent, channels: string[], nowMs: number, generation?: number, confirmed = false): Promise<Claim | undefined> {
     const endsAtMs = incoming(alert).endsAtMs;
     const state = this.#newState('resolved', channels, nowMs);
     const ends = setOrRemove('#e', ':ends', endsAtMs);
     const conditions = ['#st = :firing', '(attribute_not_exists(#p) OR #l <= :now)', '#x > :nowSec'];
     if (generation !== undefined) conditions.push('#gen = :g');
-    if (endsAtMs !== undefined) conditions.push('(attribute_not_exists(#e) OR #e < :ends)');
+    if (endsAtMs !== undefined && !confirmed) conditions.push('(attribute_not_exists(#e) OR #e < :ends)');
     const item = await this.#update(headKey(alert), {
       set: [...state.set!, ...(ends.set ? [ends.set] : [])],
       remove: [...state.remove!, ...(ends.remove ? [ends.remove] : [])],
@@ -251,7 +258,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
 }
 
 function claimOf(alert: AlertEvent, decision: DedupeDecision, pending: string[], generation: number): Claim {
-  return { decision, pending, event: { key: eventKey(alert, generation), status: alert.status, generation } };
+  return { decision, pending, event: { key: generationKey(alert, generation), status: alert.status, generation } };
 }
 
 const sec = (ms: number) => Math.floor(ms / 1000);

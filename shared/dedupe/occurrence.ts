@@ -14,7 +14,7 @@
  *     │ R / first notification            │   └─ F: ledger (already notified,      │  └─ R: ledger
  *     └────────────────────────────────────┼──── repair, in flight)                 │
  *                                          │   R while FIRING(g) is in flight: in flight (wait)
- *          F confirmed / firing again      │   R older than RESOLVED(g-1)'s endsAt: stale copy
+ *          F confirmed / firing again      │   R not after RESOLVED(g-1)'s endsAt: fired again since
  *          (generation g+1)                └────────────────────────────────────────┤
  *                                              F not confirmed: stale copy ◀────────┘
  * ```
@@ -26,8 +26,12 @@
  * - FIRING(g), R → RESOLVED(g), `first notification`: channels that missed the firing get only the resolve.
  *   Unless the firing is still being delivered (lease held, channels pending): `in flight`, so a
  *   channel never gets RESOLVED before the FIRING it ends. Unless, for g ≥ 1, its `endsAt` is not
- *   after the `endsAt` of the resolve announced before the re-fire: `stale copy` (a lagging copy of
- *   that resolve; Alertmanager's resolve after a re-fire carries a later `endsAt`).
+ *   after the `endsAt` of the resolve announced before the re-fire: `fired again since`, a candidate
+ *   stale resolve (a lagging copy of that resolve, or the resolve of a lagging peer whose firing
+ *   copy was confirmed while the alert still fired). Alertmanager's resolve after a real re-fire
+ *   carries a later `endsAt` and needs no question. The pipeline asks the source of truth:
+ *   - it says resolved → RESOLVED(g), `first notification`;
+ *   - it fires, or nobody can say → nothing changes, `stale copy`: a stale FIRING is the lesser error.
  * - RESOLVED(g), R → the head's ledger, as for F above.
  * - RESOLVED(g), F → `resolved before`: the same bytes as the first firing, so the payload cannot
  *   tell a re-fire (Alertmanager resolved the alert when its `endsAt` passed without a resend, and
@@ -38,13 +42,15 @@
  *     incident) is worse than a stale FIRING, which Alertmanager's next resolve corrects.
  *   - it says resolved → nothing changes, `stale copy` (recorded in the alert's history).
  *   Not while RESOLVED(g) is being delivered: `in flight`, as above.
+ * Both questions are settled by `DedupeStore.confirm`, one conditional write.
  *
  * Limits: without a source of truth a stale firing copy is announced as `firing again`; the
  * channels then say FIRING until Alertmanager resolves the alert again (an HA peer that lagged
  * resolves it too; a retry after the resolve was sent is not followed by another resolve). A resolve
- * is never checked against the source (the common path stays free of queries): a stale one after a
- * re-fire with the same `endsAt` is caught above, any other is corrected by the next
- * `repeat_interval` resend of the firing, which is then confirmed as `firing again`.
+ * is checked against the source only after a re-fire and when its `endsAt` is not newer (the common
+ * path stays free of queries); any other stale resolve is announced, and corrected by the next
+ * `repeat_interval` resend of the firing, confirmed as `firing again`. The source answers for the
+ * moment it is asked: a firing confirmed just before a real resolve is followed by that resolve.
  */
 
 /** An occurrence's state, as last claimed for announcement. */
@@ -75,10 +81,10 @@ export interface Incoming {
  * - `ledger`: the head is in the post's state; dedupe on its ledger ({@link ledgerDecision});
  * - `resolve`: FIRING(g) → RESOLVED(g);
  * - `confirm`: a candidate re-fire; ask the source of truth, then RESOLVED(g) → FIRING(g+1);
- * - `wait`: the other state is being delivered (`in flight`);
- * - `stale`: a copy of a superseded resolve.
+ * - `confirm resolve`: a candidate stale resolve; ask the source of truth, then FIRING(g) → RESOLVED(g);
+ * - `wait`: the other state is being delivered (`in flight`).
  */
-export type Step = 'start' | 'ledger' | 'resolve' | 'confirm' | 'wait' | 'stale';
+export type Step = 'start' | 'ledger' | 'resolve' | 'confirm' | 'confirm resolve' | 'wait';
 
 /** @param nowMs epoch milliseconds */
 export function nextStep(head: Head | undefined, post: Incoming, nowMs: number): Step {
@@ -86,7 +92,7 @@ export function nextStep(head: Head | undefined, post: Incoming, nowMs: number):
   if (head.state === post.status) return 'ledger';
   if (inFlight(head, nowMs)) return 'wait';
   if (post.status === 'firing') return 'confirm';
-  if (head.generation > 0 && isStaleResolve(head, post)) return 'stale';
+  if (head.generation > 0 && isStaleResolve(head, post)) return 'confirm resolve';
   return 'resolve';
 }
 

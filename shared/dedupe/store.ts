@@ -21,18 +21,31 @@ import type { Alert } from '../alertmanager/schema.js';
  * - `in flight`: another delivery (an HA peer, a concurrent retry) holds the lease, or the other
  *   state of the same alert is being delivered; send nothing now, the retry settles it.
  * - `resolved before`: a firing of an alert already announced resolved, the candidate re-fire the
- *   pipeline must confirm (`DedupeStore.refire`) or drop as a stale copy. Never the end of a claim.
+ *   pipeline must confirm (`DedupeStore.confirm`) or drop as a stale copy. Never the end of a claim.
+ * - `fired again since`: a resolve, after a re-fire, no newer than the resolve announced before it:
+ *   a candidate stale resolve, confirmed or dropped the same way. Never the end of a claim.
  * - `stale copy`: a copy of a state already superseded (a lagging HA peer, a late retry): a firing
  *   the source of truth says is resolved, or a resolve older than the announced one; send nothing.
  */
-export type DedupeDecision = 'first notification' | 'firing again' | 'repair' | 'already notified' | 'in flight' | 'resolved before' | 'stale copy';
+export type DedupeDecision =
+  | 'first notification'
+  | 'firing again'
+  | 'repair'
+  | 'already notified'
+  | 'in flight'
+  | 'resolved before'
+  | 'fired again since'
+  | 'stale copy';
+
+/** The decisions the source of truth must settle (`shared/refire.ts`). */
+export const CANDIDATES: ReadonlySet<DedupeDecision> = new Set(['resolved before', 'fired again since']);
 
 /** What the ledger needs of an alert (`endsAt` tells a stale resolve from a new one). */
 export type AlertEvent = Pick<Alert, 'fingerprint' | 'startsAt' | 'status' | 'endsAt'>;
 
 /** The event a claim is about: pass it back to {@link DedupeStore.markDelivered} and {@link DedupeStore.release}. */
 export interface ClaimedEvent {
-  /** Its identity, {@link eventKey} with its generation (logs, SNS FIFO deduplication ids). */
+  /** Its identity, {@link generationKey} (logs, SNS FIFO deduplication ids). */
   key: string;
   status: Alert['status'];
   /** 0 until the alert fires again after an announced resolve; each re-fire adds 1. */
@@ -56,12 +69,13 @@ export interface DedupeStore {
    */
   claim(alert: AlertEvent, channels: string[], nowMs: number): Promise<Claim>;
   /**
-   * Claims a confirmed re-fire: moves the alert from the resolve that `candidate` (a `resolved before`
-   * claim) saw to firing, one generation on. Of concurrent callers one wins (`firing again`); the
-   * others get what the alert holds now (`in flight`, `already notified`).
+   * Claims a confirmed candidate: a re-fire (`resolved before`) moves the alert from the resolve that
+   * `candidate` saw to firing, one generation on (`firing again`); a resolve (`fired again since`)
+   * moves that generation's firing to resolved (`first notification`). Of concurrent callers one wins;
+   * the others get what the alert holds now (`in flight`, `already notified`).
    * @throws the store's own error when it cannot be reached
    */
-  refire(alert: AlertEvent, candidate: Claim, channels: string[], nowMs: number): Promise<Claim>;
+  confirm(alert: AlertEvent, candidate: Claim, channels: string[], nowMs: number): Promise<Claim>;
   /**
    * Records that `channel` (or each of several channels, in one write) accepted the event. Idempotent;
    * a no-op once the alert has moved on to a later event.
@@ -92,12 +106,19 @@ export interface FlapRun {
 }
 
 /**
- * The dedupe key of an alert notification event: `event#<fingerprint>#<startsAt>#<status>`, and
- * `…#<generation>` from the first re-fire on (generation 0 keeps the key deployed tables hold).
+ * The dedupe key of an alert notification event: `event#<fingerprint>#<startsAt>#<status>`.
  * `startsAt` is normalised to millisecond ISO form, so `…23.143Z` and `…23.143000000Z` match.
+ * This is generation 0; {@link generationKey} names later ones.
  */
-export function eventKey(alert: Pick<Alert, 'fingerprint' | 'startsAt' | 'status'>, generation = 0): string {
+export function eventKey(alert: Pick<Alert, 'fingerprint' | 'startsAt' | 'status'>): string {
   const startsAt = Number.isNaN(Date.parse(alert.startsAt)) ? alert.startsAt : new Date(alert.startsAt).toISOString();
-  const key = `event#${alert.fingerprint}#${startsAt}#${alert.status}`;
-  return generation > 0 ? `${key}#${generation}` : key;
+  return `event#${alert.fingerprint}#${startsAt}#${alert.status}`;
+}
+
+/**
+ * The key of the event in generation `generation`: {@link eventKey} for 0 (the key deployed tables
+ * hold), `…#<generation>` from the first re-fire on.
+ */
+export function generationKey(alert: Pick<Alert, 'fingerprint' | 'startsAt' | 'status'>, generation: number | undefined): string {
+  return generation ? `${eventKey(alert)}#${generation}` : eventKey(alert);
 }

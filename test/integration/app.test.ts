@@ -138,7 +138,7 @@ describe('POST /v1/alertmanager', () => {
         if (alert.fingerprint === 'b70e989fd7d03295' && failures-- > 0) throw new Error('ProvisionedThroughputExceededException');
         return store.claim(alert, channels, nowMs);
       },
-      refire: store.refire.bind(store),
+      confirm: store.confirm.bind(store),
       markDelivered: store.markDelivered.bind(store),
       release: store.release.bind(store),
       noteFiring: store.noteFiring.bind(store),
@@ -190,7 +190,7 @@ describe('POST /v1/alertmanager', () => {
     const store = new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
     const ledgerDown: DedupeStore = {
       claim: store.claim.bind(store),
-      refire: store.refire.bind(store),
+      confirm: store.confirm.bind(store),
       markDelivered: async () => {
         throw new Error('ledger unavailable');
       },

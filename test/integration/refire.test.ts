@@ -169,13 +169,28 @@ describe('an alert resolved by a missed resend, then firing again with the same 
     expect((await h2.history()).history.at(-1)).toMatchObject({ type: 'not announced', reason: 'alertmanager says it is resolved' });
   });
 
-  it('drops a lagging copy of the first resolve after the re-fire (same endsAt), without asking anyone', async () => {
-    const h = await harness();
+  it('drops a lagging copy of the first resolve after the re-fire (same endsAt) while Prometheus says it fires', async () => {
+    const state = { now: true, seen: true };
+    const prom = await prometheus(state);
+    const h = await harness({ PROMETHEUS_URL: prom.url });
     await h.send(FIRING);
     await h.send(RESOLVED);
     await h.send(FIRING);
     expect((await h.send(RESOLVED)).body).toMatchObject({ notified: 0, stale: 1 });
     expect(h.statuses()[0]).toEqual(['firing', 'resolved', 'firing']);
-    expect((await h.history()).history.at(-1)).toMatchObject({ type: 'not announced', status: 'resolved', reason: 'older than the resolve already announced (endsAt)' });
+    expect((await h.history()).history.at(-1)).toMatchObject({ type: 'not announced', status: 'resolved', reason: 'prometheus says it still fires' });
+    // The same resolve once Prometheus has resolved it too (a lagging peer's firing was confirmed, then its resolve came): announced.
+    state.now = false;
+    expect((await h.send(RESOLVED)).body).toMatchObject({ notified: 1 });
+    expect(h.statuses()[0]).toEqual(['firing', 'resolved', 'firing', 'resolved']);
+  });
+
+  it('keeps FIRING when no source can say whether such a resolve is stale (the lesser error)', async () => {
+    const h = await harness();
+    await h.send(FIRING);
+    await h.send(RESOLVED);
+    await h.send(FIRING);
+    expect((await h.send(RESOLVED)).body).toMatchObject({ notified: 0, stale: 1 });
+    expect((await h.history()).history.at(-1)).toMatchObject({ type: 'not announced', status: 'resolved', reason: expect.stringMatching(/no source of truth says it resolved/) });
   });
 });

@@ -129,7 +129,7 @@ describe('the occurrence state machine (shared/dedupe/occurrence.ts) on dynalite
     await deliverAll(s, r, c2);
     const c3 = await s.claim(f, all, T0 + 2);
     expect([c3.decision, c3.event.generation]).toEqual(['resolved before', 0]);
-    const again = await s.refire(f, c3, all, T0 + 3);
+    const again = await s.confirm(f, c3, all, T0 + 3);
     expect(decision(again)).toEqual({ decision: 'firing again', pending: all });
     expect(again.event).toEqual({ key: `${eventKey(f)}#1`, status: 'firing', generation: 1 });
     await deliverAll(s, f, again);
@@ -144,7 +144,7 @@ describe('the occurrence state machine (shared/dedupe/occurrence.ts) on dynalite
     await deliverAll(s, f, await s.claim(f, all, T0));
     await deliverAll(s, resolvedOf(f), await s.claim(resolvedOf(f), all, T0 + 1));
     const candidate = await s.claim(f, all, T0 + 2);
-    const both = await Promise.all([s.refire(f, candidate, all, T0 + 3), s.refire(f, candidate, all, T0 + 3)]);
+    const both = await Promise.all([s.confirm(f, candidate, all, T0 + 3), s.confirm(f, candidate, all, T0 + 3)]);
     expect(both.map((c) => c.decision).sort()).toEqual(['firing again', 'in flight']);
   });
 
@@ -159,15 +159,22 @@ describe('the occurrence state machine (shared/dedupe/occurrence.ts) on dynalite
     expect(decision(await s.claim(resolvedOf(f), all, T0 + 2))).toEqual({ decision: 'first notification', pending: all });
   });
 
-  it('drops a copy of the resolve announced before the re-fire (endsAt not later)', async () => {
+  it('asks about a resolve after the re-fire that is no newer than the resolve before it, and claims it once confirmed', async () => {
     const s = store();
     const f = key();
     await deliverAll(s, f, await s.claim(f, all, T0));
     await deliverAll(s, resolvedOf(f), await s.claim(resolvedOf(f), all, T0 + 1));
-    await deliverAll(s, f, await s.refire(f, await s.claim(f, all, T0 + 2), all, T0 + 3));
-    expect((await s.claim(resolvedOf(f), all, T0 + 4)).decision).toBe('stale copy');
-    expect((await s.claim(resolvedOf(f, '2026-11-29T12:05:00Z'), all, T0 + 4)).decision).toBe('stale copy');
-    expect((await s.claim(resolvedOf(f, '2026-11-29T12:30:00Z'), all, T0 + 5)).decision).toBe('first notification');
+    await deliverAll(s, f, await s.confirm(f, await s.claim(f, all, T0 + 2), all, T0 + 3));
+    const candidate = await s.claim(resolvedOf(f), all, T0 + 4);
+    expect([candidate.decision, candidate.event.generation]).toEqual(['fired again since', 1]);
+    expect((await s.claim(resolvedOf(f, '2026-11-29T12:05:00Z'), all, T0 + 4)).decision).toBe('fired again since');
+    const confirmed = await s.confirm(resolvedOf(f), candidate, all, T0 + 5);
+    expect([confirmed.decision, confirmed.event.key]).toEqual(['first notification', `${eventKey(resolvedOf(f))}#1`]);
+    const later = key();
+    await deliverAll(s, later, await s.claim(later, all, T0));
+    await deliverAll(s, resolvedOf(later), await s.claim(resolvedOf(later), all, T0 + 1));
+    await deliverAll(s, later, await s.confirm(later, await s.claim(later, all, T0 + 2), all, T0 + 3));
+    expect((await s.claim(resolvedOf(later, '2026-11-29T12:30:00Z'), all, T0 + 5)).decision).toBe('first notification');
   });
 
   it('ignores a late ledger write or release of a state the occurrence has left', async () => {
