@@ -21,12 +21,14 @@ export interface HttpReply {
  * @param channel channel name, prefixed to error messages (`slack: HTTP 404: channel_not_found`)
  * @param url the webhook URL; revealed only for the request itself
  * @param signal aborts the request (the pipeline's per-attempt timeout)
- * @returns the reply when its status is 2xx
+ * @param options.statusDecides a 2xx status alone means accepted (Slack): the body is not awaited, so
+ *   a reply that stalls or drops after its status line is not retried into a duplicate message
+ * @returns the reply when its status is 2xx (`body` empty when `statusDecides`)
  * @throws DeliveryError retryable for 429 (with `retryAfterMs` from `Retry-After`), 5xx, time-outs
  *   and network errors; permanent for any other status (3xx, 4xx)
  * @see https://www.rfc-editor.org/rfc/rfc9110#name-retry-after
  */
-export async function postJson(channel: string, url: Secret, body: unknown, signal: AbortSignal): Promise<HttpReply> {
+export async function postJson(channel: string, url: Secret, body: unknown, signal: AbortSignal, options: { statusDecides?: boolean } = {}): Promise<HttpReply> {
   let response: Response;
   try {
     response = await fetch(url.reveal(), {
@@ -38,6 +40,10 @@ export async function postJson(channel: string, url: Secret, body: unknown, sign
     });
   } catch (err) {
     throw new DeliveryError(`${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`, true);
+  }
+  if (options.statusDecides && response.status >= 200 && response.status < 300) {
+    void response.body?.cancel().catch(() => undefined);
+    return { status: response.status, body: '' };
   }
   const text = await readBody(response, signal, channel);
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };

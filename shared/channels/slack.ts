@@ -135,7 +135,8 @@ function renderSlackDigest(notification: Notification, locale: Locale): SlackMes
 /**
  * The Slack channel. Slack answers `200 ok`, or a 4xx with a plain-text error code
  * (`invalid_blocks`, `no_text`, `channel_not_found`, …), which fails the delivery; errors start
- * with the channel's name (`slack-platform: HTTP 404: channel_not_found`).
+ * with the channel's name (`slack-platform: HTTP 404: channel_not_found`). A 2xx status line is
+ * acceptance: the body is not awaited (a reply that stalls after it must not be sent again).
  * @param options.webhookUrl the incoming-webhook URL (a secret: its path is the credential)
  * @param options.name the instance name recorded in the ledger; default `slack`
  * @param options.locale default `en`
@@ -147,7 +148,7 @@ export function createSlackChannel(options: { webhookUrl: Secret; name?: string 
   return {
     name,
     async send(notification, signal) {
-      await postJson(name, options.webhookUrl, renderSlack(notification, render), signal);
+      await postJson(name, options.webhookUrl, renderSlack(notification, render), signal, { statusDecides: true });
     },
   };
 }
