@@ -39,6 +39,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     store: new DynamoDbDedupeStore(clients.dynamodb, {
       tableName: config.tableName ?? DEFAULT_TABLE_NAME,
       ttlSeconds: config.dedupeTtlSeconds,
+      leaseMs: config.dedupeLeaseMs,
     }),
     channels,
     enrich: (alerts) =>

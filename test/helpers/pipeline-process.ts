@@ -17,6 +17,8 @@ export interface PipelineProcess {
   out(): string;
   /** SIGTERM, then waits for the exit. Idempotent. */
   stop(): Promise<void>;
+  /** SIGKILL (no clean-up of any kind, as a crash or an OOM kill), then waits for the exit. Idempotent. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -48,15 +50,17 @@ export async function startPipelineProcess(env: Record<string, string>): Promise
     () => out,
     { deadlineMs: 30_000, intervalMs: 100 },
   );
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((ok) => child.once('exit', ok));
+    child.kill(name);
+    await exited;
+  };
   return {
     url: listening.url as string,
     logs,
     out: () => out,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((ok) => child.once('exit', ok));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => signal('SIGTERM'),
+    kill: () => signal('SIGKILL'),
   };
 }
