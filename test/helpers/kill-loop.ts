@@ -12,16 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { startLocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
 import { fixture } from './fixtures.js';
 import { startPipelineProcess, type PipelineProcess } from './pipeline-process.js';
+import { pollUntil } from './processes.js';
 import { startSnsServer } from './sns-server.js';
 
 export interface KillLoopOptions {
   kills: number;
-  /**
-   * Longest wait between the posts and the kill, milliseconds (each kill picks uniformly below it).
-   * Default: 1.5 × how long a fresh process took to answer its first post (measured first, on an
-   * alert not counted), so kills land before, during and after the deliveries.
-   */
-  maxKillDelayMs?: number;
   /** Longest reply delay of the Slack and Feishu stand-ins, milliseconds (so kills land mid-request). */
   maxReplyDelayMs?: number;
   /** Progress lines (e.g. `console.error`). */
@@ -34,24 +29,33 @@ export interface KillLoopResult {
   /** Messages per channel, by alert number. */
   received: Record<Channel, number[]>;
   duplicates: Record<Channel, number>;
+  /**
+   * Of `duplicates`, those after a message the platform had answered 2xx (the sender died between
+   * the answer and its ledger write); the others followed a request the kill cut before its answer
+   * (no sender can tell whether the platform kept it). SNS answers at once: all count here.
+   */
+  afterAnswer: Record<Channel, number>;
   missing: Record<Channel, number>;
   /** Posts answered 200, 5xx, or cut by a kill. */
   posts: { ok: number; retry: number; killed: number };
-  /** The kill window used, milliseconds. */
-  maxKillDelayMs: number;
 }
 
 export type Channel = 'slack' | 'feishu' | 'sns';
 const LEASE_MS = 1000;
 const SETTLE_ROUNDS = 60;
+/** After the chosen channel request, the kill waits up to this long more, milliseconds. */
+const KILL_JITTER_MS = 60;
+/** A kill whose chosen channel request never comes happens anyway after this long, milliseconds. */
+const KILL_FALLBACK_MS = 10_000;
 
 /** A webhook stand-in answering `reply` after a random delay; counts alert markers in bodies. */
-async function delayedServer(reply: string, maxDelayMs: number, count: (body: string) => void): Promise<{ url: string; close(): Promise<void> }> {
+async function delayedServer(reply: string, maxDelayMs: number, count: (body: string, answered: Promise<boolean>) => void, seen: { requests: number }): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      count(body);
+      seen.requests += 1;
+      count(body, new Promise((ok) => res.once('close', () => ok(res.writableFinished))));
       setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(reply), Math.random() * maxDelayMs);
     });
   });
@@ -78,14 +82,20 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
   const log = options.progress ?? (() => {});
   const alerts = options.kills;
   const received: Record<Channel, number[]> = { slack: Array(alerts).fill(0), feishu: Array(alerts).fill(0), sns: Array(alerts).fill(0) };
+  const answeredMessages: Record<Channel, number[]> = { slack: Array(alerts).fill(0), feishu: Array(alerts).fill(0), sns: Array(alerts).fill(0) };
+  const replies: Promise<unknown>[] = [];
   // One message carries one alert; the summary appears more than once in a body, so count distinct markers.
-  const counter = (ch: Channel) => (body: string) => new Set(markers(body)).forEach((n) => {
-    if (n < alerts) received[ch][n] = (received[ch][n] ?? 0) + 1;
+  const counter = (ch: Channel) => (body: string, answered: Promise<boolean> = Promise.resolve(true)) => new Set(markers(body)).forEach((n) => {
+    if (n >= alerts) return;
+    received[ch][n] = (received[ch][n] ?? 0) + 1;
+    replies.push(answered.then((yes) => void (yes && (answeredMessages[ch][n] = (answeredMessages[ch][n] ?? 0) + 1))));
   });
   const db = await startLocalDynamoDb('kill-loop');
-  const slack = await delayedServer('ok', options.maxReplyDelayMs ?? 50, counter('slack'));
-  const feishu = await delayedServer('{"code":0,"msg":"success","data":{}}', options.maxReplyDelayMs ?? 50, counter('feishu'));
+  const seen = { requests: 0 };
+  const slack = await delayedServer('ok', options.maxReplyDelayMs ?? 50, counter('slack'), seen);
+  const feishu = await delayedServer('{"code":0,"msg":"success","data":{}}', options.maxReplyDelayMs ?? 50, counter('feishu'), seen);
   const sns = await startSnsServer();
+  const requests = () => seen.requests + sns.publishes.length;
   const env = {
     HOST: '127.0.0.1',
     PORT: '0',
@@ -102,7 +112,6 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
     LOG_LEVEL: 'info',
   };
   const answered = new Set<number>();
-  const result = { maxKillDelayMs: 0 };
   const posts = { ok: 0, retry: 0, killed: 0 };
   const postTo = async (p: PipelineProcess, n: number) => {
     try {
@@ -115,16 +124,18 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
     }
   };
   try {
-    const maxKillDelayMs = options.maxKillDelayMs ?? (await calibrate(env, postTo, alerts));
-    answered.delete(alerts);
-    result.maxKillDelayMs = maxKillDelayMs;
-    log(`kill window: 0–${maxKillDelayMs} ms after the posts`);
     for (let n = 0; n < options.kills; n++) {
       const p = await startPipelineProcess(env);
-      // Alertmanager's retries of the alerts not answered yet, then the new one; killed wherever it is.
-      const inFlight = [...Array(n).keys()].filter((m) => !answered.has(m)).map((m) => postTo(p, m));
-      inFlight.push(postTo(p, n));
-      await new Promise((r) => setTimeout(r, Math.random() * maxKillDelayMs));
+      // Alertmanager's retries of the alerts not answered yet, then the new one; killed wherever it is:
+      // a random point measured in channel requests (0 to all this round could make), plus jitter,
+      // so kills land before, during and after the deliveries whatever the machine's speed.
+      const pending = [...Array(n).keys()].filter((m) => !answered.has(m)).concat(n);
+      const before = requests();
+      const k = Math.floor(Math.random() * (3 * pending.length + 1));
+      const inFlight = pending.map((m) => postTo(p, m));
+      const settled = Promise.all(inFlight);
+      await pollUntil(async () => (requests() - before >= k ? true : undefined), () => '', { deadlineMs: KILL_FALLBACK_MS, intervalMs: 2 }).catch(() => undefined);
+      await Promise.race([settled, new Promise((r) => setTimeout(r, Math.random() * KILL_JITTER_MS))]);
       await p.kill();
       await Promise.all(inFlight);
       log(`kill ${n + 1}/${options.kills}: answered ${answered.size}/${n + 1}`);
@@ -137,19 +148,12 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
     await last.stop();
   } finally {
     await Promise.all([slack.close(), feishu.close(), sns.close(), db.close()]);
+    await Promise.all(replies);
   }
   for (const body of sns.publishes.map((p) => `${p.Subject ?? ''}\n${p.Message ?? ''}`)) counter('sns')(body);
   const channels: Channel[] = ['slack', 'feishu', 'sns'];
   const sum = (f: (n: number) => number) => Object.fromEntries(channels.map((ch) => [ch, received[ch].reduce((a, n) => a + f(n), 0)])) as Record<Channel, number>;
-  return { kills: options.kills, alerts, received, duplicates: sum((n) => Math.max(0, n - 1)), missing: sum((n) => (n === 0 ? 1 : 0)), posts, maxKillDelayMs: result.maxKillDelayMs };
+  const afterAnswer = Object.fromEntries(channels.map((ch) => [ch, answeredMessages[ch].reduce((a, n) => a + Math.max(0, n - 1), 0)])) as Record<Channel, number>;
+  return { kills: options.kills, alerts, received, duplicates: sum((n) => Math.max(0, n - 1)), afterAnswer, missing: sum((n) => (n === 0 ? 1 : 0)), posts };
 }
 
-/** 1.5 × the time a fresh process takes to answer its first post (alert number `spare`, never counted). */
-async function calibrate(env: Record<string, string>, postTo: (p: PipelineProcess, n: number) => Promise<void>, spare: number): Promise<number> {
-  const p = await startPipelineProcess(env);
-  const started = Date.now();
-  await postTo(p, spare);
-  const ms = Date.now() - started;
-  await p.stop();
-  return Math.ceil(1.5 * ms);
-}
