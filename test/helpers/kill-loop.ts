@@ -29,12 +29,6 @@ export interface KillLoopResult {
   /** Messages per channel, by alert number. */
   received: Record<Channel, number[]>;
   duplicates: Record<Channel, number>;
-  /**
-   * Of `duplicates`, those after a message the platform had answered 2xx (the sender died between
-   * the answer and its ledger write); the others followed a request the kill cut before its answer
-   * (no sender can tell whether the platform kept it). SNS answers at once: all count here.
-   */
-  afterAnswer: Record<Channel, number>;
   missing: Record<Channel, number>;
   /** Posts answered 200, 5xx, or cut by a kill. */
   posts: { ok: number; retry: number; killed: number };
@@ -49,13 +43,13 @@ const KILL_JITTER_MS = 60;
 const KILL_FALLBACK_MS = 10_000;
 
 /** A webhook stand-in answering `reply` after a random delay; counts alert markers in bodies. */
-async function delayedServer(reply: string, maxDelayMs: number, count: (body: string, answered: Promise<boolean>) => void, seen: { requests: number }): Promise<{ url: string; close(): Promise<void> }> {
+async function delayedServer(reply: string, maxDelayMs: number, count: (body: string) => void, seen: { requests: number }): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       seen.requests += 1;
-      count(body, new Promise((ok) => res.once('close', () => ok(res.writableFinished))));
+      count(body);
       setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(reply), Math.random() * maxDelayMs);
     });
   });
@@ -82,13 +76,9 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
   const log = options.progress ?? (() => {});
   const alerts = options.kills;
   const received: Record<Channel, number[]> = { slack: Array(alerts).fill(0), feishu: Array(alerts).fill(0), sns: Array(alerts).fill(0) };
-  const answeredMessages: Record<Channel, number[]> = { slack: Array(alerts).fill(0), feishu: Array(alerts).fill(0), sns: Array(alerts).fill(0) };
-  const replies: Promise<unknown>[] = [];
   // One message carries one alert; the summary appears more than once in a body, so count distinct markers.
-  const counter = (ch: Channel) => (body: string, answered: Promise<boolean> = Promise.resolve(true)) => new Set(markers(body)).forEach((n) => {
-    if (n >= alerts) return;
-    received[ch][n] = (received[ch][n] ?? 0) + 1;
-    replies.push(answered.then((yes) => void (yes && (answeredMessages[ch][n] = (answeredMessages[ch][n] ?? 0) + 1))));
+  const counter = (ch: Channel) => (body: string) => new Set(markers(body)).forEach((n) => {
+    if (n < alerts) received[ch][n] = (received[ch][n] ?? 0) + 1;
   });
   const db = await startLocalDynamoDb('kill-loop');
   const seen = { requests: 0 };
@@ -148,12 +138,10 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
     await last.stop();
   } finally {
     await Promise.all([slack.close(), feishu.close(), sns.close(), db.close()]);
-    await Promise.all(replies);
   }
   for (const body of sns.publishes.map((p) => `${p.Subject ?? ''}\n${p.Message ?? ''}`)) counter('sns')(body);
   const channels: Channel[] = ['slack', 'feishu', 'sns'];
   const sum = (f: (n: number) => number) => Object.fromEntries(channels.map((ch) => [ch, received[ch].reduce((a, n) => a + f(n), 0)])) as Record<Channel, number>;
-  const afterAnswer = Object.fromEntries(channels.map((ch) => [ch, answeredMessages[ch].reduce((a, n) => a + Math.max(0, n - 1), 0)])) as Record<Channel, number>;
-  return { kills: options.kills, alerts, received, duplicates: sum((n) => Math.max(0, n - 1)), afterAnswer, missing: sum((n) => (n === 0 ? 1 : 0)), posts };
+  return { kills: options.kills, alerts, received, duplicates: sum((n) => Math.max(0, n - 1)), missing: sum((n) => (n === 0 ? 1 : 0)), posts };
 }
 
