@@ -94,6 +94,7 @@ const envSchema = z.object({
   MEMORY_SERIES_UNIT: optional(z.enum(['bytes', 'KiB', 'MiB', 'GiB'], { message: 'must be one of bytes, KiB, MiB, GiB' })),
   PROMETHEUS_QUERY_TIMEOUT_MS: optional(z.coerce.number({ message: 'must be a whole number' }).int({ message: 'must be a whole number' }).positive({ message: 'must be a positive whole number' })),
   DEDUPE_TTL_SECONDS: positiveInteger(30 * 24 * 3600),
+  DEDUPE_LEASE_MS: z.preprocess((v) => (v === '' || v === undefined ? 60_000 : Number(v)), z.number().int({ message: 'must be a whole number of milliseconds 1000–3600000' }).min(1000, { message: 'must be a whole number of milliseconds 1000–3600000' }).max(3_600_000, { message: 'must be a whole number of milliseconds 1000–3600000' })),
   DELIVERY_TIMEOUT_MS: positiveInteger(5000),
   DELIVERY_RETRIES: z.preprocess((v) => (v === '' || v === undefined ? 2 : Number(v)), z.number().int().min(0).max(10, { message: 'must be an integer 0–10' })),
 });
@@ -148,6 +149,12 @@ export interface Config {
   routing?: RoutingConfig;
   /** How long a dedupe record is kept, seconds (DynamoDB TTL). */
   dedupeTtlSeconds: number;
+  /**
+   * How long a delivery excludes other deliverers of the same alert, milliseconds (`DEDUPE_LEASE_MS`):
+   * a deliverer that dies holds its alerts that long before a retry repairs them. Keep it above the
+   * whole delivery budget (20 s) and the Lambda time-out (30 s).
+   */
+  dedupeLeaseMs: number;
   delivery: {
     /** Per-request timeout towards a channel, milliseconds. */
     timeoutMs: number;
@@ -225,6 +232,7 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
     },
     routing,
     dedupeTtlSeconds: e.DEDUPE_TTL_SECONDS,
+    dedupeLeaseMs: e.DEDUPE_LEASE_MS,
     delivery: { timeoutMs: e.DELIVERY_TIMEOUT_MS, retries: e.DELIVERY_RETRIES },
     warnings,
   };

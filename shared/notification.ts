@@ -37,6 +37,12 @@ export interface Notification {
    * `fingerprint`. Channels mark them instead of presenting them as a new page.
    */
   flapping?: Record<string, Flapping>;
+  /**
+   * Alerts of a later generation, by `fingerprint`: announced resolved, then firing again with the
+   * same `startsAt` (generation 1, 2, …), or the resolve of such a re-fire. Channels say "firing
+   * again" for the firing ones; SNS FIFO deduplication ids tell generations apart.
+   */
+  generations?: Record<string, number>;
 }
 
 /** How an alert flaps: it fired `count` (≥ 2) times, each within the flap window of the previous, since `sinceMs`. */

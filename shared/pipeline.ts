@@ -1,9 +1,11 @@
 /**
  * The pipeline for one Alertmanager webhook message, in the order of its stages:
- * route and dedupe (claim each alert event for the channels its route selects) → flapping (mark
+ * route and dedupe (claim each alert event for the channels its route selects) → re-fires (confirm
+ * with the source of truth an alert firing again after its announced resolve, `refire.ts`) → flapping (mark
  * alerts firing again within the flap window) → enrich (only what is new, and in a storm only what
  * a channel shows in detail) → fan out (one message per channel,
- * each with the alerts that channel still lacks) → ledger (mark deliveries, release failed claims)
+ * each with the alerts that channel still lacks; each channel's success goes to the ledger as soon
+ * as it happens, `ledger.ts`) → release failed claims
  * → acknowledgement state (`shared/ack/tracker.ts`: who was told, escalation scheduled or cancelled).
  * One bad alert never blocks its group: oversized or invalid text is cut before fan-out (`reduce.ts`).
  * With `ack` set, each channel's message carries its own signed Acknowledge link, and a resolved
@@ -13,14 +15,17 @@ import pLimit from 'p-limit';
 import type { AckTracker, AckView } from './ack/tracker.js';
 import type { Alert, WebhookMessage } from './alertmanager/schema.js';
 import { ContentRefusedError, type Channel } from './channels/types.js';
+import type { AlertStateSource } from './alert-state/types.js';
 import { eventKey, type Claim, type DedupeStore } from './dedupe/store.js';
 import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from './delivery.js';
 import type { Enrichment } from './enrich/types.js';
 import { DEFAULT_FLAP_WINDOW_MS, markFlapping, noteFlapping } from './flapping.js';
+import { DeliveryLedger } from './ledger.js';
 import type { Logger } from './logger.js';
 import { buildNotification, type Flapping } from './notification.js';
 import type { RouteFn } from './routing/router.js';
 import { cutOversized } from './reduce.js';
+import { confirmRefires, markGenerations } from './refire.js';
 import { alertsToEnrich } from './storm.js';
 
 export interface PipelineDeps {
@@ -43,6 +48,8 @@ export interface PipelineDeps {
   now(): number;
   /** Acknowledgement links, alert state and escalation (`shared/ack`); unset: none of those. */
   ack?: AckTracker;
+  /** Source of truth for candidate re-fires (`PROMETHEUS_URL`, `ALERTMANAGER_URL`); unset: every candidate is announced. */
+  alertState?: AlertStateSource;
 }
 
 /**
@@ -62,6 +69,8 @@ export interface GroupResult {
   notified: number;
   /** Alerts every channel already had. */
   duplicates: number;
+  /** Copies of a superseded state (a lagging HA peer, a late retry), not sent: see `shared/dedupe/occurrence.ts`. */
+  stale: number;
   /** Alerts another delivery is handling right now (an HA peer, a concurrent retry); the answer is then 503. */
   inFlight: number;
   /** Per channel that had something to send. */
@@ -81,7 +90,8 @@ const MAX_NAMED = 20;
 
 interface ClaimedAlert {
   alert: Alert;
-  key: string;
+  /** The channels its route selects. */
+  channels: string[];
   claim: Claim;
   /** The store refused this alert's item: it is sent without dedupe, and nothing is written to its ledger. */
   unledgered?: true;
@@ -96,7 +106,7 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const log = deps.logger.child({ groupKey: message.groupKey, receiver: message.receiver });
   log.info('group received', { status: message.status, alerts: message.alerts.length, truncatedAlerts: message.truncatedAlerts });
 
-  const claimed = await claimAll(message.alerts, deps, log);
+  const claimed = await confirmRefires(await claimAll(message.alerts, deps, log), deps, log);
   // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
   const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cutOversized(c.alert, log) }));
   const flapping = await noteFlapping(toSend.map((c) => c.alert), deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log);
@@ -107,16 +117,17 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   if (toEnrich.length) log.info('group enriched', { alerts: toEnrich.length, durationMs: deps.now() - started });
 
   const ackView = deps.ack && toSend.length ? await deps.ack.prepare(toSend.map((c) => c.alert)) : undefined;
-  const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView, { flapping, receivedAt })));
+  const ledger = new DeliveryLedger(deps.store, log);
+  const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView, { flapping, receivedAt, ledger })));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
   const undelivered = new Set(outcomes.filter((o) => o.outcome && o.outcome.status !== 'delivered').map((o) => o.channel));
-  const ledgered = toSend.filter((c) => !c.unledgered);
-  const unrecorded = await recordDelivered(ledgered, channels, deps, log);
+  const unrecorded = await ledger.settle();
   // A claim whose ledger write failed keeps its lease: releasing it would let the retry re-send
-  // to the channels that already have the alert.
-  if (undelivered.size) await releaseFailed(ledgered.filter((c) => !unrecorded.has(c.key)), undelivered, deps, log);
-  const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered') }));
+  // to the channels that already have the alert. An unledgered alert holds no claim to release.
+  const ledgered = toSend.filter((c) => !c.unledgered);
+  if (undelivered.size) await releaseFailed(ledgered.filter((c) => !unrecorded.has(c.claim.event.key)), undelivered, deps, log);
+  const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered'), generation: c.claim.event.generation }));
   if (deps.ack) await deps.ack.record(message, sent, enrichments);
 
   const count = (d: Claim['decision']) => claimed.filter((c) => c.claim.decision === d).length;
@@ -125,6 +136,7 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
     received: message.alerts.length,
     notified: toSend.length,
     duplicates: count('already notified'),
+    stale: count('stale copy'),
     inFlight,
     channels,
     // In flight is not done: if the holder dies, only Alertmanager's retry delivers those alerts.
@@ -152,19 +164,22 @@ function claimEach(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Cl
   return (
     alerts.map((alert) =>
       limit(async () => {
-        const key = eventKey(alert);
         const routed = deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names;
-        const claim = await deps.store.claim(key, routed, now).catch((err: unknown) => unclaimable(err, alert, log));
-        if (!claim) return { alert, key, claim: { decision: 'first notification', pending: routed }, unledgered: true };
+        const claim = await deps.store.claim(alert, routed, now).catch((err: unknown) => unclaimable(err, alert, log));
+        if (!claim) {
+          const event = { key: eventKey(alert), status: alert.status, generation: 0 };
+          return { alert, channels: routed, claim: { decision: 'first notification' as const, pending: routed, event }, unledgered: true as const };
+        }
         log.info('alert deduped', {
           fingerprint: alert.fingerprint,
           alertname: alert.labels.alertname,
           status: alert.status,
           startsAt: alert.startsAt,
           decision: claim.decision,
+          generation: claim.event.generation,
           pending: claim.pending,
         });
-        return { alert, key, claim };
+        return { alert, channels: routed, claim };
       }),
     )
   );
@@ -189,7 +204,7 @@ async function fanOutTo(
   deps: PipelineDeps,
   log: Logger,
   ackView: AckView | undefined,
-  group: { flapping: Map<string, Flapping>; receivedAt: number },
+  group: { flapping: Map<string, Flapping>; receivedAt: number; ledger: DeliveryLedger },
 ): Promise<{ channel: string; outcome?: ChannelOutcome }> {
   const mine = toSend.filter((c) => c.claim.pending.includes(channel.name));
   if (mine.length === 0) return { channel: channel.name };
@@ -199,10 +214,11 @@ async function fanOutTo(
   }));
   const started = deps.now();
   try {
-    const notification = markFlapping(buildNotification(message, alerts), group.flapping);
+    const notification = markGenerations(markFlapping(buildNotification(message, alerts), group.flapping), mine);
     const decorated = deps.ack && ackView ? deps.ack.decorate(notification, channel.name, ackView) : notification;
     const budgetMs = Math.max(deps.delivery.timeoutMs, (deps.delivery.budgetMs ?? DEFAULT_DELIVERY_BUDGET_MS) - (started - group.receivedAt));
     const attempts = await deliver(channel, decorated, { ...deps.delivery, budgetMs, logger: log });
+    group.ledger.delivered(mine.filter((c) => !c.unledgered), channel.name);
     const outcome: ChannelOutcome = { status: 'delivered', alerts: mine.length, attempts, durationMs: deps.now() - started };
     log.info('channel delivered', { channel: channel.name, ...outcome });
     return { channel: channel.name, outcome };
@@ -220,31 +236,6 @@ function named(alerts: Alert[]): { fingerprints: string[]; alertnames: string[] 
   return { fingerprints: alerts.slice(0, MAX_NAMED).map((a) => a.fingerprint), alertnames: [...new Set(alerts.map((a) => a.labels.alertname ?? ''))].slice(0, MAX_NAMED) };
 }
 
-/**
- * Records, in one write per alert, every channel that accepted it (a storm of 5,000 alerts to three
- * channels is 5,000 writes, not 15,000). Runs before failed claims are released, so a retry never
- * sees a delivered channel as pending. A ledger write that fails after a successful send is logged,
- * and its claim is not released: a duplicate is worse than a late repair.
- * @returns the keys whose write failed
- */
-async function recordDelivered(toSend: ClaimedAlert[], outcomes: Record<string, ChannelOutcome>, deps: PipelineDeps, log: Logger): Promise<Set<string>> {
-  const limit = pLimit(STORE_CONCURRENCY);
-  const unrecorded = new Set<string>();
-  await Promise.all(
-    toSend.map((c) => {
-      const delivered = c.claim.pending.filter((name) => outcomes[name]?.status === 'delivered');
-      if (delivered.length === 0) return undefined;
-      return limit(() =>
-        deps.store.markDelivered(c.key, delivered).catch((err: Error) => {
-          unrecorded.add(c.key);
-          log.error('ledger write failed', { channels: delivered, fingerprint: c.alert.fingerprint, error: err.message });
-        }),
-      );
-    }),
-  );
-  return unrecorded;
-}
-
 /** Frees the claims that still have undelivered channels, so Alertmanager's retry repairs them at once. */
 async function releaseFailed(toSend: ClaimedAlert[], failed: Set<string>, deps: PipelineDeps, log: Logger): Promise<void> {
   await releaseClaims(toSend.filter((c) => c.claim.pending.some((ch) => failed.has(ch))), deps, log);
@@ -255,7 +246,7 @@ async function releaseClaims(claims: ClaimedAlert[], deps: PipelineDeps, log: Lo
   await Promise.all(
     claims.map((c) =>
       limit(() =>
-        deps.store.release(c.key).catch((err: Error) => {
+        deps.store.release(c.alert, c.claim.event).catch((err: Error) => {
           // The lease then runs out on its own; the repair only waits longer.
           log.warn('lease release failed', { fingerprint: c.alert.fingerprint, error: err.message });
         }),

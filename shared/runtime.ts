@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { createAckRuntime } from './ack/runtime.js';
+import { createAlertStateSource } from './alert-state/index.js';
 import type { AppDeps } from './app.js';
 import { buildChannels } from './channels/index.js';
 import type { Config } from './config.js';
@@ -44,6 +45,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     store: new DynamoDbDedupeStore(clients.dynamodb, {
       tableName: config.tableName ?? DEFAULT_TABLE_NAME,
       ttlSeconds: config.dedupeTtlSeconds,
+      leaseMs: config.dedupeLeaseMs,
     }),
     channels,
     enrich: (alerts) =>
@@ -61,6 +63,8 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     // The routing file picks channels per alert; without one, every channel gets every alert.
     route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
     flapWindowMs: config.routing?.flapWindowMs,
+    // Asked only for alerts firing again after their announced resolve (shared/refire.ts).
+    alertState: createAlertStateSource(config),
     logger,
     now: () => Date.now(),
     resumeEscalations: ack.resume,

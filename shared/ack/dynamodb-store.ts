@@ -22,7 +22,7 @@ const BATCH_WRITE_ROUNDS = 3;
 const NAMES = {
   '#fp': 'fingerprint', '#s': 'startsAt', '#st': 'status', '#a': 'alertJson', '#e': 'enrichmentJson', '#gk': 'groupKey',
   '#ext': 'externalURL', '#ch': 'channels', '#n': 'notifiedAt', '#r': 'resolvedAt', '#ack': 'ack', '#esc': 'escalation',
-  '#seq': 'historySeq', '#exp': 'expiresAt', '#state': 'state', '#at': 'at', '#reason': 'reason', '#sid': 'silenceId',
+  '#seq': 'historySeq', '#exp': 'expiresAt', '#gen': 'generation', '#state': 'state', '#at': 'at', '#reason': 'reason', '#sid': 'silenceId',
 } as const;
 type Name = keyof typeof NAMES;
 
@@ -71,13 +71,31 @@ export class DynamoDbAckStore implements AckStore {
       values: { ':s': startsAt, ':nowSec': nowSec, ...(resolved && { ':now': now }) },
     };
     // A resolve is usually of a known occurrence, a firing usually of a new one: try the likely write first.
-    for (const spec of resolved ? [same, fresh] : [fresh, same]) {
+    const generation = n.generation ?? 0;
+    const specs = resolved ? [same, fresh] : generation > 0 ? [this.#again(n, startsAt, nowMs), fresh, same] : [fresh, same];
+    for (const spec of specs) {
       const item = await this.#update(n.alert.fingerprint, spec);
       if (!item) continue;
-      await this.#putHistory(n.alert.fingerprint, item, { type: 'notified', status: n.alert.status, channels: [...n.channels].sort(), startsAt }, nowMs, batch);
+      const event = { type: 'notified' as const, status: n.alert.status, channels: [...n.channels].sort(), startsAt, ...(generation > 0 && { generation }) };
+      await this.#putHistory(n.alert.fingerprint, item, event, nowMs, batch);
       return { record: fromItem(item), newOccurrence: spec === fresh };
     }
     return undefined;
+  }
+
+  /**
+   * The same occurrence firing again after its announced resolve (generation ≥ 1, see
+   * `shared/dedupe/occurrence.ts`): firing once more, its resolve time and finished escalation
+   * cleared so an unacknowledged critical alert escalates again; its acknowledgement kept.
+   */
+  #again(n: NotifiedAlert, startsAt: string, nowMs: number): UpdateSpec {
+    return {
+      set: { '#st': 'firing', '#a': toJson(n.alert), '#exp': this.#expiry(nowMs), '#gen': n.generation },
+      remove: ['#r', '#esc'],
+      add: { '#ch': new Set(n.channels), '#seq': 1 },
+      condition: '#s = :s AND #exp > :nowSec AND (attribute_not_exists(#gen) OR #gen < :g)',
+      values: { ':s': startsAt, ':nowSec': Math.floor(nowMs / 1000), ':g': n.generation },
+    };
   }
 
   async addChannels(fingerprint: string, startsAt: string, channels: string[], nowMs: number): Promise<void> {

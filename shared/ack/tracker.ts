@@ -47,6 +47,8 @@ export type AckView = ReadonlyMap<string, Acknowledgement>;
 export interface SentAlert {
   alert: Alert;
   channels: string[];
+  /** The event's generation (`shared/dedupe/occurrence.ts`); absent: 0. */
+  generation?: number;
 }
 
 export class AckTracker {
@@ -102,7 +104,7 @@ export class AckTracker {
 
   async #recordOne(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, budget: { left: number; skipped: number }, history: HistoryBatch): Promise<void> {
     const { store, now } = this.deps;
-    const notified = { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels };
+    const notified = { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }) };
     const result = await store.recordNotified(notified, now(), history);
     if (!result) return;
     const { record } = result;

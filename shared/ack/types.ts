@@ -50,7 +50,8 @@ export interface AlertRecord {
 
 /** One line of an alert's history, as the audit route returns it. `at` is RFC 3339; `startsAt` names the occurrence. */
 export type HistoryEvent = { at: string; startsAt: string } & (
-  | { type: 'notified'; status: 'firing' | 'resolved'; channels: string[] }
+  | { type: 'notified'; status: 'firing' | 'resolved'; channels: string[]; generation?: number }
+  | { type: 'not announced'; status: 'firing' | 'resolved'; decision: 'stale copy'; reason: string }
   | { type: 'acknowledged'; by: string; channel: string }
   | { type: 'silenced'; silenceId: string; endsAt: string; by: string }
   | { type: 'silence failed'; error: string }
@@ -90,6 +91,8 @@ export interface NotifiedAlert {
   externalURL: string;
   /** Channels that accepted it in this round. */
   channels: string[];
+  /** The event's generation (`shared/dedupe/occurrence.ts`): ≥ 1 for a re-fire with the same `startsAt` and its resolve. */
+  generation?: number;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface Headline {
   count: number;
   /** Firing alerts marked flapping ({@link Notification.flapping}). */
   flapping?: number;
+  /** Firing alerts firing again after an announced resolve ({@link Notification.generations}). */
+  firingAgain?: number;
   /** {@link Notification.kind}; absent means `alert`. */
   kind?: NotificationKind;
 }
@@ -57,6 +59,7 @@ export function headline(notification: Notification): Headline {
     alertname: commonLabels.alertname ?? names.join(', '),
     count: alerts.filter((a) => a.status === status).length,
     flapping: alerts.filter((a) => a.status === 'firing' && notification.flapping?.[a.fingerprint]).length,
+    firingAgain: alerts.filter((a) => isFiringAgain(a, notification)).length,
     ...(notification.kind && notification.kind !== 'alert' && { kind: notification.kind, count: alerts.length }),
   };
 }
@@ -70,6 +73,11 @@ function highestSeverity(alerts: EnrichedAlert[]): string {
   return best;
 }
 
+/** Whether a firing alert fires again after its resolve was announced (same `startsAt`, generation ≥ 1). */
+export function isFiringAgain(alert: EnrichedAlert, notification: Pick<Notification, 'generations'>): boolean {
+  return alert.status === 'firing' && (notification.generations?.[alert.fingerprint] ?? 0) > 0;
+}
+
 /** Status icon: 🔥 firing, ✅ resolved. */
 export function statusIcon(status: Notification['status']): string {
   return status === 'firing' ? '🔥' : '✅';
@@ -80,13 +88,15 @@ export const FLAPPING_ICON = '🔁';
 
 /**
  * The header line, e.g. `🔥 FIRING · critical · VLLMKVCacheNearlyFull (2)`; empty parts are left out.
- * When every firing alert is flapping it reads `🔁 FLAPPING · …`. Words in `locale` (default `en`).
+ * When every firing alert is flapping it reads `🔁 FLAPPING · …`; when every one fires again after
+ * an announced resolve, `🔥 FIRING AGAIN · …`. Words in `locale` (default `en`).
  */
 export function headlineText(h: Headline, locale: Locale = 'en'): string {
   const t = messages(locale);
   const flapping = h.status === 'firing' && h.count > 0 && h.flapping === h.count;
   const kind = h.kind && h.kind !== 'alert' ? KIND_WORDS[locale][h.kind] : undefined;
-  const status = kind ?? (flapping ? `${FLAPPING_ICON} ${t.flapping}` : `${statusIcon(h.status)} ${t[h.status]}`);
+  const again = h.status === 'firing' && h.count > 0 && h.firingAgain === h.count;
+  const status = kind ?? (flapping ? `${FLAPPING_ICON} ${t.flapping}` : `${statusIcon(h.status)} ${again ? t.firingAgain : t[h.status]}`);
   const parts = [status, h.severity, `${h.alertname || t.alerts} (${h.count})`];
   return parts.filter(Boolean).join(' · ');
 }
@@ -102,6 +112,8 @@ export interface AlertLineOptions {
   locale?: Locale;
   /** Set when the alert is flapping: the title gets 🔁 and a line says how often it fired. */
   flapping?: Flapping;
+  /** Set when the alert fires again after its resolve was announced: a line says so. */
+  firingAgain?: boolean;
 }
 
 /**
@@ -117,6 +129,7 @@ export function alertLines(alert: EnrichedAlert, m: Markup, options: AlertLineOp
   if (options.flapping && alert.status === 'firing') lines.push(m.italic(t.flappingLine(options.flapping.count, formatTime(new Date(options.flapping.sinceMs).toISOString()))));
   // Right under the title, so the mark shows even when the platform's limit cuts the rest.
   if (alert.cut?.length) lines.push(m.italic(m.escape(t.cutLine(alert.cut.map((f) => f.replace(/^(labels|annotations)\./, ''))))));
+  if (options.firingAgain && alert.status === 'firing') lines.push(m.italic(t.firingAgainLine));
   if (alert.annotations.description) lines.push(m.escape(alert.annotations.description));
   const labels = KEY_LABELS.filter((name) => alert.labels[name]).map((name) => `${name}: ${m.escape(alert.labels[name] ?? '')}`);
   if (labels.length) lines.push(labels.join(' · '));

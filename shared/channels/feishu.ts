@@ -14,7 +14,7 @@ import type { EnrichedAlert } from '../enrich/types.js';
 import type { Notification } from '../notification.js';
 import { cutAlert, REDUCED_FIELD_BYTES } from '../reduce.js';
 import type { Secret } from '../secret.js';
-import { alertLines, alertLinks, headline, headlineText, type Link, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
+import { alertLines, alertLinks, isFiringAgain, headline, headlineText, type Link, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
 import { linkLabel, type Locale } from './locale.js';
@@ -84,7 +84,7 @@ const div = (content: string): FeishuElement => ({ tag: 'div', text: { tag: 'pla
 const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: text }] }] : []);
 
 function alertElements(notification: Notification, alert: EnrichedAlert, first: boolean, locale: Locale): FeishuElement[] {
-  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint] });
+  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
   const elements: FeishuElement[] = first ? [] : [{ tag: 'hr' }];
   elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL), locale));
   return elements;
@@ -215,7 +215,7 @@ export function createFeishuChannel(options: { webhookUrl: Secret; secret?: Secr
         const timestamp = Math.floor(now().getTime() / 1000);
         body = { timestamp: String(timestamp), sign: feishuSign(options.secret.reveal(), timestamp), ...body };
       }
-      const reply = await postJson(name, options.webhookUrl, body, signal, refusesContent);
+      const reply = await postJson(name, options.webhookUrl, body, signal, { refusesContent });
       checkFeishuReply(name, reply.body);
     },
   };

@@ -21,14 +21,22 @@ export interface HttpReply {
  * @param channel channel name, prefixed to error messages (`slack: HTTP 404: channel_not_found`)
  * @param url the webhook URL; revealed only for the request itself
  * @param signal aborts the request (the pipeline's per-attempt timeout)
- * @param refusesContent whether a non-2xx reply (status, body text) means the platform refused the content
- * @returns the reply when its status is 2xx
+ * @param options.refusesContent whether a non-2xx reply (status, body text) means the platform refused the content
+ * @param options.statusDecides a 2xx status alone means accepted (Slack): the body is not awaited, so
+ *   a reply that stalls or drops after its status line is not retried into a duplicate message
+ * @returns the reply when its status is 2xx (`body` empty when `statusDecides`)
  * @throws DeliveryError retryable for 429 (with `retryAfterMs` from `Retry-After`), 5xx, time-outs
  *   and network errors; permanent for any other status (3xx, 4xx): a {@link ContentRefusedError} when
  *   `refusesContent` says so
  * @see https://www.rfc-editor.org/rfc/rfc9110#name-retry-after
  */
-export async function postJson(channel: string, url: Secret, body: unknown, signal: AbortSignal, refusesContent?: (status: number, body: string) => boolean): Promise<HttpReply> {
+export async function postJson(
+  channel: string,
+  url: Secret,
+  body: unknown,
+  signal: AbortSignal,
+  options: { statusDecides?: boolean; refusesContent?: (status: number, body: string) => boolean } = {},
+): Promise<HttpReply> {
   let response: Response;
   try {
     response = await fetch(url.reveal(), {
@@ -41,13 +49,17 @@ export async function postJson(channel: string, url: Secret, body: unknown, sign
   } catch (err) {
     throw new DeliveryError(`${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`, true);
   }
+  if (options.statusDecides && response.status >= 200 && response.status < 300) {
+    void response.body?.cancel().catch(() => undefined);
+    return { status: response.status, body: '' };
+  }
   const text = await readBody(response, signal, channel);
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
   const retryable = response.status === 429 || response.status >= 500;
   const retryAfterMs = retryable ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : undefined;
   // A proxy page or platform error may echo the webhook path, in any encoding.
   const excerpt = redactSecrets(text).replace(/\s+/g, ' ').trim().slice(0, BODY_EXCERPT_CHARS);
-  if (!retryable && refusesContent?.(response.status, text)) throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
+  if (!retryable && options.refusesContent?.(response.status, text)) throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
   throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs);
 }
 

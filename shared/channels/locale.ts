@@ -18,6 +18,10 @@ export interface Messages {
   firing: string;
   resolved: string;
   flapping: string;
+  /** Header status of a group whose firing alerts all fire again after an announced resolve. */
+  firingAgain: string;
+  /** The line under such an alert. */
+  firingAgainLine: string;
   /** Header stand-in when the group has no alert name. */
   alerts: string;
   started: string;
@@ -56,6 +60,8 @@ const EN: Messages = {
   firing: 'FIRING',
   resolved: 'RESOLVED',
   flapping: 'FLAPPING',
+  firingAgain: 'FIRING AGAIN',
+  firingAgainLine: 'Firing again: it was reported resolved, and it still fires',
   alerts: 'alerts',
   started: 'Started',
   ended: 'Ended',
@@ -87,6 +93,8 @@ const ZH_CN: Messages = {
   firing: '告警',
   resolved: '已恢复',
   flapping: '抖动',
+  firingAgain: '再次告警',
+  firingAgainLine: '再次告警：此前已报告恢复，但仍在触发',
   alerts: '告警',
   started: '开始于',
   ended: '结束于',

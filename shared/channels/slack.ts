@@ -6,7 +6,7 @@
  */
 import type { Notification } from '../notification.js';
 import type { Secret } from '../secret.js';
-import { alertLines, alertLinks, alertTitle, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped, acknowledgeLink, followUpLines } from './content.js';
+import { alertLines, alertLinks, isFiringAgain, alertTitle, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { postJson } from './http.js';
 import { linkLabel, type Locale } from './locale.js';
@@ -82,7 +82,7 @@ function linksText(links: Link[], locale: Locale): string {
 
 function alertBlocks(notification: Notification, index: number, locale: Locale): SlackBlock[] {
   const alert = notification.alerts[index]!;
-  const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint] });
+  const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
   const section = truncateEscaped(lines.join('\n'), SLACK_MAX_SECTION_CHARS);
   const blocks: SlackBlock[] = [{ type: 'section', text: mrkdwn(section) }];
   const links = linksText(alertLinks(alert, notification.externalURL), locale);
@@ -153,6 +153,7 @@ function renderSlackDigest(notification: Notification, locale: Locale): SlackMes
  * The Slack channel. Slack answers `200 ok`, or a 4xx with a plain-text error code
  * (`invalid_blocks`, `no_text`, `channel_not_found`, …), which fails the delivery ({@link SLACK_CONTENT_ERRORS}
  * as a `ContentRefusedError`); errors start with the channel's name (`slack-platform: HTTP 404: channel_not_found`).
+ * A 2xx status line is acceptance: the body is not awaited (a reply that stalls after it must not be sent again).
  * @param options.webhookUrl the incoming-webhook URL (a secret: its path is the credential)
  * @param options.name the instance name recorded in the ledger; default `slack`
  * @param options.locale default `en`
@@ -164,7 +165,7 @@ export function createSlackChannel(options: { webhookUrl: Secret; name?: string 
   return {
     name,
     async send(notification, signal) {
-      await postJson(name, options.webhookUrl, renderSlack(notification, render), signal, refusesContent);
+      await postJson(name, options.webhookUrl, renderSlack(notification, render), signal, { statusDecides: true, refusesContent });
     },
   };
 }

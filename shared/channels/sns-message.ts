@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MessageAttributeValue, PublishCommandInput } from '@aws-sdk/client-sns';
-import { eventKey } from '../dedupe/store.js';
+import { generationKey } from '../dedupe/store.js';
 import type { Notification } from '../notification.js';
 import { alertTitle, headline } from './content.js';
 import { isStorm, summarize, type RenderOptions } from './digest.js';
@@ -108,7 +108,7 @@ export function renderSns(notification: Notification, topicArn: string, options:
     input.MessageGroupId = sha256(notification.groupKey);
     // A follow-up or escalation names the same alert events as the alert message: its kind keeps it from being dropped as a duplicate.
     const kind = notification.kind && notification.kind !== 'alert' ? [notification.kind] : [];
-    input.MessageDeduplicationId = sha256([...kind, ...notification.alerts.map(eventKey).sort()].join('\n'));
+    input.MessageDeduplicationId = sha256([...kind, ...notification.alerts.map((a) => generationKey(a, notification.generations?.[a.fingerprint])).sort()].join('\n'));
   }
   return input;
 }

@@ -5,7 +5,7 @@
 import type { EnrichedAlert } from '../enrich/types.js';
 import type { Notification } from '../notification.js';
 import { cutAlert, REDUCED_FIELD_BYTES } from '../reduce.js';
-import { alertLines, alertLinks, headline, headlineText, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
+import { alertLines, alertLinks, isFiringAgain, headline, headlineText, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { linkLabel, messages, type Locale } from './locale.js';
 import { truncateBytes, utf8Bytes } from '../truncate.js';
@@ -53,7 +53,7 @@ export function renderText(notification: Notification, maxBytes = Number.POSITIV
 /** One alert's lines followed by its links spelled out (`Graph: <url>`). */
 function alertParagraph(notification: Notification, alert: EnrichedAlert, locale: Locale): string {
   const links = alertLinks(alert, notification.externalURL).map((l) => `${linkLabel(l.label, locale)}: ${l.url}`);
-  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint] });
+  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
   return [...lines, ...links].join('\n');
 }
 

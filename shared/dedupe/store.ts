@@ -2,10 +2,12 @@
  * Dedupe semantics: which alert notification events are new, and to which channels each
  * still has to go.
  *
- * An event is one alert in one state: its `fingerprint`, `startsAt` and own `status`. Never the
- * request, the receiver or the `groupKey` (which changes with the routing tree). So Alertmanager
- * retries, HA peers sending the same group, reordered alerts and `repeat_interval` resends all
- * map to the same key; firing → resolved is a second, distinct event.
+ * An event is one alert in one state: its `fingerprint`, `startsAt` and own `status`, plus a
+ * generation when the same firing comes back after it was announced resolved (see
+ * `occurrence.ts`, the state machine). Never the request, the receiver or the `groupKey` (which
+ * changes with the routing tree). So Alertmanager retries, HA peers sending the same group,
+ * reordered alerts and `repeat_interval` resends all map to the same event; firing → resolved is a
+ * second, distinct event, and firing again after that resolve a third.
  */
 import type { Alert } from '../alertmanager/schema.js';
 import { keyPart } from './keys.js';
@@ -13,33 +15,75 @@ import { keyPart } from './keys.js';
 /**
  * Why an event is (or is not) notified, named like Alertmanager's dedup stage reasons.
  * - `first notification`: never seen; send to every channel.
+ * - `firing again`: announced resolved, and sent firing again with the same `startsAt` (a resolve by
+ *   a missed resend); confirmed by the source of truth or not contradicted by it; send to every channel.
  * - `repair`: an earlier attempt left channels undelivered and has given up its lease; send to those only.
  * - `already notified`: every channel has it; send nothing.
- * - `in flight`: another delivery (an HA peer, a concurrent retry) holds the lease; send nothing now,
- *   the holder reports failure to its Alertmanager, whose retry repairs it.
+ * - `in flight`: another delivery (an HA peer, a concurrent retry) holds the lease, or the other
+ *   state of the same alert is being delivered; send nothing now, the retry settles it.
+ * - `resolved before`: a firing of an alert already announced resolved, the candidate re-fire the
+ *   pipeline must confirm (`DedupeStore.confirm`) or drop as a stale copy. Never the end of a claim.
+ * - `fired again since`: a resolve, after a re-fire, no newer than the resolve announced before it:
+ *   a candidate stale resolve, confirmed or dropped the same way. Never the end of a claim.
+ * - `stale copy`: a copy of a state already superseded (a lagging HA peer, a late retry): a firing
+ *   the source of truth says is resolved, or a resolve older than the announced one; send nothing.
  */
-export type DedupeDecision = 'first notification' | 'repair' | 'already notified' | 'in flight';
+export type DedupeDecision =
+  | 'first notification'
+  | 'firing again'
+  | 'repair'
+  | 'already notified'
+  | 'in flight'
+  | 'resolved before'
+  | 'fired again since'
+  | 'stale copy';
+
+/** The decisions the source of truth must settle (`shared/refire.ts`). */
+export const CANDIDATES: ReadonlySet<DedupeDecision> = new Set(['resolved before', 'fired again since']);
+
+/** What the ledger needs of an alert (`endsAt` tells a stale resolve from a new one). */
+export type AlertEvent = Pick<Alert, 'fingerprint' | 'startsAt' | 'status' | 'endsAt'>;
+
+/** The event a claim is about: pass it back to {@link DedupeStore.markDelivered} and {@link DedupeStore.release}. */
+export interface ClaimedEvent {
+  /** Its identity, {@link generationKey} (logs, SNS FIFO deduplication ids). */
+  key: string;
+  status: Alert['status'];
+  /** 0 until the alert fires again after an announced resolve; each re-fire adds 1. */
+  generation: number;
+}
 
 export interface Claim {
   decision: DedupeDecision;
-  /** Channels this caller must deliver to (empty unless `first notification` or `repair`). */
+  /** Channels this caller must deliver to (empty unless `first notification`, `firing again` or `repair`). */
   pending: string[];
+  event: ClaimedEvent;
 }
 
 /** Port for the dedupe ledger. One adapter: DynamoDB (`dynamodb-store.ts`). */
 export interface DedupeStore {
   /**
-   * Claims an event for delivery to `channels`, atomically: of concurrent callers, one wins.
-   * @param key from {@link eventKey}
+   * Claims an alert event for delivery to `channels`, atomically: of concurrent callers, one wins.
    * @param channels names of the channels configured now
    * @param nowMs current time, epoch milliseconds
    * @throws the store's own error when it cannot be reached (the caller answers 5xx)
    */
-  claim(key: string, channels: string[], nowMs: number): Promise<Claim>;
-  /** Records that `channel` (or each of several channels, in one write) accepted the event. Idempotent. */
-  markDelivered(key: string, channel: string | string[]): Promise<void>;
+  claim(alert: AlertEvent, channels: string[], nowMs: number): Promise<Claim>;
+  /**
+   * Claims a confirmed candidate: a re-fire (`resolved before`) moves the alert from the resolve that
+   * `candidate` saw to firing, one generation on (`firing again`); a resolve (`fired again since`)
+   * moves that generation's firing to resolved (`first notification`). Of concurrent callers one wins;
+   * the others get what the alert holds now (`in flight`, `already notified`).
+   * @throws the store's own error when it cannot be reached
+   */
+  confirm(alert: AlertEvent, candidate: Claim, channels: string[], nowMs: number): Promise<Claim>;
+  /**
+   * Records that `channel` (or each of several channels, in one write) accepted the event. Idempotent;
+   * a no-op once the alert has moved on to a later event.
+   */
+  markDelivered(alert: AlertEvent, event: ClaimedEvent, channel: string | string[]): Promise<void>;
   /** Gives up the lease early so that a retry can repair the undelivered channels at once. */
-  release(key: string): Promise<void>;
+  release(alert: AlertEvent, event: ClaimedEvent): Promise<void>;
   /**
    * Records that an alert fired (once per firing: the same `startsAtMs` again returns the stored
    * run) and says how it flaps: `count` firings since `sinceMs`, each within `windowMs` of the
@@ -65,9 +109,18 @@ export interface FlapRun {
 /**
  * The dedupe key of an alert notification event: `event#<fingerprint>#<startsAt>#<status>`.
  * `startsAt` is normalised to millisecond ISO form, so `…23.143Z` and `…23.143000000Z` match; an
- * over-long fingerprint is carried as its digest (`keys.ts`).
+ * over-long fingerprint is carried as its digest (`keys.ts`). This is generation 0;
+ * {@link generationKey} names later ones.
  */
 export function eventKey(alert: Pick<Alert, 'fingerprint' | 'startsAt' | 'status'>): string {
   const startsAt = Number.isNaN(Date.parse(alert.startsAt)) ? alert.startsAt : new Date(alert.startsAt).toISOString();
   return `event#${keyPart(alert.fingerprint)}#${startsAt}#${alert.status}`;
+}
+
+/**
+ * The key of the event in generation `generation`: {@link eventKey} for 0 (the key deployed tables
+ * hold), `…#<generation>` from the first re-fire on.
+ */
+export function generationKey(alert: Pick<Alert, 'fingerprint' | 'startsAt' | 'status'>, generation: number | undefined): string {
+  return generation ? `${eventKey(alert)}#${generation}` : eventKey(alert);
 }

@@ -16,7 +16,9 @@ export interface PipelineProcess {
   /** Everything it printed (stdout and stderr), for failure messages. */
   out(): string;
   /** Sends `signal` (default SIGTERM: a graceful stop; SIGKILL: a crash), then waits for the exit. Idempotent. */
-  stop(signal?: NodeJS.Signals): Promise<void>;
+  stop(sig?: NodeJS.Signals): Promise<void>;
+  /** SIGKILL (no clean-up of any kind, as a crash or an OOM kill), then waits for the exit. Idempotent. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -48,15 +50,17 @@ export async function startPipelineProcess(env: Record<string, string>): Promise
     () => out,
     { deadlineMs: 30_000, intervalMs: 100 },
   );
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((ok) => child.once('exit', ok));
+    child.kill(name);
+    await exited;
+  };
   return {
     url: listening.url as string,
     logs,
     out: () => out,
-    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((ok) => child.once('exit', ok));
-      child.kill(signal);
-      await exited;
-    },
+    stop: (sig: NodeJS.Signals = 'SIGTERM') => signal(sig),
+    kill: () => signal('SIGKILL'),
   };
 }

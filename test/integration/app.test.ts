@@ -134,12 +134,13 @@ describe('POST /v1/alertmanager', () => {
     const store = new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
     let failures = 1;
     const flaky: DedupeStore = {
-      claim: async (key, channels, nowMs) => {
-        if (key.includes('b70e989fd7d03295') && failures-- > 0) throw new Error('ProvisionedThroughputExceededException');
-        return store.claim(key, channels, nowMs);
+      claim: async (alert, channels, nowMs) => {
+        if (alert.fingerprint === 'b70e989fd7d03295' && failures-- > 0) throw new Error('ProvisionedThroughputExceededException');
+        return store.claim(alert, channels, nowMs);
       },
-      markDelivered: (key, channels) => store.markDelivered(key, channels),
-      release: (key) => store.release(key),
+      confirm: store.confirm.bind(store),
+      markDelivered: store.markDelivered.bind(store),
+      release: store.release.bind(store),
       noteFiring: store.noteFiring.bind(store),
     };
     const a = app({ store: flaky });
@@ -188,11 +189,12 @@ describe('POST /v1/alertmanager', () => {
   it('does not re-send to a channel whose success could not be written to the ledger', async () => {
     const store = new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
     const ledgerDown: DedupeStore = {
-      claim: (key, channels, nowMs) => store.claim(key, channels, nowMs),
+      claim: store.claim.bind(store),
+      confirm: store.confirm.bind(store),
       markDelivered: async () => {
         throw new Error('ledger unavailable');
       },
-      release: (key) => store.release(key),
+      release: store.release.bind(store),
     };
     const a = app({ store: ledgerDown });
     sns.failuresLeft = 1;

@@ -106,3 +106,26 @@ describe('slack channel over HTTP', () => {
     expect((err as Error).message).toBe('slack: request failed (ECONNREFUSED)');
   });
 });
+
+describe('slack channel whose reply stalls after its status line', () => {
+  it('counts 200 as delivered without waiting for the body, so no retry sends a second copy', async () => {
+    const { createServer } = await import('node:http');
+    const bodies: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        bodies.push(body);
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+        res.flushHeaders(); // and never the body
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const { port } = server.address() as { port: number };
+    const channel = createSlackChannel({ webhookUrl: new Secret(`http://127.0.0.1:${port}${HOOK_PATH}`) });
+    await channel.send(fixtureNotification('firing-queue-backlog-two-models'), AbortSignal.timeout(2000));
+    expect(bodies).toHaveLength(1);
+    server.closeAllConnections();
+    await new Promise<void>((ok) => server.close(() => ok()));
+  });
+});

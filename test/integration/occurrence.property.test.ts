@@ -1,0 +1,201 @@
+/**
+ * Property test of the alert-event state machine (`shared/dedupe/occurrence.ts`) through the real
+ * pipeline and the DynamoDB ledger on dynalite: random interleavings (fast-check's scheduler) of 2–3
+ * HA peers posting the states Alertmanager went through (firing, resolves by a missed resend,
+ * re-fires, the real resolve), lagging behind, retrying, channels refusing, and deliverers dying
+ * (SIGKILL-like: before a channel's send, or after a channel accepted and before its ledger write).
+ *
+ * With a source of truth configured, once the peers have posted the final state until answered 200:
+ * - each channel's last message is the alert's last real state;
+ * - each channel gets each event (status, generation) at most once and in order, except a copy right
+ *   after a death between a channel's acceptance and its ledger write (the README's one duplicate case).
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebhookMessage } from '../../shared/alertmanager/schema.js';
+import type { AlertStateSource } from '../../shared/alert-state/types.js';
+import { DeliveryError, type Channel } from '../../shared/channels/types.js';
+import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import type { DedupeStore } from '../../shared/dedupe/store.js';
+import { silentLogger } from '../../shared/logger.js';
+import { processGroup } from '../../shared/pipeline.js';
+import { fixture } from '../helpers/fixtures.js';
+
+const LEASE_MS = 60_000;
+const CHANNELS = ['slack', 'sns'] as const;
+const ZERO = '0001-01-01T00:00:00Z';
+let db: LocalDynamoDb;
+let store: DynamoDbDedupeStore;
+let runs = 0;
+
+beforeAll(async () => {
+  db = await startLocalDynamoDb('occurrence-property');
+  store = new DynamoDbDedupeStore(db.client, { tableName: db.tableName, ttlSeconds: 86_400, leaseMs: LEASE_MS });
+});
+afterAll(async () => db.close());
+
+/** What one post does to its deliverer: a channel refuses, or the deliverer dies around a channel's send. */
+interface Fault {
+  refuse: [boolean, boolean];
+  death?: { channel: 0 | 1; afterAccept: boolean };
+}
+type Command =
+  | { t: 'posts'; posts: { peer: number; lag: number; fault: Fault }[] }
+  | { t: 'alertmanager'; change: 'missed resend' | 'resent' | 'real resolve' }
+  | { t: 'tick' };
+
+const fault: fc.Arbitrary<Fault> = fc.record({
+  refuse: fc.tuple(fc.boolean(), fc.boolean()),
+  death: fc.option(fc.record({ channel: fc.constantFrom(0 as const, 1 as const), afterAccept: fc.boolean() }), { freq: 4, nil: undefined }),
+});
+const command = (peers: number): fc.Arbitrary<Command> =>
+  fc.oneof(
+    { weight: 5, arbitrary: fc.record({ t: fc.constant('posts' as const), posts: fc.array(fc.record({ peer: fc.nat(peers - 1), lag: fc.nat(2), fault: fc.oneof({ weight: 3, arbitrary: fc.constant<Fault>({ refuse: [false, false] }) }, fault) }), { minLength: 1, maxLength: 3 }) }) },
+    { weight: 2, arbitrary: fc.record({ t: fc.constant('alertmanager' as const), change: fc.constantFrom('missed resend' as const, 'resent' as const, 'real resolve' as const) }) },
+    { weight: 1, arbitrary: fc.constant({ t: 'tick' as const }) },
+  );
+
+/** One run's world: Alertmanager's successive states of the alert, the truth, the channels' messages. */
+class World {
+  /** Each run is its own alert, so runs share one table. */
+  readonly fingerprint = `run-${++runs}`;
+  constructor(readonly scheduler: fc.Scheduler) {}
+  readonly states: { status: 'firing' | 'resolved'; endsAt: string }[] = [{ status: 'firing', endsAt: ZERO }];
+  truth: 'firing' | 'resolved' = 'firing';
+  clock = Date.parse('2026-11-29T13:00:00Z');
+  readonly received: Record<string, string[]> = { slack: [], sns: [] };
+  /** Per peer, the states it posted and was answered 200 for: Alertmanager does not send a resolve again after that. */
+  readonly answered: Set<number>[] = [new Set(), new Set(), new Set()];
+  /** Deaths after a channel accepted: the only allowed duplicates. */
+  readonly deathsAfterAccept: Record<string, number> = { slack: 0, sns: 0 };
+
+  change(change: 'missed resend' | 'resent' | 'real resolve'): void {
+    const last = this.states.at(-1)!;
+    if (this.truth === 'resolved') return;
+    if (change === 'resent' && last.status === 'resolved') this.states.push({ status: 'firing', endsAt: ZERO });
+    if (change !== 'resent' && last.status === 'firing') this.states.push({ status: 'resolved', endsAt: new Date(Date.parse('2026-11-29T12:00:00Z') + this.states.length * 60_000).toISOString() });
+    if (change === 'real resolve') this.truth = 'resolved';
+  }
+
+  body(index: number): WebhookMessage {
+    const message = fixture('firing-kv-cache-critical');
+    const state = this.states[index]!;
+    message.status = state.status;
+    Object.assign(message.alerts[0]!, state, { fingerprint: this.fingerprint });
+    return message;
+  }
+}
+
+const never = new Promise<never>(() => {});
+
+/** One delivery attempt's dependencies: dead once `die()` ran, every store call and send then hangs, as in a killed process. */
+function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: AlertStateSource, f: Fault) {
+  let dead = false;
+  let onDeath: () => void = () => {};
+  const died = new Promise<'died'>((ok) => (onDeath = () => ok('died')));
+  const die = () => {
+    dead = true;
+    onDeath();
+  };
+  // Each store call is a scheduling point too, so claims of concurrent posts interleave with sends.
+  const live = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> =>
+    dead ? never : s.schedule(Promise.resolve(), 'store').then(() => (dead ? never : fn(...args))).then((r) => (dead ? never : r));
+  const crashable: DedupeStore = {
+    claim: live(store.claim.bind(store)),
+    confirm: live(store.confirm.bind(store)),
+    markDelivered: live(store.markDelivered.bind(store)),
+    release: live(store.release.bind(store)),
+  };
+  const channels: Channel[] = CHANNELS.map((name, i) => ({
+    name,
+    send: async (n) => {
+      await s.schedule(Promise.resolve(), `${name} send`);
+      if (dead) return never;
+      if (f.death?.channel === i && !f.death.afterAccept) return (die(), never);
+      if (f.refuse[i]) throw new DeliveryError(`${name} refused`, false);
+      world.received[name]!.push(`${n.alerts[0]!.status}#${n.generations?.[n.alerts[0]!.fingerprint] ?? 0}`);
+      if (f.death?.channel === i && f.death.afterAccept) {
+        world.deathsAfterAccept[name]! += 1;
+        return (die(), never);
+      }
+    },
+  }));
+  return { store: crashable, channels, died, alertState: source };
+}
+
+/** Peer `peer` posts Alertmanager's state `index`; its answer is remembered. */
+async function postAs(world: World, peer: number, index: number, f: Fault): Promise<number | 'died'> {
+  const status = await post(world, store, world.scheduler, Math.max(0, index), f);
+  if (status === 200) world.answered[peer]!.add(Math.max(0, index));
+  return status;
+}
+
+async function post(world: World, store: DedupeStore, s: fc.Scheduler, peerView: number, f: Fault): Promise<number | 'died'> {
+  const source: AlertStateSource = {
+    statesOf: async (alerts) => {
+      await s.schedule(Promise.resolve(), 'source of truth');
+      return new Map(alerts.map((a) => [a.fingerprint, { state: world.truth, source: 'prometheus' as const }]));
+    },
+  };
+  const d = deliverer(world, store, s, source, f);
+  const run = processGroup(world.body(peerView), {
+    store: d.store,
+    channels: d.channels,
+    enrich: async () => new Map(),
+    delivery: { timeoutMs: 5_000, retries: 0, budgetMs: 5_000 },
+    flapWindowMs: 0,
+    logger: silentLogger,
+    now: () => world.clock,
+    alertState: d.alertState,
+  }).then((r) => (r.ok ? 200 : 503));
+  return Promise.race([run, d.died]);
+}
+
+/** Events per channel must rise strictly: (generation, firing < resolved); equal only as a death's copy. */
+function checkOrder(events: string[], allowedCopies: number): void {
+  const rank = (e: string) => {
+    const [status, g] = e.split('#');
+    return Number(g) * 2 + (status === 'resolved' ? 1 : 0);
+  };
+  let copies = 0;
+  for (let i = 1; i < events.length; i++) {
+    const [a, b] = [rank(events[i - 1]!), rank(events[i]!)];
+    if (a === b) copies++;
+    else expect(b, `out of order: ${events.join(' ')}`).toBeGreaterThan(a);
+  }
+  expect(copies, `duplicates beyond the deaths after acceptance: ${events.join(' ')}`).toBeLessThanOrEqual(allowedCopies);
+}
+
+describe('the alert-event state machine under HA peers, retries, failures and restarts', () => {
+  it('ends with every channel saying the last real state, each state at most once and in order', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 2, max: 3 }).chain((peers) => fc.tuple(fc.constant(peers), fc.array(command(peers), { minLength: 3, maxLength: 12 }))), fc.scheduler(), async ([peers, commands], s) => {
+        const world = new World(s);
+        for (const c of commands) {
+          if (c.t === 'alertmanager') world.change(c.change);
+          if (c.t === 'tick') world.clock += LEASE_MS + 1;
+          if (c.t === 'posts') await s.waitFor(Promise.all(c.posts.map((p) => postAs(world, p.peer, world.states.length - 1 - p.lag, p.fault))));
+        }
+        // Quiescence: leases of the dead run out, Prometheus re-sends a still-firing alert, and each
+        // peer posts Alertmanager's final state until answered 200: a firing again (`repeat_interval`),
+        // a resolve only if that peer was never answered 200 for it.
+        world.clock += LEASE_MS + 1;
+        if (world.truth === 'firing') world.change('resent');
+        const last = world.states.length - 1;
+        for (let peer = 0; peer < peers; peer++) {
+          if (world.truth === 'resolved' && world.answered[peer]!.has(last)) continue;
+          let status: number | 'died' = 0;
+          for (let attempt = 0; attempt < 4 && status !== 200; attempt++) status = await s.waitFor(postAs(world, peer, last, { refuse: [false, false] }));
+          expect(status).toBe(200);
+        }
+        for (const name of CHANNELS) {
+          const events = world.received[name]!;
+          expect(events.at(-1)?.split('#')[0], `${name}: ${events.join(' ')} (states ${world.states.map((x) => x.status).join(' ')})`).toBe(world.truth);
+          checkOrder(events, world.deathsAfterAccept[name]!);
+        }
+      }),
+      { numRuns: 30 },
+    );
+  }, 120_000);
+});
