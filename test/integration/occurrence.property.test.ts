@@ -67,7 +67,7 @@ class World {
   readonly received: Record<string, string[]> = { slack: [], sns: [] };
   /** Per peer, the states it posted and was answered 200 for: Alertmanager does not send a resolve again after that. */
   readonly answered: Set<number>[] = [new Set(), new Set(), new Set()];
-  /** Deaths after a channel accepted: the only allowed duplicates. */
+  /** Deaths after a channel accepted and before its ledger write completed: the only allowed duplicates. */
   readonly deathsAfterAccept: Record<string, number> = { slack: 0, sns: 0 };
 
   change(change: 'missed resend' | 'resent' | 'real resolve'): void {
@@ -75,7 +75,13 @@ class World {
     if (this.truth === 'resolved') return;
     if (change === 'resent' && last.status === 'resolved') this.states.push({ status: 'firing', endsAt: ZERO });
     if (change !== 'resent' && last.status === 'firing') this.states.push({ status: 'resolved', endsAt: new Date(Date.parse('2026-11-29T12:00:00Z') + this.states.length * 60_000).toISOString() });
-    if (change === 'real resolve') this.truth = 'resolved';
+    if (change === 'real resolve') {
+      // Prometheus re-sends a still-firing alert every `resend_delay` (1 min): after a missed resend
+      // Alertmanager hears it fire again before the real resolve (the README's limit: a resolve within
+      // that minute leaves a re-fire announced from a stale copy as the last word).
+      if (last.status === 'resolved') this.states.push({ status: 'firing', endsAt: ZERO }, { status: 'resolved', endsAt: new Date(Date.parse('2026-11-29T12:00:00Z') + (this.states.length + 1) * 60_000).toISOString() });
+      this.truth = 'resolved';
+    }
   }
 
   body(index: number): WebhookMessage {
@@ -94,8 +100,12 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
   let dead = false;
   let onDeath: () => void = () => {};
   const died = new Promise<'died'>((ok) => (onDeath = () => ok('died')));
+  // Channels that accepted in this attempt and whose ledger write has not completed: a death now
+  // leaves "sent but not recorded", the README's one duplicate case, whichever channel it interrupts.
+  const unrecorded = new Set<string>();
   const die = () => {
     dead = true;
+    for (const name of unrecorded) world.deathsAfterAccept[name]! += 1;
     onDeath();
   };
   // Each store call is a scheduling point too, so claims of concurrent posts interleave with sends.
@@ -104,7 +114,10 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
   const crashable: DedupeStore = {
     claim: live(store.claim.bind(store)),
     confirm: live(store.confirm.bind(store)),
-    markDelivered: live(store.markDelivered.bind(store)),
+    markDelivered: (alert, event, channel) =>
+      live(store.markDelivered.bind(store))(alert, event, channel).then(() => {
+        for (const name of [channel].flat()) unrecorded.delete(name);
+      }),
     release: live(store.release.bind(store)),
   };
   const channels: Channel[] = CHANNELS.map((name, i) => ({
@@ -115,10 +128,8 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
       if (f.death?.channel === i && !f.death.afterAccept) return (die(), never);
       if (f.refuse[i]) throw new DeliveryError(`${name} refused`, false);
       world.received[name]!.push(`${n.alerts[0]!.status}#${n.generations?.[n.alerts[0]!.fingerprint] ?? 0}`);
-      if (f.death?.channel === i && f.death.afterAccept) {
-        world.deathsAfterAccept[name]! += 1;
-        return (die(), never);
-      }
+      unrecorded.add(name);
+      if (f.death?.channel === i && f.death.afterAccept) return (die(), never);
     },
   }));
   return { store: crashable, channels, died, alertState: source };
