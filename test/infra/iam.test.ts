@@ -34,6 +34,7 @@ const SDK_COMMANDS: Record<string, string[]> = {
   BatchWriteCommand: ['dynamodb:BatchWriteItem'],
   CreateTableCommand: [], // shared/dedupe/table.ts: only npm start's local table; the stack creates the real one
   UpdateTimeToLiveCommand: [], // likewise
+  ScanCommand: [], // shared/ack/dynamodb-store.ts scheduledEscalations: only npm start's in-process scheduler re-arming at start; Lambda escalates through EventBridge Scheduler
 };
 
 /** What Lambda itself does with the function's role: its log streams, the async failure destination. */
