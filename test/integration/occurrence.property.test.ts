@@ -67,6 +67,8 @@ class World {
   readonly received: Record<string, string[]> = { slack: [], sns: [] };
   /** Per peer, the states it posted and was answered 200 for: Alertmanager does not send a resolve again after that. */
   readonly answered: Set<number>[] = [new Set(), new Set(), new Set()];
+  /** "Firing again" messages sent while the source of truth said resolved: there must be none. */
+  readonly againWhileResolved: string[] = [];
   /** Deaths after a channel accepted and before its ledger write completed: the only allowed duplicates. */
   readonly deathsAfterAccept: Record<string, number> = { slack: 0, sns: 0 };
 
@@ -127,7 +129,9 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
       if (dead) return never;
       if (f.death?.channel === i && !f.death.afterAccept) return (die(), never);
       if (f.refuse[i]) throw new DeliveryError(`${name} refused`, false);
-      world.received[name]!.push(`${n.alerts[0]!.status}#${n.generations?.[n.alerts[0]!.fingerprint] ?? 0}`);
+      const event = `${n.alerts[0]!.status}#${n.generations?.[n.alerts[0]!.fingerprint] ?? 0}`;
+      world.received[name]!.push(event);
+      if (event.startsWith('firing#') && event !== 'firing#0' && world.truth !== 'firing') world.againWhileResolved.push(`${name}: ${event}`);
       unrecorded.add(name);
       if (f.death?.channel === i && f.death.afterAccept) return (die(), never);
     },
@@ -135,10 +139,15 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
   return { store: crashable, channels, died, alertState: source };
 }
 
-/** Peer `peer` posts Alertmanager's state `index`; its answer is remembered. */
+/**
+ * Peer `peer` posts Alertmanager's state `index` (a lagging view), never one older than a state it
+ * was answered 200 for: Alertmanager flushes a group's notifications one after the other, so a peer
+ * does not retry an old state after a newer one went out. Its answer is remembered.
+ */
 async function postAs(world: World, peer: number, index: number, f: Fault): Promise<number | 'died'> {
-  const status = await post(world, store, world.scheduler, Math.max(0, index), f);
-  if (status === 200) world.answered[peer]!.add(Math.max(0, index));
+  const view = Math.max(0, index, ...world.answered[peer]!);
+  const status = await post(world, store, world.scheduler, view, f);
+  if (status === 200) world.answered[peer]!.add(view);
   return status;
 }
 
@@ -200,6 +209,7 @@ describe('the alert-event state machine under HA peers, retries, failures and re
           for (let attempt = 0; attempt < 4 && status !== 200; attempt++) status = await s.waitFor(postAs(world, peer, last, { refuse: [false, false] }));
           expect(status).toBe(200);
         }
+        expect(world.againWhileResolved).toEqual([]);
         for (const name of CHANNELS) {
           const events = world.received[name]!;
           expect(events.at(-1)?.split('#')[0], `${name}: ${events.join(' ')} (states ${world.states.map((x) => x.status).join(' ')})`).toBe(world.truth);
