@@ -46,6 +46,8 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
   const client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'b', secretAccessKey: 'b' }, maxAttempts: 1 });
   try {
     const config = loadConfig({
+      // In-process requests carry no token: serve them (the fail-closed default answers 503).
+      ALLOW_UNAUTHENTICATED: 'true',
       SLACK_WEBHOOK_URL: `${hooks.url}/slack/hook`,
       FEISHU_WEBHOOK_URL: `${hooks.url}/feishu/hook`,
       SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:bench',

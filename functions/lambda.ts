@@ -1,23 +1,38 @@
 /**
- * AWS Lambda entry (Function URL): the same app as `npm start`, served by `hono/aws-lambda`.
- * Configuration is read and validated once, at cold start. Every line an invocation logs carries
- * its `awsRequestId` (Lambda's text log format does not add it to lines written to stdout).
+ * AWS Lambda entry: HTTP requests from the Function URL go to the same app as `npm start`, served
+ * by `hono/aws-lambda`; the heartbeat schedule's event ({@link HEARTBEAT_CHECK_EVENT}) runs the
+ * dead-man's switch check. Configuration is read and validated once, at cold start; the webhook
+ * tokens are re-read from the settings secret every minute. Metrics go to CloudWatch as EMF lines.
+ * Every line an invocation logs carries its `awsRequestId` (Lambda's text log format does not add
+ * it to lines written to stdout).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { handle } from 'hono/aws-lambda';
 import { createApp } from '../shared/app.js';
 import { loadConfig } from '../shared/config.js';
+import { isHeartbeatCheck, type HEARTBEAT_CHECK_EVENT } from '../shared/heartbeat/event.js';
 import { createLogger, withLogFields } from '../shared/logger.js';
-import { createDeps } from '../shared/runtime.js';
-import { withSecretSettings } from '../shared/settings-secret.js';
+import { emfMetrics } from '../shared/metrics/emf.js';
+import { createDeps, createHeartbeatCheck } from '../shared/runtime.js';
+import { secretTokenSource, withSecretSettings } from '../shared/settings-secret.js';
 import { AWS_CLIENT_DEFAULTS } from '../shared/aws-clients.js';
 
-const config = loadConfig(await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)));
+const secrets = new SecretsManagerClient(AWS_CLIENT_DEFAULTS);
+const config = loadConfig(await withSecretSettings(process.env, secrets));
 const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
-const app = createApp(config, createDeps(config, { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false }, logger));
+const clients = { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false, metrics: emfMetrics() };
+const deps = createDeps(config, clients, logger);
+const tokens = { current: config.webhookToken, previous: config.webhookTokenPrevious };
+if (process.env.SETTINGS_SECRET_ARN) deps.webhookTokens = secretTokenSource(process.env.SETTINGS_SECRET_ARN, secrets, tokens, logger);
+if (!config.webhookToken && !config.allowUnauthenticated) logger.error('no WEBHOOK_TOKEN', { detail: 'every webhook is refused with 503 until WEBHOOK_TOKEN is in the settings secret (or ALLOW_UNAUTHENTICATED=true)' });
+const http = handle(createApp(config, deps));
+const checkHeartbeats = createHeartbeatCheck(config, deps, clients);
 
-const serve = handle(app);
-
-export const handler: typeof serve = (event, lambdaContext) => withLogFields({ awsRequestId: lambdaContext?.awsRequestId }, () => serve(event, lambdaContext));
+export async function handler(event: Parameters<typeof http>[0] | typeof HEARTBEAT_CHECK_EVENT, context?: Parameters<typeof http>[1]) {
+  return withLogFields({ awsRequestId: context?.awsRequestId }, async () => {
+    if (isHeartbeatCheck(event)) return { heartbeats: (await checkHeartbeats?.()) ?? 'off' };
+    return http(event as Parameters<typeof http>[0], context);
+  });
+}

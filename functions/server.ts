@@ -7,7 +7,8 @@ import { ConfigError, loadConfig, type Config } from '../shared/config.js';
 import { serveApp } from '../shared/http-server.js';
 import { createLogger } from '../shared/logger.js';
 import { openDedupeTable } from '../shared/local-runtime.js';
-import { createDeps } from '../shared/runtime.js';
+import { prometheusMetrics } from '../shared/metrics/prometheus.js';
+import { createDeps, createHeartbeatCheck } from '../shared/runtime.js';
 
 function fail(message: string): never {
   process.stderr.write(`llm-alert-pipeline: ${message}\n`);
@@ -21,28 +22,37 @@ try {
   if (!(err instanceof ConfigError)) throw err;
   fail(err.message);
 }
-const host = process.env.HOST || '0.0.0.0';
+// Without a token, stay on this machine unless told otherwise: beyond loopback the webhook would refuse everything.
+const host = process.env.HOST || (config.webhookToken || config.allowUnauthenticated ? '0.0.0.0' : '127.0.0.1');
+const loopbackOnly = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host);
 const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const table = await openDedupeTable(config, process.env);
-const deps = createDeps(config, { dynamodb: table.client }, logger);
+const prom = prometheusMetrics();
+const deps = { ...createDeps(config, { dynamodb: table.client, metrics: prom.metrics }, logger), metricsScrape: prom.scrape };
+prom.startChannels(deps.channels.map((c) => c.name));
 // In-process escalation timers end with a process: arm them again from the table (overdue ones run now).
 await deps.resumeEscalations().catch((error: Error) => logger.error('escalations not resumed', { error }));
-const server = serveApp(createApp(config, deps), { port: config.port, hostname: host }, (info) => {
+const app = createApp({ ...config, allowUnauthenticated: config.allowUnauthenticated || loopbackOnly }, deps);
+const heartbeatTimer = startHeartbeatTimer();
+const server = serveApp(app, { port: config.port, hostname: host }, (info) => {
   const url = `http://${info.address === '0.0.0.0' || info.address === '::' ? '127.0.0.1' : info.address}:${info.port}`;
   logger.info('listening', {
     url,
     listen: `${info.address}:${info.port}`,
     webhook: `${url}/v1/alertmanager`,
-    auth: config.webhookToken ? 'bearer token' : 'none (set WEBHOOK_TOKEN)',
+    auth: config.webhookToken ? 'bearer token' : loopbackOnly || config.allowUnauthenticated ? 'none (set WEBHOOK_TOKEN)' : 'refusing every request (set WEBHOOK_TOKEN)',
+    metrics: `${url}/metrics`,
     channels: deps.channels.map((c) => c.name),
     prometheus: config.prometheusUrl ?? 'not set (messages go out not enriched)',
     acknowledge: deps.ackPage ? `${config.publicUrl}/v1/ack/<token>` : 'off (set PUBLIC_URL and ACK_SECRET)',
     escalation: config.escalation ? `after ${config.escalation.delaySeconds} s (${config.escalation.scheduler ? 'EventBridge Scheduler' : 'in-process timer'})` : 'off (set ESCALATION_SLACK_WEBHOOK_URL or ESCALATION_SNS_TOPIC_ARN)',
     dynamodb: table.description,
+    heartbeat: config.heartbeat ? `${config.heartbeat.alertname}, missing after ${config.heartbeat.timeoutSeconds} s` : 'off (HEARTBEAT_ALERTNAME="")',
   });
-  if (!config.webhookToken && !['127.0.0.1', '::1', 'localhost'].includes(host)) {
-    logger.warn('no WEBHOOK_TOKEN', { detail: `anyone who can reach ${info.address}:${info.port} can post alerts; set WEBHOOK_TOKEN or HOST=127.0.0.1` });
+  if (!config.webhookToken && !loopbackOnly) {
+    if (config.allowUnauthenticated) logger.warn('no WEBHOOK_TOKEN', { detail: `ALLOW_UNAUTHENTICATED=true: anyone who can reach ${info.address}:${info.port} can post alerts` });
+    else logger.error('no WEBHOOK_TOKEN', { detail: `listening on ${info.address}:${info.port} without a token: every webhook is refused with 503; set WEBHOOK_TOKEN, HOST=127.0.0.1, or ALLOW_UNAUTHENTICATED=true` });
   }
 });
 server.once('error', (err: NodeJS.ErrnoException) => {
@@ -51,9 +61,23 @@ server.once('error', (err: NodeJS.ErrnoException) => {
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
+    if (heartbeatTimer) clearInterval(heartbeatTimer);
     server.close(async () => {
       await table.close();
       process.exit(0);
     });
   });
+}
+
+/** Checks heartbeats every half timeout (at most every minute), one check at a time. */
+function startHeartbeatTimer(): NodeJS.Timeout | undefined {
+  const check = createHeartbeatCheck(config, deps, { dynamodb: table.client, metrics: prom.metrics });
+  if (!check || !config.heartbeat) return undefined;
+  let running = false;
+  const everyMs = Math.min(config.heartbeat.timeoutSeconds * 500, 60_000);
+  return setInterval(() => {
+    if (running) return;
+    running = true;
+    void check().finally(() => (running = false));
+  }, everyMs);
 }

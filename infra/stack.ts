@@ -16,6 +16,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { watchFunction, watchFunctionUrl, watchHeartbeat, watchPipeline, watchQueue, watchTable, watchTopic } from './alarms.js';
 import { ESCALATION_TIMEOUT_SECONDS, EscalationCheck } from './escalation.js';
+import { HeartbeatCheck } from './heartbeat.js';
 import { Operations } from './operations.js';
 import { AlertReceiver, RECEIVER_TIMEOUT_SECONDS, type PlainSettings } from './receiver.js';
 
@@ -71,6 +72,7 @@ export class LlmAlertPipelineStack extends Stack {
       .useTable(this.table)
       .useTopic(this.topic)
       .useSettingsSecret(this.settingsSecret);
+    new HeartbeatCheck(this, 'Heartbeat', { receiver: this.receiver });
 
     if (props.escalation) {
       this.escalationTopic = new Topic(this, 'EscalationTopic', { displayName: 'LLM fleet escalations (unacknowledged critical alerts)', masterKey: snsKey, enforceSSL: true });
@@ -120,7 +122,7 @@ export class LlmAlertPipelineStack extends Stack {
     watchTable(ops, this.table);
     watchTopic(ops, 'AlertTopic', this.topic);
     watchPipeline(ops);
-    watchHeartbeat(ops, { checkDeployed: false });
+    watchHeartbeat(ops, { checkDeployed: true });
     if (this.escalation && this.escalationTopic) {
       const esc = this.escalation;
       watchFunction(ops, 'EscalationCheck', esc.function, ESCALATION_TIMEOUT_SECONDS, 'Lambda retries throttled asynchronous invocations for up to an hour, then the check lands in FailedChecks.');

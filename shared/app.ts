@@ -5,18 +5,21 @@
  * Routes (public contract; a trailing slash is ignored on each, as receiver URLs are often written with one):
  * - `POST /v1/alertmanager` — Alertmanager webhook, payload version 4;
  * - `GET /healthz` — liveness;
+ * - `GET /metrics` — the pipeline's own metrics, Prometheus text format (`npm start`; same token as the webhook);
  * - `GET|POST /v1/ack/:token` — the acknowledgement page (only when `PUBLIC_URL` and `ACK_SECRET` are set);
  * - `GET /v1/alerts/:fingerprint` — an alert's state and history (same bearer token as the webhook).
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { requireBearer } from './bearer.js';
+import { requireBearer, type TokenSource } from './bearer.js';
 import { webhookSchema, type WebhookMessage } from './alertmanager/schema.js';
 import { auditRoutes } from './ack/audit.js';
 import { ACK_PATH } from './ack/links.js';
 import { ackRoutes, type AckRouteDeps } from './ack/routes.js';
+import { splitHeartbeats, type HeartbeatReceiver } from './heartbeat/receive.js';
 import type { Logger } from './logger.js';
+import { noMetrics, type Metrics } from './metrics/catalogue.js';
 import { processGroup, type PipelineDeps } from './pipeline.js';
 import { redactResponses } from './redact-responses.js';
 import type { Secret } from './secret.js';
@@ -32,14 +35,27 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const WEBHOOK_PATH = '/v1/alertmanager';
 
 export interface AppSettings {
-  /** Bearer token Alertmanager must send (`http_config.authorization.credentials`); unset: no auth. */
+  /** Bearer token Alertmanager must send (`http_config.authorization.credentials`). */
   webhookToken?: Secret;
+  /** The previous token, still accepted during a rotation (`WEBHOOK_TOKEN_PREVIOUS`). */
+  webhookTokenPrevious?: Secret;
+  /**
+   * Serve requests when no token is configured (`ALLOW_UNAUTHENTICATED=true`, or `npm start` on
+   * loopback). Default `false`: without a token every protected route answers 503 (fail closed).
+   */
+  allowUnauthenticated?: boolean;
 }
 
 export interface AppDeps extends PipelineDeps {
   logger: Logger;
   /** The acknowledgement page's dependencies; its routes exist only when set. */
   ackPage?: AckRouteDeps;
+  /** The tokens accepted now, when they can change at run time (Lambda re-reads the settings secret); default: the settings'. */
+  webhookTokens?: TokenSource;
+  /** The `GET /metrics` exposition (Prometheus adapter); unset: no such route. */
+  metricsScrape?: () => Promise<{ contentType: string; body: string }>;
+  /** The dead-man's switch (`HEARTBEAT_ALERTNAME`): heartbeat alerts are recorded, never sent; unset: off. */
+  heartbeat?: HeartbeatReceiver;
 }
 
 /** Builds the Hono app. Pure wiring: the pipeline lives in `pipeline.ts`. */
@@ -51,9 +67,23 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   const rejected = rejectionLogger(deps.logger);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  const metrics = deps.metrics ?? noMetrics;
+  const fixedTokens = { current: settings.webhookToken, previous: settings.webhookTokenPrevious };
+  const auth = requireBearer({ tokens: deps.webhookTokens ?? (() => fixedTokens), allowUnauthenticated: settings.allowUnauthenticated, logger: deps.logger, metrics });
+  if (deps.metricsScrape) {
+    const scrape = deps.metricsScrape;
+    app.get('/metrics', auth, async (c) => {
+      const { contentType, body } = await scrape();
+      return c.body(body, 200, { 'content-type': contentType });
+    });
+  }
 
   const webhook = new Hono();
-  webhook.use(requireBearer(settings.webhookToken));
+  webhook.use(async (c, next) => {
+    await next();
+    metrics.inc('webhook_requests_total', { code: String(c.res.status) });
+  });
+  webhook.use(auth);
   webhook.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
@@ -69,7 +99,10 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
       rejected(c, 400, parsed.error, { issues: parsed.issues });
       return c.json(parsed, 400);
     }
-    const result = await processGroup(parsed.message, deps);
+    metrics.inc('alerts_received_total', {}, parsed.message.alerts.length);
+    const message = await takeHeartbeats(parsed.message, deps.heartbeat);
+    if (!message) return c.json({ received: parsed.message.alerts.length, notified: 0, duplicates: 0, inFlight: 0, channels: {}, ok: true, heartbeat: true });
+    const result = await processGroup(message, deps);
     // 502: a channel failed after its retries; 503: alerts in flight in another delivery. Both make
     // Alertmanager retry (it drops 4xx), and the retry sends only what is still missing.
     const failedChannel = Object.values(result.channels).some((o) => o.status === 'failed');
@@ -77,7 +110,7 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   });
   app.route(WEBHOOK_PATH, webhook);
   if (deps.ackPage) app.route(ACK_PATH, ackRoutes(deps.ackPage));
-  if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.store, settings.webhookToken, deps.now));
+  if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.store, auth, deps.now));
 
   app.notFound((c) => {
     const error = `no route for ${c.req.method} ${c.req.path}`;
@@ -97,6 +130,18 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     return c.json({ error: 'internal error, retry later' }, 503);
   });
   return app;
+}
+
+/**
+ * Records a heartbeat in `message` and takes the heartbeat alerts out.
+ * @returns what is left for the pipeline, `undefined` when nothing is
+ * @throws the heartbeat store's error (answered 503: Alertmanager retries)
+ */
+async function takeHeartbeats(message: WebhookMessage, heartbeat: HeartbeatReceiver | undefined): Promise<WebhookMessage | undefined> {
+  if (!heartbeat) return message;
+  const { beat, rest } = splitHeartbeats(message, heartbeat.alertname);
+  if (beat) await heartbeat.seen(message.externalURL);
+  return rest;
 }
 
 /**

@@ -56,14 +56,23 @@ const positiveNumber = (fallback: number) =>
 const positiveInteger = (fallback: number) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : Number(v)), z.number({ message: 'must be a whole number' }).int({ message: 'must be a whole number' }).positive({ message: 'must be a positive whole number' }));
 
+/** A token Alertmanager can carry in a bearer header: the characters of RFC 6750's b64token, as hono's bearerAuth checks them. */
+export const webhookTokenSchema = z.string()
+  .min(16, { message: 'must be at least 16 characters' })
+  .regex(/^[A-Za-z0-9._~+/-]+=*$/, { message: 'must use only the characters A-Z a-z 0-9 - . _ ~ + / (RFC 6750)' });
+
+/** `true` or `false` (unset: `false`). */
+const flag = () =>
+  z.preprocess((v) => (v === '' || v === undefined ? 'false' : v), z.enum(['true', 'false'], { message: 'must be true or false' })).transform((v) => v === 'true');
+
 const envSchema = z.object({
   PORT: z.preprocess((v) => (v === '' || v === undefined ? 8080 : Number(v)), z.number({ message: 'must be a port number 0–65535' }).int({ message: 'must be a port number 0–65535' }).min(0, { message: 'must be a port number 0–65535' }).max(65535, { message: 'must be a port number 0–65535' })),
-  // Characters a bearer token may carry (RFC 6750 b64token), as hono's bearerAuth checks them.
-  WEBHOOK_TOKEN: optional(
-    z.string()
-      .min(16, { message: 'must be at least 16 characters' })
-      .regex(/^[A-Za-z0-9._~+/-]+=*$/, { message: 'must use only the characters A-Z a-z 0-9 - . _ ~ + / (RFC 6750)' }),
-  ),
+  WEBHOOK_TOKEN: optional(webhookTokenSchema),
+  WEBHOOK_TOKEN_PREVIOUS: optional(webhookTokenSchema),
+  ALLOW_UNAUTHENTICATED: flag(),
+  // Unset: `Watchdog`; set to "" to turn the dead-man's switch off (so '' is not "unset" here).
+  HEARTBEAT_ALERTNAME: z.preprocess((v) => (v === undefined ? 'Watchdog' : v), z.string().regex(/^([A-Za-z_:][A-Za-z0-9_:]*)?$/, { message: 'must be an alert name (a Prometheus metric name), or "" to turn heartbeats off' })),
+  HEARTBEAT_TIMEOUT_SECONDS: positiveInteger(600),
   PROMETHEUS_URL: optional(httpUrl()),
   SLACK_WEBHOOK_URL: optional(webhookUrl()),
   FEISHU_WEBHOOK_URL: optional(webhookUrl()),
@@ -102,8 +111,18 @@ const envSchema = z.object({
 export interface Config {
   /** HTTP port for `npm start`; 0 picks a free one. */
   port: number;
-  /** Bearer token Alertmanager must send; unset means no authentication. */
+  /** Bearer token Alertmanager must send; unset: every protected route answers 503 unless {@link allowUnauthenticated}. */
   webhookToken?: Secret;
+  /** The previous token, still accepted while Alertmanagers move to the new one (`WEBHOOK_TOKEN_PREVIOUS`). */
+  webhookTokenPrevious?: Secret;
+  /** `ALLOW_UNAUTHENTICATED=true`: serve without a token (never the default; `npm start` on loopback is allowed anyway). */
+  allowUnauthenticated: boolean;
+  /**
+   * The dead-man's switch (`shared/heartbeat`): alerts named `alertname` are heartbeats, never sent
+   * on; an Alertmanager silent for `timeoutSeconds` raises `AlertingPipelineHeartbeatMissing`.
+   * Unset when `HEARTBEAT_ALERTNAME=""`.
+   */
+  heartbeat?: { alertname: string; timeoutSeconds: number };
   /** Base URL of the Prometheus HTTP API (no trailing slash). Unset: enrichment is unavailable. */
   prometheusUrl?: string;
   slack?: { webhookUrl: Secret };
@@ -189,6 +208,7 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
   const e = parsed.data;
   const problems: string[] = [];
   if (e.FEISHU_SECRET && !e.FEISHU_WEBHOOK_URL) problems.push('FEISHU_SECRET: set, but FEISHU_WEBHOOK_URL is not');
+  if (e.WEBHOOK_TOKEN_PREVIOUS && !e.WEBHOOK_TOKEN) problems.push('WEBHOOK_TOKEN_PREVIOUS: set, but WEBHOOK_TOKEN is not (a rotation needs the new token too)');
   problems.push(...ackProblems(e));
   const routing = loadRouting(e, env, problems);
   if (problems.length) throw new ConfigError(problems);
@@ -196,6 +216,9 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
   return {
     port: e.PORT,
     webhookToken: secret(e.WEBHOOK_TOKEN),
+    webhookTokenPrevious: secret(e.WEBHOOK_TOKEN_PREVIOUS),
+    allowUnauthenticated: e.ALLOW_UNAUTHENTICATED,
+    heartbeat: e.HEARTBEAT_ALERTNAME ? { alertname: e.HEARTBEAT_ALERTNAME, timeoutSeconds: e.HEARTBEAT_TIMEOUT_SECONDS } : undefined,
     prometheusUrl: e.PROMETHEUS_URL,
     slack: e.SLACK_WEBHOOK_URL ? { webhookUrl: new Secret(e.SLACK_WEBHOOK_URL) } : undefined,
     feishu: e.FEISHU_WEBHOOK_URL ? { webhookUrl: new Secret(e.FEISHU_WEBHOOK_URL), secret: secret(e.FEISHU_SECRET) } : undefined,

@@ -14,7 +14,7 @@
 import pLimit from 'p-limit';
 import type { AckTracker, AckView } from './ack/tracker.js';
 import type { Alert, WebhookMessage } from './alertmanager/schema.js';
-import { ContentRefusedError, type Channel } from './channels/types.js';
+import { ContentRefusedError, deliveryFailureReason, type Channel } from './channels/types.js';
 import type { AlertStateSource } from './alert-state/types.js';
 import { eventKey, type Claim, type DedupeStore } from './dedupe/store.js';
 import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from './delivery.js';
@@ -22,6 +22,7 @@ import type { Enrichment } from './enrich/types.js';
 import { DEFAULT_FLAP_WINDOW_MS, markFlapping, noteFlapping } from './flapping.js';
 import { DeliveryLedger } from './ledger.js';
 import type { Logger } from './logger.js';
+import { noMetrics, type Metrics } from './metrics/catalogue.js';
 import { buildNotification, type Flapping } from './notification.js';
 import type { RouteFn } from './routing/router.js';
 import { cutOversized } from './reduce.js';
@@ -50,6 +51,8 @@ export interface PipelineDeps {
   ack?: AckTracker;
   /** Source of truth for candidate re-fires (`PROMETHEUS_URL`, `ALERTMANAGER_URL`); unset: every candidate is announced. */
   alertState?: AlertStateSource;
+  /** The pipeline's own metrics (`shared/metrics`); unset: none recorded. */
+  metrics?: Metrics;
 }
 
 /**
@@ -114,7 +117,10 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
   if (toEnrich.length < toSend.length) log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
   const enrichments = toEnrich.length ? await deps.enrich(toEnrich) : new Map<string, Enrichment>();
-  if (toEnrich.length) log.info('group enriched', { alerts: toEnrich.length, durationMs: deps.now() - started });
+  if (toEnrich.length) {
+    log.info('group enriched', { alerts: toEnrich.length, durationMs: deps.now() - started });
+    countEnrichment(enrichments, (deps.now() - started) / 1000, deps.metrics ?? noMetrics);
+  }
 
   const ackView = deps.ack && toSend.length ? await deps.ack.prepare(toSend.map((c) => c.alert)) : undefined;
   const ledger = new DeliveryLedger(deps.store, log);
@@ -170,6 +176,7 @@ function claimEach(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Cl
           const event = { key: eventKey(alert), status: alert.status, generation: 0 };
           return { alert, channels: routed, claim: { decision: 'first notification' as const, pending: routed, event }, unledgered: true as const };
         }
+        deps.metrics?.inc('dedupe_decisions_total', { decision: claim.decision });
         log.info('alert deduped', {
           fingerprint: alert.fingerprint,
           alertname: alert.labels.alertname,
@@ -221,12 +228,14 @@ async function fanOutTo(
     group.ledger.delivered(mine.filter((c) => !c.unledgered), channel.name);
     const outcome: ChannelOutcome = { status: 'delivered', alerts: mine.length, attempts, durationMs: deps.now() - started };
     log.info('channel delivered', { channel: channel.name, ...outcome });
+    countDelivery(channel.name, outcome, 'ok', deps.metrics ?? noMetrics);
     return { channel: channel.name, outcome };
   } catch (err) {
     const refused = err instanceof ContentRefusedError;
     const outcome: ChannelOutcome = { status: refused ? 'refused' : 'failed', alerts: mine.length, error: (err as Error).message, durationMs: deps.now() - started };
     if (refused) log.error('channel refused content', { channel: channel.name, ...outcome, ...named(mine.map((c) => c.alert)) });
     else log.error('channel failed', { channel: channel.name, ...outcome });
+    countDelivery(channel.name, outcome, deliveryFailureReason(err), deps.metrics ?? noMetrics);
     return { channel: channel.name, outcome };
   }
 }
@@ -234,6 +243,19 @@ async function fanOutTo(
 /** The alerts an error log names: fingerprints and alert names, the first {@link MAX_NAMED} of each. */
 function named(alerts: Alert[]): { fingerprints: string[]; alertnames: string[] } {
   return { fingerprints: alerts.slice(0, MAX_NAMED).map((a) => a.fingerprint), alertnames: [...new Set(alerts.map((a) => a.labels.alertname ?? ''))].slice(0, MAX_NAMED) };
+}
+
+function countDelivery(channel: string, outcome: ChannelOutcome, reason: string, metrics: Metrics): void {
+  // A refused message failed too: `outcome` is delivered or failed, the reason says which failure.
+  metrics.inc('notifications_total', { channel, outcome: outcome.status === 'delivered' ? 'delivered' : 'failed', reason });
+  metrics.observe('delivery_duration_seconds', { channel }, outcome.durationMs / 1000);
+}
+
+function countEnrichment(enrichments: Map<string, Enrichment>, seconds: number, metrics: Metrics): void {
+  metrics.observe('enrichment_duration_seconds', {}, seconds);
+  for (const e of enrichments.values()) {
+    if (e.status === 'unavailable') metrics.inc('enrichment_unavailable_total', { reason: e.cause ?? 'error' });
+  }
 }
 
 /** Frees the claims that still have undelivered channels, so Alertmanager's retry repairs them at once. */

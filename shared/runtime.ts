@@ -12,7 +12,12 @@ import { buildChannels } from './channels/index.js';
 import type { Config } from './config.js';
 import { DynamoDbDedupeStore } from './dedupe/dynamodb-store.js';
 import { enrichAlerts } from './enrich/index.js';
+import { checkHeartbeats, type HeartbeatState } from './heartbeat/check.js';
+import { heartbeatReceiver } from './heartbeat/receive.js';
+import { DynamoDbHeartbeatStore } from './heartbeat/store.js';
+import { noMetrics } from './metrics/catalogue.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics/catalogue.js';
 import { createRouter } from './routing/router.js';
 import { DEFAULT_TABLE_NAME } from './dedupe/table.js';
 
@@ -27,6 +32,8 @@ export interface RuntimeClients {
   scheduler?: Pick<SchedulerClient, 'send'>;
   /** Whether escalation may run on in-process timers without EventBridge Scheduler (default true; Lambda: false). */
   inProcessTimers?: boolean;
+  /** Where the pipeline's own metrics go: prom-client for `npm start`, EMF in Lambda; unset: nowhere. */
+  metrics?: Metrics;
 }
 
 /** The app's dependencies, and what the process must start besides serving requests. */
@@ -39,11 +46,13 @@ export interface RuntimeDeps extends AppDeps {
 export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): RuntimeDeps {
   const channels = buildChannels(config, { sns: clients.sns, write: clients.write });
   const ack = createAckRuntime(config, clients, channels, logger);
+  const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
   return {
+    heartbeat: config.heartbeat && heartbeatReceiver(config.heartbeat.alertname, new DynamoDbHeartbeatStore(clients.dynamodb, tableName), clients.metrics ?? noMetrics, () => Date.now()),
     ack: ack.tracker,
     ackPage: ack.page,
     store: new DynamoDbDedupeStore(clients.dynamodb, {
-      tableName: config.tableName ?? DEFAULT_TABLE_NAME,
+      tableName,
       ttlSeconds: config.dedupeTtlSeconds,
       leaseMs: config.dedupeLeaseMs,
     }),
@@ -68,5 +77,18 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     logger,
     now: () => Date.now(),
     resumeEscalations: ack.resume,
+    metrics: clients.metrics,
   };
+}
+
+/**
+ * The dead-man's switch check over the app's pipeline (run by a timer under `npm start`, by an
+ * EventBridge Scheduler event in Lambda).
+ * @returns `undefined` when heartbeats are off (`HEARTBEAT_ALERTNAME=""`)
+ */
+export function createHeartbeatCheck(config: Config, deps: AppDeps, clients: Pick<RuntimeClients, 'dynamodb' | 'metrics'>): (() => Promise<Record<string, HeartbeatState>>) | undefined {
+  const settings = config.heartbeat;
+  if (!settings) return undefined;
+  const store = new DynamoDbHeartbeatStore(clients.dynamodb, config.tableName ?? DEFAULT_TABLE_NAME);
+  return () => checkHeartbeats({ store, pipeline: deps, settings, metrics: clients.metrics ?? noMetrics, logger: deps.logger, now: deps.now });
 }

@@ -3,21 +3,19 @@
  * acknowledgement, silence, escalation, resolve), for people and scripts. Protected by the same
  * bearer token as the webhook (`WEBHOOK_TOKEN`).
  */
-import { Hono } from 'hono';
-import { requireBearer } from '../bearer.js';
-import type { Secret } from '../secret.js';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { AckStore } from './types.js';
 
 /** History events returned, newest kept. */
 export const AUDIT_HISTORY_LIMIT = 200;
 
 /**
- * @param token the bearer token to require; unset: no authentication (as for the webhook)
+ * @param auth the webhook's bearer-token middleware (`requireBearer`), so both refuse alike
  * @returns a sub-app answering `200 {fingerprint, record, history}` or `404 {error}`
  */
-export function auditRoutes(store: AckStore, token: Secret | undefined, now: () => number): Hono {
+export function auditRoutes(store: AckStore, auth: MiddlewareHandler, now: () => number): Hono {
   const app = new Hono();
-  app.use(requireBearer(token));
+  app.use(auth);
   app.get('/:fingerprint', async (c) => {
     const fingerprint = c.req.param('fingerprint');
     const record = await store.get(fingerprint, now());

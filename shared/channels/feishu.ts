@@ -181,7 +181,8 @@ export function checkFeishuReply(name: string, body: string): void {
   if (code === FEISHU_BAD_REQUEST.code && FEISHU_BAD_REQUEST.msg.test(msg)) throw new ContentRefusedError(`${name}: code ${code}: ${msg}`);
   const configuration = typeof code === 'number' ? FEISHU_CONFIGURATION_CODES.get(code) : undefined;
   const detail = configuration ? ` (configuration error: ${configuration})` : '';
-  throw new DeliveryError(`${name}: code ${String(code)}: ${msg}${detail}`, typeof code === 'number' && FEISHU_RATE_LIMIT_CODES.has(code));
+  const rateLimited = typeof code === 'number' && FEISHU_RATE_LIMIT_CODES.has(code);
+  throw new DeliveryError(`${name}: code ${String(code)}: ${msg}${detail}`, rateLimited, undefined, rateLimited ? 'rate_limited' : 'platform_error');
 }
 
 /** An HTTP 400 whose body is Feishu's `9499 Bad Request`: the body itself was refused (too large, unparsable). */

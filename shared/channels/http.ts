@@ -4,7 +4,7 @@
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
  */
 import { redactSecrets, type Secret } from '../secret.js';
-import { ContentRefusedError, DeliveryError } from './types.js';
+import { ContentRefusedError, DeliveryError, httpFailureReason } from './types.js';
 
 /** Longest excerpt of a reply body quoted in an error message (characters). */
 const BODY_EXCERPT_CHARS = 200;
@@ -47,7 +47,7 @@ export async function postJson(
       redirect: 'manual',
     });
   } catch (err) {
-    throw new DeliveryError(`${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`, true);
+    throw new DeliveryError(`${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`, true, undefined, signal.aborted ? 'timeout' : 'network');
   }
   if (options.statusDecides && response.status >= 200 && response.status < 300) {
     void response.body?.cancel().catch(() => undefined);
@@ -60,7 +60,7 @@ export async function postJson(
   // A proxy page or platform error may echo the webhook path, in any encoding.
   const excerpt = redactSecrets(text).replace(/\s+/g, ' ').trim().slice(0, BODY_EXCERPT_CHARS);
   if (!retryable && options.refusesContent?.(response.status, text)) throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
-  throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs);
+  throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs, httpFailureReason(response.status));
 }
 
 async function readBody(response: Response, signal: AbortSignal, channel: string): Promise<string> {
@@ -68,7 +68,7 @@ async function readBody(response: Response, signal: AbortSignal, channel: string
     return await response.text();
   } catch (err) {
     const cause = signal.aborted ? 'timed out or was aborted' : `failed (${networkCode(err)})`;
-    throw new DeliveryError(`${channel}: reading the HTTP ${response.status} reply ${cause}`, true);
+    throw new DeliveryError(`${channel}: reading the HTTP ${response.status} reply ${cause}`, true, undefined, signal.aborted ? 'timeout' : 'network');
   }
 }
 

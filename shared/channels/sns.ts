@@ -6,7 +6,7 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { RenderOptions } from './digest.js';
 import { renderSns, type SnsMessageStructure } from './sns-message.js';
-import { ContentRefusedError, DeliveryError, type Channel } from './types.js';
+import { ContentRefusedError, DeliveryError, httpFailureReason, type Channel } from './types.js';
 
 export { renderSns, smsText, snsAttributes, snsSubject, SNS_MAX_MESSAGE_BYTES, SNS_MAX_SUBJECT_CHARS, SNS_SMS_MAX_CHARS, type SnsMessageStructure } from './sns-message.js';
 
@@ -50,9 +50,10 @@ export function classifySnsError(err: unknown, channel = 'sns'): DeliveryError {
     (status !== undefined && status >= 500) ||
     (e.code !== undefined && NETWORK_CODES.has(e.code));
   const detail = status !== undefined ? `${name} (HTTP ${status})` : name;
+  const reason = status !== undefined ? httpFailureReason(status) : THROTTLING.has(name) ? 'rate_limited' : e.code !== undefined && NETWORK_CODES.has(e.code) ? 'network' : retryable ? 'server_error' : 'client_error';
   const message = `${channel}: ${detail}: ${String(e.message ?? '').slice(0, 200)}`;
   const content = name === 'URIError' || (INVALID_PARAMETER.has(name) && MESSAGE_PARAMETER.test(String(e.message ?? '')));
-  return content && !retryable ? new ContentRefusedError(message) : new DeliveryError(message, retryable);
+  return content && !retryable ? new ContentRefusedError(message) : new DeliveryError(message, retryable, undefined, reason);
 }
 
 /**

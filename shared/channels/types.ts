@@ -18,6 +18,18 @@ export interface Channel {
 }
 
 /**
+ * Why a delivery failed, as a metric label (`notifications_total{reason}`): a short closed set, like
+ * Alertmanager's `notifications_failed_total{reason}`, never the free-text message.
+ * - `timeout`, `network`: no reply (time-out, refused, reset, DNS);
+ * - `rate_limited`: 429 or the platform's own rate-limit code;
+ * - `server_error`: 5xx; `client_error`: any other non-2xx status (bad URL, missing topic, forbidden);
+ * - `platform_error`: a reply that says "failed" some other way (Slack's plain-text error, Feishu's `code`);
+ * - `content_refused`: the platform refused this message's content ({@link ContentRefusedError});
+ * - `other`: not a {@link DeliveryError} (a bug in a channel).
+ */
+export type DeliveryFailureReason = 'timeout' | 'network' | 'rate_limited' | 'server_error' | 'client_error' | 'platform_error' | 'content_refused' | 'other';
+
+/**
  * A failed delivery. `retryable` is true for 5xx, 429, time-outs and network errors;
  * false for other 4xx and platform errors that mean bad configuration.
  */
@@ -27,6 +39,8 @@ export class DeliveryError extends Error {
     readonly retryable: boolean,
     /** The platform's `Retry-After`, milliseconds, when it sent one. */
     readonly retryAfterMs?: number,
+    /** For metrics; default `platform_error`. */
+    readonly reason: DeliveryFailureReason = 'platform_error',
   ) {
     super(message);
     this.name = 'DeliveryError';
@@ -42,7 +56,18 @@ export class DeliveryError extends Error {
  */
 export class ContentRefusedError extends DeliveryError {
   constructor(message: string) {
-    super(message, false);
+    super(message, false, undefined, 'content_refused');
     this.name = 'ContentRefusedError';
   }
+}
+
+/** The metric reason of any error a delivery threw. */
+export function deliveryFailureReason(err: unknown): DeliveryFailureReason {
+  return err instanceof DeliveryError ? err.reason : 'other';
+}
+
+/** The reason of a non-2xx HTTP status. */
+export function httpFailureReason(status: number): DeliveryFailureReason {
+  if (status === 429) return 'rate_limited';
+  return status >= 500 ? 'server_error' : 'client_error';
 }

@@ -12,7 +12,7 @@ import { EnrichmentUnavailable, type EnrichContext, type MemoryUnit } from './en
 import { ENRICHERS } from './enrichers.js';
 import { DCGM_FB_USED } from './gpu-memory.js';
 import { likelyCause } from './likely-cause.js';
-import type { AlertKind, Enrichment } from './types.js';
+import type { AlertKind, Enrichment, UnavailableCause } from './types.js';
 import { truncateChars } from '../truncate.js';
 
 export { classifyAlert } from './classify.js';
@@ -53,11 +53,11 @@ export async function enrichAlerts(alerts: Alert[], deps: EnrichDeps): Promise<M
   const kinds = new Map<string, AlertKind>();
   try {
     for (const alert of alerts) kinds.set(alert.fingerprint, classifyAlert(alert));
-    if (!deps.prometheusUrl) return fillUnavailable(alerts, kinds, results, 'PROMETHEUS_URL not set');
+    if (!deps.prometheusUrl) return fillUnavailable(alerts, kinds, results, 'PROMETHEUS_URL not set', 'not_configured');
     await enrichAll(alerts, kinds, results, { ...deps, prometheusUrl: deps.prometheusUrl });
   } catch (err) {
     deps.logger.error('enrich.failed', { error: err });
-    fillUnavailable(alerts, kinds, results, 'enrichment failed');
+    fillUnavailable(alerts, kinds, results, 'enrichment failed', 'error');
   }
   return results;
 }
@@ -88,7 +88,7 @@ async function enrichAll(
   );
   // The race guarantees the budget even if some step ignored the abort signal.
   await raceAbort(work, budget).finally(() => finished.abort());
-  fillUnavailable(alerts, kinds, results, timeoutReason(deps.timeoutMs));
+  fillUnavailable(alerts, kinds, results, timeoutReason(deps.timeoutMs), 'timeout');
   deps.logger.debug('enrich.done', { alerts: alerts.length, queries: group.queryCount(), queriesByKind: group.queriesByKind(), ms: Date.now() - started });
   logUnavailable(results, deps.logger);
 }
@@ -113,7 +113,7 @@ async function enrichOne(alert: Alert, kind: AlertKind, ctx: EnrichContext, budg
     if (!(err instanceof PrometheusError || err instanceof EnrichmentUnavailable || budget.aborted)) {
       deps.logger.warn('enrich.error', { fingerprint: alert.fingerprint, kind, error: err });
     }
-    return { status: 'unavailable', kind, reason: failureReason(err, budget, deps.timeoutMs) };
+    return { status: 'unavailable', kind, reason: failureReason(err, budget, deps.timeoutMs), cause: failureCause(err, budget) };
   }
 }
 
@@ -129,15 +129,22 @@ function failureReason(err: unknown, budget: AbortSignal, timeoutMs: number): st
   return `enrichment failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
+function failureCause(err: unknown, budget: AbortSignal): UnavailableCause {
+  if (budget.aborted) return 'timeout';
+  if (err instanceof EnrichmentUnavailable) return 'no_query';
+  if (err instanceof PrometheusError) return err.errorType === 'network' ? 'network' : err.errorType === 'timeout' ? 'timeout' : 'prometheus_error';
+  return 'error';
+}
+
 function timeoutReason(timeoutMs: number): string {
   const budget = timeoutMs >= 1000 ? `${Number((timeoutMs / 1000).toFixed(1))} s` : `${timeoutMs} ms`;
   return `Prometheus did not answer within ${budget}`;
 }
 
 /** Sets `reason` for every alert that has no result yet. */
-function fillUnavailable(alerts: Alert[], kinds: Map<string, AlertKind>, results: Map<string, Enrichment>, reason: string): Map<string, Enrichment> {
+function fillUnavailable(alerts: Alert[], kinds: Map<string, AlertKind>, results: Map<string, Enrichment>, reason: string, cause: UnavailableCause): Map<string, Enrichment> {
   for (const { fingerprint } of alerts) {
-    if (!results.has(fingerprint)) results.set(fingerprint, { status: 'unavailable', kind: kinds.get(fingerprint) ?? 'unknown', reason });
+    if (!results.has(fingerprint)) results.set(fingerprint, { status: 'unavailable', kind: kinds.get(fingerprint) ?? 'unknown', reason, cause });
   }
   return results;
 }

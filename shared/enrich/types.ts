@@ -96,10 +96,17 @@ export interface MemoryTrend {
   sparkline?: string;
 }
 
+/**
+ * Why an enrichment is unavailable, as a metric label (`enrichment_unavailable_total{reason}`):
+ * `not_configured` (no `PROMETHEUS_URL`), `timeout` (the group's budget ran out), `network` (no HTTP
+ * answer), `prometheus_error` (an error answer), `no_query` (nothing to ask for this alert), `error`.
+ */
+export type UnavailableCause = 'not_configured' | 'timeout' | 'network' | 'prometheus_error' | 'no_query' | 'error';
+
 /** The outcome of enriching one alert. Enrichment never throws: failure is `unavailable`. */
 export type Enrichment =
   | { status: 'enriched'; kind: AlertKind; signals: Signal[]; trend?: MemoryTrend; likelyCause?: LikelyCause }
-  | { status: 'unavailable'; kind: AlertKind; reason: string };
+  | { status: 'unavailable'; kind: AlertKind; reason: string; cause?: UnavailableCause };
 
 /** Who acknowledged an alert, when and from which channel's link (see `shared/ack`). */
 export interface Acknowledgement {

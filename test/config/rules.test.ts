@@ -2,7 +2,7 @@
  * The shipped Prometheus rules and config and the Alertmanager example, checked by the real
  * promtool and amtool: syntax, routing, and the rule unit tests in vllm-rules.test.yml.
  */
-import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -90,12 +90,50 @@ describe('infra/prometheus/vllm-rules.yml', () => {
   });
 });
 
-describe('infra/prometheus/prometheus.example.yml', () => {
-  it('passes promtool check config, including the rules it loads', async () => {
-    const result = await runBinary(promtool, ['check', 'config', SHIPPED.prometheusConfig]);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain('SUCCESS: 1 rule files found');
+describe('infra/prometheus/pipeline-rules.yml (the pipeline watched)', () => {
+  const rules = SHIPPED.rules.replace('vllm-rules.yml', 'pipeline-rules.yml');
+  const tests = rules.replace(/\.yml$/, '.test.yml');
+
+  it('passes promtool check rules', async () => {
+    const result = await runBinary(promtool, ['check', 'rules', rules]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toContain('SUCCESS: 5 rules found');
+  });
+
+  it('passes its promtool unit tests (Watchdog, delivery failures, refusals, stale heartbeat, down)', async () => {
+    const result = await runBinary(promtool, ['test', 'rules', tests]);
+    expect(result.stdout + result.stderr).toContain('SUCCESS');
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+  });
+
+  it('has unit tests that catch a refusal rule counting 503s (an HA peer in flight is not a refusal)', async () => {
+    const text = await readFile(rules, 'utf8');
+    const mutated = text.replace('{code=~"4.."}', '{code=~"4..|503"}');
+    expect(mutated).not.toBe(text);
+    await writeFile(join(dir, 'pipeline-rules.yml'), mutated);
+    await copyFile(tests, join(dir, 'pipeline-rules.test.yml'));
+    const result = await runBinary(promtool, ['test', 'rules', join(dir, 'pipeline-rules.test.yml')]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('alertname: AlertPipelineWebhookRefused');
+  });
+});
+
+describe('infra/prometheus/prometheus.example.yml', () => {
+  it('passes promtool check config, including the rules it loads and the pipeline scrape with its token file', async () => {
+    // A copy beside copies of its rule files, its credentials_file pointed at a real file.
+    const tokenFile = join(dir, 'prometheus.token');
+    await writeFile(tokenFile, 'a-test-token-of-32-characters-xx');
+    const shipped = await readFile(SHIPPED.prometheusConfig, 'utf8');
+    const copy = shipped.replace('/etc/prometheus/llm-alert-pipeline.token', tokenFile);
+    expect(copy).not.toBe(shipped);
+    const config = join(dir, 'prometheus-check', 'prometheus.yml');
+    await mkdir(join(dir, 'prometheus-check'), { recursive: true });
+    await writeFile(config, copy);
+    for (const name of ['vllm-rules.yml', 'pipeline-rules.yml']) await copyFile(SHIPPED.rules.replace('vllm-rules.yml', name), join(dir, 'prometheus-check', name));
+    const result = await runBinary(promtool, ['check', 'config', config]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('SUCCESS: 2 rule files found');
+    expect(result.stdout.match(/SUCCESS: 5 rules found/g)).toHaveLength(2);
   });
 });
 
@@ -132,6 +170,14 @@ describe('infra/alertmanager/alertmanager.example.yml', () => {
         http_config: { authorization: { type: 'Bearer', credentials_file: '/etc/alertmanager/llm-alert-pipeline.token' } },
       },
     ]);
+  });
+
+  it('routes the Watchdog heartbeat to llm-alert-pipeline on its own route, repeated well within the heartbeat timeout', async () => {
+    const result = await runBinary(amtool, ['config', 'routes', 'test', `--config.file=${SHIPPED.alertmanagerConfig}`, 'alertname=Watchdog', 'severity=none']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('llm-alert-pipeline');
+    const doc = parse(await readFile(SHIPPED.alertmanagerConfig, 'utf8')) as { route: { routes: Record<string, unknown>[] } };
+    expect(doc.route.routes).toContainEqual(expect.objectContaining({ matchers: ['alertname="Watchdog"'], receiver: 'llm-alert-pipeline', repeat_interval: '1m' }));
   });
 
   it('routes a vLLM alert to llm-alert-pipeline (amtool config routes test)', async () => {

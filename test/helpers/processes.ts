@@ -137,10 +137,10 @@ async function terminate(child: ChildProcess): Promise<void> {
  *
  * @throws Error with the process's stderr when it exits early or is not ready in 20 s
  */
-async function launch(binary: string, args: string[], dir: string): Promise<RunningProcess> {
+async function launch(binary: string, args: string[], dir: string, fixedPort?: number): Promise<RunningProcess> {
   installExitHook();
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = fixedPort ?? (await freePort());
     const child = spawn(binary, [...args, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
     live.set(child, dir);
     let stderr = '';
@@ -160,7 +160,7 @@ async function launch(binary: string, args: string[], dir: string): Promise<Runn
     } catch (error) {
       await terminate(child);
       live.delete(child);
-      if (attempt < PORT_ATTEMPTS && /address already in use/.test(stderr)) continue;
+      if (fixedPort === undefined && attempt < PORT_ATTEMPTS && /address already in use/.test(stderr)) continue;
       await rm(dir, { recursive: true, force: true });
       throw new Error(`${basename(binary)}: ${(error as Error).message}`);
     }
@@ -223,16 +223,29 @@ export interface AlertmanagerOptions {
   webhookUrl: string;
   /** Sent as `Authorization: Bearer <token>` via `credentials_file`; omitted: no authorization. */
   bearerToken?: string;
-  /** Alertmanager durations for the route; defaults `'1s'`, `'1s'`, `'1h'`. */
+  /** Alertmanager durations for the route and every child route that sets its own; defaults `'1s'`, `'1s'`, `'1h'`. */
   groupWait?: string;
   groupInterval?: string;
   repeatInterval?: string;
   /** Inhibit rules added after the example's own (Alertmanager's `inhibit_rules` entries). */
   inhibitRules?: Record<string, unknown>[];
+  /** Listen on this loopback port (to restart an Alertmanager under the same `externalURL`); default: a free one. */
+  port?: number;
+}
+
+interface Route {
+  routes?: Route[];
+  [timing: string]: unknown;
+}
+
+/** Sets the test timings on `route` and on each child route that has its own (the heartbeat route does). */
+function setTimings(route: Route, timings: Record<string, string>, root = true): void {
+  for (const [key, value] of Object.entries(timings)) if (root || key in route) route[key] = value;
+  for (const child of route.routes ?? []) setTimings(child, timings, false);
 }
 
 interface AlertmanagerExample {
-  route: Record<string, unknown>;
+  route: Route;
   inhibit_rules?: Record<string, unknown>[];
   receivers: { webhook_configs: { url: string; http_config?: { authorization?: Record<string, unknown> } }[] }[];
 }
@@ -251,7 +264,7 @@ export async function startAlertmanager(options: AlertmanagerOptions): Promise<R
   const binary = findBinary('alertmanager');
   const dir = await makeTempDir('alertmanager');
   const config = parse(await readFile(SHIPPED.alertmanagerConfig, 'utf8')) as AlertmanagerExample;
-  Object.assign(config.route, {
+  setTimings(config.route, {
     group_wait: options.groupWait ?? '1s',
     group_interval: options.groupInterval ?? '1s',
     repeat_interval: options.repeatInterval ?? '1h',
@@ -273,5 +286,5 @@ export async function startAlertmanager(options: AlertmanagerOptions): Promise<R
     `--config.file=${configFile}`,
     `--storage.path=${join(dir, 'data')}`,
     '--cluster.listen-address=',
-  ], dir);
+  ], dir, options.port);
 }

@@ -72,7 +72,7 @@ describe('ops alarms (escalation on, alarm e-mail given)', () => {
       'AWS/DynamoDB WriteThrottleEvents{TableName=Table} Sum >= 1 missing:notBreaching',
       'LlmAlertPipeline llm_alert_pipeline_notifications_failed{} Sum >= 1 missing:notBreaching',
       'LlmAlertPipeline llm_alert_pipeline_webhook_unauthenticated_total{} Sum >= 1 missing:notBreaching',
-      'LlmAlertPipeline llm_alert_pipeline_heartbeat_missing{} Maximum >= 1 missing:missing',
+      'LlmAlertPipeline llm_alert_pipeline_heartbeat_missing{} Maximum >= 1 missing:breaching', // the heartbeat check runs every minute: no data means it stopped
     ].sort());
     expect(alarms.map(([, a]) => a.AlarmName).sort()).toEqual([
       'WebhookUrl5xx', 'WebhookUrl4xx', 'ReceiverErrors', 'ReceiverThrottles', 'ReceiverDuration', 'EscalationCheckErrors', 'EscalationCheckThrottles',

@@ -53,10 +53,10 @@ beforeEach(async () => {
   enriched = [];
 });
 
-function app(opts: { token?: string; store?: DedupeStore } = {}) {
+function app(opts: { token?: string; store?: DedupeStore; allowUnauthenticated?: boolean } = {}) {
   const store = opts.store ?? new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
   return createApp(
-    { webhookToken: opts.token === undefined ? new Secret(TOKEN) : opts.token ? new Secret(opts.token) : undefined },
+    { webhookToken: opts.token === undefined ? new Secret(TOKEN) : opts.token ? new Secret(opts.token) : undefined, allowUnauthenticated: opts.allowUnauthenticated },
     {
       store,
       channels: [slack, sns],
@@ -304,9 +304,15 @@ describe('rejected requests claim nothing', () => {
     expect(await itemCount()).toBe(0);
   });
 
-  it('accepts any request when no token is configured', async () => {
-    const a = app({ token: '' });
+  it('accepts any request when no token is configured and unauthenticated use is allowed', async () => {
+    const a = app({ token: '', allowUnauthenticated: true });
     expect((await post(a, fixtureText('firing-kv-cache-critical'), { authorization: '' })).status).toBe(200);
+  });
+
+  it('refuses every request (503, retried) when no token is configured and nothing allows it', async () => {
+    const a = app({ token: '' });
+    expect((await post(a, fixtureText('firing-kv-cache-critical'), { authorization: '' })).status).toBe(503);
+    expect(await itemCount()).toBe(0);
   });
 
   it('400 for malformed JSON', async () => {

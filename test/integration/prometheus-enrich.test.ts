@@ -187,6 +187,7 @@ describe('enrichAlerts when Prometheus fails', () => {
       status: 'unavailable',
       kind: 'unknown',
       reason: 'Prometheus error (HTTP 400, bad_data): invalid parameter "query": 1:30: parse error: unclosed left parenthesis',
+      cause: 'prometheus_error',
     });
   });
 
@@ -195,7 +196,7 @@ describe('enrichAlerts when Prometheus fails', () => {
     const bare = { ...alerts.ruleAlert({ alertname: 'InstanceDown', severity: 'critical' }, 'up == 0', 'd0d0d0d0d0d0d0d0'), generatorURL: '' };
     const result = await enrichAgainst('kv-cache', [alert!, bare]);
     expect(result.get(alert!.fingerprint)?.status).toBe('enriched');
-    expect(result.get(bare.fingerprint)).toEqual({ status: 'unavailable', kind: 'unknown', reason: 'the alert carries no rule expression (generatorURL g0.expr)' });
+    expect(result.get(bare.fingerprint)).toEqual({ status: 'unavailable', kind: 'unknown', reason: 'the alert carries no rule expression (generatorURL g0.expr)', cause: 'no_query' });
   });
 
   it('a server that never answers: every alert unavailable once the budget is spent', async () => {
@@ -205,8 +206,8 @@ describe('enrichAlerts when Prometheus fails', () => {
     const group = alerts.webhookAlerts('firing-queue-backlog-two-models');
     const result = await enrichAlerts(group, deps(url, { timeoutMs: 300 }));
     expect([...result.values()]).toEqual([
-      { status: 'unavailable', kind: 'queue', reason: 'Prometheus did not answer within 300 ms' },
-      { status: 'unavailable', kind: 'queue', reason: 'Prometheus did not answer within 300 ms' },
+      { status: 'unavailable', kind: 'queue', reason: 'Prometheus did not answer within 300 ms', cause: 'timeout' },
+      { status: 'unavailable', kind: 'queue', reason: 'Prometheus did not answer within 300 ms', cause: 'timeout' },
     ]);
   });
 
@@ -214,13 +215,13 @@ describe('enrichAlerts when Prometheus fails', () => {
     const url = await closedPortUrl();
     const [alert] = alerts.webhookAlerts('firing-kv-cache-critical');
     const result = await enrichAlerts([alert!], deps(url));
-    expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'kv_cache', reason: 'Prometheus unreachable (ECONNREFUSED)' });
+    expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'kv_cache', reason: 'Prometheus unreachable (ECONNREFUSED)', cause: 'network' });
   });
 
   it('PROMETHEUS_URL unset: unavailable without any request', async () => {
     const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak');
     const result = await enrichAlerts([alert!], deps(undefined));
-    expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'gpu_memory', reason: 'PROMETHEUS_URL not set' });
+    expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'gpu_memory', reason: 'PROMETHEUS_URL not set', cause: 'not_configured' });
   });
 });
 

@@ -71,6 +71,8 @@ beforeEach(async () => {
   const tableName = `routing-${++tables}`;
   await ensureTable(db.client, tableName);
   const config = loadConfig({
+    // In-process requests carry no token: serve them (the fail-closed default answers 503).
+    ALLOW_UNAUTHENTICATED: 'true',
     ROUTING_FILE: join(dir, 'routing.yml'),
     SLACK_PLATFORM_URL: platform.url,
     SLACK_GPU_URL: gpu.url,

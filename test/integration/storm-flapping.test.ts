@@ -75,7 +75,7 @@ describe('flapping through the app', () => {
     await ensureTable(db.client, tableName);
     slack = new Recorder();
     app = createApp(
-      {},
+      { allowUnauthenticated: true },
       {
         store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 }),
         channels: [slack],

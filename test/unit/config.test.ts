@@ -76,3 +76,26 @@ describe('loadConfig', () => {
     expect(loadConfig({ PROMETHEUS_URL: 'http://127.0.0.1:9090/' }).prometheusUrl).toBe('http://127.0.0.1:9090');
   });
 });
+
+describe('loadConfig: watching the pipeline (issue 9)', () => {
+  it('turns the heartbeat on by default (Watchdog, 600 s) and off with HEARTBEAT_ALERTNAME=""', () => {
+    expect(loadConfig({}).heartbeat).toEqual({ alertname: 'Watchdog', timeoutSeconds: 600 });
+    expect(loadConfig({ HEARTBEAT_ALERTNAME: 'DeadMansSwitch', HEARTBEAT_TIMEOUT_SECONDS: '4' }).heartbeat).toEqual({ alertname: 'DeadMansSwitch', timeoutSeconds: 4 });
+    expect(loadConfig({ HEARTBEAT_ALERTNAME: '' }).heartbeat).toBeUndefined();
+  });
+
+  it('names bad heartbeat and authentication settings', () => {
+    expect(problems({ HEARTBEAT_ALERTNAME: 'not a name', HEARTBEAT_TIMEOUT_SECONDS: '0', ALLOW_UNAUTHENTICATED: 'yes' })).toEqual([
+      'ALLOW_UNAUTHENTICATED: must be true or false',
+      'HEARTBEAT_ALERTNAME: must be an alert name (a Prometheus metric name), or "" to turn heartbeats off',
+      'HEARTBEAT_TIMEOUT_SECONDS: must be a positive whole number',
+    ]);
+    expect(problems({ WEBHOOK_TOKEN_PREVIOUS: 'previous-token-0123456789' })).toEqual(['WEBHOOK_TOKEN_PREVIOUS: set, but WEBHOOK_TOKEN is not (a rotation needs the new token too)']);
+    expect(problems({ WEBHOOK_TOKEN: 'new-token-0123456789', WEBHOOK_TOKEN_PREVIOUS: 'short' })).toEqual(['WEBHOOK_TOKEN_PREVIOUS: must be at least 16 characters']);
+  });
+
+  it('refuses unauthenticated use unless ALLOW_UNAUTHENTICATED=true', () => {
+    expect(loadConfig({}).allowUnauthenticated).toBe(false);
+    expect(loadConfig({ ALLOW_UNAUTHENTICATED: 'true' }).allowUnauthenticated).toBe(true);
+  });
+});

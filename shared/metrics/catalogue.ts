@@ -1,0 +1,69 @@
+/**
+ * The pipeline's own metrics: one catalogue of names, labels and units, read by both adapters so
+ * `GET /metrics` (Prometheus, `npm start`) and CloudWatch (EMF, Lambda) cannot drift apart. The names
+ * are a public contract (alert rules, dashboards and CloudWatch alarms use them): add, never rename.
+ *
+ * The pipeline sees only the {@link Metrics} port; prom-client and Powertools stay in the adapters.
+ * @see https://prometheus.io/docs/practices/naming/
+ */
+import type { DedupeDecision } from '../dedupe/store.js';
+import type { DeliveryFailureReason } from '../channels/types.js';
+
+/** Prefix of every metric name. */
+export const METRIC_PREFIX = 'llm_alert_pipeline_';
+/** CloudWatch namespace of the EMF metrics (Lambda). */
+export const CLOUDWATCH_NAMESPACE = 'LlmAlertPipeline';
+
+export const COUNTERS = {
+  alerts_received_total: { help: 'Alerts received in Alertmanager webhook payloads (heartbeats included).', labels: [] },
+  dedupe_decisions_total: { help: 'Dedupe decisions, one per alert event (first notification, repair, already notified, in flight).', labels: ['decision'] },
+  notifications_total: { help: 'Notifications per channel instance, by outcome (delivered, failed) and failure reason (ok when delivered).', labels: ['channel', 'outcome', 'reason'] },
+  enrichment_unavailable_total: { help: 'Alerts sent without enrichment, by reason.', labels: ['reason'] },
+  webhook_requests_total: { help: 'Webhook requests (POST /v1/alertmanager) by HTTP status code.', labels: ['code'] },
+  webhook_unauthenticated_total: { help: 'Requests refused for authentication (missing, malformed or wrong token, or no WEBHOOK_TOKEN configured).', labels: ['reason'] },
+} as const;
+
+/** Histograms; values in seconds. */
+export const HISTOGRAMS = {
+  delivery_duration_seconds: { help: 'Time to deliver one notification to one channel instance, retries included, seconds.', labels: ['channel'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20] },
+  enrichment_duration_seconds: { help: 'Time to enrich one group from Prometheus, seconds.', labels: [], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5] },
+} as const;
+
+export const GAUGES = {
+  heartbeat_last_seen_timestamp_seconds: { help: 'When the last heartbeat (HEARTBEAT_ALERTNAME) arrived from an Alertmanager (its externalURL), Unix seconds.', labels: ['alertmanager'] },
+  heartbeat_missing: { help: '1 while an Alertmanager that was seen has sent no heartbeat for HEARTBEAT_TIMEOUT_SECONDS, else 0.', labels: ['alertmanager'] },
+} as const;
+
+export type CounterName = keyof typeof COUNTERS;
+export type HistogramName = keyof typeof HISTOGRAMS;
+export type GaugeName = keyof typeof GAUGES;
+type LabelsOf<D> = D extends { labels: readonly (infer L extends string)[] } ? Record<L, string> : never;
+export type CounterLabels<N extends CounterName> = LabelsOf<(typeof COUNTERS)[N]>;
+export type HistogramLabels<N extends HistogramName> = LabelsOf<(typeof HISTOGRAMS)[N]>;
+export type GaugeLabels<N extends GaugeName> = LabelsOf<(typeof GAUGES)[N]>;
+
+/** Label values with a closed set, listed so adapters can create their series at zero. */
+export const KNOWN_VALUES = {
+  decision: ['first notification', 'repair', 'already notified', 'in flight'] satisfies DedupeDecision[],
+  failureReason: ['timeout', 'network', 'rate_limited', 'server_error', 'client_error', 'platform_error', 'content_refused', 'other'] satisfies DeliveryFailureReason[],
+  unauthenticated: ['missing_token', 'malformed_header', 'invalid_token', 'no_token_configured'],
+} as const;
+
+/** Why a request was refused for authentication (`webhook_unauthenticated_total{reason}`). */
+export type UnauthenticatedReason = (typeof KNOWN_VALUES.unauthenticated)[number];
+
+/**
+ * The port the pipeline, the app and the heartbeat check record through. Implementations never
+ * throw: a metric must not fail a delivery.
+ */
+export interface Metrics {
+  /** Adds `value` (default 1) to a counter. */
+  inc<N extends CounterName>(name: N, labels: CounterLabels<N>, value?: number): void;
+  /** Records one observation, seconds. */
+  observe<N extends HistogramName>(name: N, labels: HistogramLabels<N>, seconds: number): void;
+  /** Sets a gauge. */
+  set<N extends GaugeName>(name: N, labels: GaugeLabels<N>, value: number): void;
+}
+
+/** Records nothing (tests and callers that do not look at metrics). */
+export const noMetrics: Metrics = { inc() {}, observe() {}, set() {} };

@@ -1,0 +1,132 @@
+/**
+ * Fail closed (issue 9, part 3): without `WEBHOOK_TOKEN` the webhook refuses everything (503, an error
+ * line, a metric) unless unauthenticated use is allowed; `WEBHOOK_TOKEN_PREVIOUS` is accepted during a
+ * rotation; tokens may change at run time; unauthenticated requests are refused before the body is read.
+ */
+import { beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApp, type AppDeps, type AppSettings } from '../../shared/app.js';
+import type { Channel } from '../../shared/channels/types.js';
+import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { ensureTable } from '../../shared/dedupe/table.js';
+import { createLogger } from '../../shared/logger.js';
+import { prometheusMetrics, type PrometheusMetrics } from '../../shared/metrics/prometheus.js';
+import type { Notification } from '../../shared/notification.js';
+import { Secret } from '../../shared/secret.js';
+import { fixtureText } from '../helpers/fixtures.js';
+
+const TOKEN = 'current-token-0123456789';
+const PREVIOUS = 'previous-token-0123456789';
+let db: LocalDynamoDb;
+let tables = 0;
+let sent: Notification[];
+let lines: Record<string, unknown>[];
+let prom: PrometheusMetrics;
+
+beforeAll(async () => {
+  db = await startLocalDynamoDb('auth-test-0');
+});
+afterAll(async () => db.close());
+beforeEach(() => {
+  sent = [];
+  lines = [];
+  prom = prometheusMetrics();
+});
+
+async function app(settings: AppSettings, extra: Partial<AppDeps> = {}) {
+  const tableName = `auth-${++tables}`;
+  await ensureTable(db.client, tableName);
+  const channel: Channel = { name: 'slack', send: async (n) => void sent.push(n) };
+  return createApp(settings, {
+    store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 60 }),
+    channels: [channel],
+    enrich: async () => new Map(),
+    delivery: { timeoutMs: 1000, retries: 0 },
+    logger: createLogger('info', (l) => lines.push(JSON.parse(l))),
+    now: () => Date.now(),
+    metrics: prom.metrics,
+    metricsScrape: prom.scrape,
+    ...extra,
+  });
+}
+
+const post = (a: Awaited<ReturnType<typeof app>>, headers: Record<string, string> = {}, body: string = fixtureText('firing-kv-cache-critical')) =>
+  a.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+
+async function scrape(): Promise<string> {
+  return (await prom.scrape()).body;
+}
+
+describe('without WEBHOOK_TOKEN', () => {
+  it('refuses every webhook with 503, logs an error and counts it, and sends nothing', async () => {
+    const a = await app({});
+    const res = await post(a);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: expect.stringMatching(/WEBHOOK_TOKEN/) });
+    expect(sent).toEqual([]);
+    expect(lines.filter((l) => l.level === 'error').map((l) => l.event)).toEqual(['webhook refused']);
+    expect(lines.find((l) => l.event === 'webhook refused')).toMatchObject({ reason: 'no_token_configured', status: 503 });
+    const text = await scrape();
+    expect(text).toContain('llm_alert_pipeline_webhook_unauthenticated_total{reason="no_token_configured"} 1');
+    expect(text).toContain('llm_alert_pipeline_webhook_requests_total{code="503"} 1');
+  });
+
+  it('accepts webhooks when unauthenticated use is allowed (ALLOW_UNAUTHENTICATED=true, or npm start on loopback)', async () => {
+    const a = await app({ allowUnauthenticated: true });
+    expect((await post(a)).status).toBe(200);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('refuses GET /v1/alerts and GET /metrics the same way', async () => {
+    const a = await app({});
+    expect((await a.request('/metrics')).status).toBe(503);
+    expect((await a.request('/healthz')).status).toBe(200);
+  });
+});
+
+describe('with WEBHOOK_TOKEN', () => {
+  it('accepts the current and the previous token, and nothing else', async () => {
+    const a = await app({ webhookToken: new Secret(TOKEN), webhookTokenPrevious: new Secret(PREVIOUS) });
+    expect((await post(a, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    expect((await post(a, { authorization: `Bearer ${PREVIOUS}` })).status).toBe(200);
+    expect((await post(a, { authorization: 'Bearer some-other-token-0123456789' })).status).toBe(401);
+    expect((await post(a, {})).status).toBe(401);
+    expect((await post(a, { authorization: 'Basic dXNlcjpwYXNz' })).status).toBe(400);
+    const text = await scrape();
+    expect(text).toContain('llm_alert_pipeline_webhook_unauthenticated_total{reason="invalid_token"} 1');
+    expect(text).toContain('llm_alert_pipeline_webhook_unauthenticated_total{reason="missing_token"} 1');
+    expect(text).toContain('llm_alert_pipeline_webhook_unauthenticated_total{reason="malformed_header"} 1');
+    expect(text).toContain('llm_alert_pipeline_webhook_requests_total{code="200"} 2');
+    expect(text).toContain('llm_alert_pipeline_webhook_requests_total{code="401"} 2');
+    expect(JSON.stringify(lines)).not.toMatch(/current-token|previous-token|some-other-token/);
+  });
+
+  it('follows tokens that change at run time (a re-read settings secret)', async () => {
+    let tokens: { current?: Secret; previous?: Secret } = { current: new Secret(PREVIOUS) };
+    const a = await app({ webhookToken: new Secret(PREVIOUS) }, { webhookTokens: async () => tokens });
+    expect((await post(a, { authorization: `Bearer ${TOKEN}` })).status).toBe(401);
+    tokens = { current: new Secret(TOKEN), previous: new Secret(PREVIOUS) };
+    expect((await post(a, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    expect((await post(a, { authorization: `Bearer ${PREVIOUS}` })).status).toBe(200);
+    tokens = {};
+    expect((await post(a, { authorization: `Bearer ${TOKEN}` })).status).toBe(503);
+  });
+
+  it('refuses an unauthenticated request before reading its body', async () => {
+    const a = await app({ webhookToken: new Secret(TOKEN) });
+    let pulled = 0;
+    const body = new ReadableStream({ pull: (controller) => { pulled++; controller.enqueue(new TextEncoder().encode('{')); } });
+    const res = await a.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    expect(res.status).toBe(401);
+    expect(pulled).toBeLessThanOrEqual(1); // a stream may pre-pull one chunk on creation; reading it would pull more
+  });
+
+  it('protects GET /metrics with the same token', async () => {
+    const a = await app({ webhookToken: new Secret(TOKEN) });
+    expect((await a.request('/metrics')).status).toBe(401);
+    const res = await a.request('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(await res.text()).toContain('# TYPE llm_alert_pipeline_notifications_total counter');
+  });
+});
