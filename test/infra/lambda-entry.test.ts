@@ -55,7 +55,7 @@ describe('functions/lambda.ts, bundled, in a Lambda-like process', () => {
     scratch.dispose();
   });
 
-  async function invoke(body: string, awsRequestId: string): Promise<{ statusCode: number; lines: Record<string, unknown>[] }> {
+  async function invoke(body: string, awsRequestId: string): Promise<{ statusCode: number; lines: Record<string, unknown>[]; metrics: Record<string, unknown>[] }> {
     const script = `
       const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
       process.stdout.write(${JSON.stringify(MARK)} + '\\n');
@@ -70,22 +70,27 @@ describe('functions/lambda.ts, bundled, in a Lambda-like process', () => {
       AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       TABLE_NAME: db.tableName,
+      // No WEBHOOK_TOKEN here: the Lambda fails closed without one unless told otherwise.
+      ALLOW_UNAUTHENTICATED: 'true',
       SLACK_WEBHOOK_URL: `${slack.url}/services/T0/B0/entry`,
       LOG_LEVEL: 'debug',
       TEST_EVENT: JSON.stringify(functionUrlEvent(body)),
     };
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 15_000 });
     const [, during, after] = stdout.split(MARK);
-    return { statusCode: JSON.parse(after!.trim()).statusCode, lines: during!.split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+    const printed = during!.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    // Embedded Metric Format records (`_aws`) are metrics CloudWatch extracts, not log lines.
+    return { statusCode: JSON.parse(after!.trim()).statusCode, lines: printed.filter((l) => !('_aws' in l)), metrics: printed.filter((l) => '_aws' in l) };
   }
 
   it('puts the awsRequestId on every line of a delivered group', async () => {
-    const { statusCode, lines } = await invoke(fixtureText('firing-queue-backlog-two-models'), 'req-7f3a');
+    const { statusCode, lines, metrics } = await invoke(fixtureText('firing-queue-backlog-two-models'), 'req-7f3a');
     expect(statusCode).toBe(200);
     expect(slack.requests).toHaveLength(1);
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.map((l) => l.event)).toContain('alert deduped');
     expect(lines.filter((l) => l.awsRequestId !== 'req-7f3a')).toEqual([]);
+    expect(metrics.length).toBeGreaterThan(0);
   });
 
   it('and on the error line of a rejected request', async () => {
