@@ -347,7 +347,8 @@ describe('rejected requests claim nothing', () => {
 });
 
 describe('rejections are logged without the token', () => {
-  it('logs a line naming the status and reason', async () => {
+  /** The app with the bearer token set, writing its log lines into `lines`. */
+  const loggingApp = () => {
     const lines: string[] = [];
     const a = createApp(
       { webhookToken: new Secret(TOKEN) },
@@ -360,6 +361,11 @@ describe('rejections are logged without the token', () => {
         now: () => Date.now(),
       },
     );
+    return { lines, a };
+  };
+
+  it('logs a line naming the status and reason', async () => {
+    const { lines, a } = loggingApp();
     await post(a, fixtureText('firing-kv-cache-critical'), { authorization: 'Bearer wrong-token-0123456789' });
     await post(a, '{"version":"4"}');
     const logged = lines.map((l) => JSON.parse(l));
@@ -369,18 +375,7 @@ describe('rejections are logged without the token', () => {
   });
 
   it('logs every permanent rejection of a webhook at error level, naming the cause (Alertmanager drops 4xx for good)', async () => {
-    const lines: string[] = [];
-    const a = createApp(
-      { webhookToken: new Secret(TOKEN) },
-      {
-        store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 60 }),
-        channels: [slack],
-        enrich: async () => new Map(),
-        delivery: { timeoutMs: 1000, retries: 0 },
-        logger: createLogger('info', (l) => lines.push(l)),
-        now: () => Date.now(),
-      },
-    );
+    const { lines, a } = loggingApp();
     await post(a, '{"version": "4",');
     await post(a, JSON.stringify({ ...fixture('firing-kv-cache-critical'), version: '1' }));
     await post(a, JSON.stringify({ padding: 'x'.repeat(6 * 1024 * 1024) }));
