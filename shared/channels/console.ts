@@ -7,9 +7,9 @@
  * line, and ESC sequences would drive the terminal. So every line starts with {@link MARGIN} (no
  * printed line can parse as a log line) and control characters are shown escaped.
  */
-import type { RenderOptions } from './digest.js';
-import type { Channel } from './types.js';
-import { renderText } from './text.js';
+import type { RenderOptions } from '../render/digest.js';
+import type { Channel } from './channel.js';
+import { renderText } from '../render/text.js';
 
 /** Separates notifications in the output. */
 const RULE = '─'.repeat(60);

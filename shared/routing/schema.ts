@@ -14,9 +14,9 @@
  *   channels: [platform-slack]
  */
 import { z } from 'zod';
-import { MAX_DETAILED_ALERTS } from '../channels/digest.js';
-import { LOCALES } from '../channels/locale.js';
-import { parseMatchers, MatcherSyntaxError } from './matcher.js';
+import { MAX_DETAILED_ALERTS } from '../render/digest.js';
+import { LOCALES } from '../render/locale.js';
+import { parseMatchers, MatcherSyntaxError } from '../alertmanager/matchers/index.js';
 
 /** Channel instance names: what the delivery ledger records, so keep them stable. */
 export const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

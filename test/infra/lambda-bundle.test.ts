@@ -12,7 +12,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AlertReceiver } from '../../infra/receiver.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { HEARTBEAT_CHECK_EVENT } from '../../shared/heartbeat/event.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';

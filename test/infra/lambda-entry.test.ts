@@ -11,7 +11,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertReceiver } from '../../infra/receiver.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { scratchApp } from './synth.js';

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildChannels } from '../../../shared/channels/index.js';
-import { loadConfig } from '../../../shared/config.js';
+import { buildChannels } from '../../../shared/channels/registry.js';
+import { loadConfig } from '../../../shared/runtime/config.js';
 import { startLoopback, type Loopback } from '../../helpers/loopback.js';
 import { startSnsServer, type SnsStandIn } from '../../helpers/sns-server.js';
-import { fixtureNotification } from '../../unit/channels/notifications.js';
+import { fixtureNotification } from '../../helpers/notifications.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:llm-alerts';
 
