@@ -11,7 +11,6 @@ import { deliver } from '../channels/deliver.js';
 import type { Alert } from '../alertmanager/schema.js';
 import type { Channel } from '../channels/channel.js';
 import type { Logger } from '../core/logger.js';
-import type { AckLinks } from '../ack/links.js';
 import { noticeFromRecords } from './notices.js';
 import type { EscalationJob } from './scheduler.js';
 import { alertStatus, AlertStatusError } from '../alertmanager/alert-status.js';
@@ -24,7 +23,8 @@ export interface EscalationDeps {
   store: AckStore;
   /** The escalation target channels (`escalation-sns`, `escalation-slack`); at least one. */
   targets: Channel[];
-  links?: AckLinks;
+  /** Signs the escalation message's Acknowledge link (`AckLinks` of `shared/ack/links.ts`); unset: no link. */
+  links?: { url(fingerprints: string[], group: string, channel: string, nowMs: number): string };
   delivery: { timeoutMs: number; retries: number; budgetMs?: number };
   /** Set when `ALERTMANAGER_URL` is: asked whether the alert is silenced or inhibited before it escalates. */
   alertmanager?: { url: string; timeoutMs: number };

@@ -5,7 +5,8 @@
  */
 import { hasEnded } from '../alertmanager/schema.js';
 import type { EnrichedAlert } from '../enrich/types.js';
-import { formatLikelyCause, formatMemoryTrend, formatReading, formatTime, formatTrendBasis, silenceUrl } from './format.js';
+import { formatMemoryTrend } from '../enrich/values.js';
+import { formatLikelyCause, formatReading, formatTime, formatTrendBasis, silenceUrl } from './format.js';
 import type { Flapping, Notification, NotificationKind } from './notification.js';
 import { elapsed } from './elapsed.js';
 import { messages, type Locale } from './locale.js';

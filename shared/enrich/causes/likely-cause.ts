@@ -1,5 +1,5 @@
 /** Evaluates the likely-cause rules (`causes.ts`) on what enrichment gathered. Pure. */
-import { formatMemoryTrend, formatSignalValue } from '../../render/format.js';
+import { formatMemoryTrend, formatSignalValue } from '../values.js';
 import { CAUSE_RULES, type Comparison, type Condition, type CauseRule } from './rules.js';
 import type { AlertKind, LikelyCause, MemoryTrend, Signal } from '../types.js';
 

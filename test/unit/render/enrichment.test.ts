@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { alertLines, PLAIN } from '../../../shared/render/content.js';
 import type { EnrichedAlert, MemoryTrend, Signal } from '../../../shared/enrich/types.js';
-import { formatLikelyCause, formatMemoryTrend, formatReading, formatTrendBasis } from '../../../shared/render/format.js';
+import { formatMemoryTrend } from '../../../shared/enrich/values.js';
+import { formatLikelyCause, formatReading, formatTrendBasis } from '../../../shared/render/format.js';
 import { ruleAlert } from '../../fixtures/prometheus/alerts.js';
 
 const p95: Signal = { name: 'ttft_p95_seconds', label: 'TTFT p95', unit: 'seconds', value: 2.5, query: 'q', nanMeans: 'no_requests', topBucket: 10 };

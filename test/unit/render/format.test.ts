@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryTrend } from '../../../shared/enrich/types.js';
-import { formatMemoryTrend, formatSignalValue, formatTime, silenceUrl } from '../../../shared/render/format.js';
+import { formatMemoryTrend, formatSignalValue } from '../../../shared/enrich/values.js';
+import { formatTime, silenceUrl } from '../../../shared/render/format.js';
 
 describe('formatSignalValue', () => {
   it.each([
