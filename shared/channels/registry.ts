@@ -1,60 +1,43 @@
 /**
- * The one explicit list of channels: which are active follows from the configuration alone.
+ * Every channel type, one line each: adding a channel is its folder (settings, renderer, sender,
+ * wire types) and one line here. The routing file's `type` is the key; the order is the order of
+ * the routing file's error message (`type must be one of …`).
  */
-import { SNSClient } from '@aws-sdk/client-sns';
-import type { Config } from '../runtime/config.js';
-import type { ChannelInstance } from '../routing/load.js';
-import { createConsoleChannel } from './console.js';
-import { createFeishuChannel } from './feishu/index.js';
-import { createSlackChannel } from './slack/index.js';
-import { createSnsChannel, regionFromTopicArn } from './sns/index.js';
+import type { z } from 'zod';
+import { consoleType } from './console.js';
+import { feishu } from './feishu/settings.js';
+import type { CreateDeps } from './settings.js';
+import { slack } from './slack/settings.js';
+import { sns } from './sns/settings.js';
 import type { Channel } from './channel.js';
 
-/** What the channels need from outside the configuration (tests inject these). */
-export interface ChannelDeps {
-  /** SNS client for every topic; by default one per topic region, with SDK retries off (the pipeline retries). */
-  sns?: SNSClient;
-  /** Console output (default: stdout). */
-  write?: (s: string) => void;
-  /** Clock for Feishu signatures. */
-  now?: () => Date;
-}
+export const CHANNEL_TYPES = {
+  slack,
+  feishu,
+  sns,
+  console: consoleType,
+} as const;
 
-/**
- * Builds the configured channels: first those of the environment variables, in this order: `slack`,
- * `feishu`, `sns`; then the routing file's instances, in file order. When none is configured,
- * `[console]`. An SNS client's region is its topic ARN's (SNS topics are regional), passed
- * explicitly; credentials and `AWS_ENDPOINT_URL_SNS` are the SDK's own settings.
- * @throws Error when an SNS topic ARN has no region field
- */
-export function buildChannels(config: Config, deps: ChannelDeps = {}): Channel[] {
-  const channels: Channel[] = [];
-  const clients = new Map<string, SNSClient>();
-  const snsClient = (topicArn: string) => {
-    if (deps.sns) return deps.sns;
-    const region = regionFromTopicArn(topicArn);
-    if (!clients.has(region)) clients.set(region, new SNSClient({ region, maxAttempts: 1 }));
-    return clients.get(region)!;
+type Types = (typeof CHANNEL_TYPES)[keyof typeof CHANNEL_TYPES];
+/** A routing-file channel entry, as validated. */
+export type ChannelSpec = z.infer<Types['schema']>;
+/** A routing-file channel with its secrets looked up. */
+export type ChannelInstance = Parameters<Types['create']>[0];
+/** The entry schemas of every type, for the routing file's discriminated union. */
+export const CHANNEL_SCHEMAS = Object.values(CHANNEL_TYPES).map((t) => t.schema) as [Types['schema'], ...Types['schema'][]];
+
+/** The type of `spec.type`, loosened so one call serves every type (each type checks its own). */
+function typeOf<T extends { type: keyof typeof CHANNEL_TYPES }>(entry: T) {
+  return CHANNEL_TYPES[entry.type] as unknown as {
+    secretNames(spec: T): string[];
+    resolve(name: string, spec: T, ctx: Parameters<Types['resolve']>[2]): ChannelInstance | undefined;
+    create(instance: T, deps: CreateDeps): Channel;
   };
-  if (config.slack) channels.push(createSlackChannel({ webhookUrl: config.slack.webhookUrl }));
-  if (config.feishu) {
-    channels.push(createFeishuChannel({ webhookUrl: config.feishu.webhookUrl, secret: config.feishu.secret, now: deps.now }));
-  }
-  if (config.sns) channels.push(createSnsChannel({ client: snsClient(config.sns.topicArn), topicArn: config.sns.topicArn }));
-  for (const instance of config.routing?.channels ?? []) channels.push(fromInstance(instance, snsClient, deps));
-  return channels.length ? channels : [createConsoleChannel(deps.write)];
 }
 
-function fromInstance(c: ChannelInstance, snsClient: (topicArn: string) => SNSClient, deps: ChannelDeps): Channel {
-  const render = { name: c.name, locale: c.locale, digestAbove: c.digestAbove };
-  switch (c.type) {
-    case 'slack':
-      return createSlackChannel({ ...render, webhookUrl: c.webhookUrl });
-    case 'feishu':
-      return createFeishuChannel({ ...render, webhookUrl: c.webhookUrl, secret: c.signingSecret, now: deps.now });
-    case 'sns':
-      return createSnsChannel({ ...render, client: snsClient(c.topicArn), topicArn: c.topicArn, messageStructure: c.messageStructure });
-    case 'console':
-      return createConsoleChannel(deps.write, render);
-  }
-}
+/** The settings a routing-file entry names as secrets. */
+export const secretNamesOf = (spec: ChannelSpec): string[] => typeOf(spec).secretNames(spec);
+/** The instance of a routing-file entry, or `undefined` after recording its problems. */
+export const resolveChannel = (name: string, spec: ChannelSpec, ctx: Parameters<Types['resolve']>[2]): ChannelInstance | undefined => typeOf(spec).resolve(name, spec, ctx);
+/** The channel of an instance. */
+export const createChannel = (instance: ChannelInstance, deps: CreateDeps): Channel => typeOf(instance).create(instance, deps);

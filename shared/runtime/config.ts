@@ -7,8 +7,9 @@
  * add new ones, never rename or repurpose one.
  */
 import { z } from 'zod';
-import { loadRoutingFile, RoutingError, routingSecretNames, webhookUrlProblem, type RoutingConfig } from '../routing/load.js';
-import { TOPIC_ARN } from '../routing/schema.js';
+import { webhookUrlProblem } from '../channels/settings.js';
+import { TOPIC_ARN } from '../channels/sns/settings.js';
+import { loadRoutingFile, RoutingError, routingSecretNames, type RoutingConfig } from '../routing/load.js';
 import { Secret } from '../core/secret.js';
 import { trimSettings, type SettingWarning } from './settings-whitespace.js';
 import type { LogLevel } from '../core/logger.js';

@@ -8,7 +8,7 @@ import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { createAckRuntime } from './ack.js';
 import { createAlertStateSource } from './alert-state.js';
 import type { AppDeps } from '../http/app.js';
-import { buildChannels } from '../channels/registry.js';
+import { buildChannels } from './channels.js';
 import type { Config } from './config.js';
 import { DynamoDbDedupeStore } from '../store/dedupe-dynamodb.js';
 import { enrichAlerts } from '../enrich/index.js';

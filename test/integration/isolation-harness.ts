@@ -7,7 +7,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { createAckRuntime } from '../../shared/runtime/ack.js';
 import { createApp } from '../../shared/http/app.js';
-import { buildChannels } from '../../shared/channels/registry.js';
+import { buildChannels } from '../../shared/runtime/channels.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
 import type { LocalDynamoDb } from '../../shared/store/local-dynamodb.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildChannels } from '../../../shared/channels/registry.js';
+import { buildChannels } from '../../../shared/runtime/channels.js';
 import { loadConfig } from '../../../shared/runtime/config.js';
 import { startLoopback, type Loopback } from '../../helpers/loopback.js';
 import { startSnsServer, type SnsStandIn } from '../../helpers/sns-server.js';
