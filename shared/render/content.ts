@@ -9,7 +9,7 @@ import { formatMemoryTrend } from '../enrich/values.js';
 import { formatLikelyCause, formatReading, formatTime, formatTrendBasis, silenceUrl } from './format.js';
 import type { Flapping, Notification, NotificationKind } from './notification.js';
 import { elapsed } from './elapsed.js';
-import { messages, type Locale } from './locale.js';
+import { messages, type LinkLabel, type Locale } from './locale.js';
 import { truncateChars } from '../core/truncate.js';
 
 /** Labels worth showing, in this order, when an alert has them. Others stay in the silence link. */
@@ -36,7 +36,7 @@ export interface Headline {
 
 /** A link under an alert. */
 export interface Link {
-  label: 'Graph' | 'Runbook' | 'Silence';
+  label: LinkLabel;
   url: string;
 }
 

@@ -4,7 +4,9 @@
  * only the pipeline's own words are translated. Numbers keep `en-US` grouping (`1,497`), which
  * zh-CN readers use too.
  */
-import type { Link } from './content.js';
+
+/** The links every channel may show under an alert (their words are per locale). */
+export type LinkLabel = 'Graph' | 'Runbook' | 'Silence';
 
 /** A channel instance's language: `en` (Slack, SNS, console default) or `zh-CN` (Feishu default). */
 export type Locale = 'en' | 'zh-CN';
@@ -39,7 +41,7 @@ export interface Messages {
   flappingLine(times: number, since: string): string;
   /** An alert whose fields (`description`, `model_name`, …) were cut or repaired; starts with `(cut)`. */
   cutLine(fields: string[]): string;
-  links: Record<Link['label'], string>;
+  links: Record<LinkLabel, string>;
   digest: {
     title: string;
     received(n: number): string;
