@@ -67,7 +67,7 @@ module.exports = {
       comment: 'The product never imports tests, benchmarks or infrastructure code.',
       severity: 'error',
       from: { path: '^(shared|functions)/' },
-      to: { path: '^(test|bench|infra)/' },
+      to: { path: '^(test|bench|infra|scripts)/' },
     },
     {
       name: 'no-dev-dependencies-in-product',
