@@ -19,7 +19,7 @@ import { ACK_PATH } from '../ack/links.js';
 import { ackRoutes, type AckRouteDeps } from '../ack/routes.js';
 import { splitHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
 import type { Logger } from '../core/logger.js';
-import { noMetrics, type Metrics } from '../metrics/catalogue.js';
+import { noMetrics } from '../metrics/catalogue.js';
 import { processGroup, type PipelineDeps } from '../pipeline/index.js';
 import { redactResponses } from './redact-responses.js';
 import type { Secret } from '../core/secret.js';
