@@ -14,13 +14,13 @@ import { noticeFromRecords } from '../escalation/notices.js';
 import type { EscalationScheduler } from '../escalation/scheduler.js';
 import { createSilence, SilenceError, silenceFor } from '../alertmanager/silences.js';
 import type { AckClaims } from './token.js';
-import type { AckOutcome, AckStore, AlertRecord } from '../store/alert-record.js';
+import type { AckOutcome, AlertRecordStore, AlertRecord } from '../store/alert-record.js';
 
 /** Store calls in flight at once for one link (a link names at most 50 alerts). */
 const CONCURRENCY = 8;
 
 export interface AcknowledgeDeps {
-  store: AckStore;
+  store: AlertRecordStore;
   /** Every channel by name, escalation targets included: follow-ups go to those that carried the alert. */
   channels: Channel[];
   /** Set when `ALERTMANAGER_URL` is: the page then offers "acknowledge and silence". */

@@ -4,7 +4,7 @@
  * bearer token as the webhook (`WEBHOOK_TOKEN`).
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import type { AckStore } from '../store/alert-record.js';
+import type { AlertRecordStore } from '../store/alert-record.js';
 
 /** History events returned, newest kept. */
 export const AUDIT_HISTORY_LIMIT = 200;
@@ -13,7 +13,7 @@ export const AUDIT_HISTORY_LIMIT = 200;
  * @param auth the webhook's bearer-token middleware (`requireBearer`), so both refuse alike
  * @returns a sub-app answering `200 {fingerprint, record, history}` or `404 {error}`
  */
-export function auditRoutes(store: AckStore, auth: MiddlewareHandler, now: () => number): Hono {
+export function auditRoutes(store: AlertRecordStore, auth: MiddlewareHandler, now: () => number): Hono {
   const app = new Hono();
   app.use(auth);
   app.get('/:fingerprint', async (c) => {

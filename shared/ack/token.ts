@@ -12,6 +12,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Secret } from '../core/secret.js';
+import { PipelineError } from '../core/errors.js';
 
 /** Most fingerprints one link names; a larger group's link covers its first alerts (Slack shows fewer anyway). */
 export const MAX_TOKEN_ALERTS = 50;
@@ -52,9 +53,9 @@ export type AckTokenProblem = 'malformed' | 'forged' | 'expired' | 'retired';
 export const TOKEN_PROBLEM_STATUS: Record<AckTokenProblem, 400 | 403 | 410> = { malformed: 400, forged: 403, expired: 410, retired: 410 };
 
 /** Thrown by {@link verifyAckToken}; `message` is safe to show on the page (it never echoes the token). */
-export class AckTokenError extends Error {
+export class AckTokenError extends PipelineError<AckTokenProblem> {
   constructor(readonly problem: AckTokenProblem, message: string) {
-    super(message);
+    super(message, problem);
     this.name = 'AckTokenError';
   }
 }

@@ -17,7 +17,7 @@ import { escalates } from '../escalation/escalation.js';
 import type { AckLinks } from './links.js';
 import { normaliseTime } from '../store/alert-record-items.js';
 import type { EscalationScheduler } from '../escalation/scheduler.js';
-import type { AckStore, AlertRecord, HistoryBatch } from '../store/alert-record.js';
+import type { AlertRecordStore, AlertRecord, HistoryBatch } from '../store/alert-record.js';
 
 /** Store calls in flight at once while recording a group (a storm can bring thousands of alerts). */
 const CONCURRENCY = 32;
@@ -30,7 +30,7 @@ export const MAX_ESCALATIONS_PER_MESSAGE = 20;
 const SCHEDULE_RETRIES = 2;
 
 export interface AckTrackerDeps {
-  store: AckStore;
+  store: AlertRecordStore;
   /** Set when `PUBLIC_URL` and `ACK_SECRET` are: messages carry the Acknowledge link. */
   links?: AckLinks;
   /** Set when an escalation target is configured. */
@@ -54,7 +54,7 @@ export interface SentAlert {
 export class AckTracker {
   constructor(readonly deps: AckTrackerDeps) {}
 
-  get store(): AckStore {
+  get store(): AlertRecordStore {
     return this.deps.store;
   }
 

@@ -9,6 +9,7 @@
  */
 import type { Alert } from './schema.js';
 import { formatMatcher } from './matchers/index.js';
+import { PipelineError } from '../core/errors.js';
 
 /** An alert's `status` as API v2 reports it (`alertStatus`). */
 export interface AlertStatus {
@@ -20,9 +21,9 @@ export interface AlertStatus {
 }
 
 /** Thrown by {@link alertStatus}; the message quotes Alertmanager's reply briefly (no secrets are involved). */
-export class AlertStatusError extends Error {
-  constructor(message: string) {
-    super(message);
+export class AlertStatusError extends PipelineError<'alertmanager_error'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 'alertmanager_error', options);
     this.name = 'AlertStatusError';
   }
 }
@@ -41,7 +42,7 @@ export async function alertStatus(alertmanagerUrl: string, alert: Pick<Alert, 'f
     response = await fetch(`${alertmanagerUrl}/api/v2/alerts?${query}`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    throw new AlertStatusError(`Alertmanager did not answer (${cause})`);
+    throw new AlertStatusError(`Alertmanager did not answer (${cause})`, { cause: err });
   }
   const text = await response.text().catch(() => '');
   if (response.status !== 200) throw new AlertStatusError(`Alertmanager answered HTTP ${response.status}: ${text.replace(/\s+/g, ' ').trim().slice(0, 200)}`);

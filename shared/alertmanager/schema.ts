@@ -68,7 +68,6 @@ export const webhookSchema = z.object({
   alerts: z.array(alertSchema).min(1),
 });
 
-type AlertStatus = z.infer<typeof alertStatusSchema>;
 /** One alert of a webhook payload. */
 export type Alert = z.infer<typeof alertSchema>;
 /** A whole Alertmanager webhook payload (version 4). */

@@ -6,6 +6,7 @@
  * @see https://github.com/prometheus/alertmanager/blob/main/api/v2/openapi.yaml (postSilences)
  */
 import type { Alert } from './schema.js';
+import { PipelineError } from '../core/errors.js';
 
 /** The silence durations the page offers, hours. */
 export const SILENCE_HOURS = [1, 4, 8, 24] as const;
@@ -30,9 +31,9 @@ export interface PostableSilence {
 }
 
 /** Thrown by {@link createSilence}; the message quotes Alertmanager's reply (no secrets are involved). */
-export class SilenceError extends Error {
-  constructor(message: string) {
-    super(message);
+export class SilenceError extends PipelineError<'alertmanager_error'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 'alertmanager_error', options);
     this.name = 'SilenceError';
   }
 }
@@ -72,7 +73,7 @@ export async function createSilence(alertmanagerUrl: string, silence: PostableSi
     });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    throw new SilenceError(`Alertmanager did not answer (${cause})`);
+    throw new SilenceError(`Alertmanager did not answer (${cause})`, { cause: err });
   }
   const text = await response.text().catch(() => '');
   if (response.status !== 200) throw new SilenceError(`Alertmanager answered HTTP ${response.status}: ${text.replace(/\s+/g, ' ').trim().slice(0, 200)}`);

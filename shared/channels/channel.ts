@@ -2,6 +2,7 @@
  * The contract every channel implements. A channel renders and sends; it never retries,
  * dedupes or records deliveries: the pipeline does (as in Alertmanager's `notify.Notifier`).
  */
+import { PipelineError } from '../core/errors.js';
 import type { Notification } from '../render/notification.js';
 
 export interface Channel {
@@ -33,16 +34,17 @@ export type DeliveryFailureReason = 'timeout' | 'network' | 'rate_limited' | 'se
  * A failed delivery. `retryable` is true for 5xx, 429, time-outs and network errors;
  * false for other 4xx and platform errors that mean bad configuration.
  */
-export class DeliveryError extends Error {
+export class DeliveryError extends PipelineError<DeliveryFailureReason> {
   constructor(
     message: string,
     readonly retryable: boolean,
     /** The platform's `Retry-After`, milliseconds, when it sent one. */
     readonly retryAfterMs?: number,
     /** For metrics; default `platform_error`. */
-    readonly reason: DeliveryFailureReason = 'platform_error',
+    reason: DeliveryFailureReason = 'platform_error',
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, reason, options);
     this.name = 'DeliveryError';
   }
 }

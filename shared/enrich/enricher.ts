@@ -5,6 +5,7 @@
 import type { Alert } from '../alertmanager/schema.js';
 import type { Sample, Series } from '../prometheus/client.js';
 import type { MemoryTrend, Signal, SignalUnit, AlertKind } from './types.js';
+import { PipelineError } from '../core/errors.js';
 
 /** Unit of a configured memory series' samples; values are converted to MiB. */
 export type MemoryUnit = 'bytes' | 'KiB' | 'MiB' | 'GiB';
@@ -58,9 +59,9 @@ export interface Enricher<K extends AlertKind = AlertKind> {
 }
 
 /** Thrown by an enricher that cannot query anything for this alert; `message` is the human reason. */
-export class EnrichmentUnavailable extends Error {
+export class EnrichmentUnavailable extends PipelineError<'enrichment_unavailable'> {
   constructor(reason: string) {
-    super(reason);
+    super(reason, 'enrichment_unavailable');
     this.name = 'EnrichmentUnavailable';
   }
 }

@@ -14,13 +14,13 @@ import type { Logger } from '../core/logger.js';
 import { noticeFromRecords } from './notices.js';
 import type { EscalationJob } from './scheduler.js';
 import { alertStatus, AlertStatusError } from '../alertmanager/alert-status.js';
-import type { AckStore } from '../store/alert-record.js';
+import type { AlertRecordStore } from '../store/alert-record.js';
 
 /** Severities that escalate (the label `severity`, as the shipped rules set it). */
 export const ESCALATED_SEVERITIES: ReadonlySet<string> = new Set(['critical']);
 
 export interface EscalationDeps {
-  store: AckStore;
+  store: AlertRecordStore;
   /** The escalation target channels (`escalation-sns`, `escalation-slack`); at least one. */
   targets: Channel[];
   /** Signs the escalation message's Acknowledge link (`AckLinks` of `shared/ack/links.ts`); unset: no link. */
@@ -103,7 +103,7 @@ async function suppressed(job: EscalationJob, deps: EscalationDeps, log: Logger)
   return true;
 }
 
-function skipReason(record: Awaited<ReturnType<AckStore['get']>>, job: EscalationJob): string {
+function skipReason(record: Awaited<ReturnType<AlertRecordStore['get']>>, job: EscalationJob): string {
   if (!record) return 'unknown or expired';
   if (record.startsAt !== job.startsAt) return 'a newer occurrence';
   if (record.acknowledgement) return 'acknowledged';

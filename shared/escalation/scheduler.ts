@@ -43,7 +43,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * In-process timers (`npm start`, tests). A failed check is retried ({@link TIMER_RETRY}). Timers end
  * with the process; the due times are in the table, and `npm start` schedules the checks still pending
- * again at start (`AckStore.scheduledEscalations`). Timers are `unref`ed, so they never keep a process
+ * again at start (`AlertRecordStore.scheduledEscalations`). Timers are `unref`ed, so they never keep a process
  * alive on their own.
  */
 export class TimerScheduler implements EscalationScheduler {

@@ -1,4 +1,5 @@
 /** The one error type of the Prometheus client. */
+import { PipelineError } from '../core/errors.js';
 
 /**
  * A failed query.
@@ -10,12 +11,12 @@
  * the error envelope carried some.
  * @see https://prometheus.io/docs/prometheus/latest/querying/api/#format-overview
  */
-export class PrometheusError extends Error {
+export class PrometheusError extends PipelineError {
   readonly errorType: string;
   readonly httpStatus?: number;
   readonly warnings: string[];
   constructor(message: string, options: { errorType: string; httpStatus?: number; warnings?: string[]; cause?: unknown }) {
-    super(message, { cause: options.cause });
+    super(message, options.errorType, { cause: options.cause });
     this.name = 'PrometheusError';
     this.errorType = options.errorType;
     this.httpStatus = options.httpStatus;

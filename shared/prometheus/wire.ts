@@ -81,5 +81,3 @@ export const envelopeSchema = z.object({
   error: z.string().optional(),
   warnings: z.array(z.string()).optional(),
 });
-
-type Envelope = z.infer<typeof envelopeSchema>;

@@ -13,6 +13,7 @@ import { resolveChannel as resolveEntry, secretNamesOf, type ChannelInstance, ty
 import { webhookUrlProblem, type SecretRef } from '../channels/settings.js';
 import { routingFileSchema, type RoutingFile } from './schema.js';
 import { toJsProblem, yamlProblem } from './yaml-problems.js';
+import { PipelineError } from '../core/errors.js';
 
 export interface RoutingConfig {
   /** The file as given (for messages). */
@@ -25,9 +26,9 @@ export interface RoutingConfig {
 }
 
 /** Thrown by {@link loadRoutingFile}; `problems` are `file:line: field: problem`, all of them. */
-export class RoutingError extends Error {
+export class RoutingError extends PipelineError<'invalid_routing_file'> {
   constructor(readonly problems: string[]) {
-    super(`invalid routing file:\n  ${problems.join('\n  ')}`);
+    super(`invalid routing file:\n  ${problems.join('\n  ')}`, 'invalid_routing_file');
     this.name = 'RoutingError';
   }
 }

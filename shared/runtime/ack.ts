@@ -11,7 +11,7 @@ import { createSnsChannel, regionFromTopicArn } from '../channels/sns/index.js';
 import type { Channel } from '../channels/channel.js';
 import type { Config } from './config.js';
 import type { Logger } from '../core/logger.js';
-import { DynamoDbAckStore } from '../store/alert-record-dynamodb.js';
+import { DynamoDbAlertRecordStore } from '../store/alert-record-dynamodb.js';
 import { checkEscalation, type EscalationDeps } from '../escalation/escalation.js';
 import { EventBridgeScheduler } from '../escalation/eventbridge-scheduler.js';
 import { AckLinks } from '../ack/links.js';
@@ -71,7 +71,7 @@ export function escalationTargets(config: Config, sns?: SNSClient): Channel[] {
  * @param now clock, epoch milliseconds
  */
 export function createAckRuntime(config: Config, clients: AckClients, channels: Channel[], logger: Logger, now: () => number = Date.now): AckRuntime {
-  const store = new DynamoDbAckStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME, ttlSeconds: config.dedupeTtlSeconds });
+  const store = new DynamoDbAlertRecordStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME, ttlSeconds: config.dedupeTtlSeconds });
   const keys = config.ackSecret ? { current: config.ackSecret, previous: config.ackPreviousSecret } : undefined;
   const links = keys && config.publicUrl ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }) : undefined;
   const targets = escalationTargets(config, clients.sns);

@@ -13,6 +13,7 @@ import { loadRoutingFile, RoutingError, routingSecretNames, type RoutingConfig }
 import { Secret } from '../core/secret.js';
 import { trimSettings, type SettingWarning } from './settings-whitespace.js';
 import type { LogLevel } from '../core/logger.js';
+import { PipelineError } from '../core/errors.js';
 
 /** An https URL; plain http is allowed only to loopback (local tests). The routing file applies the same rule. */
 function webhookUrl() {
@@ -186,9 +187,9 @@ export interface Config {
 }
 
 /** Thrown by {@link loadConfig}; `message` lists every bad setting as `NAME: problem`. */
-export class ConfigError extends Error {
+export class ConfigError extends PipelineError<'invalid_configuration'> {
   constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`, 'invalid_configuration');
     this.name = 'ConfigError';
   }
 }

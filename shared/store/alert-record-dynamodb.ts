@@ -1,5 +1,5 @@
 /**
- * DynamoDB adapter of {@link AckStore}, in the dedupe table (item layout: `records.ts`). Built on
+ * DynamoDB adapter of {@link AlertRecordStore}, in the dedupe table (item layout: `records.ts`). Built on
  * single-item conditional writes only, like the dedupe ledger, so dynalite and DynamoDB behave alike;
  * items whose `expiresAt` has passed are treated as absent.
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
@@ -7,7 +7,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { alertJsonForRecord, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
-import type { Acknowledgement, AckOutcome, AckStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './alert-record.js';
+import type { Acknowledgement, AckOutcome, AlertRecordStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './alert-record.js';
 
 /** BatchGetItem's per-call key limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
 const BATCH_GET_MAX_KEYS = 100;
@@ -26,7 +26,7 @@ const NAMES = {
 } as const;
 type Name = keyof typeof NAMES;
 
-export class DynamoDbAckStore implements AckStore {
+export class DynamoDbAlertRecordStore implements AlertRecordStore {
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #ttlSeconds: number;

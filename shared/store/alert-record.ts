@@ -68,7 +68,7 @@ export type HistoryEvent = { at: string; startsAt: string } & (
 /** Distributes `Omit` over the history union (plain `Omit` would merge its members). */
 export type HistoryInput = HistoryEvent extends infer E ? (E extends HistoryEvent ? Omit<E, 'at'> : never) : never;
 
-/** What {@link AckStore.acknowledge} did. */
+/** What {@link AlertRecordStore.acknowledge} did. */
 export type AckOutcome =
   | { outcome: 'acknowledged'; record: AlertRecord }
   | { outcome: 'already acknowledged'; record: AlertRecord }
@@ -77,7 +77,7 @@ export type AckOutcome =
   | { outcome: 'unknown' };
 
 /**
- * History events collected to be written together ({@link AckStore.flushHistory}): a storm's
+ * History events collected to be written together ({@link AlertRecordStore.flushHistory}): a storm's
  * `notified` events in a few batch requests instead of one request each. Their order is fixed by
  * the sequence numbers the record updates already took, not by when they are written.
  */
@@ -98,10 +98,10 @@ export interface NotifiedAlert {
 }
 
 /**
- * Port for alert state. One adapter: DynamoDB (`dynamodb-store.ts`), in the dedupe table.
+ * Port for alert state. One adapter: DynamoDB (`alert-record-dynamodb.ts`), in the dedupe table. Not an "ack" store: it holds every alert's state, history, acknowledgement and escalation.
  * Times are epoch milliseconds; every write is a single-item conditional write.
  */
-export interface AckStore {
+export interface AlertRecordStore {
   /** The alert's record; `undefined` when never notified or expired. */
   get(fingerprint: string, nowMs: number): Promise<AlertRecord | undefined>;
   /** Several records at once (batched reads), by fingerprint; unknown and expired ones are left out. */

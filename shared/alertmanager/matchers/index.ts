@@ -19,6 +19,7 @@ import { RE2JS } from 're2js';
 import { parseClassicMatcher, parseClassicMatchers } from './classic.js';
 import type { MatchType, MatcherText, ParseResult } from './types.js';
 import { parseUtf8Matchers } from './utf8.js';
+import { PipelineError } from '../../core/errors.js';
 
 export type { MatchType } from './types.js';
 
@@ -33,9 +34,9 @@ export interface Matcher {
 }
 
 /** Thrown for a matcher that does not parse; the message says what is wrong, quoting the matcher. */
-export class MatcherSyntaxError extends Error {
+export class MatcherSyntaxError extends PipelineError<'matcher_syntax'> {
   constructor(message: string) {
-    super(message);
+    super(message, 'matcher_syntax');
     this.name = 'MatcherSyntaxError';
   }
 }

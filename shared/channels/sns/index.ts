@@ -53,7 +53,7 @@ export function classifySnsError(err: unknown, channel = 'sns'): DeliveryError {
   const reason = status !== undefined ? httpFailureReason(status) : THROTTLING.has(name) ? 'rate_limited' : e.code !== undefined && NETWORK_CODES.has(e.code) ? 'network' : retryable ? 'server_error' : 'client_error';
   const message = `${channel}: ${detail}: ${String(e.message ?? '').slice(0, 200)}`;
   const content = name === 'URIError' || (INVALID_PARAMETER.has(name) && MESSAGE_PARAMETER.test(String(e.message ?? '')));
-  return content && !retryable ? new ContentRefusedError(message) : new DeliveryError(message, retryable, undefined, reason);
+  return content && !retryable ? new ContentRefusedError(message) : new DeliveryError(message, retryable, undefined, reason, { cause: err });
 }
 
 /**

@@ -3,7 +3,7 @@
  * silence ids, the escalation state machine and the history the audit route reads.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoDbAckStore } from '../../../shared/store/alert-record-dynamodb.js';
+import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dynamodb.js';
 import type { NotifiedAlert } from '../../../shared/store/alert-record.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
 import { ensureTable } from '../../../shared/store/table.js';
@@ -12,7 +12,7 @@ import { fixture } from '../../helpers/fixtures.js';
 const T0 = Date.parse('2026-11-29T12:45:00Z');
 const STARTS = '2026-11-29T12:42:23.143Z';
 let db: LocalDynamoDb;
-let store: DynamoDbAckStore;
+let store: DynamoDbAlertRecordStore;
 let n = 0;
 
 beforeAll(async () => {
@@ -22,7 +22,7 @@ afterAll(async () => db.close());
 beforeEach(async () => {
   const tableName = `ack-store-${++n}`;
   await ensureTable(db.client, tableName);
-  store = new DynamoDbAckStore(db.client, { tableName, ttlSeconds: 3600 });
+  store = new DynamoDbAlertRecordStore(db.client, { tableName, ttlSeconds: 3600 });
 });
 
 function notified(overrides: Partial<NotifiedAlert['alert']> = {}, channels = ['slack', 'sns']): NotifiedAlert {
@@ -37,7 +37,7 @@ function notified(overrides: Partial<NotifiedAlert['alert']> = {}, channels = ['
 }
 const ack = (by: string, at = T0 + 1000) => ({ by, at: new Date(at).toISOString(), channel: 'slack' });
 
-describe('DynamoDbAckStore', () => {
+describe('DynamoDbAlertRecordStore', () => {
   it('records an occurrence once, adds channels to it, and keeps NaN signal values', async () => {
     const first = await store.recordNotified(notified({}, ['slack']), T0);
     expect(first).toMatchObject({ newOccurrence: true, record: { status: 'firing', startsAt: STARTS, channels: ['slack'] } });
