@@ -3,7 +3,7 @@
  * arm64, ESM bundled by local esbuild, a log group with retention), a public Function URL, plus
  * helpers that grant access and set the matching environment variable in one call so wiring cannot drift.
  *
- * The environment variable names are the contract of `shared/config.ts`.
+ * The environment variable names are the contract of `shared/runtime/config.ts`.
  */
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Validations } from 'aws-cdk-lib';

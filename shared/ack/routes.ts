@@ -1,5 +1,5 @@
 /**
- * HTTP routes of the acknowledgement page, mounted at `/v1/ack` (see `shared/app.ts`):
+ * HTTP routes of the acknowledgement page, mounted at `/v1/ack` (see `shared/http/app.ts`):
  * - `GET /v1/ack/:token` shows the alerts and a form, and changes no state (link unfurlers, mail
  *   scanners and prefetchers fetch links on their own);
  * - `POST /v1/ack/:token` acknowledges, behind the CSRF checks of `csrf.ts`.

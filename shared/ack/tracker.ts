@@ -47,7 +47,7 @@ export type AckView = ReadonlyMap<string, Acknowledgement>;
 export interface SentAlert {
   alert: Alert;
   channels: string[];
-  /** The event's generation (`shared/dedupe/occurrence.ts`); absent: 0. */
+  /** The event's generation (`shared/store/occurrence.ts`); absent: 0. */
   generation?: number;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The source of truth for whether an alert fires now, asked only for the rare candidate re-fires
  * (an alert sent firing again after it was announced resolved, with the same `startsAt`; see
- * `shared/dedupe/occurrence.ts`). Never on the common path: a group of new or resent alerts makes
+ * `shared/store/occurrence.ts`). Never on the common path: a group of new or resent alerts makes
  * no query.
  */
 import type { Alert } from '../alertmanager/schema.js';

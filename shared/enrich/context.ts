@@ -42,7 +42,7 @@ export function createContext(client: PrometheusClient, options: ContextOptions)
       byKind[kind] = (byKind[kind] ?? 0) + 1;
       logger.debug('enrich.query', { kind, query: key });
       pending = run().then(({ result, warnings }) => {
-        if (warnings.length > 0) logger.warn('enrich.prometheus_warnings', { query: key, warnings });
+        if (warnings.length > 0) logger.warn('prometheus warnings', { query: key, warnings });
         return result;
       });
       cache.set(key, pending);

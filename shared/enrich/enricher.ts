@@ -1,6 +1,6 @@
 /**
  * The contract every enricher implements, and the signal definitions they share.
- * One file per alert kind implements {@link Enricher}; `enrichers.ts` lists them.
+ * One file per alert kind implements {@link Enricher}; `kinds/index.ts` lists them.
  */
 import type { Alert } from '../alertmanager/schema.js';
 import type { Sample, Series } from '../prometheus/client.js';

@@ -55,7 +55,7 @@ export async function enrichAlerts(alerts: Alert[], deps: EnrichDeps): Promise<M
     if (!deps.prometheusUrl) return fillUnavailable(alerts, kinds, results, 'PROMETHEUS_URL not set', 'not_configured');
     await enrichAll(alerts, kinds, results, { ...deps, prometheusUrl: deps.prometheusUrl });
   } catch (err) {
-    deps.logger.error('enrich.failed', { error: err });
+    deps.logger.error('enrichment failed', { error: err });
     fillUnavailable(alerts, kinds, results, 'enrichment failed', 'error');
   }
   return results;
@@ -110,7 +110,7 @@ async function enrichOne(alert: Alert, kind: AlertKind, ctx: EnrichContext, budg
     return { status: 'enriched', kind, signals, ...(trend ? { trend } : {}), ...(cause ? { likelyCause: cause } : {}) };
   } catch (err) {
     if (!(err instanceof PrometheusError || err instanceof EnrichmentUnavailable || budget.aborted)) {
-      deps.logger.warn('enrich.error', { fingerprint: alert.fingerprint, kind, error: err });
+      deps.logger.warn('alert enrichment failed', { fingerprint: alert.fingerprint, kind, error: err });
     }
     return { status: 'unavailable', kind, reason: failureReason(err, budget, deps.timeoutMs), cause: failureCause(err, budget) };
   }
@@ -152,7 +152,7 @@ function fillUnavailable(alerts: Alert[], kinds: Map<string, AlertKind>, results
 function logUnavailable(results: Map<string, Enrichment>, logger: Logger): void {
   const byReason = new Map<string, number>();
   for (const e of results.values()) if (e.status === 'unavailable') byReason.set(e.reason, (byReason.get(e.reason) ?? 0) + 1);
-  for (const [reason, alerts] of byReason) logger.warn('enrich.unavailable', { reason, alerts });
+  for (const [reason, alerts] of byReason) logger.warn('enrichment unavailable', { reason, alerts });
 }
 
 /** Resolves when `work` settles or `signal` aborts, whichever is first. */

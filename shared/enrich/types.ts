@@ -122,6 +122,6 @@ export interface Acknowledgement {
 
 /**
  * An alert of the group, as the channels receive it; `acknowledgement` once someone acknowledged it;
- * `cut` names the fields that are not as sent (too long or not valid text, `shared/reduce.ts`).
+ * `cut` names the fields that are not as sent (too long or not valid text, `shared/render/reduce.ts`).
  */
 export type EnrichedAlert = Alert & { enrichment: Enrichment; acknowledgement?: Acknowledgement; cut?: string[] };

@@ -59,7 +59,7 @@ export interface GroupResult {
   notified: number;
   /** Alerts every channel already had. */
   duplicates: number;
-  /** Copies of a superseded state (a lagging HA peer, a late retry), not sent: see `shared/dedupe/occurrence.ts`. */
+  /** Copies of a superseded state (a lagging HA peer, a late retry), not sent: see `shared/store/occurrence.ts`. */
   stale: number;
   /** Alerts another delivery is handling right now (an HA peer, a concurrent retry); the answer is then 503. */
   inFlight: number;

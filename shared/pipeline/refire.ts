@@ -1,6 +1,6 @@
 /**
  * The re-fire stage, right after the claims: an alert sent firing again after it was announced
- * resolved, with the same `startsAt` (`resolved before`, see `shared/dedupe/occurrence.ts`), is a
+ * resolved, with the same `startsAt` (`resolved before`, see `shared/store/occurrence.ts`), is a
  * real re-fire or a stale copy, and only the source of truth can tell; so is a resolve after such a
  * re-fire that is no newer than the resolve before it (`fired again since`). The source is asked once
  * per group, for these rare candidates only (`shared/alert-state/`). A re-fire is announced unless the

@@ -21,7 +21,7 @@ import { AckTracker } from '../ack/tracker.js';
 import { AWS_CLIENT_DEFAULTS } from './aws-clients.js';
 import { DEFAULT_TABLE_NAME } from '../store/table.js';
 
-/** The table name used when `TABLE_NAME` is unset (must match `shared/runtime.ts`). */
+/** The table name used when `TABLE_NAME` is unset (must match `shared/runtime/deps.ts`). */
 
 export interface AckClients {
   dynamodb: DynamoDBClient;

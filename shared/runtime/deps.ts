@@ -72,7 +72,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     // The routing file picks channels per alert; without one, every channel gets every alert.
     route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
     flapWindowMs: config.routing?.flapWindowMs,
-    // Asked only for alerts firing again after their announced resolve (shared/refire.ts).
+    // Asked only for alerts firing again after their announced resolve (shared/pipeline/refire.ts).
     alertState: createAlertStateSource(config),
     logger,
     now: () => Date.now(),

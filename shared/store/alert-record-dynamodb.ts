@@ -1,5 +1,5 @@
 /**
- * DynamoDB adapter of {@link AlertRecordStore}, in the dedupe table (item layout: `records.ts`). Built on
+ * DynamoDB adapter of {@link AlertRecordStore}, in the dedupe table (item layout: `alert-record-items.ts`). Built on
  * single-item conditional writes only, like the dedupe ledger, so dynalite and DynamoDB behave alike;
  * items whose `expiresAt` has passed are treated as absent.
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
@@ -89,7 +89,7 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
 
   /**
    * The same occurrence firing again after its announced resolve (generation ≥ 1, see
-   * `shared/dedupe/occurrence.ts`): firing once more, its resolve time, finished escalation and
+   * `shared/store/occurrence.ts`): firing once more, its resolve time, finished escalation and
    * acknowledgement cleared — the acknowledgement was of the firing that resolved, and a re-fire may
    * be a missed incident — so a critical alert escalates again unless someone acknowledges anew.
    */

@@ -4,7 +4,7 @@
  *   enrichment as JSON (DynamoDB numbers cannot be `NaN` or ±Infinity, which signals may be), `ack` and
  *   `escalation` are maps, `channels` a string set, `historySeq` the number of history items;
  * - `history#<fingerprint>#<seq, 10 digits>`: one history event (`eventJson`).
- * An over-long fingerprint appears in keys as its digest (`shared/dedupe/keys.ts`); the record's
+ * An over-long fingerprint appears in keys as its digest (`shared/store/keys.ts`); the record's
  * `fingerprint` attribute keeps it whole.
  */
 import type { Alert } from '../alertmanager/schema.js';

@@ -93,7 +93,7 @@ export interface NotifiedAlert {
   externalURL: string;
   /** Channels that accepted it in this round; empty when every channel failed. */
   channels: string[];
-  /** The event's generation (`shared/dedupe/occurrence.ts`): ≥ 1 for a re-fire with the same `startsAt` and its resolve. */
+  /** The event's generation (`shared/store/occurrence.ts`): ≥ 1 for a re-fire with the same `startsAt` and its resolve. */
   generation?: number;
 }
 

@@ -42,7 +42,7 @@ export const DEDUPE_DECISIONS = [
   'stale copy',
 ] as const;
 
-/** The decisions the source of truth must settle (`shared/refire.ts`). */
+/** The decisions the source of truth must settle (`shared/pipeline/refire.ts`). */
 export const CANDIDATES: ReadonlySet<DedupeDecision> = new Set(['resolved before', 'fired again since']);
 
 /** The decisions an alert ends with once candidates are settled (`dedupe_decisions_total{decision}`). */
@@ -67,7 +67,7 @@ export interface Claim {
   event: ClaimedEvent;
 }
 
-/** Port for the dedupe ledger. One adapter: DynamoDB (`dynamodb-store.ts`). */
+/** Port for the dedupe ledger. One adapter: DynamoDB (`dedupe-dynamodb.ts`). */
 export interface DedupeStore {
   /**
    * Claims an alert event for delivery to `channels`, atomically: of concurrent callers, one wins.

@@ -2,7 +2,7 @@
  * The alert-event state machine: the one place that says which state of an alert occurrence (one
  * `fingerprint` with one `startsAt`) is announced, in which order, under HA peers and retries.
  *
- * The occurrence has one record (its *head*, see `dynamodb-store.ts`): the state last claimed for
+ * The occurrence has one record (its *head*, see `dedupe-dynamodb.ts`): the state last claimed for
  * announcement, its generation, and that state's delivery ledger (channels pending and delivered,
  * a lease). Every transition is one conditional write on the head, so of concurrent deliverers
  * exactly one moves it.

@@ -35,7 +35,7 @@ let prometheus: RunningProcess;
 let rulesDir: string;
 const feishuSignatures: boolean[] = [];
 
-/** Feishu's check, written independently of shared/channels/feishu.ts: HMAC-SHA256 keyed with `timestamp\nsecret` over "". */
+/** Feishu's check, written independently of shared/channels/feishu/index.ts: HMAC-SHA256 keyed with `timestamp\nsecret` over "". */
 function verifyFeishu(request: RecordedRequest) {
   const body = JSON.parse(request.body.toString('utf8')) as { timestamp?: string; sign?: string };
   const expected = createHmac('sha256', `${body.timestamp}\n${FEISHU_SECRET}`).update('').digest('base64');

@@ -23,18 +23,18 @@ const AUDIT_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:llm-audit';
  * `[]`: never sent in Lambda (with the reason). A new command fails the test below until it is listed here.
  */
 const SDK_COMMANDS: Record<string, string[]> = {
-  GetSecretValueCommand: ['secretsmanager:GetSecretValue'], // shared/settings-secret.ts, at cold start
-  PublishCommand: ['sns:Publish'], // shared/channels/sns.ts
-  CreateScheduleCommand: ['scheduler:CreateSchedule', 'iam:PassRole'], // shared/ack/eventbridge-scheduler.ts; PassRole: the target's RoleArn
+  GetSecretValueCommand: ['secretsmanager:GetSecretValue'], // shared/runtime/settings-secret.ts, at cold start
+  PublishCommand: ['sns:Publish'], // shared/channels/sns/index.ts
+  CreateScheduleCommand: ['scheduler:CreateSchedule', 'iam:PassRole'], // shared/escalation/eventbridge-scheduler.ts; PassRole: the target's RoleArn
   DeleteScheduleCommand: ['scheduler:DeleteSchedule'],
-  GetCommand: ['dynamodb:GetItem'], // lib-dynamodb: shared/dedupe/, shared/ack/dynamodb-store.ts
+  GetCommand: ['dynamodb:GetItem'], // lib-dynamodb: shared/store/dedupe-dynamodb.ts, shared/store/alert-record-dynamodb.ts
   PutCommand: ['dynamodb:PutItem'],
   UpdateCommand: ['dynamodb:UpdateItem'],
   BatchGetCommand: ['dynamodb:BatchGetItem'],
   BatchWriteCommand: ['dynamodb:BatchWriteItem'],
-  CreateTableCommand: [], // shared/dedupe/table.ts: only npm start's local table; the stack creates the real one
+  CreateTableCommand: [], // shared/store/table.ts: only npm start's local table; the stack creates the real one
   UpdateTimeToLiveCommand: [], // likewise
-  ScanCommand: [], // shared/ack/dynamodb-store.ts scheduledEscalations: only npm start's in-process scheduler re-arming at start; Lambda escalates through EventBridge Scheduler
+  ScanCommand: [], // shared/store/alert-record-dynamodb.ts scheduledEscalations: only npm start's in-process scheduler re-arming at start; Lambda escalates through EventBridge Scheduler
 };
 
 /** What Lambda itself does with the function's role: its log streams, the async failure destination. */

@@ -1,5 +1,5 @@
 /**
- * Property test of the alert-event state machine (`shared/dedupe/occurrence.ts`) through the real
+ * Property test of the alert-event state machine (`shared/store/occurrence.ts`) through the real
  * pipeline and the DynamoDB ledger on dynalite: random interleavings (fast-check's scheduler) of 2–3
  * HA peers posting the states Alertmanager went through (firing, resolves by a missed resend,
  * re-fires, the real resolve), lagging behind, retrying, channels refusing, and deliverers dying

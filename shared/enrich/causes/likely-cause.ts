@@ -1,4 +1,4 @@
-/** Evaluates the likely-cause rules (`causes.ts`) on what enrichment gathered. Pure. */
+/** Evaluates the likely-cause rules (`rules.ts`) on what enrichment gathered. Pure. */
 import { formatMemoryTrend, formatSignalValue } from '../values.js';
 import { CAUSE_RULES, type Comparison, type Condition, type CauseRule } from './rules.js';
 import type { AlertKind, LikelyCause, MemoryTrend, Signal } from '../types.js';

@@ -112,7 +112,7 @@ describe('DynamoDbDedupeStore against dynalite', () => {
   });
 });
 
-describe('the occurrence state machine (shared/dedupe/occurrence.ts) on dynalite', () => {
+describe('the occurrence state machine (shared/store/occurrence.ts) on dynalite', () => {
   const all = ['slack', 'sns'];
   async function deliverAll(s: DynamoDbDedupeStore, a: AlertEvent, c: Claim) {
     await s.markDelivered(a, c.event, c.pending);
