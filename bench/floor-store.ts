@@ -3,6 +3,7 @@
  * sends, retries excluded): the real app in process (same settings as the spawned product) on dynalite.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { createApp } from '../shared/app.js';
 import { loadConfig } from '../shared/config.js';
 import { startLocalDynamoDb } from '../shared/dedupe/local-dynamodb.js';
@@ -38,10 +39,11 @@ export interface StoreCost {
 /** Sends a group of `n` new alerts, then the same group again; counts the store's requests of each. */
 export async function storeCost(fakes: Fakes, sizes: number[]): Promise<StoreCost[]> {
   const db = await startLocalDynamoDb('bench-floor');
+  const sns = new SNSClient({ endpoint: fakes.sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
   try {
     const counts = countCommands(db.client);
     const config = loadConfig({ ...productEnv(fakes), ALLOW_UNAUTHENTICATED: 'true', TABLE_NAME: 'bench-floor' });
-    const app = createApp(config, createDeps(config, { dynamodb: db.client }, silentLogger));
+    const app = createApp(config, createDeps(config, { dynamodb: db.client, sns }, silentLogger));
     const send = async (body: string) => {
       counts.clear();
       const res = await app.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
@@ -58,6 +60,7 @@ export async function storeCost(fakes: Fakes, sizes: number[]): Promise<StoreCos
     }
     return rows;
   } finally {
+    sns.destroy();
     await db.close();
   }
 }

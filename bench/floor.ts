@@ -16,12 +16,14 @@ import { newGroup, npmStartArgs, post, ROOT, serve, type Served } from './floor-
 import { storeCost } from './floor-store.js';
 import { round, table, type Benchmark, type Row } from './harness.js';
 
-/** Group sizes and how many runs each gets (medians of these). */
-const GROUPS: ReadonlyArray<[alerts: number, runs: number, goal?: number]> = [[1, 15, 5], [10, 11, 8], [100, 7, 25], [1000, 3]];
-const DUPLICATE_RUNS = 15;
-const STORM = { alerts: 5000, truncated: 1497, runs: 3 };
-const RSS_GROUPS = 1000;
-const COLD_RUNS = 7;
+/** `BENCH_QUICK=1`: a smoke run of every phase with few runs and small sizes (its numbers mean little). */
+const QUICK = process.env.BENCH_QUICK === '1';
+/** Group sizes and how many runs each gets (medians of these), with the goal ratio to the relay. */
+const GROUPS: ReadonlyArray<[alerts: number, runs: number, goal?: number]> = QUICK ? [[1, 3, 5], [10, 3, 8], [100, 1, 25]] : [[1, 15, 5], [10, 11, 8], [100, 7, 25], [1000, 3]];
+const DUPLICATE_RUNS = QUICK ? 3 : 15;
+const STORM = { alerts: QUICK ? 500 : 5000, truncated: 1497, runs: QUICK ? 1 : 3 };
+const RSS_GROUPS = QUICK ? 50 : 1000;
+const COLD_RUNS = QUICK ? 1 : 7;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -52,6 +54,7 @@ async function latencies(product: Served, relay: Served): Promise<Row[]> {
       if (i >= 0) p.push(a.ms), r.push(b.ms);
     }
     const ratio = median(p) / median(r);
+    console.error(`  measured: ${label}`);
     rows.push({ case: label, 'product p50': `${round(median(p))} ms`, 'relay p50': `${round(median(r))} ms`, 'product/relay': `${round(ratio)}×`, goal: goal ? `≤ ${goal}×` : '', status: goal ? met(ratio <= goal) : '' });
   };
   for (const [n, runs, goal] of GROUPS) await measure(`${n} new alert${n > 1 ? 's' : ''} per group`, runs, goal, () => newGroup(n), () => newGroup(n));
@@ -100,7 +103,7 @@ async function profile(fakes: Fakes): Promise<[string, number, number][]> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const product = await startProduct(fakes, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...npmStartArgs()]);
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < (QUICK ? 2 : 20); i++) {
     const body = newGroup(100);
     ok(await post(product.url, body), 'profile');
     ok(await post(product.url, body), 'profile repeat');

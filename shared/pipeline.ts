@@ -16,7 +16,7 @@ import type { AckTracker, AckView } from './ack/tracker.js';
 import type { Alert, WebhookMessage } from './alertmanager/schema.js';
 import { ContentRefusedError, deliveryFailureReason, type Channel } from './channels/types.js';
 import type { AlertStateSource } from './alert-state/types.js';
-import { eventKey, type Claim, type DedupeStore } from './dedupe/store.js';
+import { eventKey, type Claim, type DedupeStore, type Seen } from './dedupe/store.js';
 import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from './delivery.js';
 import type { Enrichment } from './enrich/types.js';
 import { DEFAULT_FLAP_WINDOW_MS, markFlapping, noteFlapping } from './flapping.js';
@@ -155,7 +155,10 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
  * is rethrown: otherwise Alertmanager's retry would find them "in flight" until their lease ran out.
  */
 async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<ClaimedAlert[]> {
-  const settled = await Promise.allSettled(claimEach(alerts, deps, log));
+  const now = deps.now();
+  // One batched read first: duplicates are then settled without a write, new alerts with one each.
+  const seen = await readAll(alerts, now, deps, log);
+  const settled = await Promise.allSettled(claimEach(alerts, seen, now, deps, log));
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   const claimed = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   if (!failure) return claimed;
@@ -163,15 +166,30 @@ async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promi
   throw failure.reason;
 }
 
-function claimEach(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<ClaimedAlert>[] {
+/**
+ * The group's dedupe records in one batched read. A batch that DynamoDB refuses as a whole
+ * (`ValidationException`: one alert's key it will never accept) is not read: each alert is then
+ * claimed alone, so that one bad alert does not block its group (see {@link unclaimable}).
+ */
+async function readAll(alerts: Alert[], now: number, deps: PipelineDeps, log: Logger): Promise<(Seen | undefined)[]> {
+  if (!deps.store.readMany) return [];
+  try {
+    return await deps.store.readMany(alerts, now);
+  } catch (err) {
+    if ((err as Error | undefined)?.name !== 'ValidationException') throw err;
+    log.warn('batched dedupe read refused', { alerts: alerts.length, error: (err as Error).message });
+    return [];
+  }
+}
+
+function claimEach(alerts: Alert[], seen: (Seen | undefined)[], now: number, deps: PipelineDeps, log: Logger): Promise<ClaimedAlert>[] {
   const limit = pLimit(STORE_CONCURRENCY);
   const names = deps.channels.map((c) => c.name);
-  const now = deps.now();
   return (
-    alerts.map((alert) =>
+    alerts.map((alert, i) =>
       limit(async () => {
         const routed = deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names;
-        const claim = await deps.store.claim(alert, routed, now).catch((err: unknown) => unclaimable(err, alert, log));
+        const claim = await deps.store.claim(alert, routed, now, seen[i]).catch((err: unknown) => unclaimable(err, alert, log));
         if (!claim) {
           const event = { key: eventKey(alert), status: alert.status, generation: 0 };
           return { alert, channels: routed, claim: { decision: 'first notification' as const, pending: routed, event }, unledgered: true as const };
