@@ -58,13 +58,13 @@ export async function serverBundle(): Promise<string> {
   return file;
 }
 
-/** Bytes of the bundle's output by npm package (`(ours)` for the repository's own code), largest first. */
+/** Bytes of the bundle's output by npm package (`(ours)`: the repository's own code; `AWS SDK`: its packages together), largest first. */
 export function bytesByPackage(b: Bundle): [string, number][] {
   const inputs = Object.values(b.metafile.outputs).find((o) => o.bytes === b.bytes)!.inputs;
   const by = new Map<string, number>();
   for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-    const key = m ? m[1]! : '(ours)';
+    const key = !m ? '(ours)' : /^@(aws-sdk|smithy|aws-crypto)\/|^fast-xml-parser$|^tslib$/.test(m[1]!) ? 'AWS SDK' : m[1]!;
     by.set(key, (by.get(key) ?? 0) + bytesInOutput);
   }
   return [...by].sort((a, b) => b[1] - a[1]);

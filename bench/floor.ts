@@ -112,14 +112,19 @@ async function profile(fakes: Fakes): Promise<[string, number, number][]> {
   return selfTimeByOwner(dir);
 }
 
-async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; bytes: number; byPackage: [string, number][] }> {
+async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; bytes: number; withoutSdk: number; byPackage: [string, number][] }> {
   const env = { ...productEnv(fakes), AWS_LAMBDA_FUNCTION_NAME: 'receiver', TABLE_NAME: 'bench', WEBHOOK_TOKEN: 'bench-token-0123456789' };
-  const builds = { receiver: await bundle('receiver', 'functions/lambda.ts'), 'receiver, AWS SDK bundled': await bundle('receiver-sdk', 'functions/lambda.ts', 'bundled'), 'hello-world Hono': await helloBundle() };
+  const builds = {
+    'receiver (as deployed: AWS SDK bundled)': await bundle('receiver', 'functions/lambda.ts', 'bundled'),
+    'receiver, AWS SDK from the runtime': await bundle('receiver-runtime-sdk', 'functions/lambda.ts', 'external'),
+    'hello-world Hono': await helloBundle(),
+  };
   const times = new Map<string, number[]>(Object.keys(builds).map((k) => [k, []]));
   for (let i = 0; i < COLD_RUNS; i++) for (const [name, b] of Object.entries(builds)) times.get(name)!.push(await coldInitMs(b.file, env));
   const hello = median(times.get('hello-world Hono')!);
   const rows = Object.entries(builds).map(([name, b]) => ({ bundle: name, 'bundle KB': round(b.bytes / 1000), 'cold init p50 (process start → import done)': `${round(median(times.get(name)!))} ms`, 'vs hello-world': `${round(median(times.get(name)!) / hello)}×` }));
-  return { rows, ratio: median(times.get('receiver')!) / hello, bytes: builds.receiver.bytes, byPackage: bytesByPackage(builds.receiver) };
+  const deployed = builds['receiver (as deployed: AWS SDK bundled)'];
+  return { rows, ratio: median(times.get('receiver (as deployed: AWS SDK bundled)')!) / hello, bytes: deployed.bytes, withoutSdk: builds['receiver, AWS SDK from the runtime'].bytes, byPackage: bytesByPackage(deployed) };
 }
 
 export const floor: Benchmark = {
@@ -148,13 +153,13 @@ export const floor: Benchmark = {
 
       const cold = await coldInit(fakes);
       goals.push({ case: 'Lambda cold init vs hello-world Hono', 'product/relay': `${round(cold.ratio)}×`, goal: '≤ 2×', status: met(cold.ratio <= 2) });
-      goals.push({ case: 'receiver bundle', 'product p50': `${round(cold.bytes / 1000)} KB`, goal: '≤ 350 KB', status: met(cold.bytes <= 350_000) });
+      goals.push({ case: 'receiver bundle (as deployed / without the AWS SDK)', 'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`, goal: '≤ 350 KB', status: met(cold.bytes <= 350_000) });
 
       console.log(`\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table(cost.map((c) => ({ alerts: c.alerts, 'per new alert': round(c.perNew), 'per duplicate': round(c.perDuplicate), 'new group': c.newBreakdown, 'same group again': c.duplicateBreakdown })))}`);
       console.log(`\n### Storm (${STORM.alerts} alerts + ${STORM.truncated} truncated, median of ${STORM.runs})\n\nmessages slack/feishu/sns per storm: ${s.messages}; the same storm again (all duplicates): ${round(s.repeatMs / 1000)} s`);
       console.log(`\n### RSS after ${RSS_GROUPS} groups of 3 new alerts (VmRSS, MB)\n\n${table(rss.rows)}`);
       console.log(`\n### Cold init (median of ${COLD_RUNS} fresh processes)\n\n${table(cold.rows)}`);
-      console.log(`\nreceiver bundle by package: ${cold.byPackage.slice(0, 8).map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`).join(' · ')}`);
+      console.log(`\ndeployed receiver bundle by package: ${cold.byPackage.slice(0, 10).map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`).join(' · ')}`);
       const prof = await profile(fakes);
       console.log(`\n### CPU profile of npm start, 20 groups of 100 new alerts and their repeats (self time, busy share)\n\n${table(prof.map(([where, share, ms]) => ({ where, share: `${Math.round(share * 100)}%`, ms: round(ms) })))}`);
     } finally {
