@@ -14,7 +14,7 @@ import type { Claim, DedupeStore } from './dedupe/store.js';
 import type { Logger } from './logger.js';
 
 /** DynamoDB calls in flight at once for one group's ledger. */
-const CONCURRENCY = 16;
+const CONCURRENCY = 64;
 
 interface Entry {
   alert: Alert;

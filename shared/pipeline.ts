@@ -86,8 +86,12 @@ export interface GroupResult {
   ok: boolean;
 }
 
-/** DynamoDB calls in flight at once for one group (a storm can bring thousands of alerts). */
-const STORE_CONCURRENCY = 16;
+/**
+ * DynamoDB calls in flight at once for one group (a storm can bring thousands of alerts): enough to
+ * hide DynamoDB's few milliseconds per call (5,000 claims take 5,000 / 64 rounds), within the
+ * SDK's 50 sockets plus queueing.
+ */
+const STORE_CONCURRENCY = 64;
 /** Alerts named in one error log line. */
 const MAX_NAMED = 20;
 
@@ -112,29 +116,15 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const claimed = await confirmRefires(await claimAll(message.alerts, deps, log), deps, log);
   // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
   const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cutOversized(c.alert, log) }));
-  const flapping = await noteFlapping(toSend.map((c) => c.alert), deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log);
-  const started = deps.now();
-  const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
-  if (toEnrich.length < toSend.length) log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
-  const enrichments = toEnrich.length ? await deps.enrich(toEnrich) : new Map<string, Enrichment>();
-  if (toEnrich.length) {
-    log.info('group enriched', { alerts: toEnrich.length, durationMs: deps.now() - started });
-    countEnrichment(enrichments, (deps.now() - started) / 1000, deps.metrics ?? noMetrics);
-  }
-
-  const ackView = deps.ack && toSend.length ? await deps.ack.prepare(toSend.map((c) => c.alert)) : undefined;
+  const { flapping, enrichments, ackView } = await prepareGroup(message, toSend, deps, log, receivedAt);
   const ledger = new DeliveryLedger(deps.store, log);
   const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView, { flapping, receivedAt, ledger })));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
   const undelivered = new Set(outcomes.filter((o) => o.outcome && o.outcome.status !== 'delivered').map((o) => o.channel));
-  const unrecorded = await ledger.settle();
-  // A claim whose ledger write failed keeps its lease: releasing it would let the retry re-send
-  // to the channels that already have the alert. An unledgered alert holds no claim to release.
-  const ledgered = toSend.filter((c) => !c.unledgered);
-  if (undelivered.size) await releaseFailed(ledgered.filter((c) => !unrecorded.has(c.claim.event.key)), undelivered, deps, log);
   const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered'), generation: c.claim.event.generation }));
-  if (deps.ack) await deps.ack.record(message, sent, enrichments);
+  // The ledger and the acknowledgement state are separate items: written side by side, not one after the other.
+  await Promise.all([settleLedger(ledger, toSend, undelivered, deps, log), deps.ack?.record(message, sent, enrichments)]);
 
   const count = (d: Claim['decision']) => claimed.filter((c) => c.claim.decision === d).length;
   const inFlight = count('in flight');
@@ -148,6 +138,41 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
     // In flight is not done: if the holder dies, only Alertmanager's retry delivers those alerts.
     ok: failed.size === 0 && inFlight === 0,
   };
+}
+
+/**
+ * What fan-out needs besides the claims, asked side by side (none needs another's answer): which
+ * alerts flap, the enrichment (in a storm only of what a channel shows in detail), who acknowledged.
+ */
+async function prepareGroup(message: WebhookMessage, toSend: ClaimedAlert[], deps: PipelineDeps, log: Logger, receivedAt: number) {
+  const alerts = toSend.map((c) => c.alert);
+  const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
+  if (toEnrich.length < toSend.length) log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
+  const [flapping, enrichments, ackView] = await Promise.all([
+    noteFlapping(alerts, deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log),
+    toEnrich.length ? enrichTimed(toEnrich, deps, log) : new Map<string, Enrichment>(),
+    deps.ack && toSend.length ? deps.ack.prepare(alerts) : undefined,
+  ]);
+  return { flapping, enrichments, ackView };
+}
+
+async function enrichTimed(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Map<string, Enrichment>> {
+  const started = deps.now();
+  const enrichments = await deps.enrich(alerts);
+  log.info('group enriched', { alerts: alerts.length, durationMs: deps.now() - started });
+  countEnrichment(enrichments, (deps.now() - started) / 1000, deps.metrics ?? noMetrics);
+  return enrichments;
+}
+
+/**
+ * Waits for the ledger, then frees the claims that still have undelivered channels. A claim whose
+ * ledger write failed keeps its lease: releasing it would let the retry re-send to the channels
+ * that already have the alert. An unledgered alert holds no claim to release.
+ */
+async function settleLedger(ledger: DeliveryLedger, toSend: ClaimedAlert[], undelivered: Set<string>, deps: PipelineDeps, log: Logger): Promise<void> {
+  const unrecorded = await ledger.settle();
+  const ledgered = toSend.filter((c) => !c.unledgered);
+  if (undelivered.size) await releaseFailed(ledgered.filter((c) => !unrecorded.has(c.claim.event.key)), undelivered, deps, log);
 }
 
 /**
