@@ -162,6 +162,9 @@ export const floor: Benchmark = {
       console.log(`\ndeployed receiver bundle by package: ${cold.byPackage.slice(0, 10).map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`).join(' · ')}`);
       const prof = await profile(fakes);
       console.log(`\n### CPU profile of npm start, 20 groups of 100 new alerts and their repeats (self time, busy share)\n\n${table(prof.map(([where, share, ms]) => ({ where, share: `${Math.round(share * 100)}%`, ms: round(ms) })))}`);
+    } catch (err) {
+      console.log(`\n(stopped by an error; the rows measured so far:)\n${table(goals)}`);
+      throw err;
     } finally {
       await fakes.close();
     }
