@@ -3,7 +3,7 @@
  * without tsx), the bare relay (`relay.mjs`) and a stand-alone dynalite; the webhook bodies it posts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { stormWebhook } from '../test/integration/storm-webhook.js';
 
@@ -36,8 +36,10 @@ export async function serve(args: string[], env: Record<string, string>, portLin
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`)));
     setTimeout(() => reject(new Error(`${args.join(' ')} did not listen within 60 s: ${stderr}`)), 60_000).unref();
   });
-  // Keep draining its log lines (info level, as `npm start` writes them) so it never blocks on a full pipe.
-  child.stdout!.resume();
+  // Keep draining its log lines (info level, as `npm start` writes them) so it never blocks on a full
+  // pipe; `BENCH_LOG_DIR` keeps them, one file per process.
+  if (process.env.BENCH_LOG_DIR) child.stdout!.pipe(createWriteStream(`${process.env.BENCH_LOG_DIR}/${child.pid}.log`));
+  else child.stdout!.resume();
   return { url: `http://127.0.0.1:${port}`, pid: child.pid!, rss: () => rss(child.pid!), stop: () => stop(child) };
 }
 

@@ -21,9 +21,10 @@ const QUICK = process.env.BENCH_QUICK === '1';
 /** Group sizes and how many runs each gets (medians of these), with the goal ratio to the relay. */
 const GROUPS: ReadonlyArray<[alerts: number, runs: number, goal?: number]> = QUICK ? [[1, 3, 5], [10, 3, 8], [100, 1, 25]] : [[1, 15, 5], [10, 11, 8], [100, 7, 25], [1000, 3]];
 const DUPLICATE_RUNS = QUICK ? 3 : 15;
-const STORM = { alerts: QUICK ? 500 : 5000, truncated: 1497, runs: QUICK ? 1 : 3 };
+const STORM = { alerts: QUICK ? 500 : 5000, truncated: 1497, runs: QUICK ? 1 : 2 };
 const RSS_GROUPS = QUICK ? 50 : 1000;
 const COLD_RUNS = QUICK ? 1 : 7;
+const PROFILED_GROUPS = QUICK ? 2 : 10;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -69,6 +70,7 @@ async function storm(fakes: Fakes, product: Served): Promise<{ answerMs: number;
   const answers: number[] = [];
   const digests: number[] = [];
   const repeats: number[] = [];
+  const repeatStatus: number[] = [];
   let messages = '';
   for (let i = 0; i < STORM.runs; i++) {
     const body = newGroup(STORM.alerts, STORM.truncated);
@@ -83,11 +85,12 @@ async function storm(fakes: Fakes, product: Served): Promise<{ answerMs: number;
     digests.push(Math.max(fakes.lastMessageAt(), snsAt || performance.now()) - started);
     const c = fakes.counts();
     messages = `${c.slack}/${c.feishu}/${c.sns}`;
+    // Not a stop: a 503 here (alerts still in flight) is an answer worth printing.
     const again = await post(product.url, body);
-    ok(again, 'storm repeat');
     repeats.push(again.ms);
+    repeatStatus.push(again.status);
   }
-  return { answerMs: median(answers), digestsMs: median(digests), repeatMs: median(repeats), messages };
+  return { answerMs: median(answers), digestsMs: median(digests), repeatMs: median(repeats), messages: `${messages}; the same storm again answered ${repeatStatus.join(', ')}` };
 }
 
 /** Posts `RSS_GROUPS` groups of 3 new alerts, 4 at a time. */
@@ -103,7 +106,7 @@ async function profile(fakes: Fakes): Promise<[string, number, number][]> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const product = await startProduct(fakes, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...npmStartArgs()]);
-  for (let i = 0; i < (QUICK ? 2 : 20); i++) {
+  for (let i = 0; i < PROFILED_GROUPS; i++) {
     const body = newGroup(100);
     ok(await post(product.url, body), 'profile');
     ok(await post(product.url, body), 'profile repeat');
@@ -161,7 +164,7 @@ export const floor: Benchmark = {
       console.log(`\n### Cold init (median of ${COLD_RUNS} fresh processes)\n\n${table(cold.rows)}`);
       console.log(`\ndeployed receiver bundle by package: ${cold.byPackage.slice(0, 10).map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`).join(' · ')}`);
       const prof = await profile(fakes);
-      console.log(`\n### CPU profile of npm start, 20 groups of 100 new alerts and their repeats (self time, busy share)\n\n${table(prof.map(([where, share, ms]) => ({ where, share: `${Math.round(share * 100)}%`, ms: round(ms) })))}`);
+      console.log(`\n### CPU profile of npm start, ${PROFILED_GROUPS} groups of 100 new alerts and their repeats (self time, busy share)\n\n${table(prof.map(([where, share, ms]) => ({ where, share: `${Math.round(share * 100)}%`, ms: round(ms) })))}`);
     } catch (err) {
       console.log(`\n(stopped by an error; the rows measured so far:)\n${table(goals)}`);
       throw err;
