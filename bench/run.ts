@@ -23,4 +23,5 @@ console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 for (const bench of BENCHMARKS.filter((b) => wanted.length === 0 || wanted.includes(b.name))) {
   console.log(`\n## ${bench.name}: ${bench.description}\n`);
   console.log(table(await bench.run()));
+  if (bench.notes) console.log(bench.notes());
 }
