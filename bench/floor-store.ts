@@ -4,11 +4,11 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { createApp } from '../shared/app.js';
-import { loadConfig } from '../shared/config.js';
-import { startLocalDynamoDb } from '../shared/dedupe/local-dynamodb.js';
-import { silentLogger } from '../shared/logger.js';
-import { createDeps } from '../shared/runtime.js';
+import { createApp } from '../shared/http/app.js';
+import { loadConfig } from '../shared/runtime/config.js';
+import { startLocalDynamoDb } from '../shared/store/local-dynamodb.js';
+import { silentLogger } from '../shared/core/logger.js';
+import { createDeps } from '../shared/runtime/deps.js';
 import type { Fakes } from './floor-fakes.js';
 import { productEnv } from './floor-fakes.js';
 import { newGroup } from './floor-processes.js';

