@@ -22,7 +22,11 @@ export interface Served {
  * @param args node's arguments (`--import tsx functions/server.ts` is `npm start`)
  */
 export async function serve(args: string[], env: Record<string, string>, portLine = /"listen":"[^"]*:(\d+)"|listening (\d+)/): Promise<Served> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-4000)));
   const port = await new Promise<string>((resolve, reject) => {

@@ -19,7 +19,18 @@ import { round, table, type Benchmark, type Row } from './harness.js';
 /** `BENCH_QUICK=1`: a smoke run of every phase with few runs and small sizes (its numbers mean little). */
 const QUICK = process.env.BENCH_QUICK === '1';
 /** Group sizes and how many runs each gets (medians of these), with the goal ratio to the relay. */
-const GROUPS: ReadonlyArray<[alerts: number, runs: number, goal?: number]> = QUICK ? [[1, 3, 5], [10, 3, 8], [100, 1, 25]] : [[1, 15, 5], [10, 11, 8], [100, 7, 25], [1000, 3]];
+const GROUPS: ReadonlyArray<[alerts: number, runs: number, goal?: number]> = QUICK
+  ? [
+      [1, 3, 5],
+      [10, 3, 8],
+      [100, 1, 25],
+    ]
+  : [
+      [1, 15, 5],
+      [10, 11, 8],
+      [100, 7, 25],
+      [1000, 3],
+    ];
 const DUPLICATE_RUNS = QUICK ? 3 : 15;
 const WARMUP_POSTS = QUICK ? 5 : 40;
 const STORM = { alerts: QUICK ? 500 : 5000, truncated: 1497, runs: QUICK ? 1 : 2 };
@@ -57,17 +68,37 @@ async function latencies(product: Served, relay: Served): Promise<Row[]> {
     }
     const ratio = median(p) / median(r);
     console.error(`  measured: ${label}`);
-    rows.push({ case: label, 'product p50': `${round(median(p))} ms`, 'relay p50': `${round(median(r))} ms`, 'product/relay': `${round(ratio)}×`, goal: goal ? `≤ ${goal}×` : '', status: goal ? met(ratio <= goal) : '' });
+    rows.push({
+      case: label,
+      'product p50': `${round(median(p))} ms`,
+      'relay p50': `${round(median(r))} ms`,
+      'product/relay': `${round(ratio)}×`,
+      goal: goal ? `≤ ${goal}×` : '',
+      status: goal ? met(ratio <= goal) : '',
+    });
   };
   // Both warm first (JIT, connection pools): otherwise the relay's first posts count against it.
   for (let i = 0; i < WARMUP_POSTS; i++) {
     ok(await post(product.url, newGroup(1 + (i % 10))), 'warm-up');
     ok(await post(relay.url, newGroup(1 + (i % 10))), 'warm-up (relay)');
   }
-  for (const [n, runs, goal] of GROUPS) await measure(`${n} new alert${n > 1 ? 's' : ''} per group`, runs, goal, () => newGroup(n), () => newGroup(n));
+  for (const [n, runs, goal] of GROUPS)
+    await measure(
+      `${n} new alert${n > 1 ? 's' : ''} per group`,
+      runs,
+      goal,
+      () => newGroup(n),
+      () => newGroup(n),
+    );
   const dup = newGroup(10);
   ok(await post(product.url, dup), 'duplicates (first)');
-  await measure('10 duplicate alerts', DUPLICATE_RUNS, 2, () => dup, () => dup);
+  await measure(
+    '10 duplicate alerts',
+    DUPLICATE_RUNS,
+    2,
+    () => dup,
+    () => dup,
+  );
   return rows;
 }
 
@@ -102,9 +133,11 @@ async function storm(fakes: Fakes, product: Served): Promise<{ answerMs: number;
 /** Posts `RSS_GROUPS` groups of 3 new alerts, 4 at a time. */
 async function fillGroups(url: string): Promise<void> {
   let left = RSS_GROUPS;
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (left-- > 0) ok(await post(url, newGroup(3)), 'rss group');
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (left-- > 0) ok(await post(url, newGroup(3)), 'rss group');
+    }),
+  );
 }
 
 async function profile(fakes: Fakes): Promise<[string, number, number][]> {
@@ -131,9 +164,20 @@ async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; byt
   const times = new Map<string, number[]>(Object.keys(builds).map((k) => [k, []]));
   for (let i = 0; i < COLD_RUNS; i++) for (const [name, b] of Object.entries(builds)) times.get(name)!.push(await coldInitMs(b.file, env));
   const hello = median(times.get('hello-world Hono')!);
-  const rows = Object.entries(builds).map(([name, b]) => ({ bundle: name, 'bundle KB': round(b.bytes / 1000), 'cold init p50 (process start → import done)': `${round(median(times.get(name)!))} ms`, 'vs hello-world': `${round(median(times.get(name)!) / hello)}×` }));
+  const rows = Object.entries(builds).map(([name, b]) => ({
+    bundle: name,
+    'bundle KB': round(b.bytes / 1000),
+    'cold init p50 (process start → import done)': `${round(median(times.get(name)!))} ms`,
+    'vs hello-world': `${round(median(times.get(name)!) / hello)}×`,
+  }));
   const deployed = builds['receiver (as deployed: AWS SDK bundled)'];
-  return { rows, ratio: median(times.get('receiver (as deployed: AWS SDK bundled)')!) / hello, bytes: deployed.bytes, withoutSdk: builds['receiver, AWS SDK from the runtime'].bytes, byPackage: bytesByPackage(deployed) };
+  return {
+    rows,
+    ratio: median(times.get('receiver (as deployed: AWS SDK bundled)')!) / hello,
+    bytes: deployed.bytes,
+    withoutSdk: builds['receiver, AWS SDK from the runtime'].bytes,
+    byPackage: bytesByPackage(deployed),
+  };
 }
 
 /** The details a run collected, printed after its goal table. */
@@ -144,7 +188,11 @@ export const floor: Benchmark = {
   description: 'issue #10: the product (npm start, embedded store, loopback Prometheus/Slack/Feishu/SNS) against a bare 10-line relay in the same run',
   run: async () => {
     notes.length = 0;
-    console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (2 cores)\n`);
+    console.log(
+      `load average at start: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} (2 cores)\n`,
+    );
     const fakes = await startFakes();
     const goals: Row[] = [];
     try {
@@ -154,10 +202,20 @@ export const floor: Benchmark = {
 
       const cost = await storeCost(fakes, [1, 10, 100]);
       const c100 = cost.find((c) => c.alerts === 100)!;
-      goals.push({ case: 'DynamoDB requests per new alert / per duplicate (100-alert group)', 'product p50': `${round(c100.perNew)} / ${round(c100.perDuplicate)}`, goal: '≤ 2 / ≤ 0.1', status: met(c100.perNew <= 2 && c100.perDuplicate <= 0.1) });
+      goals.push({
+        case: 'DynamoDB requests per new alert / per duplicate (100-alert group)',
+        'product p50': `${round(c100.perNew)} / ${round(c100.perDuplicate)}`,
+        goal: '≤ 2 / ≤ 0.1',
+        status: met(c100.perNew <= 2 && c100.perDuplicate <= 0.1),
+      });
 
       const s = await storm(fakes, product);
-      goals.push({ case: `${STORM.alerts}-alert storm: first answer / digests out`, 'product p50': `${round(s.answerMs / 1000)} s / ${round(s.digestsMs / 1000)} s`, goal: '≤ 8 s / ≤ 3 s', status: met(s.answerMs <= 8000 && s.digestsMs <= 3000) });
+      goals.push({
+        case: `${STORM.alerts}-alert storm: first answer / digests out`,
+        'product p50': `${round(s.answerMs / 1000)} s / ${round(s.digestsMs / 1000)} s`,
+        goal: '≤ 8 s / ≤ 3 s',
+        status: met(s.answerMs <= 8000 && s.digestsMs <= 3000),
+      });
       await product.stop();
 
       const rss = await rssRows(fakes, relay);
@@ -166,24 +224,46 @@ export const floor: Benchmark = {
 
       const cold = await coldInit(fakes);
       goals.push({ case: 'Lambda cold init vs hello-world Hono', 'product/relay': `${round(cold.ratio)}×`, goal: '≤ 2×', status: met(cold.ratio <= 2) });
-      goals.push({ case: 'receiver bundle (as deployed / without the AWS SDK)', 'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`, goal: '≤ 350 KB', status: met(cold.bytes <= 350_000) });
+      goals.push({
+        case: 'receiver bundle (as deployed / without the AWS SDK)',
+        'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`,
+        goal: '≤ 350 KB',
+        status: met(cold.bytes <= 350_000),
+      });
 
-      notes.push(`\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table(cost.map((c) => ({ alerts: c.alerts, 'per new alert': round(c.perNew), 'per duplicate': round(c.perDuplicate), 'new group': c.newBreakdown, 'same group again': c.duplicateBreakdown })))}`);
-      notes.push(`\n### Storm (${STORM.alerts} alerts + ${STORM.truncated} truncated, median of ${STORM.runs})\n\nmessages slack/feishu/sns per storm: ${s.messages}; the same storm again (all duplicates): ${round(s.repeatMs / 1000)} s`);
+      notes.push(
+        `\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table(cost.map((c) => ({ alerts: c.alerts, 'per new alert': round(c.perNew), 'per duplicate': round(c.perDuplicate), 'new group': c.newBreakdown, 'same group again': c.duplicateBreakdown })))}`,
+      );
+      notes.push(
+        `\n### Storm (${STORM.alerts} alerts + ${STORM.truncated} truncated, median of ${STORM.runs})\n\nmessages slack/feishu/sns per storm: ${s.messages}; the same storm again (all duplicates): ${round(s.repeatMs / 1000)} s`,
+      );
       notes.push(`\n### RSS after ${RSS_GROUPS} groups of 3 new alerts (VmRSS, MB)\n\n${table(rss.rows)}`);
       notes.push(`\n### Cold init (median of ${COLD_RUNS} fresh processes)\n\n${table(cold.rows)}`);
-      notes.push(`\ndeployed receiver bundle by package: ${cold.byPackage.slice(0, 10).map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`).join(' · ')}`);
+      notes.push(
+        `\ndeployed receiver bundle by package: ${cold.byPackage
+          .slice(0, 10)
+          .map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`)
+          .join(' · ')}`,
+      );
       const prof = await profile(fakes);
-      notes.push(`\n### CPU profile of npm start, ${PROFILED_GROUPS} groups of 100 new alerts and their repeats (self time, busy share)\n\n${table(prof.slice(0, 12).map(([where, share, ms]) => ({ where, share: `${Math.round(share * 100)}%`, ms: round(ms) })))}`);
+      notes.push(
+        `\n### CPU profile of npm start, ${PROFILED_GROUPS} groups of 100 new alerts and their repeats (self time, busy share)\n\n${table(prof.slice(0, 12).map(([where, share, ms]) => ({ where, share: `${Math.round(share * 100)}%`, ms: round(ms) })))}`,
+      );
       const share = (re: RegExp) => Math.round(prof.filter(([where]) => re.test(where)).reduce((a, [, x]) => a + x, 0) * 100);
-      notes.push(`\nFound: the AWS SDK (per-call middleware resolution, endpoint, signing, serde) takes ${share(/^pkg:@(smithy|aws-sdk)\//)}% of the busy time, the embedded dynalite ${share(/^pkg:dynalite$/)}%, garbage collection ${share(/garbage/)}%: every store call costs CPU in the product's own process, so requests per alert decide a group's time.`);
+      notes.push(
+        `\nFound: the AWS SDK (per-call middleware resolution, endpoint, signing, serde) takes ${share(/^pkg:@(smithy|aws-sdk)\//)}% of the busy time, the embedded dynalite ${share(/^pkg:dynalite$/)}%, garbage collection ${share(/garbage/)}%: every store call costs CPU in the product's own process, so requests per alert decide a group's time.`,
+      );
     } catch (err) {
       console.log(`\n(stopped by an error; the rows measured so far:)\n${table(goals)}\n${notes.join('\n')}`);
       throw err;
     } finally {
       await fakes.close();
     }
-    notes.push(`\nload average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    notes.push(
+      `\nload average at end: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     return goals;
   },
   notes: () => notes.join('\n'),

@@ -20,15 +20,17 @@ export async function batchGet<T>(doc: DynamoDBDocumentClient, table: string, ke
   const unique = [...new Set(keys)];
   const read = new Map<string, T | undefined>();
   const chunks = Array.from({ length: Math.ceil(unique.length / BATCH_GET_MAX_KEYS) }, (_, i) => unique.slice(i * BATCH_GET_MAX_KEYS, (i + 1) * BATCH_GET_MAX_KEYS));
-  await Promise.all(chunks.map(async (chunk) => {
-    let pending: Record<string, unknown>[] = chunk.map((pk) => ({ pk }));
-    for (let round = 0; round < ROUNDS && pending.length; round++) {
-      const out = await doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
-      for (const item of out.Responses?.[table] ?? []) read.set(item.pk as string, item as T);
-      const unprocessed = new Set((out.UnprocessedKeys?.[table]?.Keys ?? []).map((k) => k.pk as string));
-      for (const key of pending) if (!unprocessed.has(key.pk as string) && !read.has(key.pk as string)) read.set(key.pk as string, undefined);
-      pending = pending.filter((k) => unprocessed.has(k.pk as string));
-    }
-  }));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let pending: Record<string, unknown>[] = chunk.map((pk) => ({ pk }));
+      for (let round = 0; round < ROUNDS && pending.length; round++) {
+        const out = await doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+        for (const item of out.Responses?.[table] ?? []) read.set(item.pk as string, item as T);
+        const unprocessed = new Set((out.UnprocessedKeys?.[table]?.Keys ?? []).map((k) => k.pk as string));
+        for (const key of pending) if (!unprocessed.has(key.pk as string) && !read.has(key.pk as string)) read.set(key.pk as string, undefined);
+        pending = pending.filter((k) => unprocessed.has(k.pk as string));
+      }
+    }),
+  );
   return read;
 }

@@ -40,7 +40,7 @@ describe('AlertReceiver bundling', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.handler' });
   });
 
-  it('bundles @aws-sdk/* (the tested version, a shorter cold init) instead of importing the runtime\'s', () => {
+  it("bundles @aws-sdk/* (the tested version, a shorter cold init) instead of importing the runtime's", () => {
     const code = readFileSync(`${bundleDir}/index.mjs`, 'utf8');
     // Only the SDK's own optional `require`s (the CRT signer for SigV4a, in a try) may remain.
     expect(code).not.toMatch(/(from\s*|import\(\s*)["']@aws-sdk\//);
