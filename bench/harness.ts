@@ -13,6 +13,8 @@ export interface Benchmark {
   /** One sentence: what is measured and why. */
   description: string;
   run(): Promise<Row[]>;
+  /** What to print after the table (details the run collected); optional. */
+  notes?(): string;
 }
 
 /**

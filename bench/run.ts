@@ -4,13 +4,14 @@
  * {@link Benchmark} and add it to {@link BENCHMARKS}.
  */
 import { enrichQueries } from './enrich-queries.js';
+import { floor } from './floor.js';
 import { matchers } from './matchers.js';
 import { table, type Benchmark } from './harness.js';
 import { storm } from './storm.js';
 import { trendRegression } from './trend-regression.js';
 
 /** The one explicit list of benchmarks, run in this order. */
-export const BENCHMARKS: readonly Benchmark[] = [enrichQueries, trendRegression, storm, matchers];
+export const BENCHMARKS: readonly Benchmark[] = [floor, enrichQueries, trendRegression, storm, matchers];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !BENCHMARKS.some((b) => b.name === name));
@@ -22,4 +23,5 @@ console.log(`node ${process.version} on ${process.platform}/${process.arch}`);
 for (const bench of BENCHMARKS.filter((b) => wanted.length === 0 || wanted.includes(b.name))) {
   console.log(`\n## ${bench.name}: ${bench.description}\n`);
   console.log(table(await bench.run()));
+  if (bench.notes) console.log(bench.notes());
 }

@@ -26,8 +26,8 @@ export interface ReceiverBundle {
 
 /**
  * Bundles the receiver exactly as `cdk synth`/`cdk deploy` does, into a scratch directory under the
- * repository's git-ignored `.tmp/` (so the bundle can import packages CDK leaves external, such as
- * `@aws-sdk/*`, from the repository's node_modules). Takes a few seconds (esbuild).
+ * repository's git-ignored `.tmp/` (so the bundle could import any package CDK leaves external from
+ * the repository's node_modules; the AWS SDK is bundled, `infra/node-function.ts`). Takes a few seconds (esbuild).
  */
 export function bundleReceiver(): ReceiverBundle {
   mkdirSync(SCRATCH, { recursive: true });

@@ -20,7 +20,7 @@ import type { EscalationScheduler } from '../escalation/scheduler.js';
 import type { AlertRecordStore, AlertRecord, HistoryBatch } from '../store/alert-record.js';
 
 /** Store calls in flight at once while recording a group (a storm can bring thousands of alerts). */
-const CONCURRENCY = 32;
+const CONCURRENCY = 64;
 /**
  * New escalations one webhook message may schedule. A storm is seen by everyone already; one
  * escalation per alert would flood the target and the Scheduler API, and outlast the Lambda time-out.

@@ -3,7 +3,7 @@
  * wire types) and one line here. The routing file's `type` is the key; the order is the order of
  * the routing file's error message (`type must be one of …`).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { consoleType } from './console.js';
 import { feishu } from './feishu/settings.js';
 import type { CreateDeps } from './settings.js';

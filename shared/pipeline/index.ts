@@ -17,7 +17,7 @@ import type { Logger } from '../core/logger.js';
 import type { Enrichment } from '../enrich/types.js';
 import { noMetrics, type Metrics } from '../metrics/catalogue.js';
 import { cutOversized } from '../render/reduce.js';
-import { eventKey, type Claim } from '../store/dedupe.js';
+import { eventKey, type Claim, type Seen } from '../store/dedupe.js';
 import type { ClaimedAlert, GroupContext, GroupResult, PipelineDeps } from './context.js';
 import { fanOutTo } from './fan-out.js';
 import { DEFAULT_FLAP_WINDOW_MS, recordFirings } from './flap.js';
@@ -27,8 +27,12 @@ import { alertsToEnrich } from './select.js';
 
 export type { GroupResult, PipelineDeps } from './context.js';
 
-/** DynamoDB calls in flight at once for one group (a storm can bring thousands of alerts). */
-const STORE_CONCURRENCY = 16;
+/**
+ * DynamoDB calls in flight at once for one group (a storm can bring thousands of alerts): enough to
+ * hide DynamoDB's few milliseconds per call (5,000 claims take 5,000 / 64 rounds), within the
+ * SDK's 50 sockets plus queueing.
+ */
+const STORE_CONCURRENCY = 64;
 
 /**
  * Runs one webhook message through the pipeline.
@@ -44,30 +48,16 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   for (const c of claimed) deps.metrics?.inc('dedupe_decisions_total', { decision: c.claim.decision });
   // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
   const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cutOversized(c.alert, log) }));
-  const flapping = await recordFirings(toSend.map((c) => c.alert), deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log);
-  const started = deps.now();
-  const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
-  if (toEnrich.length < toSend.length) log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
-  const enrichments = toEnrich.length ? await deps.enrich(toEnrich) : new Map<string, Enrichment>();
-  if (toEnrich.length) {
-    log.info('group enriched', { alerts: toEnrich.length, durationMs: deps.now() - started });
-    countEnrichment(enrichments, (deps.now() - started) / 1000, deps.metrics ?? noMetrics);
-  }
-
-  const ackView = deps.ack && toSend.length ? await deps.ack.prepare(toSend.map((c) => c.alert)) : undefined;
+  const { flapping, enrichments, ackView } = await prepareGroup(message, toSend, deps, log, receivedAt);
   const ledger = new DeliveryLedger(deps.store, log);
   const group: GroupContext = { message, deps, log, receivedAt, toSend, enrichments, flapping, ackView, ledger };
   const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, group)));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
   const undelivered = new Set(outcomes.filter((o) => o.outcome && o.outcome.status !== 'delivered').map((o) => o.channel));
-  const unrecorded = await ledger.settle();
-  // A claim whose ledger write failed keeps its lease: releasing it would let the retry re-send
-  // to the channels that already have the alert. An unledgered alert holds no claim to release.
-  const ledgered = toSend.filter((c) => !c.unledgered);
-  if (undelivered.size) await releaseFailed(ledgered.filter((c) => !unrecorded.has(c.claim.event.key)), undelivered, deps, log);
   const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered'), generation: c.claim.event.generation }));
-  if (deps.ack) await deps.ack.record(message, sent, enrichments);
+  // The ledger and the acknowledgement state are separate items: written side by side, not one after the other.
+  await Promise.all([settleLedger(ledger, toSend, undelivered, deps, log), deps.ack?.record(message, sent, enrichments)]);
 
   const count = (d: Claim['decision']) => claimed.filter((c) => c.claim.decision === d).length;
   const inFlight = count('in flight');
@@ -84,11 +74,49 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
 }
 
 /**
+ * What fan-out needs besides the claims, asked side by side (none needs another's answer): which
+ * alerts flap, the enrichment (in a storm only of what a channel shows in detail), who acknowledged.
+ */
+async function prepareGroup(message: WebhookMessage, toSend: ClaimedAlert[], deps: PipelineDeps, log: Logger, receivedAt: number) {
+  const alerts = toSend.map((c) => c.alert);
+  const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
+  if (toEnrich.length < toSend.length) log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
+  const [flapping, enrichments, ackView] = await Promise.all([
+    recordFirings(alerts, deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log),
+    toEnrich.length ? enrichTimed(toEnrich, deps, log) : new Map<string, Enrichment>(),
+    deps.ack && toSend.length ? deps.ack.prepare(alerts) : undefined,
+  ]);
+  return { flapping, enrichments, ackView };
+}
+
+async function enrichTimed(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Map<string, Enrichment>> {
+  const started = deps.now();
+  const enrichments = await deps.enrich(alerts);
+  log.info('group enriched', { alerts: alerts.length, durationMs: deps.now() - started });
+  countEnrichment(enrichments, (deps.now() - started) / 1000, deps.metrics ?? noMetrics);
+  return enrichments;
+}
+
+/**
+ * Waits for the ledger, then frees the claims that still have undelivered channels. A claim whose
+ * ledger write failed keeps its lease: releasing it would let the retry re-send to the channels
+ * that already have the alert. An unledgered alert holds no claim to release.
+ */
+async function settleLedger(ledger: DeliveryLedger, toSend: ClaimedAlert[], undelivered: Set<string>, deps: PipelineDeps, log: Logger): Promise<void> {
+  const unrecorded = await ledger.settle();
+  const ledgered = toSend.filter((c) => !c.unledgered);
+  if (undelivered.size) await releaseFailed(ledgered.filter((c) => !unrecorded.has(c.claim.event.key)), undelivered, deps, log);
+}
+
+/**
  * Claims every alert. If any claim fails, the claims already taken are released before the error
  * is rethrown: otherwise Alertmanager's retry would find them "in flight" until their lease ran out.
  */
 async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<ClaimedAlert[]> {
-  const settled = await Promise.allSettled(claimEach(alerts, deps, log));
+  const now = deps.now();
+  // One batched read first: duplicates are then settled without a write, new alerts with one each.
+  const seen = await readAll(alerts, now, deps, log);
+  const settled = await Promise.allSettled(claimEach(alerts, seen, now, deps, log));
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   const claimed = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   if (!failure) return claimed;
@@ -96,15 +124,30 @@ async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promi
   throw failure.reason;
 }
 
-function claimEach(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<ClaimedAlert>[] {
+/**
+ * The group's dedupe records in one batched read. A batch that DynamoDB refuses as a whole
+ * (`ValidationException`: one alert's key it will never accept) is not read: each alert is then
+ * claimed alone, so that one bad alert does not block its group (see {@link unclaimable}).
+ */
+async function readAll(alerts: Alert[], now: number, deps: PipelineDeps, log: Logger): Promise<(Seen | undefined)[]> {
+  if (!deps.store.readMany) return [];
+  try {
+    return await deps.store.readMany(alerts, now);
+  } catch (err) {
+    if ((err as Error | undefined)?.name !== 'ValidationException') throw err;
+    log.warn('batched dedupe read refused', { alerts: alerts.length, error: (err as Error).message });
+    return [];
+  }
+}
+
+function claimEach(alerts: Alert[], seen: (Seen | undefined)[], now: number, deps: PipelineDeps, log: Logger): Promise<ClaimedAlert>[] {
   const limit = pLimit(STORE_CONCURRENCY);
   const names = deps.channels.map((c) => c.name);
-  const now = deps.now();
   return (
-    alerts.map((alert) =>
+    alerts.map((alert, i) =>
       limit(async () => {
         const routed = deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names;
-        const claim = await deps.store.claim(alert, routed, now).catch((err: unknown) => unclaimable(err, alert, log));
+        const claim = await deps.store.claim(alert, routed, now, seen[i]).catch((err: unknown) => unclaimable(err, alert, log));
         if (!claim) {
           const event = { key: eventKey(alert), status: alert.status, generation: 0 };
           return { alert, channels: routed, claim: { decision: 'first notification' as const, pending: routed, event }, unledgered: true as const };

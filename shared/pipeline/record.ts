@@ -4,9 +4,11 @@
  * re-sends only to the channels whose success was not yet written: the window between a platform's
  * 2xx and its ledger write, a few milliseconds, instead of the whole fan-out.
  *
- * Writes coalesce: an alert's write still queued when another channel succeeds carries both
- * channels (DynamoDB `ADD`/`DELETE` on sets), so a storm whose channels finish together still
- * costs about one write per alert.
+ * Writes coalesce: an alert's write waits until every channel it goes to has accepted it, or
+ * {@link COALESCE_MS} after the first did (a channel that fails or lags never holds the others'
+ * record longer), and carries all those channels (DynamoDB `ADD`/`DELETE` on sets). So a group whose
+ * channels all succeed costs one write per alert, not one per alert and channel, and a crash
+ * re-sends at most what was accepted in those few milliseconds.
  */
 import pLimit from 'p-limit';
 import type { Alert } from '../alertmanager/schema.js';
@@ -14,17 +16,22 @@ import type { Claim, DedupeStore } from '../store/dedupe.js';
 import type { Logger } from '../core/logger.js';
 
 /** DynamoDB calls in flight at once for one group's ledger. */
-const CONCURRENCY = 16;
+const CONCURRENCY = 64;
+/** Longest an accepted channel waits for the alert's other channels before its record is written, milliseconds. */
+export const COALESCE_MS = 50;
 
 interface Entry {
   alert: Alert;
   claim: Claim;
   channels: Set<string>;
+  timer?: NodeJS.Timeout;
+  /** Lets the write queue for a store call; it is set once. */
+  release?: () => void;
 }
 
 export class DeliveryLedger {
   readonly #limit = pLimit(CONCURRENCY);
-  /** Writes queued and not yet started, by event key: a later channel joins them. */
+  /** Writes not yet started, by event key: a later channel joins them (also once released, while they queue for a call). */
   readonly #queued = new Map<string, Entry>();
   readonly #writes: Promise<void>[] = [];
   readonly #unrecorded = new Set<string>();
@@ -37,15 +44,23 @@ export class DeliveryLedger {
   /** Records, in the background, that `channel` accepted the alerts of `claimed`. */
   delivered(claimed: { alert: Alert; claim: Claim }[], channel: string): void {
     for (const { alert, claim } of claimed) {
-      const queued = this.#queued.get(claim.event.key);
-      if (queued) {
-        queued.channels.add(channel);
-        continue;
-      }
-      const entry: Entry = { alert, claim, channels: new Set([channel]) };
-      this.#queued.set(claim.event.key, entry);
-      this.#writes.push(this.#limit(() => this.#write(entry)));
+      const entry = this.#queued.get(claim.event.key) ?? this.#queue({ alert, claim, channels: new Set() });
+      entry.channels.add(channel);
+      if (claim.pending.every((name) => entry.channels.has(name))) this.#release(entry);
     }
+  }
+
+  #queue(entry: Entry): Entry {
+    this.#queued.set(entry.claim.event.key, entry);
+    const released = new Promise<void>((resolve) => (entry.release = resolve));
+    this.#writes.push(released.then(() => this.#limit(() => this.#write(entry))));
+    entry.timer = setTimeout(() => this.#release(entry), COALESCE_MS);
+    return entry;
+  }
+
+  #release(entry: Entry): void {
+    clearTimeout(entry.timer);
+    entry.release?.();
   }
 
   /**
@@ -54,12 +69,15 @@ export class DeliveryLedger {
    *   the ledger does not, so the claim must keep its lease)
    */
   async settle(): Promise<Set<string>> {
+    // Fan-out is over: no other channel will join a queued write.
+    for (const entry of this.#queued.values()) this.#release(entry);
     while (this.#writes.length) await Promise.all(this.#writes.splice(0));
     return this.#unrecorded;
   }
 
   async #write(entry: Entry): Promise<void> {
-    this.#queued.delete(entry.claim.event.key);
+    // From here on a later channel of the alert gets a write of its own.
+    if (this.#queued.get(entry.claim.event.key) === entry) this.#queued.delete(entry.claim.event.key);
     const channels = [...entry.channels];
     try {
       await this.store.markDelivered(entry.alert, entry.claim.event, channels);

@@ -6,7 +6,6 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Config } from './config.js';
-import { startLocalDynamoDb } from '../store/local-dynamodb.js';
 import { DEFAULT_TABLE_NAME, ensureTable } from '../store/table.js';
 import { AWS_CLIENT_DEFAULTS } from './aws-clients.js';
 
@@ -30,6 +29,8 @@ export async function openDedupeTable(config: Config, env: Record<string, string
     const client = new DynamoDBClient(AWS_CLIENT_DEFAULTS);
     return { client, description: `DynamoDB table ${tableName}`, close: async () => client.destroy() };
   }
+  // Loaded only here: a process on a real table never loads dynalite and its in-memory store.
+  const { startLocalDynamoDb } = await import('../store/local-dynamodb.js');
   const local = await startLocalDynamoDb(tableName);
   return { client: local.client, description: `embedded dynalite (in memory) at ${local.endpoint}`, close: local.close };
 }

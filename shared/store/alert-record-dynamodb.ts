@@ -5,6 +5,7 @@
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import pLimit from 'p-limit';
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { alertJsonForRecord, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
 import type { Acknowledgement, AckOutcome, AlertRecordStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './alert-record.js';
@@ -17,6 +18,8 @@ const BATCH_GET_ROUNDS = 3;
 const BATCH_WRITE_MAX_ITEMS = 25;
 /** Rounds of `UnprocessedItems` retried when writing history. */
 const BATCH_WRITE_ROUNDS = 3;
+/** History batches written at once: a storm's 200 batches side by side, not one after the other. */
+const BATCH_WRITES_IN_FLIGHT = 8;
 
 /** Attribute names go through placeholders: `status`, `at` and others are DynamoDB reserved words. */
 const NAMES = {
@@ -193,14 +196,18 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
 
   async flushHistory(batch: HistoryBatch): Promise<void> {
     const items = batch.items.splice(0);
-    for (let i = 0; i < items.length; i += BATCH_WRITE_MAX_ITEMS) {
-      let requests = items.slice(i, i + BATCH_WRITE_MAX_ITEMS).map((Item) => ({ PutRequest: { Item } }));
+    const limit = pLimit(BATCH_WRITES_IN_FLIGHT);
+    const chunks = Array.from({ length: Math.ceil(items.length / BATCH_WRITE_MAX_ITEMS) }, (_, i) => items.slice(i * BATCH_WRITE_MAX_ITEMS, (i + 1) * BATCH_WRITE_MAX_ITEMS));
+    const left = await Promise.all(chunks.map((chunk) => limit(async () => {
+      let requests = chunk.map((Item) => ({ PutRequest: { Item } }));
       for (let round = 0; requests.length && round < BATCH_WRITE_ROUNDS; round++) {
         const out = await this.#doc.send(new BatchWriteCommand({ RequestItems: { [this.#table]: requests } }));
         requests = (out.UnprocessedItems?.[this.#table] ?? []) as typeof requests;
       }
-      if (requests.length) throw new Error(`${requests.length} history events not written (DynamoDB left them unprocessed ${BATCH_WRITE_ROUNDS} times)`);
-    }
+      return requests.length;
+    })));
+    const unwritten = left.reduce((a, b) => a + b, 0);
+    if (unwritten) throw new Error(`${unwritten} history events not written (DynamoDB left them unprocessed ${BATCH_WRITE_ROUNDS} times)`);
   }
 
   async history(fingerprint: string, limit: number, nowMs: number): Promise<HistoryEvent[]> {

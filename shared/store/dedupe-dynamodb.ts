@@ -4,18 +4,22 @@
  * transactions), which real DynamoDB and dynalite both support. DynamoDB deletes expired items late
  * and dynalite never does, so reads treat an item whose `expiresAt` has passed as absent.
  *
- * Cost per alert: a new firing is one write; a resolve of a known firing one write; a resend
- * (`repeat_interval`, an HA duplicate) a failed write and a read, as before generations existed.
+ * Cost per alert, when the pipeline reads the group first (`readMany`, one BatchGetItem per 50
+ * alerts): a new firing or a resolve of a known firing is one conditional write; a resend
+ * (`repeat_interval`, an HA duplicate) none. Asked alone (`claim` without what was read), the likely
+ * write is tried first and a resend costs a failed write and a read, as before generations existed.
+ * Writes return the item only where it is read (`ReturnValues`).
  *
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.ConditionExpressions.html
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TTL.html
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from './batch-get.js';
 import { noteFiring } from './flap-record.js';
 import { headKey, incoming, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
 import { ledgerDecision, nextStep, type Head } from './occurrence.js';
-import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun } from './dedupe.js';
+import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun, type Seen } from './dedupe.js';
 
 export interface DynamoDbDedupeStoreOptions {
   tableName: string;
@@ -37,6 +41,13 @@ interface Update {
   delete?: string[];
   condition?: string;
   values?: Record<string, unknown>;
+  /** Return the item as written (`ReturnValues: ALL_NEW`); only where a caller reads it. */
+  returnItem?: true;
+}
+
+/** What a batched read holds for one alert: its head item and a legacy resolve item, each maybe absent. */
+interface ReadItems extends Seen {
+  readonly items: readonly [HeadItem | undefined, HeadItem | undefined];
 }
 
 export class DynamoDbDedupeStore implements DedupeStore {
@@ -53,12 +64,24 @@ export class DynamoDbDedupeStore implements DedupeStore {
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
-  async claim(alert: AlertEvent, channels: string[], nowMs: number): Promise<Claim> {
-    // The likely write first: a firing is usually new, a resolve usually ends a known firing.
-    const first = alert.status === 'firing' ? await this.#start(alert, channels, nowMs) : await this.#resolve(alert, channels, nowMs);
-    if (first) return first;
+  /** Both items `#read` may need of each alert, in one BatchGetItem per 50 alerts. */
+  // `nowMs` is part of the port: expiry is judged by `claim`, which gets the same time.
+  async readMany(alerts: AlertEvent[], _nowMs: number): Promise<(Seen | undefined)[]> {
+    const read = await batchGet<HeadItem>(this.#doc, this.#table, alerts.flatMap((a) => [headKey(a), legacyResolvedKey(a)]));
+    return alerts.map((a) => {
+      const [head, resolved] = [headKey(a), legacyResolvedKey(a)];
+      return read.has(head) && read.has(resolved) ? ({ items: [read.get(head), read.get(resolved)] } satisfies ReadItems) : undefined;
+    });
+  }
+
+  async claim(alert: AlertEvent, channels: string[], nowMs: number, seen?: Seen): Promise<Claim> {
+    if (!seen) {
+      // The likely write first: a firing is usually new, a resolve usually ends a known firing.
+      const first = alert.status === 'firing' ? await this.#start(alert, channels, nowMs) : await this.#resolve(alert, channels, nowMs);
+      if (first) return first;
+    }
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const { head, expiresAt } = await this.#read(alert, nowMs);
+      const { head, expiresAt } = round === 0 && seen ? await this.#fromItems(alert, (seen as ReadItems).items, nowMs) : await this.#read(alert, nowMs);
       const generation = head?.generation ?? 0;
       switch (nextStep(head, incoming(alert), nowMs)) {
         case 'start': {
@@ -162,8 +185,9 @@ export class DynamoDbDedupeStore implements DedupeStore {
       remove: [...state.remove!, ...(ends.remove ? [ends.remove] : [])],
       condition: conditions.join(' AND '),
       values: { ...state.values, ':firing': 'firing', ':now': nowMs, ':nowSec': sec(nowMs), ...(generation !== undefined && { ':g': generation }), ...(ends.set && { ':ends': ends.value }) },
+      ...(generation === undefined && { returnItem: true as const }),
     });
-    return item ? claimOf(alert, 'first notification', [...channels], item.generation ?? 0) : undefined;
+    return item ? claimOf(alert, 'first notification', [...channels], generation ?? item.generation ?? 0) : undefined;
   }
 
   /** A post in the head's own state: dedupe on its ledger, taking the lease over for a repair. */
@@ -197,9 +221,15 @@ export class DynamoDbDedupeStore implements DedupeStore {
    */
   async #read(alert: AlertEvent, nowMs: number): Promise<{ head?: Head; expiresAt: number }> {
     const item = await this.#get(headKey(alert));
+    if (toHead(item, nowMs) || item?.state) return this.#fromItems(alert, [item, undefined], nowMs);
+    return this.#fromItems(alert, [item, await this.#get(legacyResolvedKey(alert))], nowMs);
+  }
+
+  /** The head from its item and, for a legacy occurrence, its resolve item (read by `#read` or `readMany`). */
+  async #fromItems(alert: AlertEvent, [item, resolved]: ReadItems['items'], nowMs: number): Promise<{ head?: Head; expiresAt: number }> {
     const head = toHead(item, nowMs);
     if (head || item?.state) return { head, expiresAt: item?.expiresAt ?? 0 };
-    const legacy = legacyHead(item, await this.#get(legacyResolvedKey(alert)), nowMs);
+    const legacy = legacyHead(item, resolved, nowMs);
     if (!legacy) return { expiresAt: 0 };
     const pending = setOrRemove('#p', ':p', legacy.pending);
     const delivered = setOrRemove('#d', ':d', legacy.delivered);
@@ -232,7 +262,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
     return out.Item as HeadItem | undefined;
   }
 
-  /** One conditional `UpdateItem` returning the new item, or `undefined` when the condition failed. */
+  /** One conditional `UpdateItem`: the new item (`returnItem`; else just its key), or `undefined` when the condition failed. */
   async #update(key: string, u: Update): Promise<HeadItem | undefined> {
     const clauses = [['SET', u.set], ['REMOVE', u.remove], ['ADD', u.add], ['DELETE', u.delete]] as const;
     const expression = clauses.filter(([, parts]) => parts?.length).map(([verb, parts]) => `${verb} ${parts!.join(', ')}`).join(' ');
@@ -246,7 +276,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
           ...(u.condition && { ConditionExpression: u.condition }),
           ExpressionAttributeNames: Object.fromEntries(Object.entries(NAMES).filter(([n]) => new RegExp(`${n}\\b`).test(text))),
           ...(u.values && Object.keys(u.values).length && { ExpressionAttributeValues: u.values }),
-          ReturnValues: 'ALL_NEW',
+          ...(u.returnItem && { ReturnValues: 'ALL_NEW' as const }),
         }),
       );
       return (out.Attributes as HeadItem | undefined) ?? ({ pk: key } as HeadItem);

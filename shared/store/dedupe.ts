@@ -73,9 +73,19 @@ export interface DedupeStore {
    * Claims an alert event for delivery to `channels`, atomically: of concurrent callers, one wins.
    * @param channels names of the channels configured now
    * @param nowMs current time, epoch milliseconds
+   * @param seen what {@link DedupeStore.readMany} read of the alert at `nowMs`, if it did
    * @throws the store's own error when it cannot be reached (the caller answers 5xx)
    */
-  claim(alert: AlertEvent, channels: string[], nowMs: number): Promise<Claim>;
+  claim(alert: AlertEvent, channels: string[], nowMs: number, seen?: Seen): Promise<Claim>;
+  /**
+   * Reads the records of many alerts in batches (one request per up to 50 alerts), so that
+   * {@link DedupeStore.claim} decides from what was read: a duplicate (`already notified`, `in flight`,
+   * a candidate) then costs no write, and a new alert only its one conditional write. Optional: a
+   * store without it is asked alert by alert.
+   * @returns per alert, in order, what to pass to `claim` (`undefined`: not read, `claim` reads it)
+   * @throws the store's own error when it cannot be reached (nothing is claimed yet: answer 5xx)
+   */
+  readMany?(alerts: AlertEvent[], nowMs: number): Promise<(Seen | undefined)[]>;
   /**
    * Claims a confirmed candidate: a re-fire (`resolved before`) moves the alert from the resolve that
    * `candidate` saw to firing, one generation on (`firing again`); a resolve (`fired again since`)
@@ -103,6 +113,11 @@ export interface DedupeStore {
    * @throws the store's own error when it cannot be reached (the caller marks nothing)
    */
   noteFiring?(fingerprint: string, startsAtMs: number, windowMs: number, nowMs: number): Promise<FlapRun>;
+}
+
+/** What {@link DedupeStore.readMany} saw of one alert; only the store that read it knows its shape. */
+export interface Seen {
+  readonly items: readonly unknown[];
 }
 
 /** A run of firings of one alert, each within the flap window of the previous. */

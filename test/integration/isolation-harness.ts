@@ -61,9 +61,17 @@ class RefusingStore extends DynamoDbDedupeStore {
     super(client, settings);
   }
 
-  override claim(alert: Parameters<DynamoDbDedupeStore['claim']>[0], channels: string[], nowMs: number) {
-    // A startsAt that is not a date is kept verbatim in the key: over 2,048 bytes, DynamoDB refuses the item.
-    return super.claim(this.refused && alert.fingerprint === this.refused ? { ...alert, startsAt: `${alert.startsAt}${'x'.repeat(2048)}` } : alert, channels, nowMs);
+  override claim(alert: Parameters<DynamoDbDedupeStore['claim']>[0], channels: string[], nowMs: number, seen?: Parameters<DynamoDbDedupeStore['claim']>[3]) {
+    return super.claim(this.#refusable(alert), channels, nowMs, seen);
+  }
+
+  override readMany(alerts: Parameters<DynamoDbDedupeStore['readMany']>[0], nowMs: number) {
+    return super.readMany(alerts.map((a) => this.#refusable(a)), nowMs);
+  }
+
+  /** A startsAt that is not a date is kept verbatim in the key: over 2,048 bytes, DynamoDB refuses the item. */
+  #refusable<A extends { fingerprint: string; startsAt: string }>(alert: A): A {
+    return this.refused && alert.fingerprint === this.refused ? { ...alert, startsAt: `${alert.startsAt}${'x'.repeat(2048)}` } : alert;
   }
 }
 

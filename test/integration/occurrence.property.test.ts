@@ -114,6 +114,7 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
   const live = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> =>
     dead ? never : s.schedule(Promise.resolve(), 'store').then(() => (dead ? never : fn(...args))).then((r) => (dead ? never : r));
   const crashable: DedupeStore = {
+    readMany: live(store.readMany!.bind(store)),
     claim: live(store.claim.bind(store)),
     confirm: live(store.confirm.bind(store)),
     markDelivered: (alert, event, channel) =>

@@ -1,0 +1,295 @@
+/**
+ * The floor benchmark of issue #10: the product (`npm start`'s entry with its embedded store, three
+ * channels, enrichment against a loopback Prometheus, acknowledgement links) against a bare relay
+ * (`relay.mjs`: parse the payload, post one Slack message), in the same run, posts interleaved so
+ * that load from other processes falls on both alike. Prints the goal table with medians and
+ * ratios, then what the profile, the store counts and the bundle show.
+ *
+ * Run alone: `npm run bench -- floor`.
+ */
+import { loadavg } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
+import { bundle, bytesByPackage, coldInitMs, helloBundle, OUT, serverBundle } from './floor-build.js';
+import { productEnv, startFakes, type Fakes } from './floor-fakes.js';
+import { selfTimeByOwner } from './floor-profile.js';
+import { newGroup, npmStartArgs, post, ROOT, serve, type Served } from './floor-processes.js';
+import { storeCost } from './floor-store.js';
+import { round, table, type Benchmark, type Row } from './harness.js';
+
+/** `BENCH_QUICK=1`: a smoke run of every phase with few runs and small sizes (its numbers mean little). */
+const QUICK = process.env.BENCH_QUICK === '1';
+/** Group sizes and how many runs each gets (medians of these), with the goal ratio to the relay. */
+const GROUPS: ReadonlyArray<[alerts: number, runs: number, goal?: number]> = QUICK
+  ? [
+      [1, 3, 5],
+      [10, 3, 8],
+      [100, 1, 25],
+    ]
+  : [
+      [1, 15, 5],
+      [10, 11, 8],
+      [100, 7, 25],
+      [1000, 3],
+    ];
+const DUPLICATE_RUNS = QUICK ? 3 : 15;
+const WARMUP_POSTS = QUICK ? 5 : 40;
+const STORM = { alerts: QUICK ? 500 : 5000, truncated: 1497, runs: QUICK ? 1 : 2 };
+const RSS_GROUPS = QUICK ? 50 : 1000;
+const COLD_RUNS = QUICK ? 1 : 7;
+const PROFILED_GROUPS = QUICK ? 2 : 10;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+
+function ok(r: { status: number }, what: string): void {
+  if (r.status !== 200) throw new Error(`${what}: answered ${r.status}`);
+}
+
+function startProduct(fakes: Fakes, nodeArgs: string[] = npmStartArgs(), env: Record<string, string> = {}): Promise<Served> {
+  return serve(nodeArgs, { ...productEnv(fakes), PORT: '0', HOST: '127.0.0.1', ...env });
+}
+
+/** Median latency of new groups and duplicates, product vs relay, posts interleaved. */
+async function latencies(product: Served, relay: Served): Promise<Row[]> {
+  const rows: Row[] = [];
+  const measure = async (label: string, runs: number, goal: number | undefined, productBody: () => string, relayBody: () => string) => {
+    const p: number[] = [];
+    const r: number[] = [];
+    for (let i = -2; i < runs; i++) {
+      const a = await post(product.url, productBody());
+      const b = await post(relay.url, relayBody());
+      ok(a, label);
+      ok(b, `${label} (relay)`);
+      if (i >= 0) p.push(a.ms), r.push(b.ms);
+    }
+    const ratio = median(p) / median(r);
+    console.error(`  measured: ${label}`);
+    rows.push({
+      case: label,
+      'product p50': `${round(median(p))} ms`,
+      'relay p50': `${round(median(r))} ms`,
+      'product/relay': `${round(ratio)}×`,
+      goal: goal ? `≤ ${goal}×` : '',
+      status: goal ? met(ratio <= goal) : '',
+    });
+  };
+  // Both warm first (JIT, connection pools): otherwise the relay's first posts count against it.
+  for (let i = 0; i < WARMUP_POSTS; i++) {
+    ok(await post(product.url, newGroup(1 + (i % 10))), 'warm-up');
+    ok(await post(relay.url, newGroup(1 + (i % 10))), 'warm-up (relay)');
+  }
+  for (const [n, runs, goal] of GROUPS)
+    await measure(
+      `${n} new alert${n > 1 ? 's' : ''} per group`,
+      runs,
+      goal,
+      () => newGroup(n),
+      () => newGroup(n),
+    );
+  const dup = newGroup(10);
+  ok(await post(product.url, dup), 'duplicates (first)');
+  await measure(
+    '10 duplicate alerts',
+    DUPLICATE_RUNS,
+    2,
+    () => dup,
+    () => dup,
+  );
+  return rows;
+}
+
+/** A storm of new alerts: first answer and when the three digests were out, from the post, milliseconds. */
+async function storm(fakes: Fakes, product: Served): Promise<{ answerMs: number; digestsMs: number; repeatMs: number; messages: string }> {
+  const answers: number[] = [];
+  const digests: number[] = [];
+  const repeats: number[] = [];
+  const repeatStatus: number[] = [];
+  let messages = '';
+  for (let i = 0; i < STORM.runs; i++) {
+    const body = newGroup(STORM.alerts, STORM.truncated);
+    fakes.reset();
+    let snsAt = 0;
+    const started = performance.now();
+    const poll = setInterval(() => void (fakes.sns.publishes.length && !snsAt && (snsAt = performance.now())), 2);
+    const first = await post(product.url, body);
+    clearInterval(poll);
+    ok(first, 'storm');
+    answers.push(first.ms);
+    digests.push(Math.max(fakes.lastMessageAt(), snsAt || performance.now()) - started);
+    const c = fakes.counts();
+    messages = `${c.slack}/${c.feishu}/${c.sns}`;
+    // Not a stop: a 503 here (alerts still in flight) is an answer worth printing.
+    const again = await post(product.url, body);
+    repeats.push(again.ms);
+    repeatStatus.push(again.status);
+  }
+  return { answerMs: median(answers), digestsMs: median(digests), repeatMs: median(repeats), messages: `${messages}; the same storm again answered ${repeatStatus.join(', ')}` };
+}
+
+/** Posts `RSS_GROUPS` groups of 3 new alerts, 4 at a time. */
+async function fillGroups(url: string): Promise<void> {
+  let left = RSS_GROUPS;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (left-- > 0) ok(await post(url, newGroup(3)), 'rss group');
+    }),
+  );
+}
+
+async function profile(fakes: Fakes): Promise<[string, number, number][]> {
+  const dir = `${OUT}profile`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const product = await startProduct(fakes, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...npmStartArgs()]);
+  for (let i = 0; i < PROFILED_GROUPS; i++) {
+    const body = newGroup(100);
+    ok(await post(product.url, body), 'profile');
+    ok(await post(product.url, body), 'profile repeat');
+  }
+  await product.stop();
+  return selfTimeByOwner(dir, Infinity);
+}
+
+async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; bytes: number; withoutSdk: number; byPackage: [string, number][] }> {
+  const env = { ...productEnv(fakes), AWS_LAMBDA_FUNCTION_NAME: 'receiver', TABLE_NAME: 'bench', WEBHOOK_TOKEN: 'bench-token-0123456789' };
+  const builds = {
+    'receiver (as deployed: AWS SDK bundled)': await bundle('receiver', 'functions/lambda.ts', 'bundled'),
+    'receiver, AWS SDK from the runtime': await bundle('receiver-runtime-sdk', 'functions/lambda.ts', 'external'),
+    'hello-world Hono': await helloBundle(),
+  };
+  const times = new Map<string, number[]>(Object.keys(builds).map((k) => [k, []]));
+  for (let i = 0; i < COLD_RUNS; i++) for (const [name, b] of Object.entries(builds)) times.get(name)!.push(await coldInitMs(b.file, env));
+  const hello = median(times.get('hello-world Hono')!);
+  const rows = Object.entries(builds).map(([name, b]) => ({
+    bundle: name,
+    'bundle KB': round(b.bytes / 1000),
+    'cold init p50 (process start → import done)': `${round(median(times.get(name)!))} ms`,
+    'vs hello-world': `${round(median(times.get(name)!) / hello)}×`,
+  }));
+  const deployed = builds['receiver (as deployed: AWS SDK bundled)'];
+  return {
+    rows,
+    ratio: median(times.get('receiver (as deployed: AWS SDK bundled)')!) / hello,
+    bytes: deployed.bytes,
+    withoutSdk: builds['receiver, AWS SDK from the runtime'].bytes,
+    byPackage: bytesByPackage(deployed),
+  };
+}
+
+/** The details a run collected, printed after its goal table. */
+const notes: string[] = [];
+
+export const floor: Benchmark = {
+  name: 'floor',
+  description: 'issue #10: the product (npm start, embedded store, loopback Prometheus/Slack/Feishu/SNS) against a bare 10-line relay in the same run',
+  run: async () => {
+    notes.length = 0;
+    console.log(
+      `load average at start: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} (2 cores)\n`,
+    );
+    const fakes = await startFakes();
+    const goals: Row[] = [];
+    try {
+      const relay = await serve([`${ROOT}bench/relay.mjs`], { SLACK_WEBHOOK_URL: `${fakes.url}/slack/relay` });
+      const product = await startProduct(fakes);
+      goals.push(...(await latencies(product, relay)));
+
+      const cost = await storeCost(fakes, [1, 10, 100]);
+      const c100 = cost.find((c) => c.alerts === 100)!;
+      goals.push({
+        case: 'DynamoDB requests per new alert / per duplicate (100-alert group)',
+        'product p50': `${round(c100.perNew)} / ${round(c100.perDuplicate)}`,
+        goal: '≤ 2 / ≤ 0.1',
+        status: met(c100.perNew <= 2 && c100.perDuplicate <= 0.1),
+      });
+
+      const s = await storm(fakes, product);
+      goals.push({
+        case: `${STORM.alerts}-alert storm: first answer / digests out`,
+        'product p50': `${round(s.answerMs / 1000)} s / ${round(s.digestsMs / 1000)} s`,
+        goal: '≤ 8 s / ≤ 3 s',
+        status: met(s.answerMs <= 8000 && s.digestsMs <= 3000),
+      });
+      await product.stop();
+
+      const rss = await rssRows(fakes, relay);
+      goals.push({ case: `npm start RSS after ${RSS_GROUPS} groups`, 'product p50': `${rss.npmStart} MB`, 'relay p50': `${rss.relay} MB`, goal: '≤ 150 MB', status: met(rss.npmStart <= 150) });
+      await relay.stop();
+
+      const cold = await coldInit(fakes);
+      goals.push({ case: 'Lambda cold init vs hello-world Hono', 'product/relay': `${round(cold.ratio)}×`, goal: '≤ 2×', status: met(cold.ratio <= 2) });
+      goals.push({
+        case: 'receiver bundle (as deployed / without the AWS SDK)',
+        'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`,
+        goal: '≤ 350 KB',
+        status: met(cold.bytes <= 350_000),
+      });
+
+      notes.push(
+        `\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table(cost.map((c) => ({ alerts: c.alerts, 'per new alert': round(c.perNew), 'per duplicate': round(c.perDuplicate), 'new group': c.newBreakdown, 'same group again': c.duplicateBreakdown })))}`,
+      );
+      notes.push(
+        `\n### Storm (${STORM.alerts} alerts + ${STORM.truncated} truncated, median of ${STORM.runs})\n\nmessages slack/feishu/sns per storm: ${s.messages}; the same storm again (all duplicates): ${round(s.repeatMs / 1000)} s`,
+      );
+      notes.push(`\n### RSS after ${RSS_GROUPS} groups of 3 new alerts (VmRSS, MB)\n\n${table(rss.rows)}`);
+      notes.push(`\n### Cold init (median of ${COLD_RUNS} fresh processes)\n\n${table(cold.rows)}`);
+      notes.push(
+        `\ndeployed receiver bundle by package: ${cold.byPackage
+          .slice(0, 10)
+          .map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`)
+          .join(' · ')}`,
+      );
+      const prof = await profile(fakes);
+      notes.push(
+        `\n### CPU profile of npm start, ${PROFILED_GROUPS} groups of 100 new alerts and their repeats (self time, busy share)\n\n${table(prof.slice(0, 12).map(([where, share, ms]) => ({ where, share: `${Math.round(share * 100)}%`, ms: round(ms) })))}`,
+      );
+      const share = (re: RegExp) => Math.round(prof.filter(([where]) => re.test(where)).reduce((a, [, x]) => a + x, 0) * 100);
+      notes.push(
+        `\nFound: the AWS SDK (per-call middleware resolution, endpoint, signing, serde) takes ${share(/^pkg:@(smithy|aws-sdk)\//)}% of the busy time, the embedded dynalite ${share(/^pkg:dynalite$/)}%, garbage collection ${share(/garbage/)}%: every store call costs CPU in the product's own process, so requests per alert decide a group's time.`,
+      );
+    } catch (err) {
+      console.log(`\n(stopped by an error; the rows measured so far:)\n${table(goals)}\n${notes.join('\n')}`);
+      throw err;
+    } finally {
+      await fakes.close();
+    }
+    notes.push(
+      `\nload average at end: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+    return goals;
+  },
+  notes: () => notes.join('\n'),
+};
+
+/** RSS of `npm start` (tsx, embedded dynalite) and of the product bundled without tsx, its store in another process. */
+async function rssRows(fakes: Fakes, relay: Served): Promise<{ npmStart: number; relay: number; rows: Row[] }> {
+  const rows: Row[] = [];
+  const npmStart = await startProduct(fakes);
+  const idle = npmStart.rss().rssMiB;
+  await fillGroups(npmStart.url);
+  const full = npmStart.rss();
+  await npmStart.stop();
+  rows.push({ process: 'npm start (tsx + embedded dynalite + product)', 'at start': idle, [`after ${RSS_GROUPS} groups`]: full.rssMiB, peak: full.peakMiB });
+
+  const store = await serve([`${ROOT}bench/dynalite-server.mjs`], {});
+  const bundled = await startProduct(fakes, [await serverBundle()], { AWS_ENDPOINT_URL_DYNAMODB: store.url });
+  const idleBundled = bundled.rss().rssMiB;
+  const storeIdle = store.rss().rssMiB;
+  await fillGroups(bundled.url);
+  const b = bundled.rss();
+  const st = store.rss();
+  await Promise.all([bundled.stop(), store.stop()]);
+  rows.push({ process: 'product alone (bundled JS, no tsx, store in another process)', 'at start': idleBundled, [`after ${RSS_GROUPS} groups`]: b.rssMiB, peak: b.peakMiB });
+  rows.push({ process: 'dynalite alone (its table holding those groups)', 'at start': storeIdle, [`after ${RSS_GROUPS} groups`]: st.rssMiB, peak: st.peakMiB });
+  const r = relay.rss();
+  rows.push({ process: 'bare relay (after the latency cases)', 'at start': '', [`after ${RSS_GROUPS} groups`]: r.rssMiB, peak: r.peakMiB });
+  return { npmStart: full.rssMiB, relay: r.rssMiB, rows };
+}
