@@ -57,7 +57,8 @@ export class DynamoDbAckStore implements AckStore {
     // Each write also counts the history event it records (`historySeq`), saving a call per alert in a storm.
     const fresh: UpdateSpec = {
       set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, '#ch': new Set(n.channels), '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }) },
-      remove: ['#ack', '#esc', ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
+      // A new occurrence starts at generation 0: an earlier occurrence's generation would make its re-fire's write (`#again`) fail.
+      remove: ['#ack', '#esc', '#gen', ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
       add: { '#seq': 1 },
       condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
       values: { ':s': startsAt, ':nowSec': nowSec },

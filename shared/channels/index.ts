@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { ChannelInstance } from '../routing/load.js';
 import { createConsoleChannel } from './console.js';
 import { createFeishuChannel } from './feishu.js';
+import { createPagerDutyChannel } from './pagerduty/channel.js';
 import { createSlackChannel } from './slack.js';
 import { createSnsChannel, regionFromTopicArn } from './sns.js';
 import type { Channel } from './types.js';
@@ -22,7 +23,7 @@ export interface ChannelDeps {
 
 /**
  * Builds the configured channels: first those of the environment variables, in this order: `slack`,
- * `feishu`, `sns`; then the routing file's instances, in file order. When none is configured,
+ * `feishu`, `sns`, `pagerduty`; then the routing file's instances, in file order. When none is configured,
  * `[console]`. An SNS client's region is its topic ARN's (SNS topics are regional), passed
  * explicitly; credentials and `AWS_ENDPOINT_URL_SNS` are the SDK's own settings.
  * @throws Error when an SNS topic ARN has no region field
@@ -41,11 +42,12 @@ export function buildChannels(config: Config, deps: ChannelDeps = {}): Channel[]
     channels.push(createFeishuChannel({ webhookUrl: config.feishu.webhookUrl, secret: config.feishu.secret, now: deps.now }));
   }
   if (config.sns) channels.push(createSnsChannel({ client: snsClient(config.sns.topicArn), topicArn: config.sns.topicArn }));
-  for (const instance of config.routing?.channels ?? []) channels.push(fromInstance(instance, snsClient, deps));
+  if (config.pagerduty) channels.push(createPagerDutyChannel({ routingKey: config.pagerduty.routingKey, eventsUrl: config.pagerdutyEventsUrl }));
+  for (const instance of config.routing?.channels ?? []) channels.push(fromInstance(instance, snsClient, deps, config.pagerdutyEventsUrl));
   return channels.length ? channels : [createConsoleChannel(deps.write)];
 }
 
-function fromInstance(c: ChannelInstance, snsClient: (topicArn: string) => SNSClient, deps: ChannelDeps): Channel {
+function fromInstance(c: ChannelInstance, snsClient: (topicArn: string) => SNSClient, deps: ChannelDeps, pagerdutyEventsUrl?: string): Channel {
   const render = { name: c.name, locale: c.locale, digestAbove: c.digestAbove };
   switch (c.type) {
     case 'slack':
@@ -56,5 +58,7 @@ function fromInstance(c: ChannelInstance, snsClient: (topicArn: string) => SNSCl
       return createSnsChannel({ ...render, client: snsClient(c.topicArn), topicArn: c.topicArn, messageStructure: c.messageStructure });
     case 'console':
       return createConsoleChannel(deps.write, render);
+    case 'pagerduty':
+      return createPagerDutyChannel({ name: c.name, digestAbove: c.digestAbove, routingKey: c.routingKey, eventsUrl: pagerdutyEventsUrl });
   }
 }

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
+import { routingKeyProblem } from '../channels/pagerduty/settings.js';
 import { Secret } from '../secret.js';
 import type { Route } from './router.js';
 import { routingFileSchema, TOPIC_ARN, type ChannelSpec, type RoutingFile, type SecretRef } from './schema.js';
@@ -18,6 +19,7 @@ export type ChannelInstance = { name: string } & (
   | { type: 'feishu'; webhookUrl: Secret; signingSecret?: Secret; locale?: ChannelSpec['locale']; digestAbove?: number }
   | { type: 'sns'; topicArn: string; messageStructure?: 'string' | 'json'; locale?: ChannelSpec['locale']; digestAbove?: number }
   | { type: 'console'; locale?: ChannelSpec['locale']; digestAbove?: number }
+  | { type: 'pagerduty'; routingKey: Secret; locale?: ChannelSpec['locale']; digestAbove?: number }
 );
 
 export interface RoutingConfig {
@@ -140,10 +142,10 @@ function checkReferences(data: RoutingFile, envChannels: string[], locate: (p: P
 }
 
 function resolveChannel(name: string, spec: ChannelSpec, settings: Record<string, string | undefined>, locate: (p: Path) => string, problems: string[]): ChannelInstance | undefined {
-  const secret = (ref: SecretRef, field: string, url: boolean): Secret | undefined => {
+  const secret = (ref: SecretRef, field: string, check: ((value: string) => string | undefined) | boolean): Secret | undefined => {
     const value = settings[ref.secret];
-    const urlProblem = value && url ? webhookUrlProblem(value) : undefined;
-    const problem = !value ? `setting ${ref.secret} is not set (an environment variable, or a key of the settings secret in AWS)` : urlProblem && `setting ${ref.secret} ${urlProblem}`;
+    const formProblem = value && check ? (check === true ? webhookUrlProblem : check)(value) : undefined;
+    const problem = !value ? `setting ${ref.secret} is not set (an environment variable, or a key of the settings secret in AWS)` : formProblem && `setting ${ref.secret} ${formProblem}`;
     if (problem) problems.push(`${locate(['channels', name, field])}: ${problem}`);
     return problem ? undefined : new Secret(value!);
   };
@@ -168,6 +170,10 @@ function resolveChannel(name: string, spec: ChannelSpec, settings: Record<string
     }
     case 'console':
       return { name, type: 'console', locale, digestAbove };
+    case 'pagerduty': {
+      const routingKey = secret(spec.routingKey, 'routingKey', routingKeyProblem);
+      return routingKey && { name, type: 'pagerduty', routingKey, locale, digestAbove };
+    }
   }
 }
 
@@ -197,7 +203,9 @@ export function routingSecretNames(path: string): string[] {
     return [];
   }
   const names = Object.values(parsed.data?.channels ?? {}).flatMap((spec) =>
-    spec.type === 'slack' ? [spec.webhookUrl.secret] : spec.type === 'feishu' ? [spec.webhookUrl.secret, ...(spec.signingSecret ? [spec.signingSecret.secret] : [])] : [],
+    spec.type === 'slack' ? [spec.webhookUrl.secret]
+      : spec.type === 'feishu' ? [spec.webhookUrl.secret, ...(spec.signingSecret ? [spec.signingSecret.secret] : [])]
+        : spec.type === 'pagerduty' ? [spec.routingKey.secret] : [],
   );
   return [...new Set(names)];
 }

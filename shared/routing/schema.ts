@@ -7,6 +7,7 @@
  * channels:
  *   oncall: { type: sns, topicArn: arn:aws:sns:eu-west-1:123456789012:llm-oncall }
  *   platform-slack: { type: slack, webhookUrl: { secret: SLACK_PLATFORM_WEBHOOK_URL } }
+ *   gpu-pager: { type: pagerduty, routingKey: { secret: PAGERDUTY_GPU_ROUTING_KEY } }
  * routes:
  *   - matchers: ['severity="critical"', 'kind="kv_cache"']
  *     channels: [oncall]
@@ -16,6 +17,7 @@
 import { z } from 'zod';
 import { MAX_DETAILED_ALERTS } from '../channels/digest.js';
 import { LOCALES } from '../channels/locale.js';
+import { pagerDutyChannelSchema } from '../channels/pagerduty/settings.js';
 import { parseMatchers, MatcherSyntaxError } from './matcher.js';
 
 /** Channel instance names: what the delivery ledger records, so keep them stable. */
@@ -52,8 +54,9 @@ export const channelSchema = z.discriminatedUnion(
       ...common,
     }),
     z.strictObject({ type: z.literal('console'), ...common }),
+    pagerDutyChannelSchema(secretRef, common),
   ],
-  { message: 'type must be one of slack, feishu, sns, console' },
+  { message: 'type must be one of slack, feishu, sns, console, pagerduty' },
 );
 export type ChannelSpec = z.infer<typeof channelSchema>;
 

@@ -1,0 +1,66 @@
+/**
+ * The PagerDuty channel: POSTs each rendered event (`render.ts`) to the Events API v2, one at a time
+ * and in order, through the shared HTTP client (`../http.ts`: no redirects, `Retry-After`, errors
+ * without secrets). The pipeline's `deliver` retries; this file classifies PagerDuty's answers:
+ * - 202 (any 2xx): accepted.
+ * - 400: the event is invalid ("Bad Request - Check that the JSON is valid. Retry? No"): a
+ *   {@link ContentRefusedError} quoting PagerDuty's `message` and `errors`, so the pipeline logs it at
+ *   error level and counts the channel `refused`. The other events of the notification are still sent:
+ *   one bad alert must not block its group.
+ * - 429 and 5xx, time-outs, network errors: retryable ("Yes - retry after some time"), with the
+ *   reply's `Retry-After` when it sends one.
+ * - Any other status (a wrong `PAGERDUTY_EVENTS_URL`: 404; a redirect): permanent, a configuration error.
+ * PagerDuty's events are idempotent per `dedup_key` (a repeated `trigger` adds a log entry to the open
+ * alert, a repeated `resolve` is dropped), so a retry may repeat one; still, the events a notification
+ * already got accepted are remembered for its retries, so a 429 does not spend the rate limit again.
+ * @see https://developer.pagerduty.com/docs/events-api-v2/overview/#response-codes--retry-logic
+ * @see https://developer.pagerduty.com/docs/events-api-v2/trigger-events/
+ */
+import type { Notification } from '../../notification.js';
+import type { Secret } from '../../secret.js';
+import { postJson } from '../http.js';
+import { ContentRefusedError, type Channel } from '../types.js';
+import { renderPagerDuty, type RenderedEvent } from './render.js';
+import { PAGERDUTY_EVENTS_URL } from './wire.js';
+
+export interface PagerDutyChannelOptions {
+  /** The Events API v2 integration key (`PAGERDUTY_ROUTING_KEY`, or the routing file's `routingKey`). */
+  routingKey: Secret;
+  /** Default {@link PAGERDUTY_EVENTS_URL} (`PAGERDUTY_EVENTS_URL`). */
+  eventsUrl?: string;
+  /** The instance name recorded in the ledger; default `pagerduty`. */
+  name?: string;
+  /** Storm threshold (see `render.ts`). */
+  digestAbove?: number;
+}
+
+/** Events of a notification already accepted, by notification object: its retries skip them. */
+type Sent = WeakMap<Notification, Set<string>>;
+const eventId = (e: RenderedEvent) => `${e.event_action} ${e.dedup_key}`;
+
+/** Creates the channel; see the file header for how replies are classified. */
+export function createPagerDutyChannel(options: PagerDutyChannelOptions): Channel {
+  const name = options.name ?? 'pagerduty';
+  const url = options.eventsUrl ?? PAGERDUTY_EVENTS_URL;
+  const sent: Sent = new WeakMap();
+  return {
+    name,
+    async send(notification, signal) {
+      const done = sent.get(notification) ?? new Set<string>();
+      sent.set(notification, done);
+      const refused: string[] = [];
+      for (const event of renderPagerDuty(notification, { digestAbove: options.digestAbove })) {
+        if (done.has(eventId(event))) continue;
+        try {
+          await postJson(name, url, { routing_key: options.routingKey.reveal(), ...event }, signal, { refusesContent: (status) => status === 400 });
+          done.add(eventId(event));
+        } catch (err) {
+          // Retryable and configuration errors end the attempt; a refused event does not stop the others.
+          if (!(err instanceof ContentRefusedError)) throw err;
+          refused.push(`${event.event_action} ${event.dedup_key}: ${err.message}`);
+        }
+      }
+      if (refused.length) throw new ContentRefusedError(`${name}: PagerDuty refused ${refused.length} event(s): ${refused.join('; ')}`);
+    },
+  };
+}
