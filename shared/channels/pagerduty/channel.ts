@@ -5,8 +5,9 @@
  * - 202 (any 2xx): accepted.
  * - 400: the event is invalid ("Bad Request - Check that the JSON is valid. Retry? No"): a
  *   {@link ContentRefusedError} quoting PagerDuty's `message` and `errors`, so the pipeline logs it at
- *   error level and counts the channel `refused`. The other events of the notification are still sent:
- *   one bad alert must not block its group.
+ *   error level and counts the channel `refused` (the group is answered 200: a resend would be refused
+ *   again). It is not sent again, reduced or not. The other events of the notification are still
+ *   sent: one bad alert must not block its group.
  * - 429 and 5xx, time-outs, network errors: retryable ("Yes - retry after some time"), with the
  *   reply's `Retry-After` when it sends one.
  * - Any other status (a wrong `PAGERDUTY_EVENTS_URL`: 404; a redirect): permanent, a configuration error.
@@ -57,10 +58,11 @@ export function createPagerDutyChannel(options: PagerDutyChannelOptions): Channe
         } catch (err) {
           // Retryable and configuration errors end the attempt; a refused event does not stop the others.
           if (!(err instanceof ContentRefusedError)) throw err;
-          refused.push(`${event.event_action} ${event.dedup_key}: ${err.message}`);
+          refused.push(`${event.event_action} ${event.dedup_key}: ${err.message.slice(name.length + 2)}`);
         }
       }
-      if (refused.length) throw new ContentRefusedError(`${name}: PagerDuty refused ${refused.length} event(s): ${refused.join('; ')}`);
+      // Not `reducedMayPass`: PagerDuty checks the fields the renderer sets, a reduced rendering is the same event.
+      if (refused.length) throw new ContentRefusedError(`${name}: PagerDuty refused ${refused.length} event(s): ${refused.join('; ')}`, { reducedMayPass: false });
     },
   };
 }

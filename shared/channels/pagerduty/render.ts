@@ -17,15 +17,13 @@
 import type { EnrichedAlert } from '../../enrich/types.js';
 import { formatTime } from '../../format.js';
 import type { Notification } from '../../notification.js';
-import { utf8Bytes } from '../../truncate.js';
-import { acknowledgeLink, alertLinks, httpLink, type Link } from '../content.js';
+import { truncateChars, utf8Bytes } from '../../truncate.js';
+import { acknowledgeLink, alertLinks, httpLink, PLAIN, type Link } from '../content.js';
 import { digestText, isStorm, MAX_DETAILED_ALERTS, summarize } from '../digest.js';
-import { PLAIN } from '../content.js';
 import { alertDedupKey, groupDedupKey } from './dedup-key.js';
 import { alertDetails, shortDetails } from './details.js';
 import { affected, alertSummary, highestSeverity, pagerDutySeverity } from './payload.js';
 import { PAGERDUTY_MAX_EVENT_BYTES, PAGERDUTY_MAX_SUMMARY_CHARS, type PagerDutyFollowUp, type PagerDutyLink, type PagerDutyTrigger } from './wire.js';
-import { truncateChars } from '../../truncate.js';
 
 /** Default storm threshold: above this many alerts in one notification, the group is one PagerDuty alert. */
 export const PAGERDUTY_DIGEST_ABOVE = MAX_DETAILED_ALERTS;
