@@ -302,7 +302,9 @@ export async function startPagerDutyPlatform(): Promise<PagerDutyPlatform> {
     if (!fault && matching?.matches(request.body.toString('utf8'))) [fault, matching] = [matching, undefined];
     if (fault) {
       const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) };
-      return fault.status === 429 ? { status: 429, headers, body: '' } : json({ status: 'error', message: 'Internal Server Error' }, fault.status);
+      if (fault.status === 429) return { status: 429, headers, body: '' };
+      if (fault.status === 400) return json({ status: 'invalid event', message: 'Event object is invalid', errors: ["'payload.summary' is missing or blank"] }, 400);
+      return json({ status: 'error', message: 'Internal Server Error' }, fault.status);
     }
     if (request.method !== 'POST' || request.path !== '/v2/enqueue') return json({ status: 'not found' }, 404);
     const problems = pagerDutyProblems(request.body);
