@@ -7,6 +7,7 @@
  * the same occurrence gets its own key, and its acknowledgement follows it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acknowledge } from '../../shared/ack/acknowledge.js';
 import { createApp } from '../../shared/app.js';
 import { loadConfig } from '../../shared/config.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
@@ -34,8 +35,9 @@ async function app(logger = silentLogger, metrics?: Metrics) {
   const config = loadConfig({ PUBLIC_URL, ACK_SECRET, WEBHOOK_TOKEN, TABLE_NAME: tableName, PAGERDUTY_ROUTING_KEY: ROUTING_KEY, PAGERDUTY_EVENTS_URL: pd.url, DELIVERY_RETRIES: '0' });
   const deps = createDeps(config, { dynamodb: db.client, inProcessTimers: false, metrics }, logger);
   const hono = createApp(config, deps);
+  const ackDeps = deps.ackPage!;
   const webhook = (body: unknown) => hono.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
-  return { hono, webhook };
+  return { hono, webhook, ackDeps };
 }
 
 const firing = () => fixture('firing-kv-cache-critical');
@@ -97,6 +99,17 @@ describe('PagerDuty through the app', () => {
       'acknowledge 936e109b8c52c001/2026-11-29T12:42:23.143Z/1',
       'resolve 936e109b8c52c001/2026-11-29T12:42:23.143Z/1',
     ]);
+  });
+
+  it('an acknowledgement made outside the page (as the Slack interaction makes it: acknowledge() with the verified claims) reaches PagerDuty too', async () => {
+    const { webhook, ackDeps } = await app();
+    await webhook(firing());
+    const trigger = pd.accepted.at(-1)!;
+    const nowSec = Math.floor(Date.now() / 1000);
+    const claims = { fingerprints: ['936e109b8c52c001'], group: firing().groupKey, channel: 'slack', issuedAt: nowSec, expiresAt: nowSec + 3600 };
+    const result = await acknowledge(claims, { by: 'U024BE7LH' }, ackDeps);
+    expect(result.followUps).toEqual({ pagerduty: true });
+    expect(pd.accepted.at(-1)).toEqual({ routing_key: ROUTING_KEY, event_action: 'acknowledge', dedup_key: trigger.dedup_key });
   });
 
   it('a 400 from PagerDuty is logged at error with its message, counted refused, answered 200 (a resend would be refused again), not retried', async () => {
