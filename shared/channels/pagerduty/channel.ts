@@ -12,8 +12,8 @@
  *   reply's `Retry-After` when it sends one.
  * - Any other status (a wrong `PAGERDUTY_EVENTS_URL`: 404; a redirect): permanent, a configuration error.
  * PagerDuty's events are idempotent per `dedup_key` (a repeated `trigger` adds a log entry to the open
- * alert, a repeated `resolve` is dropped), so a retry may repeat one; still, the events a notification
- * already got accepted are remembered for its retries, so a 429 does not spend the rate limit again.
+ * alert, a repeated `resolve` is dropped), so a retry may repeat one; still, what PagerDuty answered
+ * to each event is remembered for the notification's retries ({@link Progress}).
  * @see https://developer.pagerduty.com/docs/events-api-v2/overview/#response-codes--retry-logic
  * @see https://developer.pagerduty.com/docs/events-api-v2/trigger-events/
  */
@@ -35,34 +35,40 @@ export interface PagerDutyChannelOptions {
   digestAbove?: number;
 }
 
-/** Events of a notification already accepted, by notification object: its retries skip them. */
-type Sent = WeakMap<Notification, Set<string>>;
+/**
+ * What PagerDuty answered to the events of one notification, by notification object, so that its
+ * retries (`deliver` sends the same object again) skip them: accepted events are not sent again
+ * (PagerDuty's rate limit), refused ones neither (a 400 is never retried).
+ */
+type Progress = { accepted: Set<string>; refused: Map<string, string> };
 const eventId = (e: RenderedEvent) => `${e.event_action} ${e.dedup_key}`;
 
 /** Creates the channel; see the file header for how replies are classified. */
 export function createPagerDutyChannel(options: PagerDutyChannelOptions): Channel {
   const name = options.name ?? 'pagerduty';
   const url = options.eventsUrl ?? PAGERDUTY_EVENTS_URL;
-  const sent: Sent = new WeakMap();
+  const progress = new WeakMap<Notification, Progress>();
   return {
     name,
     async send(notification, signal) {
-      const done = sent.get(notification) ?? new Set<string>();
-      sent.set(notification, done);
-      const refused: string[] = [];
+      const p = progress.get(notification) ?? { accepted: new Set<string>(), refused: new Map<string, string>() };
+      progress.set(notification, p);
       for (const event of renderPagerDuty(notification, { digestAbove: options.digestAbove })) {
-        if (done.has(eventId(event))) continue;
+        const id = eventId(event);
+        if (p.accepted.has(id) || p.refused.has(id)) continue;
         try {
           await postJson(name, url, { routing_key: options.routingKey.reveal(), ...event }, signal, { refusesContent: (status) => status === 400 });
-          done.add(eventId(event));
+          p.accepted.add(id);
         } catch (err) {
           // Retryable and configuration errors end the attempt; a refused event does not stop the others.
           if (!(err instanceof ContentRefusedError)) throw err;
-          refused.push(`${event.event_action} ${event.dedup_key}: ${err.message.slice(name.length + 2)}`);
+          p.refused.set(id, err.message.slice(name.length + 2));
         }
       }
+      if (p.refused.size === 0) return;
+      const refused = [...p.refused].map(([id, message]) => `${id}: ${message}`);
       // Not `reducedMayPass`: PagerDuty checks the fields the renderer sets, a reduced rendering is the same event.
-      if (refused.length) throw new ContentRefusedError(`${name}: PagerDuty refused ${refused.length} event(s): ${refused.join('; ')}`, { reducedMayPass: false });
+      throw new ContentRefusedError(`${name}: PagerDuty refused ${refused.length} event(s): ${refused.join('; ')}`, { reducedMayPass: false });
     },
   };
 }

@@ -21,6 +21,7 @@ export function alertDetails(alert: EnrichedAlert, extra: { generation?: number;
     details.signals = Object.fromEntries(e.signals.map((s) => [s.label, s.atStart === undefined ? formatReading(s.value, s) : `${formatReading(s.atStart, s)} → ${formatReading(s.value, s)} (when fired → now)`]));
   }
   if (e.status === 'enriched' && e.trend) details.memory_trend = `${formatMemoryTrend(e.trend)} (${formatTrendBasis(e.trend)})`;
+  if (e.status === 'enriched' && e.trend?.sparkline) details.memory_over_window = e.trend.sparkline;
   if (e.status === 'unavailable') details.enrichment_unavailable = e.reason;
   if (alert.annotations.description) details.description = alert.annotations.description;
   details.started = formatTime(alert.startsAt);

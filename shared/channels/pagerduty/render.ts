@@ -84,7 +84,8 @@ function stormEvent(n: Notification): RenderedEvent {
     dedup_key,
     payload: {
       summary: truncateChars(summary, PAGERDUTY_MAX_SUMMARY_CHARS),
-      source: n.commonLabels.instance || n.receiver || 'alertmanager',
+      // What the whole group shares; a storm rarely shares an instance.
+      source: n.commonLabels.instance || n.commonLabels.cluster || n.commonLabels.namespace || n.receiver || 'alertmanager',
       severity: highestSeverity(firing.map((a) => pagerDutySeverity(a.labels.severity))),
       ...timestamp(firing.map((a) => a.startsAt).sort()[0]!),
       ...(n.commonLabels.alertname && { class: n.commonLabels.alertname }),

@@ -76,6 +76,21 @@ describe('PagerDuty channel', () => {
     expect(pd.server.requests.length - requests).toBe(2);
   });
 
+  it('a 400 on one event and a 429 on the next: the retry sends only the rate-limited one, then reports the refusal', async () => {
+    const n = manyAlertsNotification(3);
+    const requests = pd.server.requests.length;
+    pd.server.reply(
+      { status: 202, body: '{"status":"success"}' },
+      { status: 400, headers: { 'content-type': 'application/json' }, body: '{"status":"invalid event","message":"Event object is invalid","errors":["x"]}' },
+      { status: 429, headers: { 'retry-after': '0' }, body: '' },
+    );
+    const err = await deliver(channel(), n, options()).catch((e: unknown) => e);
+    const keys = pd.server.requests.slice(requests).map((r) => (JSON.parse(r.body.toString()) as { dedup_key: string }).dedup_key.split('/')[0]);
+    expect(keys).toEqual(['f0', 'f1', 'f2', 'f2']);
+    expect(err).toBeInstanceOf(ContentRefusedError);
+    expect((err as Error).message).toMatch(/^pagerduty: PagerDuty refused 1 event\(s\): trigger f1\/\S+: HTTP 400: /);
+  });
+
   it('through deliver, a 400 is sent once: no retry, no reduced rendering (it would be the same event)', async () => {
     const { lines, logger } = capture();
     const bad = createPagerDutyChannel({ routingKey: new Secret('short-key-0123456789'), eventsUrl: pd.url });
