@@ -1,6 +1,6 @@
 /**
- * The PagerDuty channel: POSTs each rendered event (`render.ts`) to the Events API v2, one at a time
- * and in order, through the shared HTTP client (`../http.ts`: no redirects, `Retry-After`, errors
+ * The PagerDuty channel: POSTs each rendered event (`render.ts`) to the Events API v2, a few at a
+ * time ({@link EVENT_CONCURRENCY}; each is about a different alert, so their order does not matter), through the shared HTTP client (`../http.ts`: no redirects, `Retry-After`, errors
  * without secrets). The pipeline's `deliver` retries; this file classifies PagerDuty's answers:
  * - 202 (any 2xx): accepted.
  * - 400: the event is invalid ("Bad Request - Check that the JSON is valid. Retry? No"): a
@@ -17,6 +17,7 @@
  * @see https://developer.pagerduty.com/docs/events-api-v2/overview/#response-codes--retry-logic
  * @see https://developer.pagerduty.com/docs/events-api-v2/trigger-events/
  */
+import pLimit from 'p-limit';
 import type { Notification } from '../../notification.js';
 import type { Secret } from '../../secret.js';
 import { postJson } from '../http.js';
@@ -43,28 +44,42 @@ export interface PagerDutyChannelOptions {
 type Progress = { accepted: Set<string>; refused: Map<string, string> };
 const eventId = (e: RenderedEvent) => `${e.event_action} ${e.dedup_key}`;
 
+/**
+ * Events of one notification in flight at once. Sequential posts of a 50-alert group to PagerDuty
+ * (≈ 100–200 ms each from AWS) would not fit one attempt's time-out (`DELIVERY_TIMEOUT_MS`, 5 s);
+ * the rate limit counts events, not connections, so a few at a time spend it no faster.
+ */
+export const EVENT_CONCURRENCY = 5;
+
 /** Creates the channel; see the file header for how replies are classified. */
 export function createPagerDutyChannel(options: PagerDutyChannelOptions): Channel {
   const name = options.name ?? 'pagerduty';
   const url = options.eventsUrl ?? PAGERDUTY_EVENTS_URL;
   const progress = new WeakMap<Notification, Progress>();
+  const post = (event: RenderedEvent, signal: AbortSignal) =>
+    postJson(name, url, { routing_key: options.routingKey.reveal(), ...event }, signal, { refusesContent: (status) => status === 400 });
   return {
     name,
     async send(notification, signal) {
       const p = progress.get(notification) ?? { accepted: new Set<string>(), refused: new Map<string, string>() };
       progress.set(notification, p);
-      for (const event of renderPagerDuty(notification, { digestAbove: options.digestAbove })) {
+      const limit = pLimit(EVENT_CONCURRENCY);
+      let failed: unknown;
+      const sendOne = async (event: RenderedEvent) => {
         const id = eventId(event);
-        if (p.accepted.has(id) || p.refused.has(id)) continue;
+        // After a retryable or configuration error, the attempt is over: start nothing new.
+        if (failed !== undefined || p.accepted.has(id) || p.refused.has(id)) return;
         try {
-          await postJson(name, url, { routing_key: options.routingKey.reveal(), ...event }, signal, { refusesContent: (status) => status === 400 });
+          await post(event, signal);
           p.accepted.add(id);
         } catch (err) {
-          // Retryable and configuration errors end the attempt; a refused event does not stop the others.
-          if (!(err instanceof ContentRefusedError)) throw err;
-          p.refused.set(id, err.message.slice(name.length + 2));
+          // A refused event does not stop the others.
+          if (err instanceof ContentRefusedError) p.refused.set(id, err.message.slice(name.length + 2));
+          else failed ??= err;
         }
-      }
+      };
+      await Promise.all(renderPagerDuty(notification, { digestAbove: options.digestAbove }).map((event) => limit(() => sendOne(event))));
+      if (failed !== undefined) throw failed;
       if (p.refused.size === 0) return;
       const refused = [...p.refused].map(([id, message]) => `${id}: ${message}`);
       // Not `reducedMayPass`: PagerDuty checks the fields the renderer sets, a reduced rendering is the same event.

@@ -254,7 +254,7 @@ export interface PagerDutyPlatform {
   accepted: PagerDutyEventBody[];
   /** The next `n` requests get this status (429 with `Retry-After: seconds` when given; 500, 502, 503). */
   fail(n: number, status: number, retryAfterSeconds?: number): void;
-  /** The next request whose raw body matches gets this status, once (after the `fail` faults). */
+  /** The next request whose raw body matches gets this status, once (after the `fail` faults); several may wait. */
   failWhen(matches: (rawBody: string) => boolean, status: number, retryAfterSeconds?: number): void;
   /** Drops every scripted fault not yet used. */
   clear(): void;
@@ -296,10 +296,11 @@ function pagerDutyProblems(raw: Buffer): string[] {
 export async function startPagerDutyPlatform(): Promise<PagerDutyPlatform> {
   const accepted: PagerDutyEventBody[] = [];
   const faults: { status: number; retryAfter?: number }[] = [];
-  let matching: { matches: (rawBody: string) => boolean; status: number; retryAfter?: number } | undefined;
+  const matching: { matches: (rawBody: string) => boolean; status: number; retryAfter?: number }[] = [];
   const server = await startLoopback((request) => {
     let fault = faults.shift();
-    if (!fault && matching?.matches(request.body.toString('utf8'))) [fault, matching] = [matching, undefined];
+    const match = fault ? -1 : matching.findIndex((m) => m.matches(request.body.toString('utf8')));
+    if (match >= 0) fault = matching.splice(match, 1)[0];
     if (fault) {
       const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) };
       if (fault.status === 429) return { status: 429, headers, body: '' };
@@ -318,10 +319,10 @@ export async function startPagerDutyPlatform(): Promise<PagerDutyPlatform> {
     server,
     accepted,
     fail: (n, status, retryAfterSeconds) => void faults.push(...Array.from({ length: n }, () => ({ status, retryAfter: retryAfterSeconds }))),
-    failWhen: (matches, status, retryAfterSeconds) => void (matching = { matches, status, retryAfter: retryAfterSeconds }),
+    failWhen: (matches, status, retryAfterSeconds) => void matching.push({ matches, status, retryAfter: retryAfterSeconds }),
     clear: () => {
       faults.length = 0;
-      matching = undefined;
+      matching.length = 0;
     },
     close: () => server.close(),
   };
