@@ -8,13 +8,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acknowledge } from '../../shared/ack/acknowledge.js';
-import { createApp } from '../../shared/app.js';
-import { loadConfig } from '../../shared/config.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../shared/dedupe/table.js';
-import { createLogger, silentLogger } from '../../shared/logger.js';
+import { createApp } from '../../shared/http/app.js';
+import { loadConfig } from '../../shared/runtime/config.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
+import { createLogger, silentLogger } from '../../shared/core/logger.js';
 import type { Metrics } from '../../shared/metrics/catalogue.js';
-import { createDeps } from '../../shared/runtime.js';
+import { createDeps } from '../../shared/runtime/deps.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startPagerDutyPlatform, type PagerDutyPlatform } from './channels/platforms.js';
 import { ACK_SECRET, FormClient, PUBLIC_URL, WEBHOOK_TOKEN } from './ack-harness.js';
@@ -36,7 +36,8 @@ async function app(logger = silentLogger, metrics?: Metrics) {
   const deps = createDeps(config, { dynamodb: db.client, inProcessTimers: false, metrics }, logger);
   const hono = createApp(config, deps);
   const ackDeps = deps.ackPage!;
-  const webhook = (body: unknown) => hono.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
+  const webhook = (body: unknown) =>
+    hono.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
   return { hono, webhook, ackDeps };
 }
 
@@ -62,7 +63,11 @@ describe('PagerDuty through the app', () => {
     const start = pd.accepted.length;
     expect((await webhook(firing())).status).toBe(200);
     const [trigger] = pd.accepted.slice(start);
-    expect(trigger).toMatchObject({ routing_key: ROUTING_KEY, event_action: 'trigger', payload: { severity: 'critical', source: '127.0.0.1:9800', component: 'qwen3-8b', class: 'VLLMKVCacheNearlyFull' } });
+    expect(trigger).toMatchObject({
+      routing_key: ROUTING_KEY,
+      event_action: 'trigger',
+      payload: { severity: 'critical', source: '127.0.0.1:9800', component: 'qwen3-8b', class: 'VLLMKVCacheNearlyFull' },
+    });
     // Alertmanager's repeat (and an HA peer's copy) changes nothing at PagerDuty.
     expect((await webhook(firing())).status).toBe(200);
     expect(pd.accepted.length - start).toBe(1);
@@ -116,7 +121,10 @@ describe('PagerDuty through the app', () => {
     const lines: Record<string, unknown>[] = [];
     const counted: [string, Record<string, string>][] = [];
     const metrics = { inc: (name: string, labels: Record<string, string>) => void counted.push([name, labels]), observe: () => {}, set: () => {} } as unknown as Metrics;
-    const { webhook } = await app(createLogger('info', (l) => lines.push(JSON.parse(l) as Record<string, unknown>)), metrics);
+    const { webhook } = await app(
+      createLogger('info', (l) => lines.push(JSON.parse(l) as Record<string, unknown>)),
+      metrics,
+    );
     const requests = pd.server.requests.length;
     pd.failWhen(() => true, 400);
     const res = await webhook(firing());

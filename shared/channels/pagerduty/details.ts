@@ -5,8 +5,9 @@
  * Values are text as the other channels word them (`97.3%`, `850 ms`): PagerDuty shows the object as is.
  */
 import type { EnrichedAlert } from '../../enrich/types.js';
-import { formatMemoryTrend, formatReading, formatTime, formatTrendBasis } from '../../format.js';
-import type { Flapping } from '../../notification.js';
+import { formatMemoryTrend } from '../../enrich/values.js';
+import { formatReading, formatTime, formatTrendBasis } from '../../render/format.js';
+import type { Flapping } from '../../render/notification.js';
 
 /** The details of one alert. Keys are snake_case words, as PagerDuty shows them. */
 export function alertDetails(alert: EnrichedAlert, extra: { generation?: number; flapping?: Flapping }): Record<string, unknown> {
@@ -18,7 +19,9 @@ export function alertDetails(alert: EnrichedAlert, extra: { generation?: number;
     details.try = e.likelyCause.action;
   }
   if (e.status === 'enriched' && e.signals.length) {
-    details.signals = Object.fromEntries(e.signals.map((s) => [s.label, s.atStart === undefined ? formatReading(s.value, s) : `${formatReading(s.atStart, s)} → ${formatReading(s.value, s)} (when fired → now)`]));
+    details.signals = Object.fromEntries(
+      e.signals.map((s) => [s.label, s.atStart === undefined ? formatReading(s.value, s) : `${formatReading(s.atStart, s)} → ${formatReading(s.value, s)} (when fired → now)`]),
+    );
   }
   if (e.status === 'enriched' && e.trend) details.memory_trend = `${formatMemoryTrend(e.trend)} (${formatTrendBasis(e.trend)})`;
   if (e.status === 'enriched' && e.trend?.sparkline) details.memory_over_window = e.trend.sparkline;

@@ -5,7 +5,7 @@
  * @see https://developer.pagerduty.com/docs/events-api-v2/overview/#pagerduty-common-event-format-pd-cef
  */
 import type { EnrichedAlert } from '../../enrich/types.js';
-import { truncateChars } from '../../truncate.js';
+import { truncateChars } from '../../core/truncate.js';
 import { PAGERDUTY_MAX_SUMMARY_CHARS, type PagerDutyPayload, type PagerDutySeverity } from './wire.js';
 
 /**

@@ -15,11 +15,11 @@
  * on-call person gets one page for the storm either way (PagerDuty would group them into one incident).
  */
 import type { EnrichedAlert } from '../../enrich/types.js';
-import { formatTime } from '../../format.js';
-import type { Notification } from '../../notification.js';
-import { truncateChars, utf8Bytes } from '../../truncate.js';
-import { acknowledgeLink, alertLinks, httpLink, PLAIN, type Link } from '../content.js';
-import { digestText, isStorm, MAX_DETAILED_ALERTS, summarize } from '../digest.js';
+import { formatTime } from '../../render/format.js';
+import type { Notification } from '../../render/notification.js';
+import { truncateChars, utf8Bytes } from '../../core/truncate.js';
+import { acknowledgeLink, alertLinks, httpLink, PLAIN, type Link } from '../../render/content.js';
+import { digestText, isStorm, MAX_DETAILED_ALERTS, summarize } from '../../render/digest.js';
 import { alertDedupKey, groupDedupKey } from './dedup-key.js';
 import { alertDetails, shortDetails } from './details.js';
 import { affected, alertSummary, highestSeverity, pagerDutySeverity } from './payload.js';

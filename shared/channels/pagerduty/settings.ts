@@ -3,12 +3,15 @@
  * never echo the value):
  * - `PAGERDUTY_ROUTING_KEY`: the integration key of an Events API v2 integration; a secret (it may
  *   live in the settings secret, {@link PAGERDUTY_SECRET_SETTINGS}); turns on the `pagerduty` channel.
- * - `PAGERDUTY_EVENTS_URL`: overrides the endpoint (tests, a proxy); https, or http to loopback,
- *   checked by `shared/config.ts` with the rule of every webhook URL.
+ * - `PAGERDUTY_EVENTS_URL`: overrides the endpoint of every instance (tests, a proxy); https, or http
+ *   to loopback, checked by `shared/runtime/config.ts` with the rule of every webhook URL.
  * - Routing file: `{ type: pagerduty, routingKey: { secret: SETTING } }` per instance (one per
  *   PagerDuty service), with the shared `digestAbove`/`locale` fields.
  */
 import { z } from 'zod';
+import type { Secret } from '../../core/secret.js';
+import { renderFields, secretRef, type ChannelType, type InstanceBase } from '../settings.js';
+import { createPagerDutyChannel } from './index.js';
 import { PAGERDUTY_ROUTING_KEY_CHARS } from './wire.js';
 
 /** Settings of this channel that are secrets: the settings secret may hold them, logs never show them. */
@@ -31,10 +34,21 @@ export const routingKeySchema = z.string().superRefine((s, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
-/**
- * The routing file's `pagerduty` channel instance, built from the file's own pieces (its secret
- * reference and the fields every instance has), so that this folder does not import the routing file.
- */
-export function pagerDutyChannelSchema<R extends z.ZodTypeAny, C extends z.ZodRawShape>(secretRef: R, common: C) {
-  return z.strictObject({ type: z.literal('pagerduty'), routingKey: secretRef, ...common });
-}
+const schema = z.strictObject({ type: z.literal('pagerduty'), routingKey: secretRef, ...renderFields });
+export type PagerDutySpec = z.infer<typeof schema>;
+/** `eventsUrl`: the `PAGERDUTY_EVENTS_URL` setting, when set. */
+export type PagerDutyInstance = InstanceBase & { type: 'pagerduty'; routingKey: Secret; eventsUrl?: string };
+
+export const pagerduty = {
+  schema,
+  secretNames: (spec) => [spec.routingKey.secret],
+  resolve(name, spec, ctx) {
+    const routingKey = ctx.secret(spec.routingKey, 'routingKey', false);
+    const problem = routingKey && routingKeyProblem(routingKey.reveal());
+    if (problem) ctx.problem('routingKey', `setting ${spec.routingKey.secret} ${problem}`);
+    if (!routingKey || problem) return undefined;
+    const eventsUrl = ctx.settings.PAGERDUTY_EVENTS_URL || undefined;
+    return { name, type: 'pagerduty', routingKey, ...(eventsUrl && { eventsUrl }), locale: spec.locale, digestAbove: spec.digestAbove };
+  },
+  create: (c) => createPagerDutyChannel({ name: c.name, digestAbove: c.digestAbove, routingKey: c.routingKey, eventsUrl: c.eventsUrl }),
+} satisfies ChannelType<PagerDutySpec, PagerDutyInstance>;

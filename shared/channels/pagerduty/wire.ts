@@ -3,6 +3,8 @@
  * the platform's limits, named next to their source.
  * @see https://developer.pagerduty.com/docs/events-api-v2/trigger-events/ ("Send an Alert Event")
  * @see https://developer.pagerduty.com/docs/events-api-v2/overview/ (response codes, size limit)
+ * @see https://developer.pagerduty.com/docs/events-api-v2/rate-limits/ ("approximately 120 calls/minute
+ *   per integration key", a 60 s sliding window; why a storm is one event, `render.ts`)
  */
 
 /** The default endpoint (`PAGERDUTY_EVENTS_URL` overrides it). */
@@ -15,12 +17,6 @@ export const PAGERDUTY_MAX_DEDUP_KEY_CHARS = 255;
 export const PAGERDUTY_MAX_EVENT_BYTES = 512 * 1024;
 /** The integration key (`routing_key`): "the 32 character Integration Key for an integration on a service or on a global ruleset". */
 export const PAGERDUTY_ROUTING_KEY_CHARS = 32;
-/**
- * Events one integration key accepts per minute, approximately, before PagerDuty answers 429
- * ("approximately 120 calls/minute per integration key", a 60 s sliding window).
- * @see https://developer.pagerduty.com/docs/events-api-v2/rate-limits/
- */
-export const PAGERDUTY_EVENTS_PER_MINUTE = 120;
 
 /** PagerDuty's four severities (`payload.severity`). */
 export type PagerDutySeverity = 'critical' | 'error' | 'warning' | 'info';
@@ -66,5 +62,3 @@ export interface PagerDutyFollowUp {
   event_action: 'acknowledge' | 'resolve';
   dedup_key: string;
 }
-
-export type PagerDutyEvent = PagerDutyTrigger | PagerDutyFollowUp;

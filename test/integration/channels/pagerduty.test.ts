@@ -5,14 +5,14 @@
  * same event, no redirects followed, and the routing key never in an error or log line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPagerDutyChannel } from '../../../shared/channels/pagerduty/channel.js';
+import { createPagerDutyChannel } from '../../../shared/channels/pagerduty/index.js';
 import { renderPagerDuty } from '../../../shared/channels/pagerduty/render.js';
-import { ContentRefusedError, DeliveryError } from '../../../shared/channels/types.js';
-import { deliver } from '../../../shared/delivery.js';
-import { createLogger } from '../../../shared/logger.js';
-import { Secret } from '../../../shared/secret.js';
+import { ContentRefusedError, type DeliveryError } from '../../../shared/channels/channel.js';
+import { deliver } from '../../../shared/channels/deliver.js';
+import { createLogger } from '../../../shared/core/logger.js';
+import { Secret } from '../../../shared/core/secret.js';
 import { startLoopback } from '../../helpers/loopback.js';
-import { fixtureNotification, manyAlertsNotification } from '../../unit/channels/notifications.js';
+import { fixtureNotification, manyAlertsNotification } from '../../helpers/notifications.js';
 import { startPagerDutyPlatform, type PagerDutyPlatform } from './platforms.js';
 
 const ROUTING_KEY = 'R0UT1NGKEY0123456789abcdefABCDEF';
@@ -38,7 +38,11 @@ describe('PagerDuty channel', () => {
     expect(received.map((r) => [r.method, r.path, r.headers['content-type']])).toEqual(n.alerts.map(() => ['POST', '/v2/enqueue', 'application/json; charset=utf-8']));
     expect(received.map((r) => JSON.parse(r.body.toString('utf8')) as unknown)).toEqual(renderPagerDuty(n).map((e) => ({ routing_key: ROUTING_KEY, ...e })));
     const first = pd.accepted.at(-2)!;
-    expect(first).toMatchObject({ event_action: 'trigger', dedup_key: `${n.alerts[0]!.fingerprint}/${new Date(n.alerts[0]!.startsAt).toISOString()}`, payload: { severity: 'warning', class: 'VLLMQueueBacklog' } });
+    expect(first).toMatchObject({
+      event_action: 'trigger',
+      dedup_key: `${n.alerts[0]!.fingerprint}/${new Date(n.alerts[0]!.startsAt).toISOString()}`,
+      payload: { severity: 'warning', class: 'VLLMQueueBacklog' },
+    });
     expect(first.links?.[0]).toEqual({ href: 'https://ack.example.com/v1/ack/t', text: 'Acknowledge' });
   });
 
@@ -52,7 +56,10 @@ describe('PagerDuty channel', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(pd.accepted.length - before).toBe(1);
     const failed = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'channel attempt failed');
-    expect(failed.map((l) => [l.retry, l.error])).toEqual([[true, 'pagerduty: HTTP 429'], [true, 'pagerduty: HTTP 503: {"status":"error","message":"Internal Server Error"}']]);
+    expect(failed.map((l) => [l.retry, l.error])).toEqual([
+      [true, 'pagerduty: HTTP 429'],
+      [true, 'pagerduty: HTTP 503: {"status":"error","message":"Internal Server Error"}'],
+    ]);
   });
 
   it('a 429 in the middle of a notification resends only the events not yet accepted', async () => {
@@ -65,7 +72,12 @@ describe('PagerDuty channel', () => {
     // Five at once, then the retry: only f2 again.
     expect(sent.slice(0, 5).sort()).toEqual(['f0', 'f1', 'f2', 'f3', 'f4']);
     expect(sent.slice(5)).toEqual(['f2']);
-    expect(pd.accepted.slice(before).map((e) => e.dedup_key!.split('/')[0]).sort()).toEqual(['f0', 'f1', 'f2', 'f3', 'f4']);
+    expect(
+      pd.accepted
+        .slice(before)
+        .map((e) => e.dedup_key!.split('/')[0])
+        .sort(),
+    ).toEqual(['f0', 'f1', 'f2', 'f3', 'f4']);
   });
 
   it('a 400 is not retried: the refusal names PagerDuty’s message, the other events are still sent', async () => {
@@ -74,7 +86,9 @@ describe('PagerDuty channel', () => {
     const err = await bad.send(fixtureNotification('firing-queue-backlog-two-models'), AbortSignal.timeout(2000)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContentRefusedError);
     expect((err as DeliveryError).retryable).toBe(false);
-    expect((err as Error).message).toMatch(/^pagerduty: PagerDuty refused 2 event\(s\): trigger [0-9a-f]+\/\S+: HTTP 400: \{"status":"invalid event","message":"Event object is invalid","errors":\["Length of 'routing_key' is incorrect/);
+    expect((err as Error).message).toMatch(
+      /^pagerduty: PagerDuty refused 2 event\(s\): trigger [0-9a-f]+\/\S+: HTTP 400: \{"status":"invalid event","message":"Event object is invalid","errors":\["Length of 'routing_key' is incorrect/,
+    );
     expect(pd.server.requests.length - requests).toBe(2);
   });
 
@@ -127,7 +141,11 @@ describe('PagerDuty channel', () => {
 
   it('keeps the routing key out of errors and logs, even when a reply echoes it', async () => {
     const { lines, logger } = capture();
-    const echo = await startLoopback((r) => ({ status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'invalid event', message: `bad key ${(JSON.parse(r.body.toString()) as { routing_key: string }).routing_key}` }) }));
+    const echo = await startLoopback((r) => ({
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'invalid event', message: `bad key ${(JSON.parse(r.body.toString()) as { routing_key: string }).routing_key}` }),
+    }));
     const secretKey = 'S3cretRoutingKey0123456789abcdef';
     const ch = createPagerDutyChannel({ routingKey: new Secret(secretKey), eventsUrl: `${echo.url}/v2/enqueue` });
     const err = await deliver(ch, fixtureNotification('firing-kv-cache-critical'), options(logger)).catch((e: unknown) => e);
