@@ -57,7 +57,14 @@ export class DeliveryError extends PipelineError<DeliveryFailureReason> {
  * the pipeline answers with 5xx so that a fixed configuration repairs the delivery.
  */
 export class ContentRefusedError extends DeliveryError {
-  constructor(message: string) {
+  /**
+   * @param options.reducedMayPass false when a reduced rendering cannot change what was refused (PagerDuty's
+   *   400 is about the event's fields, which the renderer sets; reducing would send the same event again)
+   */
+  constructor(
+    message: string,
+    readonly options: { reducedMayPass?: boolean } = {},
+  ) {
     super(message, false, undefined, 'content_refused');
     this.name = 'ContentRefusedError';
   }

@@ -83,9 +83,13 @@ async function sendWithRetries(channel: Channel, notification: Notification, opt
   );
 }
 
-/** A refusal of the content, or a failure to render or encode it (not a `DeliveryError` at all). */
+/**
+ * A refusal of the content that a reduced rendering may pass, or a failure to render or encode it
+ * (not a `DeliveryError` at all).
+ */
 function refusedContent(error: unknown): boolean {
-  return error instanceof ContentRefusedError || !(error instanceof DeliveryError);
+  if (error instanceof ContentRefusedError) return error.options.reducedMayPass !== false;
+  return !(error instanceof DeliveryError);
 }
 
 function isRetryable(error: Error): boolean {

@@ -19,7 +19,8 @@ export interface HttpReply {
 /**
  * POSTs `body` as JSON.
  * @param channel channel name, prefixed to error messages (`slack: HTTP 404: channel_not_found`)
- * @param url the webhook URL; revealed only for the request itself
+ * @param url the webhook URL, a {@link Secret} revealed only for the request itself; or a plain
+ *   string for an endpoint that is no secret (PagerDuty's: the key travels in the body)
  * @param signal aborts the request (the pipeline's per-attempt timeout)
  * @param options.refusesContent whether a non-2xx reply (status, body text) means the platform refused the content
  * @param options.statusDecides a 2xx status alone means accepted (Slack): the body is not awaited, so
@@ -32,14 +33,14 @@ export interface HttpReply {
  */
 export async function postJson(
   channel: string,
-  url: Secret,
+  url: Secret | string,
   body: unknown,
   signal: AbortSignal,
   options: { statusDecides?: boolean; refusesContent?: (status: number, body: string) => boolean } = {},
 ): Promise<HttpReply> {
   let response: Response;
   try {
-    response = await fetch(url.reveal(), {
+    response = await fetch(typeof url === 'string' ? url : url.reveal(), {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify(body),

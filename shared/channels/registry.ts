@@ -6,6 +6,7 @@
 import type * as z from 'zod';
 import { consoleType } from './console.js';
 import { feishu } from './feishu/settings.js';
+import { pagerduty } from './pagerduty/settings.js';
 import type { CreateDeps } from './settings.js';
 import { slack } from './slack/settings.js';
 import { sns } from './sns/settings.js';
@@ -16,6 +17,7 @@ export const CHANNEL_TYPES = {
   feishu,
   sns,
   console: consoleType,
+  pagerduty,
 } as const;
 
 type Types = (typeof CHANNEL_TYPES)[keyof typeof CHANNEL_TYPES];

@@ -22,6 +22,12 @@ export function alertFromRecord(record: AlertRecord): EnrichedAlert {
   };
 }
 
+/** The records' generations ≥ 1, as the pipeline marks them (`Notification.generations`); `{}` when none. */
+function generationsOf(records: AlertRecord[]): Pick<Notification, 'generations'> {
+  const later = records.filter((r) => (r.generation ?? 0) > 0).map((r) => [r.fingerprint, r.generation!] as const);
+  return later.length ? { generations: Object.fromEntries(later) } : {};
+}
+
 /**
  * A notification of `kind` about `records` (one group's alerts; must not be empty).
  * @param acknowledgeUrl the signed link to add (escalations carry one so the target can acknowledge)
@@ -41,5 +47,6 @@ export function noticeFromRecords(kind: Exclude<NotificationKind, 'alert'>, reco
     truncatedAlerts: 0,
     alerts: records.map(alertFromRecord),
     ...(acknowledgeUrl && { acknowledgeUrl }),
+    ...generationsOf(records),
   };
 }

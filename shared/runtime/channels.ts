@@ -6,6 +6,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import type { Channel } from '../channels/channel.js';
 import { createConsoleChannel } from '../channels/console.js';
 import { createFeishuChannel } from '../channels/feishu/index.js';
+import { createPagerDutyChannel } from '../channels/pagerduty/index.js';
 import { createChannel } from '../channels/registry.js';
 import { createSlackChannel } from '../channels/slack/index.js';
 import { createSnsChannel, regionFromTopicArn } from '../channels/sns/index.js';
@@ -23,7 +24,7 @@ export interface ChannelDeps {
 
 /**
  * Builds the configured channels: first those of the environment variables, in this order: `slack`,
- * `feishu`, `sns`; then the routing file's instances, in file order. When none is configured,
+ * `feishu`, `sns`, `pagerduty`; then the routing file's instances, in file order. When none is configured,
  * `[console]`. An SNS client's region is its topic ARN's (SNS topics are regional), passed
  * explicitly; credentials and `AWS_ENDPOINT_URL_SNS` are the SDK's own settings.
  * @throws Error when an SNS topic ARN has no region field
@@ -42,6 +43,7 @@ export function buildChannels(config: Config, deps: ChannelDeps = {}): Channel[]
     channels.push(createFeishuChannel({ webhookUrl: config.feishu.webhookUrl, secret: config.feishu.secret, now: deps.now }));
   }
   if (config.sns) channels.push(createSnsChannel({ client: snsClient(config.sns.topicArn), topicArn: config.sns.topicArn }));
+  if (config.pagerduty) channels.push(createPagerDutyChannel({ routingKey: config.pagerduty.routingKey, eventsUrl: config.pagerdutyEventsUrl }));
   for (const instance of config.routing?.channels ?? []) channels.push(createChannel(instance, { snsClient, write: deps.write, now: deps.now }));
   return channels.length ? channels : [createConsoleChannel(deps.write)];
 }

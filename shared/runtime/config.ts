@@ -12,6 +12,7 @@ import { webhookUrlProblem } from '../channels/settings.js';
 import { TOPIC_ARN } from '../channels/sns/settings.js';
 import { loadRoutingFile, RoutingError, routingSecretNames, type RoutingConfig } from '../routing/load.js';
 import { Secret } from '../core/secret.js';
+import { routingKeySchema } from '../channels/pagerduty/settings.js';
 import { trimSettings, type SettingWarning } from './settings-whitespace.js';
 import type { LogLevel } from '../core/logger.js';
 import { PipelineError } from '../core/errors.js';
@@ -81,6 +82,9 @@ const envSchema = z.object({
   FEISHU_WEBHOOK_URL: optional(webhookUrl()),
   FEISHU_SECRET: optional(z.string().min(1)),
   SNS_TOPIC_ARN: optional(topicArn()),
+  // The `pagerduty` channel (shared/channels/pagerduty/settings.ts).
+  PAGERDUTY_ROUTING_KEY: optional(routingKeySchema),
+  PAGERDUTY_EVENTS_URL: optional(webhookUrl()),
   PUBLIC_URL: optional(publicUrl()),
   ACK_SECRET: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
   ALERTMANAGER_URL: optional(httpUrl()),
@@ -131,6 +135,10 @@ export interface Config {
   slack?: { webhookUrl: Secret };
   feishu?: { webhookUrl: Secret; secret?: Secret };
   sns?: { topicArn: string };
+  /** `PAGERDUTY_ROUTING_KEY`: the `pagerduty` channel. */
+  pagerduty?: { routingKey: Secret };
+  /** `PAGERDUTY_EVENTS_URL`: the Events API v2 endpoint of every `pagerduty` instance; unset: PagerDuty's. */
+  pagerdutyEventsUrl?: string;
   publicUrl?: string;
   ackSecret?: Secret;
   alertmanagerUrl?: string;
@@ -226,6 +234,8 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
     slack: e.SLACK_WEBHOOK_URL ? { webhookUrl: new Secret(e.SLACK_WEBHOOK_URL) } : undefined,
     feishu: e.FEISHU_WEBHOOK_URL ? { webhookUrl: new Secret(e.FEISHU_WEBHOOK_URL), secret: secret(e.FEISHU_SECRET) } : undefined,
     sns: e.SNS_TOPIC_ARN ? { topicArn: e.SNS_TOPIC_ARN } : undefined,
+    pagerduty: e.PAGERDUTY_ROUTING_KEY ? { routingKey: new Secret(e.PAGERDUTY_ROUTING_KEY) } : undefined,
+    pagerdutyEventsUrl: e.PAGERDUTY_EVENTS_URL,
     publicUrl: e.PUBLIC_URL,
     ackSecret: secret(e.ACK_SECRET),
     alertmanagerUrl: e.ALERTMANAGER_URL,
@@ -288,7 +298,7 @@ function ackProblems(e: z.infer<typeof envSchema>): string[] {
  */
 function loadRouting(e: z.infer<typeof envSchema>, env: Record<string, string | undefined>, problems: string[]): RoutingConfig | undefined {
   if (!e.ROUTING_FILE) return undefined;
-  const envChannels = ([['slack', e.SLACK_WEBHOOK_URL], ['feishu', e.FEISHU_WEBHOOK_URL], ['sns', e.SNS_TOPIC_ARN]] as const).filter(([, v]) => v).map(([name]) => name);
+  const envChannels = ([['slack', e.SLACK_WEBHOOK_URL], ['feishu', e.FEISHU_WEBHOOK_URL], ['sns', e.SNS_TOPIC_ARN], ['pagerduty', e.PAGERDUTY_ROUTING_KEY]] as const).filter(([, v]) => v).map(([name]) => name);
   try {
     return loadRoutingFile(e.ROUTING_FILE, { settings: env, envChannels });
   } catch (err) {

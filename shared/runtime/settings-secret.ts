@@ -14,6 +14,7 @@ import type { Logger } from '../core/logger.js';
 import { routingSecretNames } from '../routing/load.js';
 import { isBlank } from './settings-whitespace.js';
 import { Secret } from '../core/secret.js';
+import { PAGERDUTY_SECRET_SETTINGS } from '../channels/pagerduty/settings.js';
 
 /** How long webhook tokens read from the settings secret are used before the secret is read again, milliseconds. */
 export const TOKEN_REFRESH_MS = 60_000;
@@ -23,6 +24,7 @@ export const SECRET_SETTINGS = [
   'WEBHOOK_TOKEN', 'WEBHOOK_TOKEN_PREVIOUS', 'SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'FEISHU_SECRET', 'ACK_SECRET',
   // Rotating ACK_SECRET: the old value and the end of its grace period travel together.
   'ACK_SECRET_PREVIOUS', 'ACK_SECRET_PREVIOUS_UNTIL', 'ESCALATION_SLACK_WEBHOOK_URL',
+  ...PAGERDUTY_SECRET_SETTINGS,
 ] as const;
 
 /**

@@ -62,7 +62,8 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     const channels = n.channels.length ? { '#ch': new Set(n.channels) } : undefined;
     const fresh: UpdateSpec = {
       set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, ...channels, '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }) },
-      remove: ['#ack', '#esc', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
+      // A new occurrence starts at generation 0: an earlier occurrence's generation would make its re-fire's write (`#again`) fail.
+      remove: ['#ack', '#esc', '#gen', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
       add: { '#seq': 1 },
       condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
       values: { ':s': startsAt, ':nowSec': nowSec },

@@ -33,6 +33,8 @@ export interface RecordItem {
   ack?: Acknowledgement;
   escalation?: EscalationState;
   historySeq?: number;
+  /** The occurrence's generation (`shared/dedupe/occurrence.ts`), once it fired again; absent: 0. */
+  generation?: number;
   /** Epoch seconds. */
   expiresAt: number;
 }
@@ -111,6 +113,7 @@ export function fromItem(item: RecordItem): AlertRecord {
   if (item.resolvedAt) record.resolvedAt = item.resolvedAt;
   if (item.ack) record.acknowledgement = { ...item.ack };
   if (item.escalation) record.escalation = { ...item.escalation };
+  if (item.generation) record.generation = item.generation;
   return record;
 }
 

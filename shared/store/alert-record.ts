@@ -46,6 +46,11 @@ export interface AlertRecord {
   resolvedAt?: string;
   acknowledgement?: Acknowledgement;
   escalation?: EscalationState;
+  /**
+   * The occurrence's generation (`shared/dedupe/occurrence.ts`): ≥ 1 once it fired again after its
+   * announced resolve; absent: 0. Follow-ups name the same event as the messages before them (PagerDuty's `dedup_key`).
+   */
+  generation?: number;
 }
 
 /** One line of an alert's history, as the audit route returns it. `at` is RFC 3339; `startsAt` names the occurrence. */

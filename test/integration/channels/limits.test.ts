@@ -5,11 +5,12 @@
 import { SNSClient } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeishuChannel } from '../../../shared/channels/feishu/index.js';
+import { createPagerDutyChannel } from '../../../shared/channels/pagerduty/index.js';
 import { createSlackChannel } from '../../../shared/channels/slack/index.js';
 import { createSnsChannel } from '../../../shared/channels/sns/index.js';
 import { Secret } from '../../../shared/core/secret.js';
 import { fixtureNotification, manyAlertsNotification, stormNotification } from '../../helpers/notifications.js';
-import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './platforms.js';
+import { startFeishuPlatform, startPagerDutyPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type PagerDutyPlatform, type SlackPlatform, type SnsPlatform } from './platforms.js';
 
 const SIGNING_SECRET = 'feishu-limits-secret';
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:llm-oncall';
@@ -19,14 +20,15 @@ const wellFormed = (s: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD8
 let slack: SlackPlatform;
 let feishu: FeishuPlatform;
 let sns: SnsPlatform;
+let pagerduty: PagerDutyPlatform;
 let client: SNSClient;
 beforeAll(async () => {
-  [slack, feishu, sns] = await Promise.all([startSlackPlatform(), startFeishuPlatform({ secret: SIGNING_SECRET }), startSnsPlatform()]);
+  [slack, feishu, sns, pagerduty] = await Promise.all([startSlackPlatform(), startFeishuPlatform({ secret: SIGNING_SECRET }), startSnsPlatform(), startPagerDutyPlatform()]);
   client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
 });
 afterAll(async () => {
   client.destroy();
-  await Promise.all([slack.close(), feishu.close(), sns.close()]);
+  await Promise.all([slack.close(), feishu.close(), sns.close(), pagerduty.close()]);
 });
 
 describe('Slack accepts the extremes', () => {
@@ -180,5 +182,42 @@ describe('SNS accepts the extremes', () => {
     const body = JSON.parse(sns.delivered.at(-1)!.Message!) as Record<string, string>;
     expect(body.sms).toBe('FIRING critical Alert storm (6,497): model-2: VLLMKVCacheNearlyFull on replica 2');
     expect(body.email).toContain('+4,990 more alerts · +1,497 not included by Alertmanager');
+  });
+});
+
+describe('PagerDuty accepts the extremes', () => {
+  const channel = (digestAbove?: number) => createPagerDutyChannel({ routingKey: new Secret('e93facc04764012d7bfb002500d5d1a6'), eventsUrl: pagerduty.url, name: 'pagerduty-limits', digestAbove });
+
+  it('50 alerts in detail: 50 triggers, each its own dedup_key', async () => {
+    const before = pagerduty.accepted.length;
+    await channel().send(manyAlertsNotification(50), signal());
+    const events = pagerduty.accepted.slice(before);
+    expect(events).toHaveLength(50);
+    expect(new Set(events.map((e) => e.dedup_key)).size).toBe(50);
+  });
+
+  it('a 5,000-alert storm as one trigger for the group', async () => {
+    const before = pagerduty.accepted.length;
+    await channel().send(stormNotification(5000, 1497), signal());
+    const events = pagerduty.accepted.slice(before);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ event_action: 'trigger', dedup_key: expect.stringMatching(/^group\/[0-9a-f]{64}$/), payload: { summary: expect.stringMatching(/^Alert storm: 6497 alerts \(5000 firing\)/), severity: 'critical' } });
+  });
+
+  it('an alert over 512 KB on its own, a summary of emoji, an odd fingerprint: accepted, the others too', async () => {
+    const n = fixtureNotification('firing-queue-backlog-two-models');
+    const bad = structuredClone(n.alerts[0]!);
+    bad.fingerprint = `sender-without-fingerprints:${'x'.repeat(300)}`;
+    bad.annotations.summary = '🔥'.repeat(800);
+    bad.annotations.description = 'd'.repeat(600 * 1024);
+    n.alerts.unshift(bad);
+    const before = pagerduty.accepted.length;
+    await channel().send(n, signal());
+    const events = pagerduty.accepted.slice(before);
+    expect(events).toHaveLength(3);
+    expect(events[0]!.payload!.summary.length).toBeLessThanOrEqual(1024);
+    expect(wellFormed(events[0]!.payload!.summary)).toBe(true);
+    expect(events[0]!.payload!.custom_details).toMatchObject({ details_cut: expect.any(String) });
+    expect(events.slice(1).map((e) => e.payload!.summary)).toEqual(n.alerts.slice(1).map((a) => expect.stringContaining(a.annotations.summary!)));
   });
 });

@@ -230,3 +230,100 @@ export async function startSnsPlatform(): Promise<SnsPlatform> {
     close: () => server.close(),
   };
 }
+
+/** The PagerDuty Events API v2 limits the stand-in enforces. */
+const PD_EVENT_LIMIT = 512 * 1024;
+const PD_SEVERITIES = ['critical', 'error', 'warning', 'info'];
+
+/** One event as PagerDuty accepted it (parsed JSON). */
+export interface PagerDutyEventBody {
+  routing_key: string;
+  event_action: 'trigger' | 'acknowledge' | 'resolve';
+  dedup_key?: string;
+  payload?: { summary: string; source: string; severity: string; timestamp?: string; component?: string; group?: string; class?: string; custom_details?: Record<string, unknown> };
+  links?: { href: string; text?: string }[];
+  client?: string;
+  client_url?: string;
+}
+
+export interface PagerDutyPlatform {
+  /** The Events API endpoint, `${server.url}/v2/enqueue`. */
+  url: string;
+  server: Loopback;
+  /** Events accepted (202), in order. */
+  accepted: PagerDutyEventBody[];
+  /** The next `n` requests get this status (429 with `Retry-After: seconds` when given; 500, 502, 503). */
+  fail(n: number, status: number, retryAfterSeconds?: number): void;
+  /** The next request whose raw body matches gets this status, once (after the `fail` faults); several may wait. */
+  failWhen(matches: (rawBody: string) => boolean, status: number, retryAfterSeconds?: number): void;
+  /** Drops every scripted fault not yet used. */
+  clear(): void;
+  close(): Promise<void>;
+}
+
+/** What PagerDuty's 400 says about an event, or `undefined` when it is valid. */
+function pagerDutyProblems(raw: Buffer): string[] {
+  if (raw.length > PD_EVENT_LIMIT) return ['Event object is too large'];
+  let e: PagerDutyEventBody;
+  try {
+    e = JSON.parse(raw.toString('utf8')) as PagerDutyEventBody;
+  } catch {
+    return ['Event object is invalid JSON'];
+  }
+  const problems: string[] = [];
+  if (typeof e.routing_key !== 'string' || e.routing_key.length !== 32) problems.push("Length of 'routing_key' is incorrect (should be 32 characters)");
+  if (!['trigger', 'acknowledge', 'resolve'].includes(e.event_action)) problems.push("'event_action' is invalid (must be one of the following: 'trigger', 'acknowledge' or 'resolve')");
+  if (e.dedup_key !== undefined && (typeof e.dedup_key !== 'string' || e.dedup_key.length > 255)) problems.push("'dedup_key' is too long (maximum 255 characters)");
+  if (e.event_action !== 'trigger' && !e.dedup_key) problems.push("'dedup_key' is required for acknowledge and resolve events");
+  if (e.event_action === 'trigger') {
+    const p = e.payload;
+    if (!p || typeof p.summary !== 'string' || p.summary.length === 0) problems.push("'payload.summary' is missing or blank");
+    else if (p.summary.length > 1024) problems.push("'payload.summary' is too long (maximum 1024 characters)");
+    if (!p?.source) problems.push("'payload.source' is missing or blank");
+    if (!p || !PD_SEVERITIES.includes(p.severity)) problems.push("'payload.severity' is invalid (must be one of the following: 'critical', 'warning', 'error' or 'info')");
+    if (p?.timestamp !== undefined && Number.isNaN(Date.parse(p.timestamp))) problems.push("'payload.timestamp' is invalid");
+    for (const link of e.links ?? []) if (!link.href) problems.push("'links[].href' is missing");
+  }
+  return problems;
+}
+
+/**
+ * Starts the PagerDuty stand-in: `202 {"status":"success","message":"Event processed","dedup_key":…}`
+ * for a valid event; `400 {"status":"invalid event","message":"Event object is invalid","errors":[…]}`
+ * for an invalid one (PagerDuty's documented shape); scripted 429/5xx through `fail`.
+ * @see https://developer.pagerduty.com/docs/events-api-v2/overview/#response-codes--retry-logic
+ */
+export async function startPagerDutyPlatform(): Promise<PagerDutyPlatform> {
+  const accepted: PagerDutyEventBody[] = [];
+  const faults: { status: number; retryAfter?: number }[] = [];
+  const matching: { matches: (rawBody: string) => boolean; status: number; retryAfter?: number }[] = [];
+  const server = await startLoopback((request) => {
+    let fault = faults.shift();
+    const match = fault ? -1 : matching.findIndex((m) => m.matches(request.body.toString('utf8')));
+    if (match >= 0) fault = matching.splice(match, 1)[0];
+    if (fault) {
+      const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) };
+      if (fault.status === 429) return { status: 429, headers, body: '' };
+      if (fault.status === 400) return json({ status: 'invalid event', message: 'Event object is invalid', errors: ["'payload.summary' is missing or blank"] }, 400);
+      return json({ status: 'error', message: 'Internal Server Error' }, fault.status);
+    }
+    if (request.method !== 'POST' || request.path !== '/v2/enqueue') return json({ status: 'not found' }, 404);
+    const problems = pagerDutyProblems(request.body);
+    if (problems.length) return json({ status: 'invalid event', message: 'Event object is invalid', errors: problems }, 400);
+    const event = JSON.parse(request.body.toString('utf8')) as PagerDutyEventBody;
+    accepted.push(event);
+    return json({ status: 'success', message: 'Event processed', dedup_key: event.dedup_key ?? randomUUID() }, 202);
+  });
+  return {
+    url: `${server.url}/v2/enqueue`,
+    server,
+    accepted,
+    fail: (n, status, retryAfterSeconds) => void faults.push(...Array.from({ length: n }, () => ({ status, retryAfter: retryAfterSeconds }))),
+    failWhen: (matches, status, retryAfterSeconds) => void matching.push({ matches, status, retryAfter: retryAfterSeconds }),
+    clear: () => {
+      faults.length = 0;
+      matching.length = 0;
+    },
+    close: () => server.close(),
+  };
+}

@@ -150,4 +150,22 @@ describe('DynamoDbAlertRecordStore', () => {
     expect(await store.get('936e109b8c52c001', T0 + 3_600_001)).toBeUndefined();
     expect(await store.recordNotified(notified(), T0 + 3_600_001)).toMatchObject({ newOccurrence: true });
   });
+
+  it('a later occurrence starts at generation 0, so its own re-fire is recorded firing again (was left resolved when an earlier occurrence had re-fired)', async () => {
+    const LATER = '2026-11-29T13:10:00.000Z';
+    const at = (overrides: Partial<NotifiedAlert['alert']>, generation?: number): NotifiedAlert => ({ ...notified(overrides), ...(generation && { generation }) });
+    const resolved = { status: 'resolved' as const, endsAt: '2026-11-29T12:50:00Z' };
+    await store.recordNotified(at({}), T0);
+    await store.recordNotified(at(resolved), T0 + 1);
+    expect((await store.recordNotified(at({}, 1), T0 + 2))?.record).toMatchObject({ status: 'firing', generation: 1 });
+    await store.recordNotified(at(resolved, 1), T0 + 3);
+    // A new occurrence (a later startsAt) of the same fingerprint: generation 0 again.
+    const fresh = await store.recordNotified(at({ startsAt: LATER }), T0 + 4);
+    expect(fresh).toMatchObject({ newOccurrence: true, record: { status: 'firing', startsAt: LATER } });
+    expect(fresh?.record.generation).toBeUndefined();
+    await store.recordNotified(at({ startsAt: LATER, ...resolved, endsAt: '2026-11-29T13:20:00Z' }), T0 + 5);
+    const refired = await store.recordNotified(at({ startsAt: LATER }, 1), T0 + 6);
+    expect(refired?.record).toMatchObject({ status: 'firing', startsAt: LATER, generation: 1 });
+    expect(refired?.record.resolvedAt).toBeUndefined();
+  });
 });

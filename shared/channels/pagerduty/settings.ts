@@ -1,0 +1,54 @@
+/**
+ * The PagerDuty channel's settings, checked once at start like every other (errors name the setting,
+ * never echo the value):
+ * - `PAGERDUTY_ROUTING_KEY`: the integration key of an Events API v2 integration; a secret (it may
+ *   live in the settings secret, {@link PAGERDUTY_SECRET_SETTINGS}); turns on the `pagerduty` channel.
+ * - `PAGERDUTY_EVENTS_URL`: overrides the endpoint of every instance (tests, a proxy); https, or http
+ *   to loopback, checked by `shared/runtime/config.ts` with the rule of every webhook URL.
+ * - Routing file: `{ type: pagerduty, routingKey: { secret: SETTING } }` per instance (one per
+ *   PagerDuty service), with the shared `digestAbove`/`locale` fields.
+ */
+import { z } from 'zod';
+import type { Secret } from '../../core/secret.js';
+import { renderFields, secretRef, type ChannelType, type InstanceBase } from '../settings.js';
+import { createPagerDutyChannel } from './index.js';
+import { PAGERDUTY_ROUTING_KEY_CHARS } from './wire.js';
+
+/** Settings of this channel that are secrets: the settings secret may hold them, logs never show them. */
+export const PAGERDUTY_SECRET_SETTINGS = ['PAGERDUTY_ROUTING_KEY'] as const;
+
+/**
+ * What is wrong with a routing key, or `undefined`. PagerDuty's keys are 32 characters (a service's
+ * integration key; a global ruleset's starts with `R`); a pasted URL, a key with a line break or a
+ * REST API token would be refused by PagerDuty with 400 on every alert, so it is refused here first.
+ * @see https://developer.pagerduty.com/docs/events-api-v2/trigger-events/ (`routing_key`)
+ */
+export function routingKeyProblem(value: string): string | undefined {
+  if (value.length === PAGERDUTY_ROUTING_KEY_CHARS && /^[A-Za-z0-9]+$/.test(value)) return undefined;
+  return `must be the ${PAGERDUTY_ROUTING_KEY_CHARS}-character integration key (routing key) of an Events API v2 integration (letters and digits)`;
+}
+
+/** The `PAGERDUTY_ROUTING_KEY` setting's schema. */
+export const routingKeySchema = z.string().superRefine((s, ctx) => {
+  const problem = routingKeyProblem(s);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+const schema = z.strictObject({ type: z.literal('pagerduty'), routingKey: secretRef, ...renderFields });
+export type PagerDutySpec = z.infer<typeof schema>;
+/** `eventsUrl`: the `PAGERDUTY_EVENTS_URL` setting, when set. */
+export type PagerDutyInstance = InstanceBase & { type: 'pagerduty'; routingKey: Secret; eventsUrl?: string };
+
+export const pagerduty = {
+  schema,
+  secretNames: (spec) => [spec.routingKey.secret],
+  resolve(name, spec, ctx) {
+    const routingKey = ctx.secret(spec.routingKey, 'routingKey', false);
+    const problem = routingKey && routingKeyProblem(routingKey.reveal());
+    if (problem) ctx.problem('routingKey', `setting ${spec.routingKey.secret} ${problem}`);
+    if (!routingKey || problem) return undefined;
+    const eventsUrl = ctx.settings.PAGERDUTY_EVENTS_URL || undefined;
+    return { name, type: 'pagerduty', routingKey, ...(eventsUrl && { eventsUrl }), locale: spec.locale, digestAbove: spec.digestAbove };
+  },
+  create: (c) => createPagerDutyChannel({ name: c.name, digestAbove: c.digestAbove, routingKey: c.routingKey, eventsUrl: c.eventsUrl }),
+} satisfies ChannelType<PagerDutySpec, PagerDutyInstance>;
