@@ -15,7 +15,7 @@ import type { AckLinks } from './links.js';
 import { noticeFromRecords } from './notices.js';
 import type { EscalationJob } from './scheduler.js';
 import { alertStatus, AlertStatusError } from './suppression.js';
-import type { AckStore } from './types.js';
+import type { AckStore, AlertRecord } from './types.js';
 
 /** Severities that escalate (the label `severity`, as the shipped rules set it). */
 export const ESCALATED_SEVERITIES: ReadonlySet<string> = new Set(['critical']);
@@ -24,6 +24,11 @@ export interface EscalationDeps {
   store: AckStore;
   /** The escalation target channels (`escalation-sns`, `escalation-slack`); at least one. */
   targets: Channel[];
+  /**
+   * Channels that keep one thread per group (the Slack app): when they carried the alert, the escalation
+   * also updates their message and replies in its thread. Their failure does not fail the escalation.
+   */
+  threaded?: Channel[];
   links?: AckLinks;
   delivery: { timeoutMs: number; retries: number; budgetMs?: number };
   /** Set when `ALERTMANAGER_URL` is: asked whether the alert is silenced or inhibited before it escalates. */
@@ -74,7 +79,19 @@ export async function checkEscalation(job: EscalationJob, deps: EscalationDeps):
   }
   await deps.store.addChannels(job.fingerprint, job.startsAt, sent, deps.now());
   log.info('escalated', { targets: sent });
+  await updateThreads(record, deps, log, now);
   return 'escalated';
+}
+
+/** Tells the threaded channels that carried the alert (their message's state line and a thread reply). */
+async function updateThreads(record: AlertRecord, deps: EscalationDeps, log: Logger, now: number): Promise<void> {
+  const carried = (deps.threaded ?? []).filter((c) => record.channels.includes(c.name));
+  await Promise.all(carried.map(async (channel) => {
+    const url = deps.links?.url([record.fingerprint], record.groupKey, channel.name, now);
+    await deliver(channel, noticeFromRecords('escalation', [record], url), { ...deps.delivery, logger: log }).catch((err: Error) => {
+      log.warn('escalation thread update failed', { channel: channel.name, error: err.message });
+    });
+  }));
 }
 
 /**

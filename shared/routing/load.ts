@@ -15,6 +15,8 @@ import { toJsProblem, yamlProblem } from './yaml-problems.js';
 /** A channel instance of the routing file with its secrets looked up. */
 export type ChannelInstance = { name: string } & (
   | { type: 'slack'; webhookUrl: Secret; locale?: ChannelSpec['locale']; digestAbove?: number }
+  /** `tokenSetting` names the setting holding `token`, for error messages. */
+  | { type: 'slack-app'; channel: string; token: Secret; tokenSetting: string; locale?: ChannelSpec['locale']; digestAbove?: number }
   | { type: 'feishu'; webhookUrl: Secret; signingSecret?: Secret; locale?: ChannelSpec['locale']; digestAbove?: number }
   | { type: 'sns'; topicArn: string; messageStructure?: 'string' | 'json'; locale?: ChannelSpec['locale']; digestAbove?: number }
   | { type: 'console'; locale?: ChannelSpec['locale']; digestAbove?: number }
@@ -153,6 +155,11 @@ function resolveChannel(name: string, spec: ChannelSpec, settings: Record<string
       const webhookUrl = secret(spec.webhookUrl, 'webhookUrl', true);
       return webhookUrl && { name, type: 'slack', webhookUrl, locale, digestAbove };
     }
+    case 'slack-app': {
+      const ref = spec.botToken ?? { secret: 'SLACK_BOT_TOKEN' };
+      const token = secret(ref, 'botToken', false);
+      return token && { name, type: 'slack-app', channel: spec.channel, token, tokenSetting: ref.secret, locale, digestAbove };
+    }
     case 'feishu': {
       const webhookUrl = secret(spec.webhookUrl, 'webhookUrl', true);
       const signingSecret = spec.signingSecret && secret(spec.signingSecret, 'signingSecret', false);
@@ -197,7 +204,7 @@ export function routingSecretNames(path: string): string[] {
     return [];
   }
   const names = Object.values(parsed.data?.channels ?? {}).flatMap((spec) =>
-    spec.type === 'slack' ? [spec.webhookUrl.secret] : spec.type === 'feishu' ? [spec.webhookUrl.secret, ...(spec.signingSecret ? [spec.signingSecret.secret] : [])] : [],
+    spec.type === 'slack' ? [spec.webhookUrl.secret] : spec.type === 'slack-app' ? (spec.botToken ? [spec.botToken.secret] : []) : spec.type === 'feishu' ? [spec.webhookUrl.secret, ...(spec.signingSecret ? [spec.signingSecret.secret] : [])] : [],
   );
   return [...new Set(names)];
 }

@@ -43,6 +43,14 @@ export const channelSchema = z.discriminatedUnion(
   'type',
   [
     z.strictObject({ type: z.literal('slack'), webhookUrl: secretRef, ...common }),
+    z.strictObject({
+      type: z.literal('slack-app'),
+      /** The Slack channel id (`C0123456789`) or name the app posts to; not a secret. */
+      channel: z.string().regex(/^#?[A-Za-z0-9_.-]{1,80}$/, { message: 'must be a Slack channel id (C0123456789) or name' }),
+      /** Unset: the `SLACK_BOT_TOKEN` setting. */
+      botToken: secretRef.optional(),
+      ...common,
+    }),
     z.strictObject({ type: z.literal('feishu'), webhookUrl: secretRef, signingSecret: secretRef.optional(), ...common }),
     z.strictObject({
       type: z.literal('sns'),
@@ -53,7 +61,7 @@ export const channelSchema = z.discriminatedUnion(
     }),
     z.strictObject({ type: z.literal('console'), ...common }),
   ],
-  { message: 'type must be one of slack, feishu, sns, console' },
+  { message: 'type must be one of slack, slack-app, feishu, sns, console' },
 );
 export type ChannelSpec = z.infer<typeof channelSchema>;
 
