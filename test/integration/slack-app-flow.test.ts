@@ -58,7 +58,7 @@ describe('Slack app: one message per alert group, updated in place', () => {
     expect((await webhook(firing)).status).toBe(200);
     const [first] = slack.calls();
     expect(first).toMatchObject({ method: 'chat.postMessage', authorization: `Bearer ${BOT_TOKEN}`, form: { channel: 'C0ALERTS01' } });
-    const button = (first!.blocks.find((b) => b.type === 'actions') as { elements: { action_id: string; value?: string }[] }).elements.find((e) => e.action_id === 'acknowledge')!;
+    const button = (first!.blocks.find((b) => b.type === 'actions') as unknown as { elements: { action_id: string; value?: string }[] }).elements.find((e) => e.action_id === 'acknowledge')!;
     const now = Math.floor(Date.now() / 1000);
 
     // Refused: wrong secret, old timestamp, no signature. Nothing acknowledged, nothing sent.
@@ -87,7 +87,7 @@ describe('Slack app: one message per alert group, updated in place', () => {
       `chat.postMessage |${ts}`,
     ]);
     for (const c of calls.slice(1)) expect(c.form.channel).toBe(SLACK_CHANNEL_ID);
-    const state = (i: number) => (calls[i]!.blocks[1] as { elements: { text: string }[] }).elements[0]!.text;
+    const state = (i: number) => (calls[i]!.blocks[1] as unknown as { elements: { text: string }[] }).elements[0]!.text;
     expect(state(1)).toMatch(/^🔥 \*Firing\* \(1 alert\) · 👀 Acknowledged by alice at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     expect(state(3)).toMatch(/^✅ \*Resolved\* at 2026-11-30 12:30:00 UTC · 👀 Acknowledged by alice at /);
     expect(calls[2]!.form.text).toMatch(/ACKNOWLEDGED/);
