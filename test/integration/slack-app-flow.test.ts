@@ -13,6 +13,8 @@ import { createLogger } from '../../shared/logger.js';
 import { createDeps } from '../../shared/runtime.js';
 import { Secret } from '../../shared/secret.js';
 import { fixture } from '../helpers/fixtures.js';
+import { startLoopback, type Loopback } from '../helpers/loopback.js';
+import { pollUntil } from '../helpers/processes.js';
 import { SLACK_CHANNEL_ID, startFakeSlackApi, type FakeSlackApi } from '../helpers/slack-api.js';
 
 const WEBHOOK_TOKEN = 'test-token-0123456789abcdef';
@@ -110,5 +112,65 @@ describe('Slack app: one message per alert group, updated in place', () => {
     const res = await app.request('/v1/slack/interactions', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...signed(Math.floor(Date.now() / 1000))(body) } });
     expect(res.status).toBe(400);
     expect(logs.some((l) => l.includes('slack interaction not understood') && l.includes('"level":"error"'))).toBe(true);
+  });
+});
+
+describe('Slack app: follow-ups after answering, and the escalation in the thread', () => {
+  let db: LocalDynamoDb;
+  let slack: FakeSlackApi;
+  let escalationTarget: Loopback;
+  let app: ReturnType<typeof createApp>;
+  let deps: ReturnType<typeof createDeps>;
+
+  beforeAll(async () => {
+    db = await startLocalDynamoDb('slack-app-flow-2');
+    slack = await startFakeSlackApi();
+    escalationTarget = await startLoopback();
+    const config = loadConfig({
+      WEBHOOK_TOKEN, PUBLIC_URL: 'https://alerts.example.com', ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef', TABLE_NAME: db.tableName,
+      SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_CHANNEL: 'C0ALERTS01', SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.url,
+      ESCALATION_SLACK_WEBHOOK_URL: `${escalationTarget.url}/services/T0/B0/escalation`, ESCALATION_DELAY_SECONDS: '0.2',
+    });
+    deps = createDeps(config, { dynamodb: db.client, workAfterAnswer: true }, createLogger('error', () => undefined));
+    app = createApp(config, deps);
+  });
+  afterAll(async () => {
+    await escalationTarget.close();
+    await slack.close();
+    await db.close();
+  });
+
+  it('an unacknowledged critical alert escalates: the target gets it, the Slack message shows it and its thread says so', async () => {
+    const body = fixture('firing-kv-cache-critical');
+    body.groupKey = `${body.groupKey}#escalation`;
+    const res = await app.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
+    expect(res.status).toBe(200);
+    await pollUntil(async () => (slack.calls().length >= 3 ? true : undefined), () => `Slack got ${slack.calls().map((c) => c.method).join(', ')}`, { deadlineMs: 15_000, intervalMs: 50 });
+    const calls = slack.calls();
+    const ts = calls[1]!.form.ts;
+    expect(calls.map((c) => `${c.method} ${c.form.ts ?? ''}|${c.form.thread_ts ?? ''}`)).toEqual(['chat.postMessage |', `chat.update ${ts}|`, `chat.postMessage |${ts}`]);
+    expect((calls[1]!.blocks[1] as unknown as { elements: { text: string }[] }).elements[0]!.text).toMatch(/^🔥 \*Firing\* \(1 alert\) · 📣 Escalated at /);
+    expect(calls[2]!.form.text).toMatch(/^🚨 UNACKNOWLEDGED/);
+    expect(escalationTarget.requests).toHaveLength(1);
+  });
+
+  it('with work after answering (npm start), the click is answered before the follow-ups run', async () => {
+    const tasks: (() => Promise<void>)[] = [];
+    deps.slackInteractions!.defer = (task) => void tasks.push(task);
+    const body = fixture('firing-gpu-memory-leak');
+    const res = await app.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
+    expect(res.status).toBe(200);
+    const first = slack.calls().at(-1)!;
+    const value = (first.blocks.find((b) => b.type === 'actions') as unknown as { elements: { action_id: string; value?: string }[] }).elements.find((e) => e.action_id === 'acknowledge')!.value!;
+    const before = slack.calls().length;
+    const payload = new URLSearchParams({ payload: JSON.stringify({ type: 'block_actions', user: { id: 'U0BOB', username: 'bob' }, actions: [{ action_id: 'acknowledge', value }] }) }).toString();
+    const now = String(Math.floor(Date.now() / 1000));
+    const answer = await app.request('/v1/slack/interactions', { method: 'POST', body: payload, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': now, 'x-slack-signature': slackSignature(new Secret(SIGNING_SECRET), now, payload) } });
+    expect(answer.status).toBe(200);
+    expect(tasks).toHaveLength(1);
+    expect(slack.calls()).toHaveLength(before);
+    await tasks[0]!();
+    expect(slack.calls().slice(before).map((c) => c.method)).toEqual(['chat.update', 'chat.postMessage']);
+    expect(slack.calls().at(-1)!.form.text).toMatch(/Acknowledged by \*bob\*/);
   });
 });
