@@ -16,7 +16,7 @@
 import type { Notification } from '../../notification.js';
 import type { RenderOptions } from '../digest.js';
 import { DeliveryError, type Channel } from '../types.js';
-import { renderAppMessage, renderAppReply, withState } from './render.js';
+import { renderAppMessage, renderAppReply, withState } from './app-render.js';
 import { advance, newThread, startsNewThread, type SlackThread, type SlackThreadStore } from './threads.js';
 import { SLACK_MESSAGE_GONE, SlackPlatformError, type SlackApi } from './web-api.js';
 
