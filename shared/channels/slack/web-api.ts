@@ -142,8 +142,8 @@ function platformError(code: string, name: string, settings: SlackSettingNames):
   if (TRANSIENT_ERRORS.has(code)) return new DeliveryError(`${name}: Slack answered ${safe}`, true, undefined, 'server_error');
   if (AUTH_ERRORS.has(code)) return new DeliveryError(`${name}: Slack answered ${safe}: check ${settings.token} (a bot token xoxb-… of an app installed in the workspace, with the chat:write scope)`, false, undefined, 'client_error');
   if (CHANNEL_ERRORS.has(code)) {
-    const fix = code === 'not_in_channel' ? 'invite the app to the channel (/invite @app), or' : '';
-    return new DeliveryError(`${name}: Slack answered ${safe}: ${fix} check ${settings.channel} (a channel id such as C0123456789)`.replace(':  check', ': check'), false, undefined, 'client_error');
+    const invite = code === 'not_in_channel' ? 'invite the app to the channel (/invite @app), or ' : '';
+    return new DeliveryError(`${name}: Slack answered ${safe}: ${invite}check ${settings.channel} (a channel id such as C0123456789)`, false, undefined, 'client_error');
   }
   if (SLACK_API_CONTENT_ERRORS.has(code)) return new ContentRefusedError(`${name}: Slack answered ${safe}`);
   return new SlackPlatformError(`${name}: Slack answered ${safe}`, safe);
