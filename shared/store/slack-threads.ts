@@ -1,5 +1,5 @@
 /**
- * DynamoDB adapter of the Slack-app channel's thread store (`shared/channels/slack/threads.ts`), in
+ * The Slack-app channel's threads (`shared/channels/slack/app-channel.ts`): their type, the port, and its DynamoDB adapter, in
  * the one table (partition key `pk`, TTL attribute `expiresAt`, as the dedupe and alert records):
  * - `slack-thread#<channel instance>#<sha256 of groupKey>`: `channel`, `ts`, `contentJson` (the message as
  *   first posted), `firing` (fingerprints), and the state fields (`acknowledgedBy`, `acknowledgedAt`,
@@ -13,7 +13,42 @@ import { createHash } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { SlackThread, SlackThreadStore } from '../channels/slack/threads.js';
+
+/** A Block Kit message as stored: Slack's JSON, opaque to the store. */
+export interface StoredSlackContent {
+  text: string;
+  blocks: { type: string; [field: string]: unknown }[];
+}
+
+/** The stored thread of one alert group in one Slack-app channel instance. Times are RFC 3339. */
+export interface SlackThread {
+  /** Channel id (`C…`) as Slack answered `chat.postMessage`. */
+  channel: string;
+  /** The top-level message's `ts`: its id, and the `thread_ts` of every reply. */
+  ts: string;
+  /** The message as first posted, without its state line (re-rendered with the state on every update). */
+  content: StoredSlackContent;
+  /** Fingerprints of the group's alerts this thread announced that are still firing. */
+  firing: string[];
+  acknowledgedBy?: string;
+  acknowledgedAt?: string;
+  escalatedAt?: string;
+  /** Set when no alert of the thread is firing any more: the thread is closed. */
+  resolvedAt?: string;
+}
+
+/** Port of the thread store (one adapter, {@link DynamoDbSlackThreadStore}); every write is a single-item conditional write. */
+export interface SlackThreadStore {
+  /** The thread of `groupKey` in channel instance `channelName`; `undefined` when none or expired. */
+  get(channelName: string, groupKey: string, nowMs: number): Promise<SlackThread | undefined>;
+  /**
+   * Stores a new thread unless an open one (not resolved) exists: of concurrent posters one wins.
+   * @returns false when an open thread was already stored
+   */
+  create(channelName: string, groupKey: string, thread: SlackThread, nowMs: number): Promise<boolean>;
+  /** Stores the thread's new state; only if the stored thread is still the message `thread.ts`. */
+  save(channelName: string, groupKey: string, thread: SlackThread, nowMs: number): Promise<void>;
+}
 
 /** The item key of a group's thread in one channel instance. */
 export const slackThreadKey = (channelName: string, groupKey: string) => `slack-thread#${channelName}#${createHash('sha256').update(groupKey, 'utf8').digest('hex')}`;
@@ -51,7 +86,7 @@ export class DynamoDbSlackThreadStore implements SlackThreadStore {
     return {
       channel: item.channel,
       ts: item.ts,
-      content: JSON.parse(item.contentJson) as SlackThread['content'],
+      content: JSON.parse(item.contentJson) as StoredSlackContent,
       firing: item.firing ?? [],
       ...(item.acknowledgedBy && { acknowledgedBy: item.acknowledgedBy }),
       ...(item.acknowledgedAt && { acknowledgedAt: item.acknowledgedAt }),

@@ -10,7 +10,7 @@ import { formatTime } from '../../format.js';
 import type { Notification } from '../../notification.js';
 import type { RenderOptions } from '../digest.js';
 import { escapeMrkdwn, renderSlack, SLACK_MAX_BLOCKS, SLACK_MAX_TEXT_CHARS, type SlackBlock } from '../slack.js';
-import type { SlackThread } from './threads.js';
+import type { SlackThread, StoredSlackContent } from '../../store/slack-threads.js';
 import type { SlackContent } from './web-api.js';
 
 /** `action_id` of the interactive Acknowledge button; its `value` is the signed link's token. */
@@ -59,10 +59,11 @@ export function stateLine(thread: Pick<SlackThread, 'firing' | 'acknowledgedBy' 
  * The stored message with the thread's state: the state line as a context block under the header, and
  * the buttons removed once acknowledged or resolved (nothing left to acknowledge).
  */
-export function withState(content: SlackContent, thread: SlackThread): SlackContent {
+export function withState(content: StoredSlackContent, thread: SlackThread): SlackContent {
   const line = stateLine(thread);
   const done = Boolean(thread.acknowledgedBy || thread.resolvedAt);
-  const blocks = content.blocks.filter((b) => !(done && b.type === 'actions'));
+  // Stored blocks are what this renderer produced (the store keeps them as opaque JSON).
+  const blocks = (content.blocks as SlackBlock[]).filter((b) => !(done && b.type === 'actions'));
   const at = blocks[0]?.type === 'header' ? 1 : 0;
   blocks.splice(at, 0, { type: 'context', elements: [{ type: 'mrkdwn', text: line, verbatim: true }] });
   // A full message gives up its last alert block before the final "+N more" section for the state line.

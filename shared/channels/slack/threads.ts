@@ -2,43 +2,15 @@
  * One Slack thread per alert group and Slack-app channel: the top-level message, where it is, and the
  * group's state that the message shows. The state moves only forward within a thread (firing →
  * acknowledged/escalated → resolved); a group firing again after its resolve starts a new thread.
- * Pure functions plus the port of the store (its one adapter is `shared/store/slack-threads.ts`).
+ * Pure functions over the thread the store keeps (`shared/store/slack-threads.ts`: the type, the port, the adapter).
  */
 import type { Notification } from '../../notification.js';
-import type { SlackContent } from './web-api.js';
+import type { SlackThread, StoredSlackContent } from '../../store/slack-threads.js';
 
-/** The stored thread of one group in one channel. Times are RFC 3339. */
-export interface SlackThread {
-  /** Channel id (`C…`) as Slack answered `chat.postMessage`. */
-  channel: string;
-  /** The top-level message's `ts`: its id, and the `thread_ts` of every reply. */
-  ts: string;
-  /** The message as first posted, without its state line (re-rendered with the state on every update). */
-  content: SlackContent;
-  /** Fingerprints of the group's alerts this thread announced that are still firing. */
-  firing: string[];
-  acknowledgedBy?: string;
-  acknowledgedAt?: string;
-  escalatedAt?: string;
-  /** Set when no alert of the thread is firing any more: the thread is closed. */
-  resolvedAt?: string;
-}
-
-/** Port of the thread store; every write is a single-item conditional write. */
-export interface SlackThreadStore {
-  /** The thread of `groupKey` in channel instance `channelName`; `undefined` when none or expired. */
-  get(channelName: string, groupKey: string, nowMs: number): Promise<SlackThread | undefined>;
-  /**
-   * Stores a new thread unless an open one (not resolved) exists: of concurrent posters one wins.
-   * @returns false when an open thread was already stored
-   */
-  create(channelName: string, groupKey: string, thread: SlackThread, nowMs: number): Promise<boolean>;
-  /** Stores the thread's new state; only if the stored thread is still the message `thread.ts`. */
-  save(channelName: string, groupKey: string, thread: SlackThread, nowMs: number): Promise<void>;
-}
+export type { SlackThread, SlackThreadStore } from '../../store/slack-threads.js';
 
 /** A thread's first state, for the message just posted. */
-export function newThread(posted: { channel: string; ts: string }, content: SlackContent, notification: Notification, nowMs: number): SlackThread {
+export function newThread(posted: { channel: string; ts: string }, content: StoredSlackContent, notification: Notification, nowMs: number): SlackThread {
   return advance({ channel: posted.channel, ts: posted.ts, content, firing: [] }, notification, nowMs);
 }
 
