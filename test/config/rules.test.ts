@@ -125,7 +125,7 @@ describe('infra/prometheus/prometheus.example.yml', () => {
     const tokenFile = join(dir, 'prometheus.token');
     await writeFile(tokenFile, 'a-test-token-of-32-characters-xx');
     const shipped = await readFile(SHIPPED.prometheusConfig, 'utf8');
-    const copy = shipped.replace('/etc/prometheus/llm-alert-pipeline.token', tokenFile);
+    const copy = shipped.replaceAll('/etc/prometheus/llm-alert-pipeline.token', tokenFile);
     expect(copy).not.toBe(shipped);
     const config = join(dir, 'prometheus-check', 'prometheus.yml');
     await mkdir(join(dir, 'prometheus-check'), { recursive: true });
