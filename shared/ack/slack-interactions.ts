@@ -23,7 +23,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { ACK_ACTION_ID } from '../channels/slack/app-render.js';
 import { slackSignatureProblem } from '../channels/slack/signature.js';
-import type { Secret } from '../secret.js';
+import type { Secret } from '../core/secret.js';
 import { acknowledge } from './acknowledge.js';
 import { cleanName, type AckRouteDeps } from './routes.js';
 import { AckTokenError, verifyAckToken } from './token.js';

@@ -6,8 +6,8 @@
  * The pipeline sees only the {@link Metrics} port; prom-client and Powertools stay in the adapters.
  * @see https://prometheus.io/docs/practices/naming/
  */
-import { FINAL_DECISIONS } from '../dedupe/store.js';
-import type { DeliveryFailureReason } from '../channels/types.js';
+import { FINAL_DECISIONS } from '../store/dedupe.js';
+import type { DeliveryFailureReason } from '../channels/channel.js';
 
 /** Prefix of every metric name. */
 export const METRIC_PREFIX = 'llm_alert_pipeline_';

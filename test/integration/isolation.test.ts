@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Alert, WebhookMessage } from '../../shared/alertmanager/schema.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { fixture } from '../helpers/fixtures.js';
 import { FormClient } from './ack-harness.js';
 import { isolationHarness, startPlatforms, type IsolationHarness, type Platforms } from './isolation-harness.js';

@@ -5,13 +5,13 @@
  * with a thread of follow-ups. A bad signature or an old timestamp is 401 and acknowledges nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../shared/app.js';
+import { createApp } from '../../shared/http/app.js';
 import { slackSignature } from '../../shared/channels/slack/signature.js';
-import { loadConfig } from '../../shared/config.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { createLogger } from '../../shared/logger.js';
-import { createDeps } from '../../shared/runtime.js';
-import { Secret } from '../../shared/secret.js';
+import { loadConfig } from '../../shared/runtime/config.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { createLogger } from '../../shared/core/logger.js';
+import { createDeps } from '../../shared/runtime/deps.js';
+import { Secret } from '../../shared/core/secret.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { pollUntil } from '../helpers/processes.js';

@@ -13,9 +13,9 @@
  * @see https://api.slack.com/methods/chat.update
  * @see https://api.slack.com/messaging/retrieving#individual_messages (threads and `thread_ts`)
  */
-import type { Notification } from '../../notification.js';
-import type { RenderOptions } from '../digest.js';
-import { DeliveryError, type Channel } from '../types.js';
+import type { Notification } from '../../render/notification.js';
+import type { RenderOptions } from '../../render/digest.js';
+import { DeliveryError, type Channel } from '../channel.js';
 import { renderAppMessage, renderAppReply, withState } from './app-render.js';
 import { advance, newThread, startsNewThread, type SlackThread, type SlackThreadStore } from './threads.js';
 import { SLACK_MESSAGE_GONE, SlackPlatformError, type SlackApi } from './web-api.js';

@@ -6,10 +6,10 @@
  * @see https://api.slack.com/reference/block-kit/block-elements#button
  * @see https://api.slack.com/methods/chat.update
  */
-import { formatTime } from '../../format.js';
-import type { Notification } from '../../notification.js';
-import type { RenderOptions } from '../digest.js';
-import { escapeMrkdwn, renderSlack, SLACK_MAX_BLOCKS, SLACK_MAX_TEXT_CHARS, type SlackBlock } from '../slack.js';
+import { formatTime } from '../../render/format.js';
+import type { Notification } from '../../render/notification.js';
+import type { RenderOptions } from '../../render/digest.js';
+import { escapeMrkdwn, renderSlack, SLACK_MAX_BLOCKS, SLACK_MAX_TEXT_CHARS, type SlackBlock } from './index.js';
 import type { SlackThread, StoredSlackContent } from '../../store/slack-threads.js';
 import type { SlackContent } from './web-api.js';
 

@@ -7,7 +7,7 @@
  * @see https://api.slack.com/authentication/verifying-requests-from-slack
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Secret } from '../../secret.js';
+import type { Secret } from '../../core/secret.js';
 
 /** The replay window, seconds either side of now. @see https://api.slack.com/authentication/verifying-requests-from-slack */
 export const SLACK_SIGNATURE_MAX_AGE_SECONDS = 5 * 60;

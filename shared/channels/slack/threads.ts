@@ -4,7 +4,7 @@
  * acknowledged/escalated → resolved); a group firing again after its resolve starts a new thread.
  * Pure functions over the thread the store keeps (`shared/store/slack-threads.ts`: the type, the port, the adapter).
  */
-import type { Notification } from '../../notification.js';
+import type { Notification } from '../../render/notification.js';
 import type { SlackThread, StoredSlackContent } from '../../store/slack-threads.js';
 
 export type { SlackThread, SlackThreadStore } from '../../store/slack-threads.js';

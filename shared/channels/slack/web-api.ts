@@ -13,9 +13,9 @@
  * @see https://api.slack.com/methods/chat.update
  */
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger } from '@slack/web-api';
-import type { Secret } from '../../secret.js';
-import { ContentRefusedError, DeliveryError } from '../types.js';
-import type { SlackBlock } from '../slack.js';
+import type { Secret } from '../../core/secret.js';
+import { ContentRefusedError, DeliveryError } from '../channel.js';
+import type { SlackBlock } from './index.js';
 
 /** The Web API's base URL (`SLACK_API_URL` overrides it for tests). */
 export const SLACK_API_URL = 'https://slack.com/api/';

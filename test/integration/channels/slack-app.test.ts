@@ -5,14 +5,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSlackAppChannel } from '../../../shared/channels/slack/app-channel.js';
 import { createSlackApi } from '../../../shared/channels/slack/web-api.js';
-import { ContentRefusedError, DeliveryError, type Channel } from '../../../shared/channels/types.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/dedupe/local-dynamodb.js';
-import type { Notification } from '../../../shared/notification.js';
-import { Secret } from '../../../shared/secret.js';
+import { ContentRefusedError, DeliveryError, type Channel } from '../../../shared/channels/channel.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
+import type { Notification } from '../../../shared/render/notification.js';
+import { Secret } from '../../../shared/core/secret.js';
 import { DynamoDbSlackThreadStore } from '../../../shared/store/slack-threads.js';
 import { startLoopback } from '../../helpers/loopback.js';
 import { SLACK_CHANNEL_ID, slackError, startFakeSlackApi, type FakeSlackApi } from '../../helpers/slack-api.js';
-import { fixtureNotification } from '../../unit/channels/notifications.js';
+import { fixtureNotification } from '../../helpers/notifications.js';
 
 const TOKEN = 'xoxb-1111-2222-TESTtokenABC';
 const SETTINGS = { token: 'SLACK_BOT_TOKEN', channel: 'SLACK_CHANNEL' };

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildChannels } from '../../../../shared/channels/index.js';
+import { buildChannels } from '../../../../shared/runtime/channels.js';
 import type { SlackThreadStore } from '../../../../shared/channels/slack/threads.js';
-import { ConfigError, loadConfig } from '../../../../shared/config.js';
+import { ConfigError, loadConfig } from '../../../../shared/runtime/config.js';
 import { routingSecretNames } from '../../../../shared/routing/load.js';
-import { SECRET_SETTINGS } from '../../../../shared/settings-secret.js';
+import { SECRET_SETTINGS } from '../../../../shared/runtime/settings-secret.js';
 
 const TOKEN = 'xoxb-1111-2222-SETTINGStoken';
 const ACK = { PUBLIC_URL: 'https://alerts.example.com', ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef' };
@@ -77,7 +77,7 @@ channels:
 default: { channels: [ops, ml] }
 `);
     const config = loadConfig({ ROUTING_FILE: path, SLACK_BOT_TOKEN: TOKEN, SLACK_ML_BOT_TOKEN: 'xoxb-3333-4444-MLtoken' });
-    expect(config.routing?.channels.map((c) => ({ name: c.name, type: c.type, ...(c.type === 'slack-app' && { channel: c.channel, tokenSetting: c.tokenSetting }) }))).toEqual([
+    expect(config.routing?.channels.map((c) => ({ name: c.name, type: c.type, ...(c.type === 'slack-app' && { channel: c.channel, tokenSetting: c.settings.token }) }))).toEqual([
       { name: 'ops', type: 'slack-app', channel: 'C0OPS0001', tokenSetting: 'SLACK_BOT_TOKEN' },
       { name: 'ml', type: 'slack-app', channel: 'C0ML00001', tokenSetting: 'SLACK_ML_BOT_TOKEN' },
     ]);

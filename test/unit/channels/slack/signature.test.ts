@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { slackSignature, slackSignatureProblem } from '../../../../shared/channels/slack/signature.js';
-import { Secret } from '../../../../shared/secret.js';
+import { Secret } from '../../../../shared/core/secret.js';
 
 // The worked example of https://api.slack.com/authentication/verifying-requests-from-slack
 const SECRET = new Secret('8f742231b10e8888abcd99yyyzzz85a5');

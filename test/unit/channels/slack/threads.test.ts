@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { renderAppMessage, stateLine, withState } from '../../../../shared/channels/slack/app-render.js';
-import { SLACK_MAX_BLOCKS } from '../../../../shared/channels/slack.js';
+import { SLACK_MAX_BLOCKS } from '../../../../shared/channels/slack/index.js';
 import { advance, startsNewThread, type SlackThread } from '../../../../shared/channels/slack/threads.js';
-import type { Notification } from '../../../../shared/notification.js';
-import { fixtureNotification, manyAlertsNotification } from '../notifications.js';
+import type { Notification } from '../../../../shared/render/notification.js';
+import { fixtureNotification, manyAlertsNotification } from '../../../helpers/notifications.js';
 
 const NOW = Date.parse('2026-11-30T12:10:00Z');
 const two = fixtureNotification('firing-queue-backlog-two-models');
