@@ -44,7 +44,7 @@ export interface Logger {
  */
 export function createLogger(
   level: LogLevel = 'info',
-  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   base: Record<string, unknown> = {},
 ): Logger {
   const log = (lvl: LogLevel) => (event: string, fields: Record<string, unknown> = {}) => {

@@ -15,7 +15,6 @@ import { likelyCause } from './causes/likely-cause.js';
 import type { AlertKind, Enrichment, UnavailableCause } from './types.js';
 import { truncateChars } from '../core/truncate.js';
 
-export { classifyAlert } from './classify.js';
 export type { MemoryUnit } from './enricher.js';
 export type * from './types.js';
 

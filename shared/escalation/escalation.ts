@@ -102,7 +102,7 @@ async function suppressed(job: EscalationJob, deps: EscalationDeps, log: Logger)
   const record = await deps.store.get(job.fingerprint, deps.now());
   // Nothing to ask about when the claim would refuse anyway; it logs why.
   if (!record || record.startsAt !== job.startsAt || record.escalation?.state !== 'scheduled') return false;
-  let status;
+  let status: Awaited<ReturnType<typeof alertStatus>>;
   try {
     status = await alertStatus(deps.alertmanager!.url, record.alert, deps.alertmanager!.timeoutMs);
   } catch (err) {

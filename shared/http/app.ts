@@ -22,7 +22,7 @@ import { ackRoutes, type AckRouteDeps } from '../ack/routes.js';
 import { SLACK_INTERACTIONS_PATH, slackInteractionRoutes, type SlackInteractionDeps } from '../ack/slack-interactions.js';
 import { splitHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
 import type { Logger } from '../core/logger.js';
-import { noMetrics, type Metrics } from '../metrics/catalogue.js';
+import { noMetrics } from '../metrics/catalogue.js';
 import { processGroup, type PipelineDeps } from '../pipeline/index.js';
 import { redactResponses } from './redact-responses.js';
 import type { Secret } from '../core/secret.js';

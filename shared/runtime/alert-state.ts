@@ -9,7 +9,7 @@ import { alertmanagerAlertState } from '../alert-state/alertmanager.js';
 import { prometheusAlertState } from '../alert-state/prometheus.js';
 import type { AlertStateSource, Verdict } from '../alert-state/types.js';
 
-export type { AlertStateSource, Verdict } from '../alert-state/types.js';
+export type { AlertStateSource } from '../alert-state/types.js';
 
 /** The sources `config` names, chained; `undefined` when none. */
 export function createAlertStateSource(config: Pick<Config, 'prometheusUrl' | 'alertmanagerUrl' | 'enrichment'>): AlertStateSource | undefined {

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 
 /** Longest fingerprint kept as is, UTF-8 bytes: with the longest prefix and suffix, a key stays far under 2,048. */
 export const MAX_KEY_PART_BYTES = 256;
-/** DynamoDB's partition key limit, UTF-8 bytes (dynalite checks the same number, in characters). */
+/** DynamoDB's partition key limit, UTF-8 bytes (dynalite checks the same number, in characters). @public */
 export const MAX_PARTITION_KEY_BYTES = 2048;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -85,7 +85,7 @@ function parseTokens(tokens: Token[]): MatcherText[] {
 
 function parseMatcher([name, op, value]: Token[]): MatcherText {
   if (!name || (name.kind !== 'quoted' && name.kind !== 'unquoted')) throw new SyntaxProblem(`${name ? `unexpected ${name.text}: ` : ''}expected label name`);
-  if (!op || op.kind !== 'op') throw new SyntaxProblem(`${op ? `unexpected ${op.text}: ` : ''}expected an operator such as '=', '!=', '=~' or '!~'`);
+  if (op?.kind !== 'op') throw new SyntaxProblem(`${op ? `unexpected ${op.text}: ` : ''}expected an operator such as '=', '!=', '=~' or '!~'`);
   if (!value || (value.kind !== 'quoted' && value.kind !== 'unquoted')) throw new SyntaxProblem(`${value ? `unexpected ${value.text}: ` : ''}expected label value`);
   return { name: unquote(name), type: op.text as MatchType, value: unquote(value) };
 }

@@ -8,7 +8,7 @@ import type { RenderOptions } from '../../render/digest.js';
 import { renderSns, type SnsMessageStructure } from './message.js';
 import { ContentRefusedError, DeliveryError, httpFailureReason, type Channel } from '../channel.js';
 
-export { renderSns, smsText, snsAttributes, snsSubject, SNS_MAX_MESSAGE_BYTES, SNS_MAX_SUBJECT_CHARS, SNS_SMS_MAX_CHARS, type SnsMessageStructure } from './message.js';
+export { renderSns, snsSubject, SNS_MAX_MESSAGE_BYTES, SNS_MAX_SUBJECT_CHARS, type SnsMessageStructure } from './message.js';
 
 /** Error names of SNS throttling, whatever the HTTP status. */
 const THROTTLING = new Set(['ThrottledException', 'Throttled', 'Throttling', 'ThrottlingException', 'KMSThrottlingException', 'TooManyRequestsException', 'RequestLimitExceeded']);

@@ -41,11 +41,6 @@ export function scopeFor(peers: readonly Alert[], by: readonly string[]): QueryS
   return { matchers: groupMatchers(peers.map((p) => p.labels), by), by: [...by] };
 }
 
-/** Whether a result series belongs to the alert: equal values for every label of `by`. */
-export function belongsTo(metric: Readonly<Record<string, string>>, alert: Pick<Alert, 'labels'>, by: readonly string[]): boolean {
-  return by.every((name) => (metric[name] ?? '') === (alert.labels[name] ?? ''));
-}
-
 /** The items of an answer (samples or series) that belong to the alert, through an index built once per answer and `by`. */
 export function itemsOf<T extends { metric: Record<string, string> }>(items: readonly T[], alert: Pick<Alert, 'labels'>, by: readonly string[]): T[] {
   const keyOf = (labels: Readonly<Record<string, string>>) => JSON.stringify(by.map((name) => labels[name] ?? ''));

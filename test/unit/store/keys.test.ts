@@ -17,7 +17,7 @@ describe('keyPart', () => {
     const long = 'a'.repeat(MAX_KEY_PART_BYTES + 1);
     expect(keyPart(long)).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(keyPart(long)).toBe(keyPart('a'.repeat(MAX_KEY_PART_BYTES + 1)));
-    expect(keyPart(long)).not.toBe(keyPart(long + 'a'));
+    expect(keyPart(long)).not.toBe(keyPart(`${long}a`));
     // 100 CJK characters are 300 bytes: dynalite counts characters, DynamoDB bytes.
     expect(keyPart('告'.repeat(100))).toMatch(/^sha256:/);
     expect(keyPart('sha256:0123')).toBe('sha256:0123');
