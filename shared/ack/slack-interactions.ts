@@ -26,7 +26,7 @@ import { slackSignatureProblem } from '../channels/slack/signature.js';
 import type { Secret } from '../core/secret.js';
 import { acknowledge } from './acknowledge.js';
 import { cleanName, type AckRouteDeps } from './routes.js';
-import { AckTokenError, verifyAckToken } from './token.js';
+import { type AckClaims, AckTokenError, verifyAckToken } from './token.js';
 
 /** The route's path (public contract). */
 export const SLACK_INTERACTIONS_PATH = '/v1/slack/interactions';
@@ -70,7 +70,7 @@ async function handle(c: Context, body: string, deps: SlackInteractionDeps): Pro
   }
   const action = payload.actions?.find((a) => a.action_id === ACK_ACTION_ID && a.value);
   if (payload.type !== 'block_actions' || !action) return c.body(null, 200);
-  let claims;
+  let claims: AckClaims;
   try {
     claims = verifyAckToken(action.value!, deps.links.settings.keys, deps.now());
   } catch (err) {

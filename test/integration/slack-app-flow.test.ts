@@ -31,8 +31,15 @@ describe('Slack app: one message per alert group, updated in place', () => {
     db = await startLocalDynamoDb('slack-app-flow');
     slack = await startFakeSlackApi();
     const config = loadConfig({
-      WEBHOOK_TOKEN, PUBLIC_URL: 'https://alerts.example.com', ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef', TABLE_NAME: db.tableName,
-      SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_CHANNEL: 'C0ALERTS01', SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.url, DELIVERY_RETRIES: '0',
+      WEBHOOK_TOKEN,
+      PUBLIC_URL: 'https://alerts.example.com',
+      ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef',
+      TABLE_NAME: db.tableName,
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_CHANNEL: 'C0ALERTS01',
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: slack.url,
+      DELIVERY_RETRIES: '0',
     });
     const logger = createLogger('info', (line) => void logs.push(line));
     app = createApp(config, createDeps(config, { dynamodb: db.client }, logger));
@@ -42,17 +49,21 @@ describe('Slack app: one message per alert group, updated in place', () => {
     await db.close();
   });
 
-  const webhook = (body: unknown) => app.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
-  const audit = async (fingerprint: string) => (await (await app.request(`/v1/alerts/${fingerprint}`, { headers: { authorization: `Bearer ${WEBHOOK_TOKEN}` } })).json()) as { record?: { acknowledgement?: { by: string; channel: string } } };
+  const webhook = (body: unknown) =>
+    app.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
+  const audit = async (fingerprint: string) =>
+    (await (await app.request(`/v1/alerts/${fingerprint}`, { headers: { authorization: `Bearer ${WEBHOOK_TOKEN}` } })).json()) as { record?: { acknowledgement?: { by: string; channel: string } } };
   const click = (token: string, headers: (body: string) => Record<string, string>) => {
     const payload = { type: 'block_actions', user: { id: 'U0ALICE', username: 'alice', name: 'alice' }, actions: [{ action_id: 'acknowledge', block_id: 'b', value: token, type: 'button' }] };
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
     return app.request('/v1/slack/interactions', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers(body) } });
   };
-  const signed = (timestamp: number, secret = SIGNING_SECRET) => (body: string) => ({
-    'x-slack-request-timestamp': String(timestamp),
-    'x-slack-signature': slackSignature(new Secret(secret), String(timestamp), body),
-  });
+  const signed =
+    (timestamp: number, secret = SIGNING_SECRET) =>
+    (body: string) => ({
+      'x-slack-request-timestamp': String(timestamp),
+      'x-slack-signature': slackSignature(new Secret(secret), String(timestamp), body),
+    });
 
   it('firing → acknowledged via the signed interaction → resolved', async () => {
     const firing = fixture('firing-kv-cache-critical');
@@ -127,11 +138,22 @@ describe('Slack app: follow-ups after answering, and the escalation in the threa
     slack = await startFakeSlackApi();
     escalationTarget = await startLoopback();
     const config = loadConfig({
-      WEBHOOK_TOKEN, PUBLIC_URL: 'https://alerts.example.com', ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef', TABLE_NAME: db.tableName,
-      SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_CHANNEL: 'C0ALERTS01', SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.url,
-      ESCALATION_SLACK_WEBHOOK_URL: `${escalationTarget.url}/services/T0/B0/escalation`, ESCALATION_DELAY_SECONDS: '0.2',
+      WEBHOOK_TOKEN,
+      PUBLIC_URL: 'https://alerts.example.com',
+      ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef',
+      TABLE_NAME: db.tableName,
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_CHANNEL: 'C0ALERTS01',
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: slack.url,
+      ESCALATION_SLACK_WEBHOOK_URL: `${escalationTarget.url}/services/T0/B0/escalation`,
+      ESCALATION_DELAY_SECONDS: '0.2',
     });
-    deps = createDeps(config, { dynamodb: db.client, workAfterAnswer: true }, createLogger('error', () => undefined));
+    deps = createDeps(
+      config,
+      { dynamodb: db.client, workAfterAnswer: true },
+      createLogger('error', () => undefined),
+    );
     app = createApp(config, deps);
   });
   afterAll(async () => {
@@ -145,7 +167,15 @@ describe('Slack app: follow-ups after answering, and the escalation in the threa
     body.groupKey = `${body.groupKey}#escalation`;
     const res = await app.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
     expect(res.status).toBe(200);
-    await pollUntil(async () => (slack.calls().length >= 3 ? true : undefined), () => `Slack got ${slack.calls().map((c) => c.method).join(', ')}`, { deadlineMs: 15_000, intervalMs: 50 });
+    await pollUntil(
+      async () => (slack.calls().length >= 3 ? true : undefined),
+      () =>
+        `Slack got ${slack
+          .calls()
+          .map((c) => c.method)
+          .join(', ')}`,
+      { deadlineMs: 15_000, intervalMs: 50 },
+    );
     const calls = slack.calls();
     const ts = calls[1]!.form.ts;
     expect(calls.map((c) => `${c.method} ${c.form.ts ?? ''}|${c.form.thread_ts ?? ''}`)).toEqual(['chat.postMessage |', `chat.update ${ts}|`, `chat.postMessage |${ts}`]);
@@ -165,12 +195,21 @@ describe('Slack app: follow-ups after answering, and the escalation in the threa
     const before = slack.calls().length;
     const payload = new URLSearchParams({ payload: JSON.stringify({ type: 'block_actions', user: { id: 'U0BOB', username: 'bob' }, actions: [{ action_id: 'acknowledge', value }] }) }).toString();
     const now = String(Math.floor(Date.now() / 1000));
-    const answer = await app.request('/v1/slack/interactions', { method: 'POST', body: payload, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': now, 'x-slack-signature': slackSignature(new Secret(SIGNING_SECRET), now, payload) } });
+    const answer = await app.request('/v1/slack/interactions', {
+      method: 'POST',
+      body: payload,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': now, 'x-slack-signature': slackSignature(new Secret(SIGNING_SECRET), now, payload) },
+    });
     expect(answer.status).toBe(200);
     expect(tasks).toHaveLength(1);
     expect(slack.calls()).toHaveLength(before);
     await tasks[0]!();
-    expect(slack.calls().slice(before).map((c) => c.method)).toEqual(['chat.update', 'chat.postMessage']);
+    expect(
+      slack
+        .calls()
+        .slice(before)
+        .map((c) => c.method),
+    ).toEqual(['chat.update', 'chat.postMessage']);
     expect(slack.calls().at(-1)!.form.text).toMatch(/Acknowledged by \*bob\*/);
   });
 });

@@ -57,7 +57,11 @@ export function createSlackAppChannel(options: SlackAppChannelOptions): Channel 
     if ((notification.kind ?? 'alert') !== 'alert') return;
     try {
       if (!(await options.threads.create(name, notification.groupKey, thread, options.now()))) {
-        options.warn('slack thread not stored', { channel: name, groupKey: notification.groupKey, reason: 'another message of the group was posted at the same time (an HA peer); follow-ups go to that one' });
+        options.warn('slack thread not stored', {
+          channel: name,
+          groupKey: notification.groupKey,
+          reason: 'another message of the group was posted at the same time (an HA peer); follow-ups go to that one',
+        });
       }
     } catch (err) {
       options.warn('slack thread not stored', { channel: name, groupKey: notification.groupKey, error: (err as Error).message, effect: 'follow-ups of this group post top-level' });

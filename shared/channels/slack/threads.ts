@@ -38,7 +38,10 @@ export function advance(thread: SlackThread, notification: Notification, nowMs: 
 
 /** The latest `endsAt` of the resolved alerts, RFC 3339; `undefined` when none parses. */
 function lastEnd(notification: Notification): string | undefined {
-  const ends = notification.alerts.filter((a) => a.status === 'resolved').map((a) => Date.parse(a.endsAt)).filter((t) => Number.isFinite(t) && t > 0);
+  const ends = notification.alerts
+    .filter((a) => a.status === 'resolved')
+    .map((a) => Date.parse(a.endsAt))
+    .filter((t) => Number.isFinite(t) && t > 0);
   return ends.length ? new Date(Math.max(...ends)).toISOString() : undefined;
 }
 

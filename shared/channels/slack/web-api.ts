@@ -24,9 +24,27 @@ export const SLACK_API_URL = 'https://slack.com/api/';
  * Platform error codes that refuse the message's content (a reduced rendering may pass).
  * @see https://api.slack.com/methods/chat.postMessage#errors
  */
-export const SLACK_API_CONTENT_ERRORS: ReadonlySet<string> = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'no_text', 'too_many_attachments', 'invalid_attachments', 'invalid_arguments']);
+export const SLACK_API_CONTENT_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'msg_too_long',
+  'no_text',
+  'too_many_attachments',
+  'invalid_attachments',
+  'invalid_arguments',
+]);
 /** Codes that mean the token is wrong, revoked or lacks a scope: fix the token setting. */
-const AUTH_ERRORS: ReadonlySet<string> = new Set(['invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive', 'missing_scope', 'not_allowed_token_type', 'no_permission', 'ekm_access_denied']);
+const AUTH_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_auth',
+  'not_authed',
+  'token_revoked',
+  'token_expired',
+  'account_inactive',
+  'missing_scope',
+  'not_allowed_token_type',
+  'no_permission',
+  'ekm_access_denied',
+]);
 /** Codes that mean the channel is wrong or the app is not in it: fix the channel setting (or invite the app). */
 const CHANNEL_ERRORS: ReadonlySet<string> = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'restricted_action', 'restricted_action_read_only_channel']);
 /** Codes of `chat.update` saying the original message cannot be updated (deleted, too old): post a new one. */
@@ -140,7 +158,13 @@ function platformError(code: string, name: string, settings: SlackSettingNames):
   const safe = /^[a-z0-9_]{1,64}$/.test(code) ? code : 'unrecognised_error';
   if (code === 'ratelimited') return new DeliveryError(`${name}: Slack answered ratelimited`, true, undefined, 'rate_limited');
   if (TRANSIENT_ERRORS.has(code)) return new DeliveryError(`${name}: Slack answered ${safe}`, true, undefined, 'server_error');
-  if (AUTH_ERRORS.has(code)) return new DeliveryError(`${name}: Slack answered ${safe}: check ${settings.token} (a bot token xoxb-… of an app installed in the workspace, with the chat:write scope)`, false, undefined, 'client_error');
+  if (AUTH_ERRORS.has(code))
+    return new DeliveryError(
+      `${name}: Slack answered ${safe}: check ${settings.token} (a bot token xoxb-… of an app installed in the workspace, with the chat:write scope)`,
+      false,
+      undefined,
+      'client_error',
+    );
   if (CHANNEL_ERRORS.has(code)) {
     const invite = code === 'not_in_channel' ? 'invite the app to the channel (/invite @app), or ' : '';
     return new DeliveryError(`${name}: Slack answered ${safe}: ${invite}check ${settings.channel} (a channel id such as C0123456789)`, false, undefined, 'client_error');
@@ -151,7 +175,10 @@ function platformError(code: string, name: string, settings: SlackSettingNames):
 
 /** A platform error code not classified above (e.g. `message_not_found` of `chat.update`); permanent. */
 export class SlackPlatformError extends DeliveryError {
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message, false, undefined, 'platform_error');
     this.name = 'SlackPlatformError';
   }

@@ -51,8 +51,18 @@ describe('Slack app channel', () => {
     const n = fixtureNotification('firing-kv-cache-critical');
     return { ...n, groupKey: `${n.groupKey}#${++group}`, acknowledgeUrl: ACK_URL };
   }
-  const resolved = (n: Notification): Notification => ({ ...n, status: 'resolved', acknowledgeUrl: undefined, alerts: n.alerts.map((a) => ({ ...a, status: 'resolved', endsAt: '2026-11-30T12:30:00Z' })) });
-  const acked = (n: Notification): Notification => ({ ...n, kind: 'acknowledged', acknowledgeUrl: undefined, alerts: n.alerts.map((a) => ({ ...a, acknowledgement: { by: 'alice', at: '2026-11-30T12:05:00.000Z', channel: 'slack' } })) });
+  const resolved = (n: Notification): Notification => ({
+    ...n,
+    status: 'resolved',
+    acknowledgeUrl: undefined,
+    alerts: n.alerts.map((a) => ({ ...a, status: 'resolved', endsAt: '2026-11-30T12:30:00Z' })),
+  });
+  const acked = (n: Notification): Notification => ({
+    ...n,
+    kind: 'acknowledged',
+    acknowledgeUrl: undefined,
+    alerts: n.alerts.map((a) => ({ ...a, acknowledgement: { by: 'alice', at: '2026-11-30T12:05:00.000Z', channel: 'slack' } })),
+  });
   const send = (n: Notification) => channel.send(n, AbortSignal.timeout(5000));
 
   it('posts the first message with chat.postMessage: bearer token, form body, channel, blocks with state line and interactive button', async () => {
@@ -127,7 +137,10 @@ describe('Slack app channel', () => {
 
   describe('Web API errors by kind', () => {
     const failure = async (n: Notification = firing()) => {
-      const err = await send(n).then(() => undefined, (e: unknown) => e);
+      const err = await send(n).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(DeliveryError);
       expect((err as Error).message).not.toContain(TOKEN);
       return err as DeliveryError;
@@ -180,7 +193,10 @@ describe('Slack app channel', () => {
 
     it('no answer within the signal: retryable timeout', async () => {
       slack.server.reply({ hang: true });
-      const err = await channel.send(firing(), AbortSignal.timeout(200)).then(() => undefined, (e: unknown) => e);
+      const err = await channel.send(firing(), AbortSignal.timeout(200)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toMatchObject({ retryable: true, reason: 'timeout' });
     });
 

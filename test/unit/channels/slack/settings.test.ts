@@ -46,7 +46,12 @@ describe('Slack app settings', () => {
   });
 
   it('names each bad setting without echoing it', () => {
-    const found = problems({ SLACK_BOT_TOKEN: 'https://hooks.slack.com/services/T0/B0/leakedSECRET', SLACK_CHANNEL: 'not a channel!', SLACK_SIGNING_SECRET: 'short', SLACK_API_URL: 'http://slack.example.com/api' });
+    const found = problems({
+      SLACK_BOT_TOKEN: 'https://hooks.slack.com/services/T0/B0/leakedSECRET',
+      SLACK_CHANNEL: 'not a channel!',
+      SLACK_SIGNING_SECRET: 'short',
+      SLACK_API_URL: 'http://slack.example.com/api',
+    });
     expect(found.map((p) => p.split(':')[0]).sort()).toEqual(['SLACK_API_URL', 'SLACK_BOT_TOKEN', 'SLACK_CHANNEL', 'SLACK_SIGNING_SECRET']);
     expect(found.join('\n')).not.toMatch(/leakedSECRET|short/);
     expect(found.find((p) => p.startsWith('SLACK_API_URL'))).toMatch(/https/);
@@ -54,7 +59,9 @@ describe('Slack app settings', () => {
 
   it('refuses settings that only make sense together', () => {
     expect(problems({ SLACK_CHANNEL: 'C0ALERTS01' })).toEqual(['SLACK_CHANNEL: set, but SLACK_BOT_TOKEN is not (the Slack app posts with its bot token)']);
-    expect(problems({ SLACK_BOT_TOKEN: TOKEN, SLACK_CHANNEL: 'C0ALERTS01', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/x' })[0]).toMatch(/^SLACK_CHANNEL: set together with SLACK_WEBHOOK_URL/);
+    expect(problems({ SLACK_BOT_TOKEN: TOKEN, SLACK_CHANNEL: 'C0ALERTS01', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/x' })[0]).toMatch(
+      /^SLACK_CHANNEL: set together with SLACK_WEBHOOK_URL/,
+    );
     expect(problems({ SLACK_SIGNING_SECRET: 'signing-secret-0123456789' })[0]).toMatch(/^SLACK_SIGNING_SECRET: set, but PUBLIC_URL and ACK_SECRET are not/);
     expect(loadConfig({ SLACK_SIGNING_SECRET: 'signing-secret-0123456789', ...ACK }).slackApp?.signingSecret).toBeDefined();
   });
@@ -87,6 +94,8 @@ default: { channels: [ops, ml] }
 
   it('routing file: a slack-app instance without a token names the missing setting and its line', () => {
     const path = routingFile(`channels:\n  ops: { type: slack-app, channel: C0OPS0001 }\ndefault: { channels: [ops] }\n`);
-    expect(problems({ ROUTING_FILE: path })).toEqual([`ROUTING_FILE: ${path}:2: channels.ops.botToken: setting SLACK_BOT_TOKEN is not set (an environment variable, or a key of the settings secret in AWS)`]);
+    expect(problems({ ROUTING_FILE: path })).toEqual([
+      `ROUTING_FILE: ${path}:2: channels.ops.botToken: setting SLACK_BOT_TOKEN is not set (an environment variable, or a key of the settings secret in AWS)`,
+    ]);
   });
 });
