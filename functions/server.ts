@@ -29,7 +29,7 @@ const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const table = await openDedupeTable(config, process.env);
 const prom = prometheusMetrics();
-const deps = { ...createDeps(config, { dynamodb: table.client, metrics: prom.metrics }, logger), metricsScrape: prom.scrape };
+const deps = { ...createDeps(config, { dynamodb: table.client, metrics: prom.metrics, workAfterAnswer: true }, logger), metricsScrape: prom.scrape };
 prom.startChannels(deps.channels.map((c) => c.name));
 // In-process escalation timers end with a process: arm them again from the table (overdue ones run now).
 await deps.resumeEscalations().catch((error: Error) => logger.error('escalations not resumed', { error }));
@@ -46,6 +46,7 @@ const server = serveApp(app, { port: config.port, hostname: host }, (info) => {
     channels: deps.channels.map((c) => c.name),
     prometheus: config.prometheusUrl ?? 'not set (messages go out not enriched)',
     acknowledge: deps.ackPage ? `${config.publicUrl}/v1/ack/<token>` : 'off (set PUBLIC_URL and ACK_SECRET)',
+    slackInteractions: deps.slackInteractions ? `${config.publicUrl}/v1/slack/interactions` : 'off (set SLACK_SIGNING_SECRET, PUBLIC_URL and ACK_SECRET)',
     escalation: config.escalation ? `after ${config.escalation.delaySeconds} s (${config.escalation.scheduler ? 'EventBridge Scheduler' : 'in-process timer'})` : 'off (set ESCALATION_SLACK_WEBHOOK_URL or ESCALATION_SNS_TOPIC_ARN)',
     dynamodb: table.description,
     heartbeat: config.heartbeat ? `${config.heartbeat.alertname}, missing after ${config.heartbeat.timeoutSeconds} s` : 'off (HEARTBEAT_ALERTNAME="")',

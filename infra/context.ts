@@ -21,7 +21,7 @@ export class ContextError extends Error {
  * Builds the receiver's plain settings from context values.
  * @param get looks up a context key, e.g. `(key) => app.node.tryGetContext(key)`; unset or `''` means "not given"
  * @returns only the settings that were given; URLs lose trailing slashes
- * @throws ContextError when a URL is not http(s) or `logLevel` is not debug, info, warn or error
+ * @throws ContextError when a URL is not http(s), `logLevel` is not debug, info, warn or error, or `slackChannel` is not a channel id or name
  */
 export function settingsFromContext(get: (key: string) => unknown): PlainSettings {
   const settings: PlainSettings = {};
@@ -33,6 +33,12 @@ export function settingsFromContext(get: (key: string) => unknown): PlainSetting
   if (logLevel !== undefined) {
     if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ContextError('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
     settings.logLevel = logLevel as LogLevel;
+  }
+  const slackChannel = given(get, 'slackChannel');
+  if (slackChannel !== undefined) {
+    // Same rule as the app's SLACK_CHANNEL, checked at synth so a typo fails before deploying.
+    if (!/^#?[A-Za-z0-9_.-]{1,80}$/.test(slackChannel)) throw new ContextError('slackChannel', 'must be a Slack channel id (C0123456789) or name');
+    settings.slackChannel = slackChannel;
   }
   return settings;
 }

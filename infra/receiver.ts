@@ -46,6 +46,8 @@ export interface PlainSettings {
   publicUrl?: string;
   /** `LOG_LEVEL`; the app defaults to `info`. */
   logLevel?: LogLevel;
+  /** `SLACK_CHANNEL`: the channel id the Slack app posts to (its bot token is `SLACK_BOT_TOKEN` in the settings secret). */
+  slackChannel?: string;
 }
 
 export interface AlertReceiverProps {
@@ -129,6 +131,7 @@ export function plainEnvironment(settings: PlainSettings): Record<string, string
     ['ALERTMANAGER_URL', settings.alertmanagerUrl],
     ['PUBLIC_URL', settings.publicUrl],
     ['LOG_LEVEL', settings.logLevel],
+    ['SLACK_CHANNEL', settings.slackChannel],
   ];
   return Object.fromEntries(pairs.filter((p): p is [string, string] => p[1] !== undefined && p[1] !== ''));
 }

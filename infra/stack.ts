@@ -99,7 +99,7 @@ export class LlmAlertPipelineStack extends Stack {
 
   #settingsSecret(): Secret {
     const secret = new Secret(this, 'SettingsSecret', {
-      description: 'llm-alert-pipeline settings (JSON): WEBHOOK_TOKEN, SLACK_WEBHOOK_URL, FEISHU_WEBHOOK_URL, FEISHU_SECRET, ACK_SECRET, PAGERDUTY_ROUTING_KEY',
+      description: 'llm-alert-pipeline settings (JSON): WEBHOOK_TOKEN, SLACK_WEBHOOK_URL, SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, FEISHU_WEBHOOK_URL, FEISHU_SECRET, ACK_SECRET, PAGERDUTY_ROUTING_KEY',
       generateSecretString: {
         secretStringTemplate: JSON.stringify({}),
         generateStringKey: 'WEBHOOK_TOKEN',

@@ -48,11 +48,17 @@ export interface AckResult {
   followUps: Record<string, boolean>;
 }
 
+/** How the follow-ups are sent: awaited (the page shows them), or handed to `defer` (Slack wants its answer within 3 s). */
+export interface AckOptions {
+  /** Runs the follow-ups after answering; `followUps` is then `{}` (not known yet). Unset: awaited. */
+  defer?: (task: () => Promise<void>) => void;
+}
+
 /**
  * @param claims a verified token's claims
  * @throws the store's error when DynamoDB is unreachable (nothing half-done is reported as done)
  */
-export async function acknowledge(claims: AckClaims, request: AckRequest, deps: AcknowledgeDeps): Promise<AckResult> {
+export async function acknowledge(claims: AckClaims, request: AckRequest, deps: AcknowledgeDeps, options: AckOptions = {}): Promise<AckResult> {
   const log = deps.logger.child({ group: claims.group, channel: claims.channel });
   const limit = pLimit(CONCURRENCY);
   const at = isoTime(deps.now());
@@ -68,6 +74,10 @@ export async function acknowledge(claims: AckClaims, request: AckRequest, deps: 
     return { fingerprint, ...outcome, ...(silence && { silence }) };
   })));
   const acked = results.flatMap((r) => (r.outcome === 'acknowledged' ? [withSilence(r.record, r.silence)] : []));
+  if (acked.length && options.defer) {
+    options.defer(async () => void (await sendFollowUps(acked, deps, log)));
+    return { alerts: results, followUps: {} };
+  }
   const followUps = acked.length ? await sendFollowUps(acked, deps, log) : {};
   return { alerts: results, followUps };
 }

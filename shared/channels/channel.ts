@@ -9,6 +9,11 @@ export interface Channel {
   /** Stable name recorded in the delivery ledger (e.g. `slack`); renaming one re-sends in-flight repairs. */
   readonly name: string;
   /**
+   * The channel keeps one thread per alert group and updates its first message in place (the Slack
+   * app): the escalation is also sent to it, as an update of that thread, besides the escalation targets.
+   */
+  readonly threaded?: boolean;
+  /**
    * Renders and sends one notification.
    * @param notification the group's new alerts for this channel
    * @param signal aborts the outbound request (per-attempt timeout)

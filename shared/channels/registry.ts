@@ -9,11 +9,13 @@ import { feishu } from './feishu/settings.js';
 import { pagerduty } from './pagerduty/settings.js';
 import type { CreateDeps } from './settings.js';
 import { slack } from './slack/settings.js';
+import { slackApp } from './slack/app-settings.js';
 import { sns } from './sns/settings.js';
 import type { Channel } from './channel.js';
 
 export const CHANNEL_TYPES = {
   slack,
+  'slack-app': slackApp,
   feishu,
   sns,
   console: consoleType,

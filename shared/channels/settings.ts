@@ -13,6 +13,7 @@ import type { Secret } from '../core/secret.js';
 import { MAX_DETAILED_ALERTS } from '../render/digest.js';
 import { LOCALES, type Locale } from '../render/locale.js';
 import type { Channel } from './channel.js';
+import type { SlackThreadStore } from '../store/slack-threads.js';
 
 /** Names of settings a secret reference may point at (environment variable syntax). */
 export const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -59,8 +60,18 @@ export interface CreateDeps {
   snsClient(topicArn: string): SNSClient;
   /** Console output (default: stdout). */
   write?: (s: string) => void;
-  /** Clock for Feishu signatures. */
+  /** Clock for Feishu signatures and Slack thread times. */
   now?: () => Date;
+  /** What Slack-app channels need (required when one is configured). */
+  slackApp?: {
+    threads: SlackThreadStore;
+    /** `SLACK_API_URL`, ending in `/`; unset: Slack's. */
+    apiUrl?: string;
+    /** The Web API client's own per-request time-out, milliseconds (the delivery's signal usually ends a request first). */
+    timeoutMs: number;
+    /** Problems that do not fail a delivery (a thread that could not be stored). */
+    warn(message: string, fields: Record<string, unknown>): void;
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Logger } from '../core/logger.js';
 import { noticeFromRecords } from './notices.js';
 import type { EscalationJob } from './scheduler.js';
 import { alertStatus, AlertStatusError } from '../alertmanager/alert-status.js';
-import type { AlertRecordStore } from '../store/alert-record.js';
+import type { AlertRecord, AlertRecordStore } from '../store/alert-record.js';
 
 /** Severities that escalate (the label `severity`, as the shipped rules set it). */
 export const ESCALATED_SEVERITIES: ReadonlySet<string> = new Set(['critical']);
@@ -23,6 +23,11 @@ export interface EscalationDeps {
   store: AlertRecordStore;
   /** The escalation target channels (`escalation-sns`, `escalation-slack`); at least one. */
   targets: Channel[];
+  /**
+   * Channels that keep one thread per group (the Slack app): when they carried the alert, the escalation
+   * also updates their message and replies in its thread. Their failure does not fail the escalation.
+   */
+  threaded?: Channel[];
   /** Signs the escalation message's Acknowledge link (`AckLinks` of `shared/ack/links.ts`); unset: no link. */
   links?: { url(fingerprints: string[], group: string, channel: string, nowMs: number): string };
   delivery: { timeoutMs: number; retries: number; budgetMs?: number };
@@ -74,7 +79,19 @@ export async function checkEscalation(job: EscalationJob, deps: EscalationDeps):
   }
   await deps.store.addChannels(job.fingerprint, job.startsAt, sent, deps.now());
   log.info('escalated', { targets: sent });
+  await updateThreads(record, deps, log, now);
   return 'escalated';
+}
+
+/** Tells the threaded channels that carried the alert (their message's state line and a thread reply). */
+async function updateThreads(record: AlertRecord, deps: EscalationDeps, log: Logger, now: number): Promise<void> {
+  const carried = (deps.threaded ?? []).filter((c) => record.channels.includes(c.name));
+  await Promise.all(carried.map(async (channel) => {
+    const url = deps.links?.url([record.fingerprint], record.groupKey, channel.name, now);
+    await deliver(channel, noticeFromRecords('escalation', [record], url), { ...deps.delivery, logger: log }).catch((err: Error) => {
+      log.warn('escalation thread update failed', { channel: channel.name, error: err.message });
+    });
+  }));
 }
 
 /**

@@ -7,7 +7,9 @@
  * - `GET /healthz` — liveness;
  * - `GET /metrics` — the pipeline's own metrics, Prometheus text format (`npm start`; same token as the webhook);
  * - `GET|POST /v1/ack/:token` — the acknowledgement page (only when `PUBLIC_URL` and `ACK_SECRET` are set);
- * - `GET /v1/alerts/:fingerprint` — an alert's state and history (same bearer token as the webhook).
+ * - `GET /v1/alerts/:fingerprint` — an alert's state and history (same bearer token as the webhook);
+ * - `POST /v1/slack/interactions` — the Slack app's interactivity request URL, signed by Slack (only when
+ *   `SLACK_SIGNING_SECRET`, `PUBLIC_URL` and `ACK_SECRET` are set).
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -17,6 +19,7 @@ import { webhookSchema, type WebhookMessage } from '../alertmanager/schema.js';
 import { auditRoutes } from '../ack/audit.js';
 import { ACK_PATH } from '../ack/links.js';
 import { ackRoutes, type AckRouteDeps } from '../ack/routes.js';
+import { SLACK_INTERACTIONS_PATH, slackInteractionRoutes, type SlackInteractionDeps } from '../ack/slack-interactions.js';
 import { splitHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
 import type { Logger } from '../core/logger.js';
 import { noMetrics } from '../metrics/catalogue.js';
@@ -56,6 +59,8 @@ export interface AppDeps extends PipelineDeps {
   metricsScrape?: () => Promise<{ contentType: string; body: string }>;
   /** The dead-man's switch (`HEARTBEAT_ALERTNAME`): heartbeat alerts are recorded, never sent; unset: off. */
   heartbeat?: HeartbeatReceiver;
+  /** The Slack app's interactivity route (`SLACK_SIGNING_SECRET`); unset: no such route. */
+  slackInteractions?: SlackInteractionDeps;
 }
 
 /** Builds the Hono app. Pure wiring: the pipeline lives in `pipeline.ts`. */
@@ -111,6 +116,8 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   app.route(WEBHOOK_PATH, webhook);
   if (deps.ackPage) app.route(ACK_PATH, ackRoutes(deps.ackPage));
   if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.store, auth, deps.now));
+  // Authenticated by Slack's request signature, not the bearer token (Slack cannot send one).
+  if (deps.slackInteractions) app.route(SLACK_INTERACTIONS_PATH, slackInteractionRoutes(deps.slackInteractions));
 
   app.notFound((c) => {
     const error = `no route for ${c.req.method} ${c.req.path}`;
@@ -155,7 +162,7 @@ async function takeHeartbeats(message: WebhookMessage, heartbeat: HeartbeatRecei
  */
 function rejectionLogger(logger: Logger) {
   return (c: Context, status: number, reason: string, fields: Record<string, unknown> = {}) => {
-    const fromSender = c.req.method === 'POST' && !c.req.path.startsWith(ACK_PATH);
+    const fromSender = c.req.method === 'POST' && !c.req.path.startsWith(ACK_PATH) && !c.req.path.startsWith(SLACK_INTERACTIONS_PATH);
     logger[fromSender ? 'error' : 'warn']('request rejected', { method: c.req.method, path: c.req.path, status, reason, ...fields });
   };
 }

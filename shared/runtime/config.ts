@@ -79,6 +79,11 @@ const envSchema = z.object({
   HEARTBEAT_TIMEOUT_SECONDS: positiveInteger(600),
   PROMETHEUS_URL: optional(httpUrl()),
   SLACK_WEBHOOK_URL: optional(webhookUrl()),
+  // The Slack app (shared/channels/slack): bot token, its channel, the interactivity signing secret.
+  SLACK_BOT_TOKEN: optional(z.string().regex(/^xox[a-z]-[A-Za-z0-9-]{8,}$/, { message: 'must be a Slack bot token (xoxb-…, from the app\'s OAuth & Permissions page)' })),
+  SLACK_CHANNEL: optional(z.string().regex(/^#?[A-Za-z0-9_.-]{1,80}$/, { message: 'must be a Slack channel id (C0123456789) or name' })),
+  SLACK_SIGNING_SECRET: optional(z.string().min(16, { message: 'must be the app\'s signing secret (Basic Information page), at least 16 characters' })),
+  SLACK_API_URL: optional(webhookUrl()),
   FEISHU_WEBHOOK_URL: optional(webhookUrl()),
   FEISHU_SECRET: optional(z.string().min(1)),
   SNS_TOPIC_ARN: optional(topicArn()),
@@ -133,6 +138,12 @@ export interface Config {
   /** Base URL of the Prometheus HTTP API (no trailing slash). Unset: enrichment is unavailable. */
   prometheusUrl?: string;
   slack?: { webhookUrl: Secret };
+  /**
+   * The Slack app: `token` (`SLACK_BOT_TOKEN`) for the `slack` channel of `SLACK_CHANNEL` and for the
+   * routing file's `slack-app` instances; `apiUrl` the Web API base ending in `/` (`SLACK_API_URL`, tests);
+   * `signingSecret` turns on `POST /v1/slack/interactions`.
+   */
+  slackApp?: { token?: Secret; channel?: string; apiUrl?: string; signingSecret?: Secret };
   feishu?: { webhookUrl: Secret; secret?: Secret };
   sns?: { topicArn: string };
   /** `PAGERDUTY_ROUTING_KEY`: the `pagerduty` channel. */
@@ -220,7 +231,7 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
   const problems: string[] = [];
   if (e.FEISHU_SECRET && !e.FEISHU_WEBHOOK_URL) problems.push('FEISHU_SECRET: set, but FEISHU_WEBHOOK_URL is not');
   if (e.WEBHOOK_TOKEN_PREVIOUS && !e.WEBHOOK_TOKEN) problems.push('WEBHOOK_TOKEN_PREVIOUS: set, but WEBHOOK_TOKEN is not (a rotation needs the new token too)');
-  problems.push(...ackProblems(e));
+  problems.push(...ackProblems(e), ...slackAppProblems(e));
   const routing = loadRouting(e, env, problems);
   if (problems.length) throw new ConfigError(problems);
   const secret = (v: string | undefined) => (v === undefined ? undefined : new Secret(v));
@@ -232,6 +243,9 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
     heartbeat: e.HEARTBEAT_ALERTNAME ? { alertname: e.HEARTBEAT_ALERTNAME, timeoutSeconds: e.HEARTBEAT_TIMEOUT_SECONDS } : undefined,
     prometheusUrl: e.PROMETHEUS_URL,
     slack: e.SLACK_WEBHOOK_URL ? { webhookUrl: new Secret(e.SLACK_WEBHOOK_URL) } : undefined,
+    slackApp: e.SLACK_BOT_TOKEN || e.SLACK_SIGNING_SECRET
+      ? { token: secret(e.SLACK_BOT_TOKEN), channel: e.SLACK_CHANNEL, apiUrl: e.SLACK_API_URL && `${e.SLACK_API_URL.replace(/\/+$/, '')}/`, signingSecret: secret(e.SLACK_SIGNING_SECRET) }
+      : undefined,
     feishu: e.FEISHU_WEBHOOK_URL ? { webhookUrl: new Secret(e.FEISHU_WEBHOOK_URL), secret: secret(e.FEISHU_SECRET) } : undefined,
     sns: e.SNS_TOPIC_ARN ? { topicArn: e.SNS_TOPIC_ARN } : undefined,
     pagerduty: e.PAGERDUTY_ROUTING_KEY ? { routingKey: new Secret(e.PAGERDUTY_ROUTING_KEY) } : undefined,
@@ -292,13 +306,22 @@ function ackProblems(e: z.infer<typeof envSchema>): string[] {
   return problems;
 }
 
+/** Settings of the Slack app that only make sense together. */
+function slackAppProblems(e: z.infer<typeof envSchema>): string[] {
+  const problems: string[] = [];
+  if (e.SLACK_CHANNEL && !e.SLACK_BOT_TOKEN) problems.push('SLACK_CHANNEL: set, but SLACK_BOT_TOKEN is not (the Slack app posts with its bot token)');
+  if (e.SLACK_CHANNEL && e.SLACK_WEBHOOK_URL) problems.push('SLACK_CHANNEL: set together with SLACK_WEBHOOK_URL; both would be the channel named slack (choose one, or add a slack-app instance in the routing file)');
+  if (e.SLACK_SIGNING_SECRET && !(e.PUBLIC_URL && e.ACK_SECRET)) problems.push('SLACK_SIGNING_SECRET: set, but PUBLIC_URL and ACK_SECRET are not (the Acknowledge button carries a signed acknowledgement token)');
+  return problems;
+}
+
 /**
  * Loads `ROUTING_FILE`, looking its secret references up in `env`. Its problems join the others as
  * `ROUTING_FILE: <file>:<line>: <field>: <problem>`.
  */
 function loadRouting(e: z.infer<typeof envSchema>, env: Record<string, string | undefined>, problems: string[]): RoutingConfig | undefined {
   if (!e.ROUTING_FILE) return undefined;
-  const envChannels = ([['slack', e.SLACK_WEBHOOK_URL], ['feishu', e.FEISHU_WEBHOOK_URL], ['sns', e.SNS_TOPIC_ARN], ['pagerduty', e.PAGERDUTY_ROUTING_KEY]] as const).filter(([, v]) => v).map(([name]) => name);
+  const envChannels = ([['slack', e.SLACK_WEBHOOK_URL ?? (e.SLACK_BOT_TOKEN && e.SLACK_CHANNEL)], ['feishu', e.FEISHU_WEBHOOK_URL], ['sns', e.SNS_TOPIC_ARN], ['pagerduty', e.PAGERDUTY_ROUTING_KEY]] as const).filter(([, v]) => v).map(([name]) => name);
   try {
     return loadRoutingFile(e.ROUTING_FILE, { settings: env, envChannels });
   } catch (err) {

@@ -20,6 +20,7 @@ import type { Logger } from '../core/logger.js';
 import type { Metrics } from '../metrics/catalogue.js';
 import { createRouter } from '../routing/router.js';
 import { DEFAULT_TABLE_NAME } from '../store/table.js';
+import { DynamoDbSlackThreadStore } from '../store/slack-threads.js';
 
 
 export interface RuntimeClients {
@@ -34,6 +35,11 @@ export interface RuntimeClients {
   inProcessTimers?: boolean;
   /** Where the pipeline's own metrics go: prom-client for `npm start`, EMF in Lambda; unset: nowhere. */
   metrics?: Metrics;
+  /**
+   * Whether work may go on after a response is sent (`npm start`: true). Lambda: false (default), a
+   * returned invocation is frozen; the Slack interaction then awaits its follow-ups before answering.
+   */
+  workAfterAnswer?: boolean;
 }
 
 /** The app's dependencies, and what the process must start besides serving requests. */
@@ -44,10 +50,13 @@ export interface RuntimeDeps extends AppDeps {
 
 /** Builds the app's dependencies from validated configuration and AWS clients. */
 export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): RuntimeDeps {
-  const channels = buildChannels(config, { sns: clients.sns, write: clients.write });
-  const ack = createAckRuntime(config, clients, channels, logger);
   const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
+  const slackThreads = new DynamoDbSlackThreadStore(clients.dynamodb, { tableName, ttlSeconds: config.dedupeTtlSeconds });
+  const channels = buildChannels(config, { sns: clients.sns, write: clients.write, slackThreads, warn: (message, fields) => logger.warn(message, fields) });
+  const ack = createAckRuntime(config, clients, channels, logger);
+  const signingSecret = config.slackApp?.signingSecret;
   return {
+    slackInteractions: signingSecret && ack.page && { ...ack.page, signingSecret, defer: clients.workAfterAnswer ? afterAnswer(logger) : undefined },
     heartbeat: config.heartbeat && heartbeatReceiver(config.heartbeat.alertname, new DynamoDbHeartbeatStore(clients.dynamodb, tableName), clients.metrics ?? noMetrics, () => Date.now()),
     ack: ack.tracker,
     ackPage: ack.page,
@@ -78,6 +87,13 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     now: () => Date.now(),
     resumeEscalations: ack.resume,
     metrics: clients.metrics,
+  };
+}
+
+/** Runs a task after the response went out; its failure is logged (it has nobody else to tell). */
+function afterAnswer(logger: Logger): (task: () => Promise<void>) => void {
+  return (task) => {
+    void task().catch((error: Error) => logger.error('work after answer failed', { error }));
   };
 }
 

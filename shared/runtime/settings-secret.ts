@@ -24,6 +24,8 @@ export const SECRET_SETTINGS = [
   'WEBHOOK_TOKEN', 'WEBHOOK_TOKEN_PREVIOUS', 'SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'FEISHU_SECRET', 'ACK_SECRET',
   // Rotating ACK_SECRET: the old value and the end of its grace period travel together.
   'ACK_SECRET_PREVIOUS', 'ACK_SECRET_PREVIOUS_UNTIL', 'ESCALATION_SLACK_WEBHOOK_URL',
+  // The Slack app's bot token and interactivity signing secret.
+  'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET',
   ...PAGERDUTY_SECRET_SETTINGS,
 ] as const;
 

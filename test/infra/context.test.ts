@@ -24,6 +24,11 @@ describe('settingsFromContext', () => {
     });
   });
 
+  it('passes slackChannel (SLACK_CHANNEL) and refuses what is not a channel id or name', () => {
+    expect(from({ slackChannel: 'C0ALERTS01' })).toEqual({ slackChannel: 'C0ALERTS01' });
+    expect(() => from({ slackChannel: 'https://hooks.slack.com/x' })).toThrow(/^slackChannel: must be a Slack channel id/);
+  });
+
   it.each([
     ['prometheusUrl', 'prom.example.com:9090', /^prometheusUrl: must be an http\(s\) URL/],
     ['alertmanagerUrl', 'ftp://am.example.com', /^alertmanagerUrl: must be an http\(s\) URL/],

@@ -93,7 +93,7 @@ flapping: { window: 30x }
 `),
     ).toEqual([
       'FILE:5: channels.team.locale: must be one of en, zh-CN',
-      'FILE:7: channels.bad.type: type must be one of slack, feishu, sns, console, pagerduty',
+      'FILE:7: channels.bad.type: type must be one of slack, slack-app, feishu, sns, console, pagerduty',
       'FILE:8: channels.big.digestAbove: must be an integer 1–50',
       'FILE:10: routes[0].matchers[0]: "kind=~\\"(kv\\"": invalid regular expression: error parsing regexp: missing closing ): `^(?:(kv)$`',
       'FILE:14: routes[1].continu: Unrecognized key: "continu"',

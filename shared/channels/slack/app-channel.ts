@@ -1,0 +1,93 @@
+/**
+ * Slack as an app (bot token, `chat.postMessage`): one thread per alert group. The group's first
+ * message is posted top-level and its place (`channel`, `ts`) stored with the group; what follows —
+ * more alerts, the acknowledgement, the escalation, the resolve — updates that message in place
+ * (`chat.update`: its state line) and replies in its thread (`thread_ts`), instead of new top-level
+ * messages. A group firing again after its resolve starts a new thread.
+ *
+ * Order of one update, so that a retried attempt never posts a reply twice: store the new state (a
+ * set-like, idempotent change), `chat.update` (idempotent), then the reply (the one step that is not).
+ * A first post whose thread cannot be stored is still delivered (reported through `warn`): later
+ * follow-ups then post top-level, as the webhook channel does.
+ * @see https://api.slack.com/methods/chat.postMessage
+ * @see https://api.slack.com/methods/chat.update
+ * @see https://api.slack.com/messaging/retrieving#individual_messages (threads and `thread_ts`)
+ */
+import type { Notification } from '../../render/notification.js';
+import type { RenderOptions } from '../../render/digest.js';
+import { DeliveryError, type Channel } from '../channel.js';
+import { renderAppMessage, renderAppReply, withState } from './app-render.js';
+import { advance, newThread, startsNewThread, type SlackThread, type SlackThreadStore } from './threads.js';
+import { SLACK_MESSAGE_GONE, SlackPlatformError, type SlackApi } from './web-api.js';
+
+export interface SlackAppChannelOptions extends RenderOptions {
+  /** The instance name recorded in the ledger and in thread keys; default `slack`. */
+  name?: string;
+  api: SlackApi;
+  /** Where top-level messages go: a channel id (`C…`) or name, as `SLACK_CHANNEL` or the routing file gives it. */
+  channel: string;
+  threads: SlackThreadStore;
+  /** Reports what went wrong without failing the delivery (a thread that could not be stored). */
+  warn(message: string, fields: Record<string, unknown>): void;
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+/**
+ * @returns a channel that keeps one thread per group (`threaded`: escalations are also sent to it)
+ * @throws (from `send`) the Web API's {@link DeliveryError}s, and a retryable one when the thread store fails
+ */
+export function createSlackAppChannel(options: SlackAppChannelOptions): Channel {
+  const name = options.name ?? 'slack';
+  const render: RenderOptions = { locale: options.locale ?? 'en', digestAbove: options.digestAbove };
+  const store = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      throw new DeliveryError(`${name}: thread store failed (${(err as Error).name})`, true, undefined, 'other');
+    }
+  };
+
+  async function post(notification: Notification, signal: AbortSignal): Promise<void> {
+    const content = renderAppMessage(notification, render);
+    const state = newThread({ channel: options.channel, ts: '' }, content, notification, options.now());
+    const posted = await options.api.post(options.channel, withState(content, state), signal);
+    const thread = { ...state, ...posted };
+    // A follow-up with no thread to join (the first message went out another way) is a message of its own.
+    if ((notification.kind ?? 'alert') !== 'alert') return;
+    try {
+      if (!(await options.threads.create(name, notification.groupKey, thread, options.now()))) {
+        options.warn('slack thread not stored', {
+          channel: name,
+          groupKey: notification.groupKey,
+          reason: 'another message of the group was posted at the same time (an HA peer); follow-ups go to that one',
+        });
+      }
+    } catch (err) {
+      options.warn('slack thread not stored', { channel: name, groupKey: notification.groupKey, error: (err as Error).message, effect: 'follow-ups of this group post top-level' });
+    }
+  }
+
+  async function follow(thread: SlackThread, notification: Notification, signal: AbortSignal): Promise<void> {
+    const next = advance(thread, notification, options.now());
+    await store(() => options.threads.save(name, notification.groupKey, next, options.now()));
+    try {
+      await options.api.update(thread.channel, thread.ts, withState(thread.content, next), signal);
+    } catch (err) {
+      // The original was deleted or can no longer be edited: start a new thread rather than lose the news.
+      if (err instanceof SlackPlatformError && SLACK_MESSAGE_GONE.has(err.code)) return post(notification, signal);
+      throw err;
+    }
+    await options.api.post(thread.channel, renderAppReply(notification, render), signal, thread.ts);
+  }
+
+  return {
+    name,
+    threaded: true,
+    async send(notification, signal) {
+      const thread = await store(() => options.threads.get(name, notification.groupKey, options.now()));
+      if (startsNewThread(thread, notification)) return post(notification, signal);
+      return follow(thread!, notification, signal);
+    },
+  };
+}

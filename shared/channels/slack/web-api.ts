@@ -1,0 +1,191 @@
+/**
+ * The Slack Web API calls of the Slack-app channel (`chat.postMessage`, `chat.update`), through the
+ * official `@slack/web-api` client, and the one place where its errors are classified.
+ *
+ * The client is configured for the pipeline's delivery rules: no retries of its own (`deliver` retries,
+ * inside the group's budget; the client's default retries for ~30 minutes), 429 rejected at once with its
+ * `Retry-After` (`rejectRateLimitedCalls`; `deliver` honours it within the budget), the per-attempt
+ * `AbortSignal` of `deliver` on every request, redirects refused (the token travels in a header), only
+ * method names under the configured base URL (`allowAbsoluteUrls: false`), and its logger silenced
+ * (channels never log: the pipeline does, with our redaction).
+ * @see https://docs.slack.dev/tools/node-slack-sdk/web-api/
+ * @see https://api.slack.com/methods/chat.postMessage
+ * @see https://api.slack.com/methods/chat.update
+ */
+import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger } from '@slack/web-api';
+import type { Secret } from '../../core/secret.js';
+import { ContentRefusedError, DeliveryError } from '../channel.js';
+import type { SlackBlock } from './index.js';
+
+/** The Web API's base URL (`SLACK_API_URL` overrides it for tests). */
+export const SLACK_API_URL = 'https://slack.com/api/';
+
+/**
+ * Platform error codes that refuse the message's content (a reduced rendering may pass).
+ * @see https://api.slack.com/methods/chat.postMessage#errors
+ */
+export const SLACK_API_CONTENT_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'msg_too_long',
+  'no_text',
+  'too_many_attachments',
+  'invalid_attachments',
+  'invalid_arguments',
+]);
+/** Codes that mean the token is wrong, revoked or lacks a scope: fix the token setting. */
+const AUTH_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_auth',
+  'not_authed',
+  'token_revoked',
+  'token_expired',
+  'account_inactive',
+  'missing_scope',
+  'not_allowed_token_type',
+  'no_permission',
+  'ekm_access_denied',
+]);
+/** Codes that mean the channel is wrong or the app is not in it: fix the channel setting (or invite the app). */
+const CHANNEL_ERRORS: ReadonlySet<string> = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'restricted_action', 'restricted_action_read_only_channel']);
+/** Codes of `chat.update` saying the original message cannot be updated (deleted, too old): post a new one. */
+export const SLACK_MESSAGE_GONE: ReadonlySet<string> = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed', 'thread_not_found']);
+/** Codes that are Slack's own trouble: another attempt can help. */
+const TRANSIENT_ERRORS: ReadonlySet<string> = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited', 'team_added_to_org']);
+
+/** Names of the settings an error message tells the operator to fix. */
+export interface SlackSettingNames {
+  /** e.g. `SLACK_BOT_TOKEN`, or the setting a routing-file instance's `botToken` names. */
+  token: string;
+  /** e.g. `SLACK_CHANNEL`, or `ROUTING_FILE channels.<name>.channel`. */
+  channel: string;
+}
+
+/** A message as posted: where it is, and its timestamp id. */
+export interface PostedMessage {
+  /** Channel id (`C…`) as Slack answered it (the setting may be a name). */
+  channel: string;
+  /** The message's `ts`, its id within the channel. */
+  ts: string;
+}
+
+export interface SlackContent {
+  text: string;
+  blocks: SlackBlock[];
+}
+
+/** The two calls the channel makes, each bound to one attempt's signal. */
+export interface SlackApi {
+  /** `chat.postMessage`; `threadTs` makes it a reply in that thread. */
+  post(channel: string, content: SlackContent, signal: AbortSignal, threadTs?: string): Promise<PostedMessage>;
+  /** `chat.update` of the message `ts` in `channel` (a channel id). */
+  update(channel: string, ts: string, content: SlackContent, signal: AbortSignal): Promise<void>;
+}
+
+const silent: SlackLogger = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => LogLevel.ERROR, setName() {} };
+
+/**
+ * @param options.name the channel's name, prefixed to error messages
+ * @param options.apiUrl base URL ending in `/` (default {@link SLACK_API_URL})
+ * @param options.timeoutMs the client's own per-request time-out, milliseconds (the signal usually ends it first)
+ * @throws nothing here; the calls throw {@link DeliveryError}s classified by {@link classifySlackError}
+ */
+export function createSlackApi(options: { name: string; token: Secret; apiUrl?: string; timeoutMs: number; settings: SlackSettingNames }): SlackApi {
+  const client = (signal: AbortSignal) =>
+    new WebClient(options.token.reveal(), {
+      slackApiUrl: options.apiUrl ?? SLACK_API_URL,
+      logger: silent,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: options.timeoutMs,
+      allowAbsoluteUrls: false,
+      maxRequestConcurrency: 1,
+      // The client's own signal carries its time-out; ours carries the delivery budget. Either ends the request.
+      fetch: (url, init) => fetch(url, { ...init, redirect: 'error', signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal }),
+    });
+  const call = async <T>(run: (c: WebClient) => Promise<T>, signal: AbortSignal): Promise<T> => {
+    try {
+      return await run(client(signal));
+    } catch (err) {
+      throw classifySlackError(err, options.name, options.settings, signal.aborted);
+    }
+  };
+  return {
+    post: (channel, content, signal, threadTs) =>
+      call(async (c) => {
+        const reply = await c.chat.postMessage({ channel, text: content.text, blocks: content.blocks, ...(threadTs && { thread_ts: threadTs }), unfurl_links: false, unfurl_media: false });
+        if (!reply.ts || !reply.channel) throw new DeliveryError(`${options.name}: chat.postMessage answered ok without ts or channel`, true);
+        return { channel: reply.channel, ts: reply.ts };
+      }, signal),
+    update: (channel, ts, content, signal) =>
+      call(async (c) => {
+        await c.chat.update({ channel, ts, text: content.text, blocks: content.blocks });
+      }, signal),
+  };
+}
+
+/**
+ * Turns what `@slack/web-api` threw into a {@link DeliveryError}, by kind:
+ * - 429 (`WebAPIRateLimitedError`): retryable, `rate_limited`, with `Retry-After` in milliseconds;
+ * - platform `ratelimited`, `internal_error`, `fatal_error`, …: retryable;
+ * - `invalid_auth`, `not_authed`, `token_revoked`, `missing_scope`, …: permanent, naming the token setting;
+ * - `channel_not_found`, `not_in_channel`, `is_archived`: permanent, naming the channel setting;
+ * - content codes ({@link SLACK_API_CONTENT_ERRORS}): {@link ContentRefusedError};
+ * - other platform codes: permanent, `platform_error`, the code quoted;
+ * - HTTP 5xx: retryable; other HTTP statuses: permanent; time-outs and network errors: retryable.
+ * A `DeliveryError` is returned unchanged. Messages never contain the token.
+ * @param aborted whether the attempt's signal had fired (a time-out, not a network error)
+ */
+export function classifySlackError(err: unknown, name: string, settings: SlackSettingNames, aborted: boolean): DeliveryError {
+  if (err instanceof DeliveryError) return err;
+  const coded = err as { code?: string; retryAfter?: number; statusCode?: number; data?: { error?: string }; original?: Error };
+  switch (coded?.code) {
+    case ErrorCode.RateLimitedError:
+      return new DeliveryError(`${name}: rate limited by Slack (retry after ${coded.retryAfter} s)`, true, (coded.retryAfter ?? 1) * 1000, 'rate_limited');
+    case ErrorCode.PlatformError:
+      return platformError(coded.data?.error ?? 'unknown_error', name, settings);
+    case ErrorCode.HTTPError: {
+      const status = coded.statusCode ?? 0;
+      return new DeliveryError(`${name}: Slack Web API answered HTTP ${status}`, status >= 500, undefined, status >= 500 ? 'server_error' : 'client_error');
+    }
+    case ErrorCode.RequestError:
+      return new DeliveryError(`${name}: ${aborted ? 'request timed out or was aborted' : `request failed (${networkCode(coded.original)})`}`, true, undefined, aborted ? 'timeout' : 'network');
+    default:
+      return new DeliveryError(`${name}: ${(err as Error)?.name ?? 'unknown error'} from the Slack client`, false, undefined, 'other');
+  }
+}
+
+function platformError(code: string, name: string, settings: SlackSettingNames): DeliveryError {
+  const safe = /^[a-z0-9_]{1,64}$/.test(code) ? code : 'unrecognised_error';
+  if (code === 'ratelimited') return new DeliveryError(`${name}: Slack answered ratelimited`, true, undefined, 'rate_limited');
+  if (TRANSIENT_ERRORS.has(code)) return new DeliveryError(`${name}: Slack answered ${safe}`, true, undefined, 'server_error');
+  if (AUTH_ERRORS.has(code))
+    return new DeliveryError(
+      `${name}: Slack answered ${safe}: check ${settings.token} (a bot token xoxb-… of an app installed in the workspace, with the chat:write scope)`,
+      false,
+      undefined,
+      'client_error',
+    );
+  if (CHANNEL_ERRORS.has(code)) {
+    const invite = code === 'not_in_channel' ? 'invite the app to the channel (/invite @app), or ' : '';
+    return new DeliveryError(`${name}: Slack answered ${safe}: ${invite}check ${settings.channel} (a channel id such as C0123456789)`, false, undefined, 'client_error');
+  }
+  if (SLACK_API_CONTENT_ERRORS.has(code)) return new ContentRefusedError(`${name}: Slack answered ${safe}`);
+  return new SlackPlatformError(`${name}: Slack answered ${safe}`, safe);
+}
+
+/** A platform error code not classified above (e.g. `message_not_found` of `chat.update`); permanent. */
+export class SlackPlatformError extends DeliveryError {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message, false, undefined, 'platform_error');
+    this.name = 'SlackPlatformError';
+  }
+}
+
+function networkCode(err: Error | undefined): string {
+  const cause = (err as { cause?: { code?: unknown } } | undefined)?.cause;
+  if (cause && typeof cause.code === 'string') return cause.code;
+  return err?.name ?? 'unknown error';
+}
