@@ -80,6 +80,7 @@ export class DynamoDbHeartbeatStore implements HeartbeatStore {
   }
 
   async seen(alertmanager: string, fingerprints: string[], nowMs: number): Promise<void> {
+    if (fingerprints.length === 0) return; // DynamoDB refuses an empty set; no heartbeat alert, no sign of life
     const am = new Set([alertmanager]);
     await Promise.all([
       this.#conditional({ Key: peerKey(alertmanager), UpdateExpression: 'SET lastSeen = :now', ...NEWER, ExpressionAttributeValues: { ':now': nowMs } }),
