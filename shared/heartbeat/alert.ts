@@ -64,7 +64,8 @@ export function heartbeatMissingMessage(missing: MissingHeartbeat, resolvedAtMs?
     groupLabels,
     commonLabels: labels,
     commonAnnotations: annotations,
-    externalURL: alertmanager.split(PEER_SEPARATOR)[0] ?? '',
+    // One peer's URL stands for the cluster; "(empty externalURL)" is a name, not a URL to link to.
+    externalURL: /^https?:\/\//.test(alertmanager) ? alertmanager.split(PEER_SEPARATOR)[0]! : '',
     alerts: [{
       status,
       labels,
