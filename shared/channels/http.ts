@@ -3,8 +3,8 @@
  * (Slack, Feishu): 2xx is accepted; 429, 5xx, time-outs and network errors are retryable;
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
  */
-import { redactSecrets, type Secret } from '../secret.js';
-import { ContentRefusedError, DeliveryError, httpFailureReason } from './types.js';
+import { redactSecrets, type Secret } from '../core/secret.js';
+import { ContentRefusedError, DeliveryError, httpFailureReason } from './channel.js';
 
 /** Longest excerpt of a reply body quoted in an error message (characters). */
 const BODY_EXCERPT_CHARS = 200;
@@ -74,8 +74,13 @@ async function readBody(response: Response, signal: AbortSignal, channel: string
 
 /** The error code of a failed `fetch` (`ECONNREFUSED`, `UND_ERR_SOCKET`, …); never the message, which may name the URL. */
 function networkCode(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown } } | undefined)?.cause;
+  // fetch throws `TypeError: fetch failed`; the reason is in `cause`: a system error code, an
+  // AggregateError of one per address tried, or only a message (undici's "bad port").
+  const cause = (err as { cause?: { code?: unknown; message?: unknown; errors?: { code?: unknown }[] } } | undefined)?.cause;
   if (cause && typeof cause.code === 'string') return cause.code;
+  const codes = [...new Set((cause?.errors ?? []).map((e) => e?.code).filter((c): c is string => typeof c === 'string'))];
+  if (codes.length) return codes.join(', ');
+  if (cause && typeof cause.message === 'string' && cause.message) return cause.message.slice(0, 120);
   return err instanceof Error ? err.name : 'unknown error';
 }
 

@@ -12,11 +12,11 @@
  * A heartbeat never received is only warned about (see `neverSeen`), not raised.
  */
 import type { Enrichment } from '../enrich/types.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import type { Metrics } from '../metrics/catalogue.js';
-import { processGroup, type PipelineDeps } from '../pipeline.js';
+import { processGroup, type PipelineDeps } from '../pipeline/index.js';
 import { heartbeatMissingMessage, missingHeartbeatLabels, PEER_SEPARATOR } from './alert.js';
-import type { HeartbeatSnapshot, HeartbeatStore, WatchdogRecord } from './store.js';
+import type { HeartbeatSnapshot, HeartbeatStore, WatchdogRecord } from '../store/heartbeat.js';
 
 export interface HeartbeatCheckDeps {
   store: HeartbeatStore;
@@ -123,7 +123,8 @@ function neverSeen(snapshot: HeartbeatSnapshot, now: number, deps: HeartbeatChec
     heartbeatAlertname: alertname,
     armedSince: new Date(snapshot.armedSinceMs).toISOString(),
     timeoutSeconds,
-    fix: `no ${alertname} alert has reached this webhook since the check started: HEARTBEAT_ALERTNAME (${alertname}) must be the name of the ` +
+    fix:
+      `no ${alertname} alert has reached this webhook since the check started: HEARTBEAT_ALERTNAME (${alertname}) must be the name of the ` +
       'always-firing rule (infra/prometheus/pipeline-rules.yml), and every Alertmanager needs a route with matchers ' +
       `[alertname="${alertname}"] to this webhook, repeat_interval well under HEARTBEAT_TIMEOUT_SECONDS (infra/alertmanager/alertmanager.example.yml). ` +
       'Or every Alertmanager is down since then. HEARTBEAT_ALERTNAME="" turns the switch off.',

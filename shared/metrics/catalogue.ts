@@ -6,8 +6,8 @@
  * The pipeline sees only the {@link Metrics} port; prom-client and Powertools stay in the adapters.
  * @see https://prometheus.io/docs/practices/naming/
  */
-import { FINAL_DECISIONS } from '../dedupe/store.js';
-import type { DeliveryFailureReason } from '../channels/types.js';
+import { FINAL_DECISIONS } from '../store/dedupe.js';
+import type { DeliveryFailureReason } from '../channels/channel.js';
 
 /** Prefix of every metric name. */
 export const METRIC_PREFIX = 'llm_alert_pipeline_';
@@ -30,8 +30,14 @@ export const HISTOGRAMS = {
 } as const;
 
 export const GAUGES = {
-  heartbeat_last_seen_timestamp_seconds: { help: 'When an Alertmanager (its externalURL; "(empty externalURL)" for an empty one) itself last delivered a heartbeat (HEARTBEAT_ALERTNAME), Unix seconds. A passive HA peer stays old while its cluster is healthy.', labels: ['alertmanager'] },
-  heartbeat_missing: { help: '1 while no peer of a cluster this Alertmanager belongs to (the Alertmanagers that delivered the same heartbeat alert) delivered it for HEARTBEAT_TIMEOUT_SECONDS, else 0. alertmanager="": any cluster, or no heartbeat ever received a full timeout after the first check.', labels: ['alertmanager'] },
+  heartbeat_last_seen_timestamp_seconds: {
+    help: 'When an Alertmanager (its externalURL; "(empty externalURL)" for an empty one) itself last delivered a heartbeat (HEARTBEAT_ALERTNAME), Unix seconds. A passive HA peer stays old while its cluster is healthy.',
+    labels: ['alertmanager'],
+  },
+  heartbeat_missing: {
+    help: '1 while no peer of a cluster this Alertmanager belongs to (the Alertmanagers that delivered the same heartbeat alert) delivered it for HEARTBEAT_TIMEOUT_SECONDS, else 0. alertmanager="": any cluster, or no heartbeat ever received a full timeout after the first check.',
+    labels: ['alertmanager'],
+  },
 } as const;
 
 export type CounterName = keyof typeof COUNTERS;

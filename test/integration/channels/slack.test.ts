@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSlackChannel, renderSlack } from '../../../shared/channels/slack.js';
-import { ContentRefusedError, DeliveryError } from '../../../shared/channels/types.js';
-import { Secret } from '../../../shared/secret.js';
+import { createSlackChannel, renderSlack } from '../../../shared/channels/slack/index.js';
+import { ContentRefusedError, DeliveryError } from '../../../shared/channels/channel.js';
+import { Secret } from '../../../shared/core/secret.js';
 import { startLoopback, type Loopback } from '../../helpers/loopback.js';
-import { fixtureNotification } from '../../unit/channels/notifications.js';
+import { fixtureNotification } from '../../helpers/notifications.js';
 
 const HOOK_PATH = '/services/T0001/B0002/s3cr3tTOKENxyz';
 
@@ -104,6 +104,12 @@ describe('slack channel over HTTP', () => {
     expect(err).toBeInstanceOf(DeliveryError);
     expect((err as DeliveryError).retryable).toBe(true);
     expect((err as Error).message).toBe('slack: request failed (ECONNREFUSED)');
+  });
+
+  it('names the cause when fetch gives no error code (a port fetch refuses to use)', async () => {
+    const blocked = createSlackChannel({ webhookUrl: new Secret(`http://127.0.0.1:1${HOOK_PATH}`) });
+    const err = await blocked.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000)).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('slack: request failed (bad port)');
   });
 });
 
