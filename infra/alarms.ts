@@ -101,7 +101,8 @@ export function watchPipeline(ops: Operations): void {
 }
 
 /**
- * An Alertmanager's heartbeat stopped (`llm_alert_pipeline_heartbeat_missing`, 0/1, from the heartbeat check).
+ * An Alertmanager cluster's heartbeat stopped, or none was ever received a full timeout after the first
+ * check (`llm_alert_pipeline_heartbeat_missing`, 0/1, from the heartbeat check).
  * @param checkDeployed whether the stack runs the heartbeat check on a schedule: then no data means the
  *   check itself stopped, which is breaching; without it the alarm waits for data instead of alarming forever
  */
@@ -111,7 +112,7 @@ export function watchHeartbeat(ops: Operations, { checkDeployed }: { checkDeploy
       metric: new Metric({ namespace: METRICS_NAMESPACE, metricName: 'llm_alert_pipeline_heartbeat_missing', statistic: 'Maximum', period }),
       threshold: 1,
       treatMissingData: checkDeployed ? TreatMissingData.BREACHING : TreatMissingData.MISSING,
-      description: "An Alertmanager's heartbeat (its always-firing Watchdog alert) stopped arriving: that Alertmanager, or its path to this webhook, is down and none of its alerts reach anyone.",
+      description: "An Alertmanager cluster's heartbeat (its always-firing Watchdog alert, from any peer) stopped arriving: that cluster, or its path to this webhook, is down and none of its alerts reach anyone. Or no heartbeat was ever received: the log line 'heartbeat never received' names HEARTBEAT_ALERTNAME and the route to fix.",
     },
   });
 }

@@ -1,7 +1,7 @@
 /**
- * The pipeline's own alert for a silent Alertmanager, `AlertingPipelineHeartbeatMissing`, shaped as
- * an Alertmanager webhook message so it takes the normal path: routing, dedupe, acknowledgement
- * links, escalation (it is critical), flapping, resolve.
+ * The pipeline's own alert for a silent Alertmanager cluster, `AlertingPipelineHeartbeatMissing`,
+ * shaped as an Alertmanager webhook message so it takes the normal path: routing, dedupe,
+ * acknowledgement links, escalation (it is critical), flapping, resolve.
  */
 import { createHash } from 'node:crypto';
 import { GO_ZERO_TIME, type WebhookMessage } from '../alertmanager/schema.js';
@@ -10,9 +10,24 @@ export const HEARTBEAT_MISSING_ALERTNAME = 'AlertingPipelineHeartbeatMissing';
 /** `receiver` of the message (no Alertmanager route sent it). */
 export const PIPELINE_RECEIVER = 'llm-alert-pipeline';
 
+/** Joins the peers of a cluster in its `alertmanager` label. */
+export const PEER_SEPARATOR = ',';
+
+/**
+ * The labels of the alert raised for a silent cluster: `alertmanager` its peers' `externalURL`s,
+ * sorted, joined with {@link PEER_SEPARATOR} (one URL for a single Alertmanager);
+ * `heartbeat_fingerprint` the heartbeat alert's `fingerprint`, so two heartbeat alerts through the
+ * same peers (two Prometheus servers' Watchdogs) raise two alerts. They are stored when raised: the
+ * resolve carries the same labels though a peer joined meanwhile.
+ * @param peers the cluster's `externalURL`s
+ */
+export function missingHeartbeatLabels(peers: string[], fingerprint: string): Record<string, string> {
+  return { alertname: HEARTBEAT_MISSING_ALERTNAME, alertmanager: [...peers].sort().join(PEER_SEPARATOR), heartbeat_fingerprint: fingerprint, severity: 'critical' };
+}
+
 export interface MissingHeartbeat {
-  /** The silent Alertmanager's `externalURL`. */
-  alertmanager: string;
+  /** The labels raised ({@link missingHeartbeatLabels}). */
+  labels: Record<string, string>;
   /** The heartbeat alert's name (`HEARTBEAT_ALERTNAME`). */
   heartbeatAlertname: string;
   /** When the last heartbeat arrived, epoch milliseconds. */
@@ -25,28 +40,32 @@ export interface MissingHeartbeat {
 
 /**
  * @param resolvedAtMs set when heartbeats are back: the message resolves the alert (`endsAt`)
- * @returns a version-4 webhook message with one alert, labelled `alertname`, `alertmanager`, `severity=critical`
+ * @returns a version-4 webhook message with one alert, labelled `missing.labels`
  */
 export function heartbeatMissingMessage(missing: MissingHeartbeat, resolvedAtMs?: number): WebhookMessage {
-  const labels = { alertname: HEARTBEAT_MISSING_ALERTNAME, alertmanager: missing.alertmanager, severity: 'critical' };
+  const { labels } = missing;
+  const alertmanager = labels.alertmanager ?? '';
+  const from = alertmanager.includes(PEER_SEPARATOR) ? `any peer of the Alertmanager cluster ${alertmanager}` : `Alertmanager ${alertmanager}`;
   const annotations = {
-    summary: `No ${missing.heartbeatAlertname} heartbeat from Alertmanager ${missing.alertmanager} since ${new Date(missing.lastSeenMs).toISOString()}`,
+    summary: `No ${missing.heartbeatAlertname} heartbeat from ${from} since ${new Date(missing.lastSeenMs).toISOString()}`,
     description:
-      `The alerting pipeline has received no ${missing.heartbeatAlertname} alert from ${missing.alertmanager} for more than ` +
+      `The alerting pipeline has received no ${missing.heartbeatAlertname} alert from ${from} for more than ` +
       `${missing.timeoutSeconds} s (HEARTBEAT_TIMEOUT_SECONDS). Alerts routed through this Alertmanager may reach nobody: ` +
       'check that it runs, that Prometheus reaches it, and that its route sends the heartbeat here.',
   };
+  const groupLabels = Object.fromEntries(Object.entries(labels).filter(([k]) => k !== 'severity'));
   const status = resolvedAtMs === undefined ? 'firing' : 'resolved';
   return {
     version: '4',
-    groupKey: `{}:{alertmanager=${JSON.stringify(missing.alertmanager)}, alertname="${HEARTBEAT_MISSING_ALERTNAME}"}`,
+    groupKey: `{}:{${Object.keys(groupLabels).sort().map((k) => `${k}=${JSON.stringify(groupLabels[k])}`).join(', ')}}`,
     truncatedAlerts: 0,
     status,
     receiver: PIPELINE_RECEIVER,
-    groupLabels: { alertname: HEARTBEAT_MISSING_ALERTNAME, alertmanager: missing.alertmanager },
+    groupLabels,
     commonLabels: labels,
     commonAnnotations: annotations,
-    externalURL: missing.alertmanager,
+    // One peer's URL stands for the cluster; "(empty externalURL)" is a name, not a URL to link to.
+    externalURL: /^https?:\/\//.test(alertmanager) ? alertmanager.split(PEER_SEPARATOR)[0]! : '',
     alerts: [{
       status,
       labels,

@@ -1,17 +1,22 @@
 /**
  * The checking half of the dead-man's switch. Run on a schedule (EventBridge Scheduler in AWS, a
- * timer under `npm start`): for each Alertmanager that was seen, a heartbeat older than
- * `HEARTBEAT_TIMEOUT_SECONDS` raises `AlertingPipelineHeartbeatMissing` through the normal pipeline;
- * once heartbeats are back it is resolved. Every run re-sends the firing alert while it lasts: the
- * dedupe ledger absorbs the repeats and repairs a channel that failed, as Alertmanager's
- * `repeat_interval` does.
+ * timer under `npm start`). A heartbeat proves the path for one heartbeat alert, whichever peer of an
+ * Alertmanager HA cluster delivered it (only one peer normally sends a group's notification; the
+ * others find it in the gossiped notification log and skip). So the unit watched is the heartbeat
+ * alert (its `fingerprint`) with the peers that delivered it: when none of them delivered it for
+ * `HEARTBEAT_TIMEOUT_SECONDS`, `AlertingPipelineHeartbeatMissing` is raised through the normal
+ * pipeline; once it is back, the alert is resolved with the labels it was raised with. Every run
+ * re-sends the firing alert while it lasts: the dedupe ledger absorbs the repeats and repairs a
+ * channel that failed, as Alertmanager's `repeat_interval` does.
+ *
+ * A heartbeat never received is only warned about (see `neverSeen`), not raised.
  */
 import type { Enrichment } from '../enrich/types.js';
 import type { Logger } from '../core/logger.js';
 import type { Metrics } from '../metrics/catalogue.js';
 import { processGroup, type PipelineDeps } from '../pipeline/index.js';
-import { heartbeatMissingMessage } from './alert.js';
-import type { HeartbeatRecord, HeartbeatStore } from '../store/heartbeat.js';
+import { heartbeatMissingMessage, missingHeartbeatLabels, PEER_SEPARATOR } from './alert.js';
+import type { HeartbeatSnapshot, HeartbeatStore, WatchdogRecord } from '../store/heartbeat.js';
 
 export interface HeartbeatCheckDeps {
   store: HeartbeatStore;
@@ -24,59 +29,107 @@ export interface HeartbeatCheckDeps {
   now(): number;
 }
 
-/** What one check found, per Alertmanager. */
-export type HeartbeatState = 'ok' | 'missing' | 'raised' | 'resolving' | 'resolved' | 'failed';
+/**
+ * What one check found, per cluster: `waiting`/`never_seen` (key `""`) while no heartbeat was ever
+ * received, within / after a full timeout since the check was armed.
+ */
+export type HeartbeatState = 'ok' | 'missing' | 'raised' | 'resolving' | 'resolved' | 'failed' | 'waiting' | 'never_seen';
 
 /**
- * Checks every Alertmanager seen. Never throws: a failure for one is logged and the others are checked.
- * @returns each Alertmanager's state after the check
+ * Checks every heartbeat alert seen. Never throws: a failure for one is logged and the others are checked.
+ * @returns each cluster's state after the check, keyed by its `alertmanager` label (peers joined;
+ *   with ` <fingerprint>` appended when two heartbeat alerts share the peers)
  */
 export async function checkHeartbeats(deps: HeartbeatCheckDeps): Promise<Record<string, HeartbeatState>> {
-  const states: Record<string, HeartbeatState> = {};
-  let records: HeartbeatRecord[];
+  const now = deps.now();
+  let snapshot: HeartbeatSnapshot;
   try {
-    records = await deps.store.all();
+    snapshot = await deps.store.snapshot(now);
   } catch (err) {
     deps.logger.error('heartbeat check failed', { error: err });
-    return states;
+    return {};
   }
-  for (const record of records) {
+  const isMissing = (w: WatchdogRecord) => now - w.lastSeenMs > deps.settings.timeoutSeconds * 1000;
+  reportPeers(snapshot, isMissing, deps.metrics);
+  const states: Record<string, HeartbeatState> = {};
+  for (const watchdog of snapshot.watchdogs) {
+    const key = stateKey(watchdog, snapshot.watchdogs);
     try {
-      states[record.alertmanager] = await checkOne(record, deps);
+      states[key] = await checkOne(watchdog, isMissing(watchdog), now, deps);
     } catch (err) {
-      states[record.alertmanager] = 'failed';
-      deps.logger.error('heartbeat check failed', { alertmanager: record.alertmanager, error: err });
+      states[key] = 'failed';
+      deps.logger.error('heartbeat check failed', { alertmanager: key, fingerprint: watchdog.fingerprint, error: err });
     }
   }
-  // Every run reports, even with no Alertmanager seen yet: the CloudWatch alarm on the plain name
-  // (no dimensions, Maximum) treats no data as a check that stopped. The empty `alertmanager` is
-  // "any Alertmanager"; the EMF adapter drops empty dimensions.
-  const missing = records.some((r) => deps.now() - r.lastSeenMs > deps.settings.timeoutSeconds * 1000);
-  deps.metrics.set('heartbeat_missing', { alertmanager: '' }, missing ? 1 : 0);
+  const never = neverSeen(snapshot, now, deps);
+  if (never) states[''] = never;
+  // Every run reports, even with nothing seen yet: the CloudWatch alarm on the plain name (no
+  // dimensions, Maximum) treats no data as a check that stopped. The empty `alertmanager` is "any
+  // Alertmanager", or none ever heard of; the EMF adapter drops empty dimensions.
+  deps.metrics.set('heartbeat_missing', { alertmanager: '' }, never === 'never_seen' || snapshot.watchdogs.some(isMissing) ? 1 : 0);
   return states;
 }
 
-async function checkOne(record: HeartbeatRecord, deps: HeartbeatCheckDeps): Promise<HeartbeatState> {
-  const now = deps.now();
-  const { alertmanager, lastSeenMs } = record;
-  const missing = now - lastSeenMs > deps.settings.timeoutSeconds * 1000;
-  deps.metrics.set('heartbeat_missing', { alertmanager }, missing ? 1 : 0);
-  deps.metrics.set('heartbeat_last_seen_timestamp_seconds', { alertmanager }, lastSeenMs / 1000);
-  if (missing) {
-    const sinceMs = record.missingSinceMs ?? now;
-    // Of concurrent checks, the one that marks it raises it; the others find the mark next time.
-    if (record.missingSinceMs === undefined && !(await deps.store.markMissing(alertmanager, sinceMs))) return 'missing';
-    if (record.missingSinceMs === undefined) deps.logger.error('heartbeat missing', { alertmanager, lastSeen: new Date(lastSeenMs).toISOString(), timeoutSeconds: deps.settings.timeoutSeconds });
-    await send(heartbeatMissingMessage({ alertmanager, heartbeatAlertname: deps.settings.alertname, lastSeenMs, sinceMs, timeoutSeconds: deps.settings.timeoutSeconds }), deps);
-    return record.missingSinceMs === undefined ? 'raised' : 'missing';
+/** Per peer: its own last delivery, and whether a cluster it belongs to is missing. */
+function reportPeers(snapshot: HeartbeatSnapshot, isMissing: (w: WatchdogRecord) => boolean, metrics: Metrics): void {
+  for (const { alertmanager, lastSeenMs } of snapshot.peers) {
+    metrics.set('heartbeat_last_seen_timestamp_seconds', { alertmanager }, lastSeenMs / 1000);
+    const clusters = snapshot.watchdogs.filter((w) => w.peers.includes(alertmanager));
+    if (clusters.length) metrics.set('heartbeat_missing', { alertmanager }, clusters.some(isMissing) ? 1 : 0);
   }
-  if (record.missingSinceMs === undefined) return 'ok';
-  const message = heartbeatMissingMessage({ alertmanager, heartbeatAlertname: deps.settings.alertname, lastSeenMs, sinceMs: record.missingSinceMs, timeoutSeconds: deps.settings.timeoutSeconds }, now);
+}
+
+function stateKey(watchdog: WatchdogRecord, all: WatchdogRecord[]): string {
+  const peers = watchdog.peers.join(PEER_SEPARATOR);
+  const shared = all.some((w) => w !== watchdog && w.peers.join(PEER_SEPARATOR) === peers);
+  return shared ? `${peers} ${watchdog.fingerprint}` : peers;
+}
+
+async function checkOne(watchdog: WatchdogRecord, missing: boolean, now: number, deps: HeartbeatCheckDeps): Promise<HeartbeatState> {
+  const { fingerprint, lastSeenMs, raised } = watchdog;
+  const { alertname: heartbeatAlertname, timeoutSeconds } = deps.settings;
+  if (missing) {
+    const alert = raised ?? { sinceMs: now, labels: missingHeartbeatLabels(watchdog.peers, fingerprint) };
+    // Of concurrent checks, the one that marks it raises it; the others find the mark next time.
+    if (!raised && !(await deps.store.markMissing(fingerprint, alert))) return 'missing';
+    if (!raised) deps.logger.error('heartbeat missing', { alertmanager: alert.labels.alertmanager, fingerprint, lastSeen: new Date(lastSeenMs).toISOString(), timeoutSeconds });
+    await send(heartbeatMissingMessage({ labels: alert.labels, heartbeatAlertname, lastSeenMs, sinceMs: alert.sinceMs, timeoutSeconds }), deps);
+    return raised ? 'missing' : 'raised';
+  }
+  if (!raised) return 'ok';
+  // The labels raised, not today's peers: a peer that joined meanwhile must not orphan the alert.
+  const message = heartbeatMissingMessage({ labels: raised.labels, heartbeatAlertname, lastSeenMs, sinceMs: raised.sinceMs, timeoutSeconds }, now);
   // Cleared only once every channel has the resolved message; until then each check repairs it.
   if (!(await send(message, deps))) return 'resolving';
-  await deps.store.clearMissing(alertmanager, record.missingSinceMs);
-  deps.logger.info('heartbeat back', { alertmanager, lastSeen: new Date(lastSeenMs).toISOString() });
+  await deps.store.clearMissing(fingerprint, raised.sinceMs);
+  deps.logger.info('heartbeat back', { alertmanager: raised.labels.alertmanager, fingerprint, lastSeen: new Date(lastSeenMs).toISOString() });
   return 'resolved';
+}
+
+/**
+ * No heartbeat ever received (a mis-routed Watchdog, a `HEARTBEAT_ALERTNAME` typo, or `npm start`'s
+ * in-memory store restarted while every Alertmanager is down): after a full timeout since the check
+ * was armed, a warning on every check and `heartbeat_missing{alertmanager=""}` 1 (the rule
+ * AlertPipelineHeartbeatNeverSeen and the CloudWatch alarm watch it). Not raised as the critical
+ * `AlertingPipelineHeartbeatMissing`: with the switch on by default, a first run that has not routed
+ * the Watchdog yet is the usual cause, and paging people for it would teach them to turn it off.
+ * @returns `undefined` once a heartbeat was received
+ */
+function neverSeen(snapshot: HeartbeatSnapshot, now: number, deps: HeartbeatCheckDeps): 'waiting' | 'never_seen' | undefined {
+  if (snapshot.watchdogs.length) return undefined;
+  const { alertname, timeoutSeconds } = deps.settings;
+  if (now - snapshot.armedSinceMs <= timeoutSeconds * 1000) return 'waiting';
+  deps.logger.warn('heartbeat never received', {
+    heartbeatAlertname: alertname,
+    armedSince: new Date(snapshot.armedSinceMs).toISOString(),
+    timeoutSeconds,
+    fix:
+      `no ${alertname} alert has reached this webhook since the check started: HEARTBEAT_ALERTNAME (${alertname}) must be the name of the ` +
+      'always-firing rule (infra/prometheus/pipeline-rules.yml), and every Alertmanager needs a route with matchers ' +
+      `[alertname="${alertname}"] to this webhook, repeat_interval well under HEARTBEAT_TIMEOUT_SECONDS (infra/alertmanager/alertmanager.example.yml). ` +
+      'Or every Alertmanager is down since then. HEARTBEAT_ALERTNAME="" turns the switch off.',
+  });
+  return 'never_seen';
 }
 
 /** @returns whether every channel has it */

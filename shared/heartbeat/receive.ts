@@ -1,7 +1,8 @@
 /**
  * The receiving half of the dead-man's switch: heartbeat alerts (`HEARTBEAT_ALERTNAME`, Alertmanager's
  * always-firing `Watchdog`) are taken out of a webhook message before the pipeline sees it, and a
- * firing one records the sending Alertmanager (its `externalURL`) as seen. They never reach a channel.
+ * firing one is recorded by its `fingerprint` (the same from every peer of an HA cluster) with the
+ * sending Alertmanager (its `externalURL`). They never reach a channel.
  */
 import type { WebhookMessage } from '../alertmanager/schema.js';
 import type { Metrics } from '../metrics/catalogue.js';
@@ -11,23 +12,35 @@ export interface HeartbeatReceiver {
   /** The heartbeat alert's name. */
   alertname: string;
   /**
-   * Records a heartbeat from `alertmanager`.
+   * Records that the Alertmanager `externalURL` delivered the heartbeat alerts `fingerprints`.
    * @throws the store's error (the webhook then answers 5xx and Alertmanager retries)
    */
-  seen(alertmanager: string): Promise<void>;
+  seen(externalURL: string, fingerprints: string[]): Promise<void>;
 }
 
 /**
- * @returns `beat`: whether a firing heartbeat alert is in the message (a resolved one means the
- *   rule stopped: not a sign of life); `rest`: the message without heartbeat alerts, `undefined` when
- *   none is left
+ * What an Alertmanager with an empty `externalURL` is called in the store, the metrics and the
+ * alert: `alertmanager=""` is the "any Alertmanager" series of `heartbeat_missing`.
  */
-export function splitHeartbeats(message: WebhookMessage, alertname: string): { beat: boolean; rest?: WebhookMessage } {
+export const EMPTY_EXTERNAL_URL = '(empty externalURL)';
+
+/** The name a heartbeat's sender is recorded under: its `externalURL`, or {@link EMPTY_EXTERNAL_URL}. */
+export function heartbeatSource(externalURL: string): string {
+  return externalURL === '' ? EMPTY_EXTERNAL_URL : externalURL;
+}
+
+/**
+ * @returns `beats`: the fingerprints of the firing heartbeat alerts in the message (a resolved one
+ *   means the rule stopped: not a sign of life); `rest`: the message without heartbeat alerts,
+ *   `undefined` when none is left
+ */
+export function splitHeartbeats(message: WebhookMessage, alertname: string): { beats: string[]; rest?: WebhookMessage } {
   const isHeartbeat = (a: WebhookMessage['alerts'][number]) => a.labels.alertname === alertname;
-  const beats = message.alerts.filter(isHeartbeat);
-  if (beats.length === 0) return { beat: false, rest: message };
+  const heartbeats = message.alerts.filter(isHeartbeat);
+  if (heartbeats.length === 0) return { beats: [], rest: message };
   const others = message.alerts.filter((a) => !isHeartbeat(a));
-  return { beat: beats.some((a) => a.status === 'firing'), rest: others.length ? { ...message, alerts: others } : undefined };
+  const beats = [...new Set(heartbeats.filter((a) => a.status === 'firing').map((a) => a.fingerprint))];
+  return { beats, rest: others.length ? { ...message, alerts: others } : undefined };
 }
 
 /**
@@ -38,9 +51,11 @@ export function splitHeartbeats(message: WebhookMessage, alertname: string): { b
 export function heartbeatReceiver(alertname: string, store: Pick<HeartbeatStore, 'seen'>, metrics: Metrics, now: () => number): HeartbeatReceiver {
   return {
     alertname,
-    seen: async (alertmanager) => {
+    seen: async (externalURL, fingerprints) => {
+      if (fingerprints.length === 0) return;
       const at = now();
-      await store.seen(alertmanager, at);
+      const alertmanager = heartbeatSource(externalURL);
+      await store.seen(alertmanager, fingerprints, at);
       metrics.set('heartbeat_last_seen_timestamp_seconds', { alertmanager }, at / 1000);
     },
   };

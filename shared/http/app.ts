@@ -150,8 +150,8 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
  */
 async function takeHeartbeats(message: WebhookMessage, heartbeat: HeartbeatReceiver | undefined): Promise<WebhookMessage | undefined> {
   if (!heartbeat) return message;
-  const { beat, rest } = splitHeartbeats(message, heartbeat.alertname);
-  if (beat) await heartbeat.seen(message.externalURL);
+  const { beats, rest } = splitHeartbeats(message, heartbeat.alertname);
+  if (beats.length) await heartbeat.seen(message.externalURL, beats);
   return rest;
 }
 

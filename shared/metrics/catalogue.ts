@@ -30,8 +30,14 @@ export const HISTOGRAMS = {
 } as const;
 
 export const GAUGES = {
-  heartbeat_last_seen_timestamp_seconds: { help: 'When the last heartbeat (HEARTBEAT_ALERTNAME) arrived from an Alertmanager (its externalURL), Unix seconds.', labels: ['alertmanager'] },
-  heartbeat_missing: { help: '1 while an Alertmanager that was seen has sent no heartbeat for HEARTBEAT_TIMEOUT_SECONDS, else 0.', labels: ['alertmanager'] },
+  heartbeat_last_seen_timestamp_seconds: {
+    help: 'When an Alertmanager (its externalURL; "(empty externalURL)" for an empty one) itself last delivered a heartbeat (HEARTBEAT_ALERTNAME), Unix seconds. A passive HA peer stays old while its cluster is healthy.',
+    labels: ['alertmanager'],
+  },
+  heartbeat_missing: {
+    help: '1 while no peer of a cluster this Alertmanager belongs to (the Alertmanagers that delivered the same heartbeat alert) delivered it for HEARTBEAT_TIMEOUT_SECONDS, else 0. alertmanager="": any cluster, or no heartbeat ever received a full timeout after the first check.',
+    labels: ['alertmanager'],
+  },
 } as const;
 
 export type CounterName = keyof typeof COUNTERS;

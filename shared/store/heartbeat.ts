@@ -1,40 +1,74 @@
 /**
- * Heartbeat state in the dedupe table, one item per Alertmanager (by its `externalURL`) plus one
- * list of the Alertmanagers seen, so the check reads a few items instead of scanning the table:
- * - `heartbeat#<externalURL>`: `lastSeen` (epoch ms of the latest heartbeat), `missingSince`
- *   (epoch ms, set while `AlertingPipelineHeartbeatMissing` is raised for it: its `startsAt`);
- * - `heartbeats`: `alertmanagers`, a string set of every `externalURL` seen.
- * Neither expires: an Alertmanager that was seen and falls silent must keep alerting. To forget a
- * decommissioned one, delete its `heartbeat#…` item (the check then ignores it).
+ * Heartbeat state in the dedupe table, a few items the check reads instead of scanning the table:
+ * - `heartbeat-watchdog#<fingerprint>`, one per heartbeat alert (Alertmanager's `fingerprint` of the
+ *   Watchdog's labels, the same from every peer of an HA cluster): `lastSeen` (epoch ms of its latest
+ *   delivery by any peer), `peers` (string set of the `externalURL`s that delivered it: the cluster),
+ *   and while `AlertingPipelineHeartbeatMissing` is raised for it `missingSince` (epoch ms, its
+ *   `startsAt`) and `raisedLabels` (the labels raised, so the resolve carries the same ones);
+ * - `heartbeat#<externalURL>`, one per Alertmanager peer: `lastSeen` (its own latest delivery; only
+ *   for the per-peer gauge: a passive HA peer rightly stops delivering);
+ * - `heartbeats`: `alertmanagers` and `watchdogs`, string sets of every peer and fingerprint seen,
+ *   and `armedSince` (epoch ms of the first check, so "never received for a full timeout" survives a
+ *   Lambda cold start; with `npm start`'s in-memory store it is the process's first check).
+ * None expires: a cluster that was seen and falls silent must keep alerting. To forget one for
+ * good, delete its `heartbeat-watchdog#…` item (the check then ignores it).
  *
  * Single-item conditional writes only (dynalite and DynamoDB alike).
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 
-export interface HeartbeatRecord {
-  /** The Alertmanager's `externalURL`. */
+/** One Alertmanager peer's own deliveries. */
+export interface PeerRecord {
+  /** Its `externalURL` (see `heartbeatSource`). */
   alertmanager: string;
-  /** When its latest heartbeat arrived, epoch milliseconds. */
+  /** When it last delivered a heartbeat, epoch milliseconds. */
   lastSeenMs: number;
-  /** Set while its missing-heartbeat alert is raised: that alert's `startsAt`, epoch milliseconds. */
-  missingSinceMs?: number;
+}
+
+/** The missing-heartbeat alert as raised, kept until its resolve is delivered. */
+export interface RaisedAlert {
+  /** Its `startsAt`, epoch milliseconds. */
+  sinceMs: number;
+  labels: Record<string, string>;
+}
+
+/** One heartbeat alert and the cluster of peers that delivered it. */
+export interface WatchdogRecord {
+  /** Alertmanager's `fingerprint` of the heartbeat alert. */
+  fingerprint: string;
+  /** When any peer last delivered it, epoch milliseconds. */
+  lastSeenMs: number;
+  /** The `externalURL`s that ever delivered it, sorted. */
+  peers: string[];
+  raised?: RaisedAlert;
+}
+
+export interface HeartbeatSnapshot {
+  /** When the check first ran against this table, epoch milliseconds. */
+  armedSinceMs: number;
+  peers: PeerRecord[];
+  watchdogs: WatchdogRecord[];
 }
 
 /** Port for heartbeat state; one adapter, {@link DynamoDbHeartbeatStore}. */
 export interface HeartbeatStore {
-  /** Records a heartbeat from `alertmanager` at `nowMs` (never moves `lastSeen` back). */
-  seen(alertmanager: string, nowMs: number): Promise<void>;
-  /** Every Alertmanager seen, with its state. */
-  all(): Promise<HeartbeatRecord[]>;
-  /** Marks the heartbeat missing since `sinceMs`; `false` when it already was (another check raised it). */
-  markMissing(alertmanager: string, sinceMs: number): Promise<boolean>;
-  /** Clears the mark set with `sinceMs` (a newer mark stays). */
-  clearMissing(alertmanager: string, sinceMs: number): Promise<void>;
+  /** Records that `alertmanager` delivered the heartbeat alerts `fingerprints` at `nowMs` (never moves `lastSeen` back). */
+  seen(alertmanager: string, fingerprints: string[], nowMs: number): Promise<void>;
+  /** Arms the check at `nowMs` unless it already is, and reads every peer and heartbeat alert. */
+  snapshot(nowMs: number): Promise<HeartbeatSnapshot>;
+  /** Records `raised` for the heartbeat alert `fingerprint`; `false` when one already is (another check raised it). */
+  markMissing(fingerprint: string, raised: RaisedAlert): Promise<boolean>;
+  /** Clears the mark raised at `sinceMs` (a newer mark stays). */
+  clearMissing(fingerprint: string, sinceMs: number): Promise<void>;
 }
 
+type UpdateInput = Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>;
+
 const LIST_KEY = { pk: 'heartbeats' };
-const itemKey = (alertmanager: string) => ({ pk: `heartbeat#${alertmanager}` });
+const peerKey = (alertmanager: string) => ({ pk: `heartbeat#${alertmanager}` });
+const watchdogKey = (fingerprint: string) => ({ pk: `heartbeat-watchdog#${fingerprint}` });
+const NEWER = { ConditionExpression: 'attribute_not_exists(lastSeen) OR lastSeen < :now' };
 
 export class DynamoDbHeartbeatStore implements HeartbeatStore {
   readonly #doc: DynamoDBDocumentClient;
@@ -45,40 +79,78 @@ export class DynamoDbHeartbeatStore implements HeartbeatStore {
     this.#table = tableName;
   }
 
-  async seen(alertmanager: string, nowMs: number): Promise<void> {
+  async seen(alertmanager: string, fingerprints: string[], nowMs: number): Promise<void> {
+    if (fingerprints.length === 0) return; // DynamoDB refuses an empty set; no heartbeat alert, no sign of life
+    const am = new Set([alertmanager]);
     await Promise.all([
-      this.#conditional({ Key: itemKey(alertmanager), UpdateExpression: 'SET lastSeen = :now', ConditionExpression: 'attribute_not_exists(lastSeen) OR lastSeen < :now', ExpressionAttributeValues: { ':now': nowMs } }),
-      this.#doc.send(new UpdateCommand({ TableName: this.#table, Key: LIST_KEY, UpdateExpression: 'ADD alertmanagers :am', ExpressionAttributeValues: { ':am': new Set([alertmanager]) } })),
+      this.#conditional({ Key: peerKey(alertmanager), UpdateExpression: 'SET lastSeen = :now', ...NEWER, ExpressionAttributeValues: { ':now': nowMs } }),
+      this.#update({ Key: LIST_KEY, UpdateExpression: 'ADD alertmanagers :am, watchdogs :fp', ExpressionAttributeValues: { ':am': am, ':fp': new Set(fingerprints) } }),
+      ...fingerprints.map(async (fp) => {
+        const newer = await this.#conditional({ Key: watchdogKey(fp), UpdateExpression: 'SET lastSeen = :now ADD peers :am', ...NEWER, ExpressionAttributeValues: { ':now': nowMs, ':am': am } });
+        // An older delivery than the one recorded still names a peer of the cluster.
+        if (!newer) await this.#update({ Key: watchdogKey(fp), UpdateExpression: 'ADD peers :am', ExpressionAttributeValues: { ':am': am } });
+      }),
     ]);
   }
 
-  async all(): Promise<HeartbeatRecord[]> {
-    const list = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: LIST_KEY, ConsistentRead: true }));
-    const names = [...((list.Item?.alertmanagers as Set<string> | undefined) ?? [])].sort();
-    const items = await Promise.all(names.map((name) => this.#doc.send(new GetCommand({ TableName: this.#table, Key: itemKey(name), ConsistentRead: true }))));
-    return items.flatMap((out, i) => {
-      const item = out.Item as { lastSeen?: number; missingSince?: number } | undefined;
-      if (item?.lastSeen === undefined) return [];
-      return [{ alertmanager: names[i]!, lastSeenMs: item.lastSeen, ...(item.missingSince !== undefined && { missingSinceMs: item.missingSince }) }];
+  async snapshot(nowMs: number): Promise<HeartbeatSnapshot> {
+    const list = await this.#doc.send(new UpdateCommand({
+      TableName: this.#table, Key: LIST_KEY, ReturnValues: 'ALL_NEW',
+      UpdateExpression: 'SET armedSince = if_not_exists(armedSince, :now)', ExpressionAttributeValues: { ':now': nowMs },
+    }));
+    const attrs = list.Attributes as { armedSince: number; alertmanagers?: Set<string>; watchdogs?: Set<string> };
+    const [peers, watchdogs] = await Promise.all([
+      this.#items(attrs.alertmanagers, peerKey, (alertmanager, item) => ({ alertmanager, lastSeenMs: item.lastSeen })),
+      this.#items(attrs.watchdogs, watchdogKey, toWatchdog),
+    ]);
+    return { armedSinceMs: attrs.armedSince, peers, watchdogs };
+  }
+
+  markMissing(fingerprint: string, raised: RaisedAlert): Promise<boolean> {
+    return this.#conditional({
+      Key: watchdogKey(fingerprint), UpdateExpression: 'SET missingSince = :s, raisedLabels = :l',
+      ConditionExpression: 'attribute_exists(lastSeen) AND attribute_not_exists(missingSince)', ExpressionAttributeValues: { ':s': raised.sinceMs, ':l': raised.labels },
     });
   }
 
-  markMissing(alertmanager: string, sinceMs: number): Promise<boolean> {
-    return this.#conditional({ Key: itemKey(alertmanager), UpdateExpression: 'SET missingSince = :s', ConditionExpression: 'attribute_exists(lastSeen) AND attribute_not_exists(missingSince)', ExpressionAttributeValues: { ':s': sinceMs } });
+  async clearMissing(fingerprint: string, sinceMs: number): Promise<void> {
+    await this.#conditional({ Key: watchdogKey(fingerprint), UpdateExpression: 'REMOVE missingSince, raisedLabels', ConditionExpression: 'missingSince = :s', ExpressionAttributeValues: { ':s': sinceMs } });
   }
 
-  async clearMissing(alertmanager: string, sinceMs: number): Promise<void> {
-    await this.#conditional({ Key: itemKey(alertmanager), UpdateExpression: 'REMOVE missingSince', ConditionExpression: 'missingSince = :s', ExpressionAttributeValues: { ':s': sinceMs } });
+  /** Reads the items named in `names` (consistently); a deleted one is left out. */
+  async #items<T>(names: Set<string> | undefined, key: (name: string) => { pk: string }, build: (name: string, item: StoredItem) => T): Promise<T[]> {
+    const sorted = [...(names ?? [])].sort();
+    const items = await Promise.all(sorted.map((name) => this.#doc.send(new GetCommand({ TableName: this.#table, Key: key(name), ConsistentRead: true }))));
+    return items.flatMap((out, i) => {
+      const item = out.Item as StoredItem | undefined;
+      return item?.lastSeen === undefined ? [] : [build(sorted[i]!, item)];
+    });
+  }
+
+  async #update(input: UpdateInput): Promise<void> {
+    await this.#doc.send(new UpdateCommand({ TableName: this.#table, ...input }));
   }
 
   /** @returns `false` when the condition failed */
-  async #conditional(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>): Promise<boolean> {
+  async #conditional(input: UpdateInput): Promise<boolean> {
     try {
-      await this.#doc.send(new UpdateCommand({ TableName: this.#table, ...input }));
+      await this.#update(input);
       return true;
     } catch (err) {
       if (err instanceof ConditionalCheckFailedException || (err as Error).name === 'ConditionalCheckFailedException') return false;
       throw err;
     }
   }
+}
+
+interface StoredItem {
+  lastSeen: number;
+  peers?: Set<string>;
+  missingSince?: number;
+  raisedLabels?: Record<string, string>;
+}
+
+function toWatchdog(fingerprint: string, item: StoredItem): WatchdogRecord {
+  const raised = item.missingSince !== undefined && item.raisedLabels ? { sinceMs: item.missingSince, labels: item.raisedLabels } : undefined;
+  return { fingerprint, lastSeenMs: item.lastSeen, peers: [...(item.peers ?? [])].sort(), ...(raised && { raised }) };
 }

@@ -98,10 +98,10 @@ describe('infra/prometheus/pipeline-rules.yml (the pipeline watched)', () => {
   it('passes promtool check rules', async () => {
     const result = await runBinary(promtool, ['check', 'rules', rules]);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toContain('SUCCESS: 5 rules found');
+    expect(result.stdout).toContain('SUCCESS: 6 rules found');
   });
 
-  it('passes its promtool unit tests (Watchdog, delivery failures, refusals, stale heartbeat, down)', async () => {
+  it('passes its promtool unit tests (Watchdog, delivery failures, refusals, stale and never-seen heartbeat, down)', async () => {
     const result = await runBinary(promtool, ['test', 'rules', tests]);
     expect(result.stdout + result.stderr).toContain('SUCCESS');
     expect(result.code, result.stdout + result.stderr).toBe(0);
@@ -116,6 +116,17 @@ describe('infra/prometheus/pipeline-rules.yml (the pipeline watched)', () => {
     const result = await runBinary(promtool, ['test', 'rules', join(dir, 'pipeline-rules.test.yml')]);
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toContain('alertname: AlertPipelineWebhookRefused');
+  });
+
+  it('has unit tests that catch a stale-heartbeat rule per peer (a passive HA peer is silent on purpose)', async () => {
+    const text = await readFile(rules, 'utf8');
+    const mutated = text.replace('max by (job, instance) (llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds)', 'max by (job, instance, alertmanager) (llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds)');
+    expect(mutated).not.toBe(text);
+    await writeFile(join(dir, 'pipeline-rules.yml'), mutated);
+    await copyFile(tests, join(dir, 'pipeline-rules.test.yml'));
+    const result = await runBinary(promtool, ['test', 'rules', join(dir, 'pipeline-rules.test.yml')]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('alertname: AlertPipelineHeartbeatStale');
   });
 });
 
@@ -134,7 +145,8 @@ describe('infra/prometheus/prometheus.example.yml', () => {
     const result = await runBinary(promtool, ['check', 'config', config]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('SUCCESS: 2 rule files found');
-    expect(result.stdout.match(/SUCCESS: 5 rules found/g)).toHaveLength(2);
+    expect(result.stdout).toContain('SUCCESS: 5 rules found'); // vllm-rules.yml
+    expect(result.stdout).toContain('SUCCESS: 6 rules found'); // pipeline-rules.yml
   });
 });
 

@@ -181,6 +181,8 @@ export interface PrometheusOptions {
   rulesFiles: string[];
   /** Base URL of the Alertmanager to notify; omitted: alerts stay in Prometheus. */
   alertmanagerUrl?: string;
+  /** More Alertmanagers to notify (the peers of an HA cluster: Prometheus sends every alert to each). */
+  alertmanagerUrls?: string[];
   /** Prometheus durations, default `'1s'` each. */
   evaluationInterval?: string;
   scrapeInterval?: string;
@@ -199,11 +201,12 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   const binary = findBinary('prometheus');
   const evaluationInterval = options.evaluationInterval ?? '1s';
   const dir = await makeTempDir('prometheus');
+  const alertmanagers = [...(options.alertmanagerUrl ? [options.alertmanagerUrl] : []), ...(options.alertmanagerUrls ?? [])];
   const config = {
     global: { scrape_interval: options.scrapeInterval ?? '1s', evaluation_interval: evaluationInterval },
     rule_files: options.rulesFiles,
-    ...(options.alertmanagerUrl && {
-      alerting: { alertmanagers: [{ static_configs: [{ targets: [hostPort(options.alertmanagerUrl)] }] }] },
+    ...(alertmanagers.length && {
+      alerting: { alertmanagers: [{ static_configs: [{ targets: alertmanagers.map(hostPort) }] }] },
     }),
     scrape_configs: [
       { job_name: options.jobName ?? 'vllm', static_configs: [{ targets: options.scrapeTargets.map(hostPort) }] },
@@ -231,6 +234,25 @@ export interface AlertmanagerOptions {
   inhibitRules?: Record<string, unknown>[];
   /** Listen on this loopback port (to restart an Alertmanager under the same `externalURL`); default: a free one. */
   port?: number;
+  /**
+   * Join an HA cluster (gossip on loopback): listen for gossip on `port`, join the peers on
+   * `peerPorts`. Short gossip and peer timeouts so that a passive peer hears of a notification
+   * before its own turn (`--cluster.peer-timeout`, 1 s per position). Omitted: gossip disabled.
+   */
+  cluster?: { port: number; peerPorts: number[] };
+}
+
+/** Alertmanager's gossip flags for `cluster`, or the flag that turns gossip off. */
+function clusterArgs(cluster: AlertmanagerOptions['cluster']): string[] {
+  if (!cluster) return ['--cluster.listen-address='];
+  return [
+    `--cluster.listen-address=127.0.0.1:${cluster.port}`,
+    ...cluster.peerPorts.map((p) => `--cluster.peer=127.0.0.1:${p}`),
+    '--cluster.peer-timeout=1s',
+    '--cluster.gossip-interval=100ms',
+    '--cluster.pushpull-interval=1s',
+    '--cluster.reconnect-interval=1s',
+  ];
 }
 
 interface Route {
@@ -254,7 +276,7 @@ interface AlertmanagerExample {
  * Starts Alertmanager with the shipped `alertmanager.example.yml` (route, grouping, receiver,
  * inhibition), changing only the webhook URL, the token file and the route's timings, and adding
  * any `inhibitRules` given.
- * Gossip is disabled (`--cluster.listen-address=`).
+ * Gossip is disabled (`--cluster.listen-address=`) unless `cluster` is given.
  *
  * @returns base URL of its HTTP API (e.g. `GET {url}/api/v2/alerts`) and `stop()`
  * @throws Error (with stderr) when the binary is missing, exits or is not ready in 20 s
@@ -285,6 +307,6 @@ export async function startAlertmanager(options: AlertmanagerOptions): Promise<R
   return launch(binary, [
     `--config.file=${configFile}`,
     `--storage.path=${join(dir, 'data')}`,
-    '--cluster.listen-address=',
+    ...clusterArgs(options.cluster),
   ], dir, options.port);
 }
