@@ -84,7 +84,7 @@ const div = (content: string): FeishuElement => ({ tag: 'div', text: { tag: 'pla
 const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: text }] }] : []);
 
 function alertElements(notification: Notification, alert: EnrichedAlert, first: boolean, locale: Locale): FeishuElement[] {
-  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
+  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification), maxChars: FEISHU_MAX_ALERT_CHARS });
   const elements: FeishuElement[] = first ? [] : [{ tag: 'hr' }];
   elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL), locale));
   return elements;

@@ -82,7 +82,7 @@ function linksText(links: Link[], locale: Locale): string {
 
 function alertBlocks(notification: Notification, index: number, locale: Locale): SlackBlock[] {
   const alert = notification.alerts[index]!;
-  const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
+  const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification), maxChars: SLACK_MAX_SECTION_CHARS });
   const section = truncateEscaped(lines.join('\n'), SLACK_MAX_SECTION_CHARS);
   const blocks: SlackBlock[] = [{ type: 'section', text: mrkdwn(section) }];
   const links = linksText(alertLinks(alert, notification.externalURL), locale);
