@@ -6,6 +6,7 @@
  * @see https://github.com/prometheus/alertmanager/blob/main/api/v2/openapi.yaml (postSilences)
  */
 import type { Alert } from '../alertmanager/schema.js';
+import { redactedExcerpt } from '../secret.js';
 
 /** The silence durations the page offers, hours. */
 export const SILENCE_HOURS = [1, 4, 8, 24] as const;
@@ -75,7 +76,7 @@ export async function createSilence(alertmanagerUrl: string, silence: PostableSi
     throw new SilenceError(`Alertmanager did not answer (${cause})`);
   }
   const text = await response.text().catch(() => '');
-  if (response.status !== 200) throw new SilenceError(`Alertmanager answered HTTP ${response.status}: ${text.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
+  if (response.status !== 200) throw new SilenceError(`Alertmanager answered HTTP ${response.status}: ${redactedExcerpt(text, 200)}`);
   let id: unknown;
   try {
     id = (JSON.parse(text) as { silenceID?: unknown }).silenceID;

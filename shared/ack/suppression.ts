@@ -8,6 +8,7 @@
  * @see https://github.com/prometheus/alertmanager/blob/main/api/v2/openapi.yaml (getAlerts, alertStatus)
  */
 import type { Alert } from '../alertmanager/schema.js';
+import { redactedExcerpt } from '../secret.js';
 import { formatMatcher } from '../routing/matcher.js';
 
 /** An alert's `status` as API v2 reports it (`alertStatus`). */
@@ -44,7 +45,7 @@ export async function alertStatus(alertmanagerUrl: string, alert: Pick<Alert, 'f
     throw new AlertStatusError(`Alertmanager did not answer (${cause})`);
   }
   const text = await response.text().catch(() => '');
-  if (response.status !== 200) throw new AlertStatusError(`Alertmanager answered HTTP ${response.status}: ${text.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
+  if (response.status !== 200) throw new AlertStatusError(`Alertmanager answered HTTP ${response.status}: ${redactedExcerpt(text, 200)}`);
   let listed: unknown;
   try {
     listed = JSON.parse(text);

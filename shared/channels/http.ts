@@ -3,7 +3,7 @@
  * (Slack, Feishu): 2xx is accepted; 429, 5xx, time-outs and network errors are retryable;
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
  */
-import { redactSecrets, type Secret } from '../secret.js';
+import { redactedExcerpt, type Secret } from '../secret.js';
 import { ContentRefusedError, DeliveryError, httpFailureReason } from './types.js';
 
 /** Longest excerpt of a reply body quoted in an error message (characters). */
@@ -22,6 +22,8 @@ export interface HttpReply {
  * @param url the webhook URL; revealed only for the request itself
  * @param signal aborts the request (the pipeline's per-attempt timeout)
  * @param options.refusesContent whether a non-2xx reply (status, body text) means the platform refused the content
+ * @param options.rateLimited whether a non-2xx reply means "too many requests" though its status is not 429
+ *   (Feishu's older APIs answer HTTP 400 with a rate-limit `code`): retryable, reason `rate_limited`
  * @param options.statusDecides a 2xx status alone means accepted (Slack): the body is not awaited, so
  *   a reply that stalls or drops after its status line is not retried into a duplicate message
  * @returns the reply when its status is 2xx (`body` empty when `statusDecides`)
@@ -35,7 +37,7 @@ export async function postJson(
   url: Secret,
   body: unknown,
   signal: AbortSignal,
-  options: { statusDecides?: boolean; refusesContent?: (status: number, body: string) => boolean } = {},
+  options: { statusDecides?: boolean; refusesContent?: (status: number, body: string) => boolean; rateLimited?: (status: number, body: string) => boolean } = {},
 ): Promise<HttpReply> {
   let response: Response;
   try {
@@ -55,12 +57,13 @@ export async function postJson(
   }
   const text = await readBody(response, signal, channel);
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
-  const retryable = response.status === 429 || response.status >= 500;
+  const rateLimited = response.status === 429 || (options.rateLimited?.(response.status, text) ?? false);
+  const retryable = rateLimited || response.status >= 500;
   const retryAfterMs = retryable ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : undefined;
-  // A proxy page or platform error may echo the webhook path, in any encoding.
-  const excerpt = redactSecrets(text).replace(/\s+/g, ' ').trim().slice(0, BODY_EXCERPT_CHARS);
+  // A proxy page or platform error may echo the webhook path, in any encoding: redacted before it is cut.
+  const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS);
   if (!retryable && options.refusesContent?.(response.status, text)) throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
-  throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs, httpFailureReason(response.status));
+  throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs, rateLimited ? 'rate_limited' : httpFailureReason(response.status));
 }
 
 async function readBody(response: Response, signal: AbortSignal, channel: string): Promise<string> {

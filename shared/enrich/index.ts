@@ -14,6 +14,7 @@ import { DCGM_FB_USED } from './gpu-memory.js';
 import { likelyCause } from './likely-cause.js';
 import type { AlertKind, Enrichment, UnavailableCause } from './types.js';
 import { truncateChars } from '../truncate.js';
+import { redactSecrets } from '../secret.js';
 
 export { classifyAlert } from './classify.js';
 export type { MemoryUnit } from './enricher.js';
@@ -124,7 +125,7 @@ function failureReason(err: unknown, budget: AbortSignal, timeoutMs: number): st
   if (err instanceof PrometheusError) {
     if (err.errorType === 'network') return err.message;
     const status = err.httpStatus === undefined ? '' : `HTTP ${err.httpStatus}, `;
-    return `Prometheus error (${status}${err.errorType}): ${truncateChars(err.message, MAX_REASON_DETAIL)}`;
+    return `Prometheus error (${status}${err.errorType}): ${truncateChars(redactSecrets(err.message), MAX_REASON_DETAIL)}`;
   }
   return `enrichment failed: ${err instanceof Error ? err.message : String(err)}`;
 }

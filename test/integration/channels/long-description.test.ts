@@ -32,7 +32,7 @@ function longDescriptionNotification(): Notification {
     fingerprint: `00000000000000a${i}`,
     labels: { ...base.labels, instance },
     enrichment: UNAVAILABLE,
-    ...(i === 0 && { acknowledgement: { by: 'alice', at: '2026-11-30T12:05:00Z' } }),
+    ...(i === 0 && { acknowledgement: { by: 'alice', at: '2026-11-30T12:05:00Z', channel: 'slack' } }),
   }));
   return n;
 }
