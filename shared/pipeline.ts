@@ -117,7 +117,11 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const flapping = await noteFlapping(toSend.map((c) => c.alert), deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log);
   const started = deps.now();
   const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
-  if (toEnrich.length < toSend.length) log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
+  if (toEnrich.length < toSend.length) {
+    log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
+    // Sent in a digest, without enrichment: counted so the metric covers every alert sent without it.
+    (deps.metrics ?? noMetrics).inc('enrichment_unavailable_total', { reason: 'storm' }, toSend.length - toEnrich.length);
+  }
   const enrichments = toEnrich.length ? await deps.enrich(toEnrich) : new Map<string, Enrichment>();
   if (toEnrich.length) {
     log.info('group enriched', { alerts: toEnrich.length, durationMs: deps.now() - started });

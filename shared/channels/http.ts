@@ -24,9 +24,11 @@ export interface HttpReply {
  * @param options.refusesContent whether a non-2xx reply (status, body text) means the platform refused the content
  * @param options.rateLimited whether a non-2xx reply means "too many requests" though its status is not 429
  *   (Feishu's older APIs answer HTTP 400 with a rate-limit `code`): retryable, reason `rate_limited`
- * @param options.statusDecides a 2xx status alone means accepted (Slack): the body is not awaited, so
- *   a reply that stalls or drops after its status line is not retried into a duplicate message
- * @returns the reply when its status is 2xx (`body` empty when `statusDecides`)
+ * @param options.statusDecides a 2xx status means accepted (Slack) unless its body arrives and
+ *   `successBody` refuses it; a reply that stalls or drops after its status line is not retried into a
+ *   duplicate message
+ * @param options.successBody with `statusDecides`: whether a 2xx body is the platform's success reply
+ * @returns the reply when its status is 2xx (`body` empty when it stalled after the status line)
  * @throws DeliveryError retryable for 429 (with `retryAfterMs` from `Retry-After`), 5xx, time-outs
  *   and network errors; permanent for any other status (3xx, 4xx): a {@link ContentRefusedError} when
  *   `refusesContent` says so
@@ -37,7 +39,12 @@ export async function postJson(
   url: Secret,
   body: unknown,
   signal: AbortSignal,
-  options: { statusDecides?: boolean; refusesContent?: (status: number, body: string) => boolean; rateLimited?: (status: number, body: string) => boolean } = {},
+  options: {
+    statusDecides?: boolean;
+    successBody?: (body: string) => boolean;
+    refusesContent?: (status: number, body: string) => boolean;
+    rateLimited?: (status: number, body: string) => boolean;
+  } = {},
 ): Promise<HttpReply> {
   let response: Response;
   try {
@@ -51,10 +58,7 @@ export async function postJson(
   } catch (err) {
     throw new DeliveryError(`${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`, true, undefined, signal.aborted ? 'timeout' : 'network');
   }
-  if (options.statusDecides && response.status >= 200 && response.status < 300) {
-    void response.body?.cancel().catch(() => undefined);
-    return { status: response.status, body: '' };
-  }
+  if (options.statusDecides && response.status >= 200 && response.status < 300) return acceptedUnlessRefused(channel, response, signal, options.successBody);
   const text = await readBody(response, signal, channel);
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
   const rateLimited = response.status === 429 || (options.rateLimited?.(response.status, text) ?? false);
@@ -64,6 +68,18 @@ export async function postJson(
   const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS);
   if (!retryable && options.refusesContent?.(response.status, text)) throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
   throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs, rateLimited ? 'rate_limited' : httpFailureReason(response.status));
+}
+
+/**
+ * A 2xx reply whose status decides: accepted, unless its body arrives and is not the platform's
+ * success body (a proxy's login page, a URL that is not an incoming webhook), which fails permanently.
+ * A body that stalls or drops after the status line is acceptance: retrying it could send a duplicate.
+ */
+async function acceptedUnlessRefused(channel: string, response: Response, signal: AbortSignal, successBody?: (body: string) => boolean): Promise<HttpReply> {
+  const text = await response.text().catch(() => undefined);
+  if (text === undefined || !successBody || successBody(text)) return { status: response.status, body: text ?? '' };
+  const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS) || '(empty)';
+  throw new DeliveryError(`${channel}: HTTP ${response.status} but not the platform's success reply: ${excerpt}`, false, undefined, 'platform_error');
 }
 
 async function readBody(response: Response, signal: AbortSignal, channel: string): Promise<string> {

@@ -118,3 +118,28 @@ describe('no reply can put a webhook secret in the response or the logs', () => 
     });
   }
 });
+
+describe('Slack: a 200 is delivered only with Slack’s documented success body `ok`', () => {
+  it.each([
+    ['a 200 with an error code as body', { status: 200, headers: { 'content-type': 'text/plain' }, body: 'invalid_payload' }],
+    ['a 200 login page from a proxy', { status: 200, headers: { 'content-type': 'text/html' }, body: '<html>login</html>' }],
+    ['an empty 200', { status: 200, body: '' }],
+  ])('%s is a failed delivery (502, Alertmanager retries), logged with the body', async (_name, reply) => {
+    const { post, lines } = await appWith('slack', reply);
+    const res = await post();
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { channels: Record<string, { status: string }> }).channels.slack!.status).toBe('failed');
+    expect(lines.some((l) => l.includes('channel attempt failed') && l.includes('slack: HTTP 200'))).toBe(true);
+  });
+
+  it('`ok` (and a workflow webhook’s `{"ok":true}`) is delivered', async () => {
+    for (const body of ['ok', 'ok\n', '{"ok":true}']) {
+      const { post } = await appWith('slack', { status: 200, body });
+      expect((await post()).status).toBe(200);
+      await platform?.close();
+      platform = undefined;
+      tableName = `replies-${++table}`;
+      await ensureTable(db.client, tableName);
+    }
+  });
+});
