@@ -99,7 +99,8 @@ function networkCode(err: unknown): string {
   if (cause && typeof cause.code === 'string') return cause.code;
   const codes = [...new Set((cause?.errors ?? []).map((e) => e?.code).filter((c): c is string => typeof c === 'string'))];
   if (codes.length) return codes.join(', ');
-  if (cause && typeof cause.message === 'string' && cause.message) return cause.message.slice(0, 120);
+  // Redacted before it is cut: a message may quote the URL, and a cut one would leave part of it.
+  if (cause && typeof cause.message === 'string' && cause.message) return redactedExcerpt(cause.message, 120);
   return err instanceof Error ? err.name : 'unknown error';
 }
 
