@@ -73,7 +73,7 @@ const flag = () =>
   z.preprocess((v) => (v === '' || v === undefined ? 'false' : v), z.enum(['true', 'false'], { message: 'must be true or false' })).transform((v) => v === 'true');
 
 const envSchema = z.object({
-  PORT: wholeNumber(8080, 0, 65535, 'a port number'),
+  PORT: wholeNumber(8080, 0, 65535, 'port', 'must be a port number 0–65535'),
   WEBHOOK_TOKEN: optional(webhookTokenSchema),
   WEBHOOK_TOKEN_PREVIOUS: optional(webhookTokenSchema),
   ALLOW_UNAUTHENTICATED: flag(),

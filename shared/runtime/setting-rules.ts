@@ -17,9 +17,9 @@ const unset = (v: unknown) => v === '' || v === undefined;
 /**
  * A whole number in `min`–`max` written in decimal digits; unset: `fallback`.
  * @param unit what the number counts (`milliseconds`, `seconds`), for the message
+ * @param message the whole message, when the default wording does not fit
  */
-export function wholeNumber(fallback: number, min: number, max: number, unit: string) {
-  const message = `must be a whole number of ${unit} ${min}–${max}`;
+export function wholeNumber(fallback: number, min: number, max: number, unit: string, message = `must be a whole number of ${unit} ${min}–${max}`) {
   return z.preprocess(
     (v) => (unset(v) ? fallback : typeof v === 'string' && DIGITS.test(v) ? Number(v) : Number.NaN),
     z.number({ message }).int({ message }).min(min, { message }).max(max, { message }),
