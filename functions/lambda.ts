@@ -9,14 +9,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { handle } from 'hono/aws-lambda';
-import { createApp } from '../shared/app.js';
-import { loadConfig } from '../shared/config.js';
+import { createApp } from '../shared/http/app.js';
+import { loadConfig } from '../shared/runtime/config.js';
 import { isHeartbeatCheck, type HEARTBEAT_CHECK_EVENT } from '../shared/heartbeat/event.js';
-import { createLogger, withLogFields } from '../shared/logger.js';
+import { createLogger, withLogFields } from '../shared/core/logger.js';
 import { emfMetrics } from '../shared/metrics/emf.js';
-import { createDeps, createHeartbeatCheck } from '../shared/runtime.js';
-import { secretTokenSource, withSecretSettings } from '../shared/settings-secret.js';
-import { AWS_CLIENT_DEFAULTS } from '../shared/aws-clients.js';
+import { createDeps, createHeartbeatCheck } from '../shared/runtime/deps.js';
+import { secretTokenSource, withSecretSettings } from '../shared/runtime/settings-secret.js';
+import { AWS_CLIENT_DEFAULTS } from '../shared/runtime/aws-clients.js';
 
 const secrets = new SecretsManagerClient(AWS_CLIENT_DEFAULTS);
 const config = loadConfig(await withSecretSettings(process.env, secrets));

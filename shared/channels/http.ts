@@ -3,8 +3,8 @@
  * (Slack, Feishu): 2xx is accepted; 429, 5xx, time-outs and network errors are retryable;
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
  */
-import { redactedExcerpt, type Secret } from '../secret.js';
-import { ContentRefusedError, DeliveryError, httpFailureReason } from './types.js';
+import { redactedExcerpt, type Secret } from '../core/secret.js';
+import { ContentRefusedError, DeliveryError, httpFailureReason } from './channel.js';
 
 /** Longest excerpt of a reply body quoted in an error message (characters). */
 const BODY_EXCERPT_CHARS = 200;
@@ -58,7 +58,7 @@ export async function postJson(
   } catch (err) {
     throw new DeliveryError(`${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`, true, undefined, signal.aborted ? 'timeout' : 'network');
   }
-  if (options.statusDecides && response.status >= 200 && response.status < 300) return acceptedUnlessRefused(channel, response, signal, options.successBody);
+  if (options.statusDecides && response.status >= 200 && response.status < 300) return acceptedUnlessRefused(channel, response, options.successBody);
   const text = await readBody(response, signal, channel);
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
   const rateLimited = response.status === 429 || (options.rateLimited?.(response.status, text) ?? false);
@@ -75,7 +75,7 @@ export async function postJson(
  * success body (a proxy's login page, a URL that is not an incoming webhook), which fails permanently.
  * A body that stalls or drops after the status line is acceptance: retrying it could send a duplicate.
  */
-async function acceptedUnlessRefused(channel: string, response: Response, signal: AbortSignal, successBody?: (body: string) => boolean): Promise<HttpReply> {
+async function acceptedUnlessRefused(channel: string, response: Response, successBody?: (body: string) => boolean): Promise<HttpReply> {
   const text = await response.text().catch(() => undefined);
   if (text === undefined || !successBody || successBody(text)) return { status: response.status, body: text ?? '' };
   const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS) || '(empty)';

@@ -38,10 +38,7 @@ export function optionalWholeNumber(min: number, max: number, unit: string) {
 /** A positive decimal number up to `max` (`0.5`, `6`); unset: `fallback`. */
 export function positiveDecimal(fallback: number, max: number, unit: string) {
   const message = `must be a positive number of ${unit}, at most ${max}`;
-  return z.preprocess(
-    (v) => (unset(v) ? fallback : typeof v === 'string' && DECIMAL.test(v) ? Number(v) : Number.NaN),
-    z.number({ message }).positive({ message }).max(max, { message }),
-  );
+  return z.preprocess((v) => (unset(v) ? fallback : typeof v === 'string' && DECIMAL.test(v) ? Number(v) : Number.NaN), z.number({ message }).positive({ message }).max(max, { message }));
 }
 
 /** RFC 3339 date-time: date, `T`, time, optional fraction, and a zone (`Z` or `±hh:mm`). @see https://www.rfc-editor.org/rfc/rfc3339#section-5.6 */

@@ -4,15 +4,15 @@
  * reason `storm` (the metric said nothing about them before).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../shared/app.js';
-import type { Channel } from '../../shared/channels/types.js';
-import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../shared/dedupe/table.js';
+import { createApp } from '../../shared/http/app.js';
+import type { Channel } from '../../shared/channels/channel.js';
+import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { silentLogger } from '../../shared/logger.js';
+import { silentLogger } from '../../shared/core/logger.js';
 import { prometheusMetrics } from '../../shared/metrics/prometheus.js';
-import { Secret } from '../../shared/secret.js';
+import { Secret } from '../../shared/core/secret.js';
 import { stormWebhook } from './storm-webhook.js';
 
 const TOKEN = 'storm-metric-token-0123456789';

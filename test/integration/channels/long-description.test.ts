@@ -8,12 +8,12 @@
 import { SNSClient } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleChannel } from '../../../shared/channels/console.js';
-import { createFeishuChannel } from '../../../shared/channels/feishu.js';
-import { createSlackChannel } from '../../../shared/channels/slack.js';
-import { createSnsChannel } from '../../../shared/channels/sns.js';
-import type { Notification } from '../../../shared/notification.js';
-import { Secret } from '../../../shared/secret.js';
-import { fixtureNotification, UNAVAILABLE } from '../../unit/channels/notifications.js';
+import { createFeishuChannel } from '../../../shared/channels/feishu/index.js';
+import { createSlackChannel } from '../../../shared/channels/slack/index.js';
+import { createSnsChannel } from '../../../shared/channels/sns/index.js';
+import type { Notification } from '../../../shared/render/notification.js';
+import { Secret } from '../../../shared/core/secret.js';
+import { fixtureNotification, UNAVAILABLE } from '../../helpers/notifications.js';
 import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './platforms.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:llm-long-description';
@@ -65,7 +65,10 @@ afterAll(async () => {
 describe('a long description never hides which alert it is', () => {
   it('Slack: each section names its instance, enrichment, start and acknowledgement; the description is cut', async () => {
     await createSlackChannel({ webhookUrl: new Secret(slack.url) }).send(longDescriptionNotification(), signal());
-    const sections = slack.accepted.at(-1)!.blocks.filter((b) => b.type === 'section').map((b) => b.text!.text);
+    const sections = slack.accepted
+      .at(-1)!
+      .blocks.filter((b) => b.type === 'section')
+      .map((b) => b.text!.text);
     expect(sections).toHaveLength(2);
     expect(sections[0]).not.toBe(sections[1]);
     INSTANCES.forEach((instance, i) => expectIdentified(sections[i]!, instance, i === 0));
@@ -73,7 +76,10 @@ describe('a long description never hides which alert it is', () => {
 
   it('Feishu: each alert block names its instance, enrichment, start and acknowledgement; the description is cut', async () => {
     await createFeishuChannel({ webhookUrl: new Secret(feishu.url), locale: 'en' }).send(longDescriptionNotification(), signal());
-    const divs = feishu.accepted.at(-1)!.card.elements.filter((e) => e.tag === 'div').map((e) => e.text!.content);
+    const divs = feishu.accepted
+      .at(-1)!
+      .card.elements.filter((e) => e.tag === 'div')
+      .map((e) => e.text!.content);
     expect(divs).toHaveLength(2);
     INSTANCES.forEach((instance, i) => expectIdentified(divs[i]!, instance, i === 0));
   });

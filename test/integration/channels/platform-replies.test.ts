@@ -5,16 +5,16 @@
  * or a long reply with the hook id past the excerpt's end.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../../shared/app.js';
-import { createFeishuChannel } from '../../../shared/channels/feishu.js';
-import { createSlackChannel } from '../../../shared/channels/slack.js';
-import type { Channel } from '../../../shared/channels/types.js';
-import { DynamoDbDedupeStore } from '../../../shared/dedupe/dynamodb-store.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../../shared/dedupe/table.js';
+import { createApp } from '../../../shared/http/app.js';
+import { createFeishuChannel } from '../../../shared/channels/feishu/index.js';
+import { createSlackChannel } from '../../../shared/channels/slack/index.js';
+import type { Channel } from '../../../shared/channels/channel.js';
+import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../../shared/store/table.js';
 import type { Enrichment } from '../../../shared/enrich/types.js';
-import { createLogger } from '../../../shared/logger.js';
-import { Secret } from '../../../shared/secret.js';
+import { createLogger } from '../../../shared/core/logger.js';
+import { Secret } from '../../../shared/core/secret.js';
 import { fixtureText } from '../../helpers/fixtures.js';
 import { startLoopback, type Loopback, type Responder, type ScriptedReply } from '../../helpers/loopback.js';
 
