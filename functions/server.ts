@@ -6,7 +6,7 @@ import { createApp } from '../shared/http/app.js';
 import { ConfigError, loadConfig, type Config } from '../shared/runtime/config.js';
 import { serveApp } from '../shared/http/server.js';
 import { createLogger } from '../shared/core/logger.js';
-import { openDedupeTable } from '../shared/runtime/local.js';
+import { openDedupeTable, StartupError } from '../shared/runtime/local.js';
 import { prometheusMetrics } from '../shared/metrics/prometheus.js';
 import { createDeps, createHeartbeatCheck } from '../shared/runtime/deps.js';
 
@@ -27,7 +27,7 @@ const host = process.env.HOST || (config.webhookToken || config.allowUnauthentic
 const loopbackOnly = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host);
 const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
-const table = await openDedupeTable(config, process.env);
+const table = await openDedupeTable(config, process.env).catch((err: unknown) => (err instanceof StartupError ? fail(err.message) : Promise.reject(err)));
 const prom = prometheusMetrics();
 const deps = { ...createDeps(config, { dynamodb: table.client, metrics: prom.metrics, workAfterAnswer: true }, logger), metricsScrape: prom.scrape };
 prom.startChannels(deps.channels.map((c) => c.name));

@@ -10,6 +10,7 @@
 import type { Alert } from './schema.js';
 import { formatMatcher } from './matchers/index.js';
 import { PipelineError } from '../core/errors.js';
+import { redactedExcerpt } from '../core/secret.js';
 
 /** An alert's `status` as API v2 reports it (`alertStatus`). */
 export interface AlertStatus {
@@ -45,7 +46,7 @@ export async function alertStatus(alertmanagerUrl: string, alert: Pick<Alert, 'f
     throw new AlertStatusError(`Alertmanager did not answer (${cause})`, { cause: err });
   }
   const text = await response.text().catch(() => '');
-  if (response.status !== 200) throw new AlertStatusError(`Alertmanager answered HTTP ${response.status}: ${text.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
+  if (response.status !== 200) throw new AlertStatusError(`Alertmanager answered HTTP ${response.status}: ${redactedExcerpt(text, 200)}`);
   let listed: unknown;
   try {
     listed = JSON.parse(text);

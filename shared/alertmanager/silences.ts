@@ -7,6 +7,7 @@
  */
 import type { Alert } from './schema.js';
 import { PipelineError } from '../core/errors.js';
+import { redactedExcerpt } from '../core/secret.js';
 
 /** The silence durations the page offers, hours. */
 export const SILENCE_HOURS = [1, 4, 8, 24] as const;
@@ -76,7 +77,7 @@ export async function createSilence(alertmanagerUrl: string, silence: PostableSi
     throw new SilenceError(`Alertmanager did not answer (${cause})`, { cause: err });
   }
   const text = await response.text().catch(() => '');
-  if (response.status !== 200) throw new SilenceError(`Alertmanager answered HTTP ${response.status}: ${text.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
+  if (response.status !== 200) throw new SilenceError(`Alertmanager answered HTTP ${response.status}: ${redactedExcerpt(text, 200)}`);
   let id: unknown;
   try {
     id = (JSON.parse(text) as { silenceID?: unknown }).silenceID;

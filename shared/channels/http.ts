@@ -3,7 +3,7 @@
  * (Slack, Feishu): 2xx is accepted; 429, 5xx, time-outs and network errors are retryable;
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
  */
-import { redactSecrets, type Secret } from '../core/secret.js';
+import { redactedExcerpt, type Secret } from '../core/secret.js';
 import { ContentRefusedError, DeliveryError, httpFailureReason } from './channel.js';
 
 /** Longest excerpt of a reply body quoted in an error message (characters). */
@@ -23,9 +23,13 @@ export interface HttpReply {
  *   string for an endpoint that is no secret (PagerDuty's: the key travels in the body)
  * @param signal aborts the request (the pipeline's per-attempt timeout)
  * @param options.refusesContent whether a non-2xx reply (status, body text) means the platform refused the content
- * @param options.statusDecides a 2xx status alone means accepted (Slack): the body is not awaited, so
- *   a reply that stalls or drops after its status line is not retried into a duplicate message
- * @returns the reply when its status is 2xx (`body` empty when `statusDecides`)
+ * @param options.rateLimited whether a non-2xx reply means "too many requests" though its status is not 429
+ *   (Feishu's older APIs answer HTTP 400 with a rate-limit `code`): retryable, reason `rate_limited`
+ * @param options.statusDecides a 2xx status means accepted (Slack) unless its body arrives and
+ *   `successBody` refuses it; a reply that stalls or drops after its status line is not retried into a
+ *   duplicate message
+ * @param options.successBody with `statusDecides`: whether a 2xx body is the platform's success reply
+ * @returns the reply when its status is 2xx (`body` empty when it stalled after the status line)
  * @throws DeliveryError retryable for 429 (with `retryAfterMs` from `Retry-After`), 5xx, time-outs
  *   and network errors; permanent for any other status (3xx, 4xx): a {@link ContentRefusedError} when
  *   `refusesContent` says so
@@ -36,7 +40,12 @@ export async function postJson(
   url: Secret | string,
   body: unknown,
   signal: AbortSignal,
-  options: { statusDecides?: boolean; refusesContent?: (status: number, body: string) => boolean } = {},
+  options: {
+    statusDecides?: boolean;
+    successBody?: (body: string) => boolean;
+    refusesContent?: (status: number, body: string) => boolean;
+    rateLimited?: (status: number, body: string) => boolean;
+  } = {},
 ): Promise<HttpReply> {
   let response: Response;
   try {
@@ -50,18 +59,28 @@ export async function postJson(
   } catch (err) {
     throw new DeliveryError(`${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`, true, undefined, signal.aborted ? 'timeout' : 'network');
   }
-  if (options.statusDecides && response.status >= 200 && response.status < 300) {
-    void response.body?.cancel().catch(() => undefined);
-    return { status: response.status, body: '' };
-  }
+  if (options.statusDecides && response.status >= 200 && response.status < 300) return acceptedUnlessRefused(channel, response, options.successBody);
   const text = await readBody(response, signal, channel);
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
-  const retryable = response.status === 429 || response.status >= 500;
+  const rateLimited = response.status === 429 || (options.rateLimited?.(response.status, text) ?? false);
+  const retryable = rateLimited || response.status >= 500;
   const retryAfterMs = retryable ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : undefined;
-  // A proxy page or platform error may echo the webhook path, in any encoding.
-  const excerpt = redactSecrets(text).replace(/\s+/g, ' ').trim().slice(0, BODY_EXCERPT_CHARS);
+  // A proxy page or platform error may echo the webhook path, in any encoding: redacted before it is cut.
+  const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS);
   if (!retryable && options.refusesContent?.(response.status, text)) throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
-  throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs, httpFailureReason(response.status));
+  throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs, rateLimited ? 'rate_limited' : httpFailureReason(response.status));
+}
+
+/**
+ * A 2xx reply whose status decides: accepted, unless its body arrives and is not the platform's
+ * success body (a proxy's login page, a URL that is not an incoming webhook), which fails permanently.
+ * A body that stalls or drops after the status line is acceptance: retrying it could send a duplicate.
+ */
+async function acceptedUnlessRefused(channel: string, response: Response, successBody?: (body: string) => boolean): Promise<HttpReply> {
+  const text = await response.text().catch(() => undefined);
+  if (text === undefined || !successBody || successBody(text)) return { status: response.status, body: text ?? '' };
+  const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS) || '(empty)';
+  throw new DeliveryError(`${channel}: HTTP ${response.status} but not the platform's success reply: ${excerpt}`, false, undefined, 'platform_error');
 }
 
 async function readBody(response: Response, signal: AbortSignal, channel: string): Promise<string> {
@@ -81,7 +100,8 @@ function networkCode(err: unknown): string {
   if (cause && typeof cause.code === 'string') return cause.code;
   const codes = [...new Set((cause?.errors ?? []).map((e) => e?.code).filter((c): c is string => typeof c === 'string'))];
   if (codes.length) return codes.join(', ');
-  if (cause && typeof cause.message === 'string' && cause.message) return cause.message.slice(0, 120);
+  // Redacted before it is cut: a message may quote the URL, and a cut one would leave part of it.
+  if (cause && typeof cause.message === 'string' && cause.message) return redactedExcerpt(cause.message, 120);
   return err instanceof Error ? err.name : 'unknown error';
 }
 

@@ -89,7 +89,7 @@ export interface ChannelType<Spec extends { type: string }, Instance extends Ins
   create(instance: Instance, deps: CreateDeps): Channel;
 }
 
-/** Same rule as the `SLACK_WEBHOOK_URL` setting: https, or plain http to loopback. Never echoes the value. */
+/** Same rule as the `SLACK_WEBHOOK_URL` setting: https, or plain http to loopback, no `user:password@`. Never echoes the value. */
 export function webhookUrlProblem(value: string): string | undefined {
   let url: URL;
   try {
@@ -97,8 +97,10 @@ export function webhookUrlProblem(value: string): string | undefined {
   } catch {
     return 'must be an https URL';
   }
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return undefined;
-  return 'must be an https URL (http only to loopback)';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return 'must be an https URL (http only to loopback)';
+  // fetch refuses a URL with user:password@ at every send: refused here, once, instead.
+  if (url.username || url.password) return 'must not contain credentials (user:password@)';
+  return undefined;
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);

@@ -7,6 +7,7 @@
  * it to every field it writes and the app to every response body, so no call site has to remember.
  */
 import { inspect } from 'node:util';
+import { truncateChars } from './truncate.js';
 
 /** What a scrubbed form is replaced with. */
 export const REDACTED = '<redacted>';
@@ -51,14 +52,36 @@ export class Secret {
  * Any value: itself. A URL (a webhook URL's path and query are its credential, the host is public):
  * also the normalised URL, the path with and without its query and its leading slash, the query,
  * each query value, and each path segment that may be a credential ({@link credentialSegment}).
- * Every one of those also percent-encoded (`encodeURIComponent`) and with `/` JSON-escaped as `\/`.
+ * Every one of those also percent-encoded (`encodeURIComponent`) and with `/` JSON-escaped as `\/`;
+ * the value and its URL parts also as they read inside base64 and base64url text ({@link base64Forms}).
  * A segment scrubbed on its own also catches encodings of the separators around it (`&#x2F;`, `%252F`).
  * @example secretForms('https://hooks.slack.com/services/T000/B000/XXXXXXXX')
  * // includes '/services/T000/B000/XXXXXXXX', 'services/T000/B000/XXXXXXXX', 'XXXXXXXX', '%2Fservices%2FT000%2FB000%2FXXXXXXXX'
  */
 export function secretForms(value: string): string[] {
-  const forms = [value, ...urlParts(value)].flatMap((form) => [form, encodeURIComponent(form), form.replaceAll('/', '\\/')]);
-  return [...new Set(forms)].filter((form) => form.length >= MIN_SECRET_FORM_CHARS);
+  const parts = [value, ...urlParts(value)];
+  const forms = parts.flatMap((form) => [form, encodeURIComponent(form), form.replaceAll('/', '\\/')]);
+  return [...new Set([...forms, ...parts.flatMap(base64Forms)])].filter((form) => form.length >= MIN_SECRET_FORM_CHARS);
+}
+
+/**
+ * How `part` reads inside base64 or base64url text (a proxy or platform echoing the request URL
+ * encoded), wherever it sits in the encoded bytes. Base64 encodes 3 bytes as 4 characters, so a
+ * substring starting at byte offset 0, 1 or 2 (mod 3) encodes three different ways: for each, the
+ * encoding of `part` behind that many filler bytes, keeping only the 4-character groups made of
+ * `part`'s bytes alone (the first group shares bits with what precedes, the last with what follows).
+ * Six strings per part, computed once per secret: redaction stays one precompiled pattern.
+ * @see https://www.rfc-editor.org/rfc/rfc4648#section-4 (base64), #section-5 (base64url)
+ */
+export function base64Forms(part: string): string[] {
+  const bytes = Buffer.from(part, 'utf8');
+  return [0, 1, 2].flatMap((offset) => {
+    const groups = Math.floor((offset + bytes.length) / 3);
+    const first = offset === 0 ? 0 : 1;
+    if (groups <= first) return [];
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').slice(first * 4, groups * 4);
+    return [encoded, encoded.replaceAll('+', '-').replaceAll('/', '_')];
+  });
 }
 
 function urlParts(value: string): string[] {
@@ -102,6 +125,16 @@ export function redactSecrets(text: string): string {
   if (registered.size === 0) return text;
   pattern ??= new RegExp([...registered].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'gi');
   return text.replace(pattern, REDACTED);
+}
+
+/**
+ * `text` as an error message may quote it: secrets redacted ({@link redactSecrets}) first, then
+ * whitespace runs folded to one space, then cut to `maxChars` (ending in `…`). Redacting after the
+ * cut would miss a secret the cut split in two, and leave its first half in the message.
+ * @example redactedExcerpt(`${'x'.repeat(190)} hook=/open-apis/bot/v2/hook/0f3a…`, 200) // 'xxx… hook=<redacted>'
+ */
+export function redactedExcerpt(text: string, maxChars: number): string {
+  return truncateChars(redactSecrets(text).replace(/\s+/g, ' ').trim(), maxChars);
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -14,6 +14,7 @@ import { DCGM_FB_USED } from './kinds/gpu-memory.js';
 import { likelyCause } from './causes/likely-cause.js';
 import type { AlertKind, Enrichment, UnavailableCause } from './types.js';
 import { truncateChars } from '../core/truncate.js';
+import { redactSecrets } from '../core/secret.js';
 
 export type { MemoryUnit } from './enricher.js';
 export type * from './types.js';
@@ -123,7 +124,7 @@ function failureReason(err: unknown, budget: AbortSignal, timeoutMs: number): st
   if (err instanceof PrometheusError) {
     if (err.errorType === 'network') return err.message;
     const status = err.httpStatus === undefined ? '' : `HTTP ${err.httpStatus}, `;
-    return `Prometheus error (${status}${err.errorType}): ${truncateChars(err.message, MAX_REASON_DETAIL)}`;
+    return `Prometheus error (${status}${err.errorType}): ${truncateChars(redactSecrets(err.message), MAX_REASON_DETAIL)}`;
   }
   return `enrichment failed: ${err instanceof Error ? err.message : String(err)}`;
 }

@@ -99,9 +99,10 @@ export interface MemoryTrend {
 /**
  * Why an enrichment is unavailable, as a metric label (`enrichment_unavailable_total{reason}`):
  * `not_configured` (no `PROMETHEUS_URL`), `timeout` (the group's budget ran out), `network` (no HTTP
- * answer), `prometheus_error` (an error answer), `no_query` (nothing to ask for this alert), `error`.
+ * answer), `prometheus_error` (an error answer), `no_query` (nothing to ask for this alert), `error`;
+ * `storm` (counted by the pipeline: an alert shown only in a storm digest is never enriched).
  */
-export type UnavailableCause = 'not_configured' | 'timeout' | 'network' | 'prometheus_error' | 'no_query' | 'error';
+export type UnavailableCause = 'not_configured' | 'timeout' | 'network' | 'prometheus_error' | 'no_query' | 'error' | 'storm';
 
 /** The outcome of enriching one alert. Enrichment never throws: failure is `unavailable`. */
 export type Enrichment =

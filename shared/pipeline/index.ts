@@ -80,7 +80,11 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
 async function prepareGroup(message: WebhookMessage, toSend: ClaimedAlert[], deps: PipelineDeps, log: Logger, receivedAt: number) {
   const alerts = toSend.map((c) => c.alert);
   const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
-  if (toEnrich.length < toSend.length) log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
+  if (toEnrich.length < toSend.length) {
+    log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
+    // Sent in a digest, without enrichment: counted so the metric covers every alert sent without it.
+    (deps.metrics ?? noMetrics).inc('enrichment_unavailable_total', { reason: 'storm' }, toSend.length - toEnrich.length);
+  }
   const [flapping, enrichments, ackView] = await Promise.all([
     recordFirings(alerts, deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log),
     toEnrich.length ? enrichTimed(toEnrich, deps, log) : new Map<string, Enrichment>(),

@@ -115,24 +115,51 @@ export interface AlertLineOptions {
   flapping?: Flapping;
   /** Set when the alert fires again after its resolve was announced: a line says so. */
   firingAgain?: boolean;
+  /** Longest text of the alert (lines joined with `\n`, markup included), characters; default {@link MAX_ALERT_TEXT_CHARS}. */
+  maxChars?: number;
 }
 
 /**
- * The lines describing one alert, in the platform's markup: title with status icon, description,
- * key labels, fresh values (`when fired → now` where the value at the start is known), memory trend
- * and its sparkline, the likely cause with its evidence (or why enrichment is unavailable), start
- * and end times.
+ * One alert's text in every channel, characters: Slack's section limit, used by Feishu, SNS and the
+ * console too so that all show the same. @see https://api.slack.com/reference/block-kit/blocks#section
+ */
+export const MAX_ALERT_TEXT_CHARS = 3000;
+/** Longest title (`summary`) shown, characters: a headline, not a report; the description holds the rest. */
+export const MAX_TITLE_CHARS = 256;
+/** Longest key label value shown, characters (instance, pod and model names are far shorter). */
+export const MAX_KEY_LABEL_CHARS = 256;
+
+/**
+ * The lines describing one alert, in the platform's markup, at most `options.maxChars` in all (joined
+ * with `\n`): title with status icon, key labels, fresh values (`when fired → now` where the value at
+ * the start is known), memory trend and its sparkline, the likely cause with its evidence (or why
+ * enrichment is unavailable), start and end times, who acknowledged it, and last the description.
+ *
+ * The description is free text of any length (a dump of offending requests), so it comes last and is
+ * what gets shortened, ending in `…`: a platform's limit must never cut the lines that tell two alerts
+ * apart (`instance`, `model_name`), the evidence or the acknowledgement. The title and key label values
+ * are capped ({@link MAX_TITLE_CHARS}, {@link MAX_KEY_LABEL_CHARS}) so they cannot crowd those out either.
  */
 export function alertLines(alert: EnrichedAlert, m: Markup, options: AlertLineOptions = {}): string[] {
+  const lines = identifyingLines(alert, m, options);
+  const description = alert.annotations.description;
+  if (!description) return lines;
+  // The room left after the other lines and the newline before the description.
+  const room = (options.maxChars ?? MAX_ALERT_TEXT_CHARS) - lines.join('\n').length - 1;
+  const shown = truncateEscaped(m.escape(description), room);
+  return shown ? [...lines, shown] : lines;
+}
+
+/** Everything {@link alertLines} shows but the description, none of it cut by a platform limit. */
+function identifyingLines(alert: EnrichedAlert, m: Markup, options: AlertLineOptions): string[] {
   const t = messages(options.locale);
   const icon = options.flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
-  const lines = [`${icon} ${m.bold(m.escape(alertTitle(alert)))}`];
+  const lines = [`${icon} ${m.bold(m.escape(truncateChars(alertTitle(alert), MAX_TITLE_CHARS)))}`];
   if (options.flapping && alert.status === 'firing') lines.push(m.italic(t.flappingLine(options.flapping.count, formatTime(new Date(options.flapping.sinceMs).toISOString()))));
   // Right under the title, so the mark shows even when the platform's limit cuts the rest.
   if (alert.cut?.length) lines.push(m.italic(m.escape(t.cutLine(alert.cut.map((f) => f.replace(/^(labels|annotations)\./, ''))))));
   if (options.firingAgain && alert.status === 'firing') lines.push(m.italic(t.firingAgainLine));
-  if (alert.annotations.description) lines.push(m.escape(alert.annotations.description));
-  const labels = KEY_LABELS.filter((name) => alert.labels[name]).map((name) => `${name}: ${m.escape(alert.labels[name] ?? '')}`);
+  const labels = KEY_LABELS.filter((name) => alert.labels[name]).map((name) => `${name}: ${m.escape(truncateChars(alert.labels[name] ?? '', MAX_KEY_LABEL_CHARS))}`);
   if (labels.length) lines.push(labels.join(' · '));
   const e = alert.enrichment;
   if (e.status === 'unavailable') {

@@ -35,10 +35,17 @@ const matchersSchema = z.string().transform((text, ctx) => {
   }
 });
 
+/**
+ * A route's or the default's channel names. An empty list would drop the alerts it receives with a
+ * 200 and `notified: 0`, no trace: refused (this file has no way to drop alerts on purpose; silences
+ * and inhibition in Alertmanager do that, visibly).
+ */
+const channelList = z.array(z.string()).min(1, { message: 'names no channel: the alerts it receives would be dropped without a trace (name at least one; to drop alerts, silence or inhibit them in Alertmanager)' });
+
 const routeSchema = z.strictObject({
   // Each entry may hold several matchers (`'{a="1", b="2"}'`); all of them must hold.
   matchers: z.array(matchersSchema).default([]).transform((lists) => lists.flat()),
-  channels: z.array(z.string()),
+  channels: channelList,
   continue: z.boolean().default(false),
 });
 
@@ -58,7 +65,7 @@ export const routingFileSchema = z
     channels: z.record(z.string().regex(CHANNEL_NAME, { message: 'channel names use letters, digits, _ . - (at most 64)' }), channelSchema),
     routes: z.array(routeSchema).default([]),
     default: z.strictObject(
-      { channels: z.array(z.string()) },
+      { channels: channelList },
       { error: (issue) => (issue.code === 'invalid_type' ? 'is required: default: { channels: [NAME, ...] } receives the alerts no route matched' : undefined) },
     ),
     flapping: z.strictObject({ window: duration }).optional(),

@@ -16,6 +16,8 @@ import { routingKeySchema } from '../channels/pagerduty/settings.js';
 import { trimSettings, type SettingWarning } from './settings-whitespace.js';
 import type { LogLevel } from '../core/logger.js';
 import { PipelineError } from '../core/errors.js';
+import { DEFAULT_DELIVERY_BUDGET_MS } from '../channels/deliver.js';
+import { baseUrlProblem, optionalWholeNumber, pointInTime, positiveDecimal, wholeNumber } from './setting-rules.js';
 
 /** An https URL; plain http is allowed only to loopback (local tests). The routing file applies the same rule. */
 function webhookUrl() {
@@ -48,17 +50,22 @@ function httpUrl() {
 const publicUrl = () =>
   httpUrl().refine((s) => !/[?#]/.test(s), { message: 'must not have a query or fragment (links append /v1/ack/… to it); a path prefix is fine' });
 
+/** A Prometheus or Alertmanager base URL: not a UI page, an API path, a query or a fragment ({@link baseUrlProblem}). */
+const baseUrl = (example: string) =>
+  httpUrl().superRefine((s, ctx) => {
+    const problem = baseUrlProblem(s, example);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** Longest time-out of one step of a group's delivery, milliseconds: the whole group's budget. */
+const MAX_GROUP_STEP_MS = DEFAULT_DELIVERY_BUDGET_MS;
+const WEEK_SECONDS = 7 * 24 * 3600;
+
 const topicArn = () => z.string().regex(TOPIC_ARN, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' });
 
 const optional = <T extends z.ZodTypeAny>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
-const positiveNumber = (fallback: number) =>
-  z.preprocess((v) => (v === '' || v === undefined ? fallback : Number(v)), z.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' }));
-
-/** Milliseconds and seconds are whole numbers: timers (AbortSignal.timeout) refuse fractions. */
-const positiveInteger = (fallback: number) =>
-  z.preprocess((v) => (v === '' || v === undefined ? fallback : Number(v)), z.number({ message: 'must be a whole number' }).int({ message: 'must be a whole number' }).positive({ message: 'must be a positive whole number' }));
 
 /** A token Alertmanager can carry in a bearer header: the characters of RFC 6750's b64token, as hono's bearerAuth checks them. */
 export const webhookTokenSchema = z.string()
@@ -70,14 +77,14 @@ const flag = () =>
   z.preprocess((v) => (v === '' || v === undefined ? 'false' : v), z.enum(['true', 'false'], { message: 'must be true or false' })).transform((v) => v === 'true');
 
 const envSchema = z.object({
-  PORT: z.preprocess((v) => (v === '' || v === undefined ? 8080 : Number(v)), z.number({ message: 'must be a port number 0–65535' }).int({ message: 'must be a port number 0–65535' }).min(0, { message: 'must be a port number 0–65535' }).max(65535, { message: 'must be a port number 0–65535' })),
+  PORT: wholeNumber(8080, 0, 65535, 'port', 'must be a port number 0–65535'),
   WEBHOOK_TOKEN: optional(webhookTokenSchema),
   WEBHOOK_TOKEN_PREVIOUS: optional(webhookTokenSchema),
   ALLOW_UNAUTHENTICATED: flag(),
   // Unset: `Watchdog`; set to "" to turn the dead-man's switch off (so '' is not "unset" here).
   HEARTBEAT_ALERTNAME: z.preprocess((v) => (v === undefined ? 'Watchdog' : v), z.string().regex(/^([A-Za-z_:][A-Za-z0-9_:]*)?$/, { message: 'must be an alert name (a Prometheus metric name), or "" to turn heartbeats off' })),
-  HEARTBEAT_TIMEOUT_SECONDS: positiveInteger(600),
-  PROMETHEUS_URL: optional(httpUrl()),
+  HEARTBEAT_TIMEOUT_SECONDS: wholeNumber(600, 1, WEEK_SECONDS, 'seconds'),
+  PROMETHEUS_URL: optional(baseUrl('http://prometheus:9090')),
   SLACK_WEBHOOK_URL: optional(webhookUrl()),
   // The Slack app (shared/channels/slack): bot token, its channel, the interactivity signing secret.
   SLACK_BOT_TOKEN: optional(z.string().regex(/^xox[a-z]-[A-Za-z0-9-]{8,}$/, { message: 'must be a Slack bot token (xoxb-…, from the app\'s OAuth & Permissions page)' })),
@@ -92,12 +99,12 @@ const envSchema = z.object({
   PAGERDUTY_EVENTS_URL: optional(webhookUrl()),
   PUBLIC_URL: optional(publicUrl()),
   ACK_SECRET: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
-  ALERTMANAGER_URL: optional(httpUrl()),
+  ALERTMANAGER_URL: optional(baseUrl('http://alertmanager:9093')),
   // Acknowledgement links and escalation (shared/ack).
   ACK_SECRET_PREVIOUS: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
-  ACK_SECRET_PREVIOUS_UNTIL: optional(z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an RFC 3339 time, e.g. 2026-12-01T00:00:00Z' })),
-  ACK_TOKEN_TTL_SECONDS: positiveInteger(7 * 24 * 3600),
-  ESCALATION_DELAY_SECONDS: positiveNumber(15 * 60),
+  ACK_SECRET_PREVIOUS_UNTIL: optional(pointInTime()),
+  ACK_TOKEN_TTL_SECONDS: wholeNumber(WEEK_SECONDS, 1, 90 * 24 * 3600, 'seconds'),
+  ESCALATION_DELAY_SECONDS: positiveDecimal(15 * 60, WEEK_SECONDS, 'seconds'),
   ESCALATION_SNS_TOPIC_ARN: optional(topicArn()),
   ESCALATION_SLACK_WEBHOOK_URL: optional(webhookUrl()),
   ESCALATION_SCHEDULE_GROUP: optional(z.string().regex(/^[0-9A-Za-z_.-]{1,64}$/, { message: 'must be an EventBridge Scheduler group name' })),
@@ -108,16 +115,16 @@ const envSchema = z.object({
   ROUTING_FILE: optional(z.string()),
   TABLE_NAME: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, { message: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })),
   LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['debug', 'info', 'warn', 'error'], { message: 'must be one of debug, info, warn, error' })),
-  ENRICHMENT_TIMEOUT_MS: positiveInteger(2000),
-  MEMORY_TREND_WINDOW_HOURS: positiveNumber(6),
+  ENRICHMENT_TIMEOUT_MS: wholeNumber(2000, 1, MAX_GROUP_STEP_MS, 'milliseconds'),
+  MEMORY_TREND_WINDOW_HOURS: positiveDecimal(6, 7 * 24, 'hours'),
   GPU_MEMORY_CAPACITY_MIB: optional(z.coerce.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' })),
   MEMORY_SERIES: optional(z.string().regex(/^[A-Za-z_:][A-Za-z0-9_:]*$/, { message: 'must be a Prometheus metric name, e.g. process_resident_memory_bytes' })),
   MEMORY_SERIES_UNIT: optional(z.enum(['bytes', 'KiB', 'MiB', 'GiB'], { message: 'must be one of bytes, KiB, MiB, GiB' })),
-  PROMETHEUS_QUERY_TIMEOUT_MS: optional(z.coerce.number({ message: 'must be a whole number' }).int({ message: 'must be a whole number' }).positive({ message: 'must be a positive whole number' })),
-  DEDUPE_TTL_SECONDS: positiveInteger(30 * 24 * 3600),
-  DEDUPE_LEASE_MS: z.preprocess((v) => (v === '' || v === undefined ? 60_000 : Number(v)), z.number().int({ message: 'must be a whole number of milliseconds 1000–3600000' }).min(1000, { message: 'must be a whole number of milliseconds 1000–3600000' }).max(3_600_000, { message: 'must be a whole number of milliseconds 1000–3600000' })),
-  DELIVERY_TIMEOUT_MS: positiveInteger(5000),
-  DELIVERY_RETRIES: z.preprocess((v) => (v === '' || v === undefined ? 2 : Number(v)), z.number().int().min(0).max(10, { message: 'must be an integer 0–10' })),
+  PROMETHEUS_QUERY_TIMEOUT_MS: optionalWholeNumber(1, MAX_GROUP_STEP_MS, 'milliseconds'),
+  DEDUPE_TTL_SECONDS: wholeNumber(30 * 24 * 3600, 1, 365 * 24 * 3600, 'seconds'),
+  DEDUPE_LEASE_MS: wholeNumber(60_000, 1000, 3_600_000, 'milliseconds'),
+  DELIVERY_TIMEOUT_MS: wholeNumber(5000, 1, MAX_GROUP_STEP_MS, 'milliseconds'),
+  DELIVERY_RETRIES: wholeNumber(2, 0, 10, 'retries'),
 });
 
 export interface Config {
@@ -232,6 +239,9 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
   if (e.FEISHU_SECRET && !e.FEISHU_WEBHOOK_URL) problems.push('FEISHU_SECRET: set, but FEISHU_WEBHOOK_URL is not');
   if (e.WEBHOOK_TOKEN_PREVIOUS && !e.WEBHOOK_TOKEN) problems.push('WEBHOOK_TOKEN_PREVIOUS: set, but WEBHOOK_TOKEN is not (a rotation needs the new token too)');
   problems.push(...ackProblems(e), ...slackAppProblems(e));
+  if (e.PROMETHEUS_QUERY_TIMEOUT_MS !== undefined && e.PROMETHEUS_QUERY_TIMEOUT_MS > e.ENRICHMENT_TIMEOUT_MS) {
+    problems.push(`PROMETHEUS_QUERY_TIMEOUT_MS: must not exceed ENRICHMENT_TIMEOUT_MS (${e.ENRICHMENT_TIMEOUT_MS} ms), the budget of all queries of a group`);
+  }
   const routing = loadRouting(e, env, problems);
   if (problems.length) throw new ConfigError(problems);
   const secret = (v: string | undefined) => (v === undefined ? undefined : new Secret(v));
@@ -253,7 +263,7 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
     publicUrl: e.PUBLIC_URL,
     ackSecret: secret(e.ACK_SECRET),
     alertmanagerUrl: e.ALERTMANAGER_URL,
-    ackPreviousSecret: e.ACK_SECRET_PREVIOUS && e.ACK_SECRET_PREVIOUS_UNTIL ? { secret: new Secret(e.ACK_SECRET_PREVIOUS), untilMs: Date.parse(e.ACK_SECRET_PREVIOUS_UNTIL) } : undefined,
+    ackPreviousSecret: e.ACK_SECRET_PREVIOUS && e.ACK_SECRET_PREVIOUS_UNTIL ? { secret: new Secret(e.ACK_SECRET_PREVIOUS), untilMs: e.ACK_SECRET_PREVIOUS_UNTIL } : undefined,
     ackTokenTtlSeconds: e.ACK_TOKEN_TTL_SECONDS,
     escalation: e.ESCALATION_SNS_TOPIC_ARN || e.ESCALATION_SLACK_WEBHOOK_URL
       ? {
@@ -302,6 +312,10 @@ function ackProblems(e: z.infer<typeof envSchema>): string[] {
   if (e.ACK_SECRET_PREVIOUS_UNTIL && !e.ACK_SECRET_PREVIOUS) problems.push('ACK_SECRET_PREVIOUS_UNTIL: set, but ACK_SECRET_PREVIOUS is not');
   const scheduler = [e.ESCALATION_SCHEDULE_GROUP, e.ESCALATION_FUNCTION_ARN, e.ESCALATION_ROLE_ARN].filter(Boolean).length;
   if (scheduler > 0 && scheduler < 3) problems.push('ESCALATION_SCHEDULE_GROUP: set ESCALATION_SCHEDULE_GROUP, ESCALATION_FUNCTION_ARN and ESCALATION_ROLE_ARN together, or none');
+  const target = e.ESCALATION_SLACK_WEBHOOK_URL ? 'ESCALATION_SLACK_WEBHOOK_URL' : e.ESCALATION_SNS_TOPIC_ARN ? 'ESCALATION_SNS_TOPIC_ARN' : undefined;
+  const missing = [!e.PUBLIC_URL && 'PUBLIC_URL', !e.ACK_SECRET && 'ACK_SECRET'].filter(Boolean);
+  // Without acknowledgement links nobody can stop an escalation: every critical alert would escalate.
+  if (target && missing.length) problems.push(`${target}: escalation needs acknowledgement links, but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set (every critical alert would escalate, since nobody could acknowledge it)`);
   if (e.ESCALATION_DEAD_LETTER_QUEUE_ARN && scheduler === 0) problems.push('ESCALATION_DEAD_LETTER_QUEUE_ARN: set, but the scheduler settings (ESCALATION_SCHEDULE_GROUP, ...) are not');
   return problems;
 }

@@ -16,13 +16,36 @@ export interface DedupeTable {
   close(): Promise<void>;
 }
 
-/** Opens (and where local, creates) the dedupe table for `npm start`. */
+/** A start-up failure whose message names the setting to fix; `npm start` prints it and exits 1. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+/** The short code of a failed call (`ECONNREFUSED`, `ResourceInUseException`, …), never its message, which may name a URL. */
+function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown }; errors?: { code?: unknown }[] } | undefined;
+  for (const code of [e?.code, e?.cause?.code, e?.errors?.[0]?.code, e?.name]) if (typeof code === 'string' && code && code !== 'Error' && code !== 'AggregateError') return code;
+  return 'unknown error';
+}
+
+/**
+ * Opens (and where local, creates) the dedupe table for `npm start`.
+ * @throws StartupError naming `AWS_ENDPOINT_URL_DYNAMODB` when that endpoint cannot be reached or refuses the table
+ */
 export async function openDedupeTable(config: Config, env: Record<string, string | undefined>): Promise<DedupeTable> {
   const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
   if (env.AWS_ENDPOINT_URL_DYNAMODB) {
     // The SDK reads AWS_ENDPOINT_URL_DYNAMODB itself.
     const client = new DynamoDBClient(AWS_CLIENT_DEFAULTS);
-    await ensureTable(client, tableName);
+    try {
+      await ensureTable(client, tableName);
+    } catch (err) {
+      client.destroy();
+      throw new StartupError(`AWS_ENDPOINT_URL_DYNAMODB: cannot create or open table ${tableName} there (${errorCode(err)}); is DynamoDB Local running at that address?`);
+    }
     return { client, description: `table ${tableName} at AWS_ENDPOINT_URL_DYNAMODB`, close: async () => client.destroy() };
   }
   if (config.tableName) {

@@ -46,6 +46,9 @@ async function start(): Promise<PipelineProcess> {
     SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/main`,
     ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
     ESCALATION_DELAY_SECONDS: String(DELAY_SECONDS),
+    // Escalation needs acknowledgement links (else nobody could stop one).
+    PUBLIC_URL: 'https://alerts.example.com',
+    ACK_SECRET: 'restart-ack-secret-0123456789abcdef',
     AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
     TABLE_NAME: TABLE,
     AWS_REGION: 'local',

@@ -37,7 +37,7 @@ describe('ops alarms (escalation on, alarm e-mail given)', () => {
   const id = (c: { node: { defaultChild?: unknown } }) => stack.getLogicalId(c.node.defaultChild as CfnElement);
 
   beforeAll(() => {
-    stack = new LlmAlertPipelineStack(scratch.app, 'Watched', { escalation: { delaySeconds: 600 }, alarmEmail: 'oncall@example.com' });
+    stack = new LlmAlertPipelineStack(scratch.app, 'Watched', { settings: { publicUrl: 'https://alerts.example.com' }, escalation: { delaySeconds: 600 }, alarmEmail: 'oncall@example.com' });
     const unsubscribed = new LlmAlertPipelineStack(scratch.app, 'Unsubscribed');
     template = Template.fromStack(stack);
     bare = Template.fromStack(unsubscribed);

@@ -53,7 +53,7 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic)
   const grants = (role: Role) => grantsOf(template, stack.getLogicalId(role.node.defaultChild as never), names);
 
   beforeAll(() => {
-    stack = new LlmAlertPipelineStack(scratch.app, 'Exact', { routingFile: ROUTING, escalation: { delaySeconds: 600 } });
+    stack = new LlmAlertPipelineStack(scratch.app, 'Exact', { routingFile: ROUTING, settings: { publicUrl: 'https://alerts.example.com' }, escalation: { delaySeconds: 600 } });
     template = Template.fromStack(stack);
     const esc = stack.escalation!;
     names = namesOf(stack, {

@@ -16,7 +16,7 @@ const ROUTING = fileURLToPath(new URL('./fixtures/routing-audit.yml', import.met
 
 const SHAPES: [string, LlmAlertPipelineStackProps][] = [
   ['default', {}],
-  ['escalation, routing file, alarm e-mail', { escalation: { delaySeconds: 600 }, routingFile: ROUTING, alarmEmail: 'oncall@example.com' }],
+  ['escalation, routing file, alarm e-mail', { settings: { publicUrl: 'https://alerts.example.com' }, escalation: { delaySeconds: 600 }, routingFile: ROUTING, alarmEmail: 'oncall@example.com' }],
 ];
 
 /** `rule path` of every finding the packs report (the path below the stack). */

@@ -13,7 +13,7 @@ import { createHmac } from 'node:crypto';
 import type { EnrichedAlert } from '../../enrich/types.js';
 import type { Notification } from '../../render/notification.js';
 import { cutAlert, REDUCED_FIELD_BYTES } from '../../render/reduce.js';
-import type { Secret } from '../../core/secret.js';
+import { redactedExcerpt, type Secret } from '../../core/secret.js';
 import { alertLines, alertLinks, isFiringAgain, headline, headlineText, type Link, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from '../../render/content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from '../../render/digest.js';
 import { postJson } from '../http.js';
@@ -23,8 +23,14 @@ import { ContentRefusedError, DeliveryError, type Channel } from '../channel.js'
 
 /** Request body size, bytes. @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
 export const FEISHU_MAX_BODY_BYTES = 20 * 1024;
-/** Reply `code`s meaning "too many requests" (custom bots: 100/min, 5/s). @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
-export const FEISHU_RATE_LIMIT_CODES: ReadonlySet<number> = new Set([9499, 11232]);
+/**
+ * Reply `code`s meaning "too many requests", whatever the HTTP status (200, 400 or 429): custom bots
+ * allow 100/min and 5/s per bot and answer `11232` (or `9499 too many request`) beyond; the OpenAPI
+ * gateway answers `99991400` "request trigger frequency limit", with HTTP 429, or 400 for older APIs.
+ * @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot
+ * @see https://open.feishu.cn/document/server-docs/api-call-guide/frequency-control
+ */
+export const FEISHU_RATE_LIMIT_CODES: ReadonlySet<number> = new Set([9499, 11232, 99991400]);
 /**
  * Code 9499 is also Feishu's "Bad Request" (`Bad Request: fail to parse content`; with HTTP 400 for a
  * body it does not take at all): a refusal of the content, told from the rate limit by its `msg`.
@@ -84,7 +90,7 @@ const div = (content: string): FeishuElement => ({ tag: 'div', text: { tag: 'pla
 const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: text }] }] : []);
 
 function alertElements(notification: Notification, alert: EnrichedAlert, first: boolean, locale: Locale): FeishuElement[] {
-  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
+  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification), maxChars: FEISHU_MAX_ALERT_CHARS });
   const elements: FeishuElement[] = first ? [] : [{ tag: 'hr' }];
   elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL), locale));
   return elements;
@@ -162,37 +168,54 @@ export function feishuSign(secret: string, timestampSeconds: number): string {
   return createHmac('sha256', `${timestampSeconds}\n${secret}`).update('').digest('base64');
 }
 
-/**
- * Reads Feishu's reply: HTTP 200 with `code` 0 is success, anything else a {@link DeliveryError}:
- * retryable for rate limits, a {@link ContentRefusedError} for `9499 Bad Request…`, permanent (and
- * named a configuration error) for 19021 and 19024.
- * @param name the channel instance, prefixed to the message
- */
-export function checkFeishuReply(name: string, body: string): void {
+/** A Feishu reply body: `code`/`msg`, or `StatusCode`/`StatusMessage` (older bots); `undefined` when not JSON. */
+function parseReply(body: string): { code: unknown; msg: string } | undefined {
   let reply: { code?: unknown; StatusCode?: unknown; msg?: unknown; StatusMessage?: unknown };
   try {
     reply = JSON.parse(body) as typeof reply;
   } catch {
-    throw new DeliveryError(`${name}: reply is not JSON`, false);
+    return undefined;
   }
-  const code = typeof reply.code === 'number' ? reply.code : reply.StatusCode;
+  if (reply === null || typeof reply !== 'object') return undefined;
+  return { code: typeof reply.code === 'number' ? reply.code : reply.StatusCode, msg: String(reply.msg ?? reply.StatusMessage ?? '') };
+}
+
+/** `9499` is both a rate limit (`too many request`) and `Bad Request…`: only the latter refuses the content. */
+const isBadRequest = (r: { code: unknown; msg: string }) => r.code === FEISHU_BAD_REQUEST.code && FEISHU_BAD_REQUEST.msg.test(r.msg);
+const isRateLimit = (r: { code: unknown; msg: string }) => typeof r.code === 'number' && FEISHU_RATE_LIMIT_CODES.has(r.code) && !isBadRequest(r);
+
+/**
+ * Reads Feishu's reply: HTTP 200 with `code` 0 is success, anything else a {@link DeliveryError}:
+ * retryable for rate limits, a {@link ContentRefusedError} for `9499 Bad Request…`, permanent (and
+ * named a configuration error) for 19021 and 19024. `msg` is redacted before it is cut ({@link redactedExcerpt}).
+ * @param name the channel instance, prefixed to the message
+ */
+export function checkFeishuReply(name: string, body: string): void {
+  const reply = parseReply(body);
+  if (!reply) throw new DeliveryError(`${name}: reply is not JSON`, false);
+  const { code } = reply;
   if (code === 0) return;
-  const msg = String(reply.msg ?? reply.StatusMessage ?? '').slice(0, 200);
-  if (code === FEISHU_BAD_REQUEST.code && FEISHU_BAD_REQUEST.msg.test(msg)) throw new ContentRefusedError(`${name}: code ${code}: ${msg}`);
+  const msg = redactedExcerpt(reply.msg, MSG_EXCERPT_CHARS);
+  if (isBadRequest(reply)) throw new ContentRefusedError(`${name}: code ${String(code)}: ${msg}`);
   const configuration = typeof code === 'number' ? FEISHU_CONFIGURATION_CODES.get(code) : undefined;
   const detail = configuration ? ` (configuration error: ${configuration})` : '';
-  const rateLimited = typeof code === 'number' && FEISHU_RATE_LIMIT_CODES.has(code);
+  const rateLimited = isRateLimit(reply);
   throw new DeliveryError(`${name}: code ${String(code)}: ${msg}${detail}`, rateLimited, undefined, rateLimited ? 'rate_limited' : 'platform_error');
 }
 
-/** An HTTP 400 whose body is Feishu's `9499 Bad Request`: the body itself was refused (too large, unparsable). */
-function refusesContent(status: number, body: string): boolean {
-  if (status !== 400) return false;
-  try {
-    return (JSON.parse(body) as { code?: unknown }).code === FEISHU_BAD_REQUEST.code;
-  } catch {
-    return false;
-  }
+/** Longest `msg` quoted in an error, characters. */
+const MSG_EXCERPT_CHARS = 200;
+
+/** A non-2xx reply whose body is Feishu's `9499 Bad Request…`: the body itself was refused (too large, unparsable). */
+function refusesContent(_status: number, body: string): boolean {
+  const reply = parseReply(body);
+  return reply !== undefined && isBadRequest(reply);
+}
+
+/** A non-2xx reply (HTTP 400 from older APIs) whose body carries a rate-limit code: transient. */
+function rateLimited(_status: number, body: string): boolean {
+  const reply = parseReply(body);
+  return reply !== undefined && isRateLimit(reply);
 }
 
 /**
@@ -216,7 +239,7 @@ export function createFeishuChannel(options: { webhookUrl: Secret; secret?: Secr
         const timestamp = Math.floor(now().getTime() / 1000);
         body = { timestamp: String(timestamp), sign: feishuSign(options.secret.reveal(), timestamp), ...body };
       }
-      const reply = await postJson(name, options.webhookUrl, body, signal, { refusesContent });
+      const reply = await postJson(name, options.webhookUrl, body, signal, { refusesContent, rateLimited });
       checkFeishuReply(name, reply.body);
     },
   };

@@ -32,6 +32,24 @@ export const SLACK_CONTENT_ERRORS: ReadonlySet<string> = new Set(['invalid_block
 
 const refusesContent = (status: number, body: string) => status === 400 && SLACK_CONTENT_ERRORS.has(body.trim());
 
+/**
+ * Slack's success reply: an incoming webhook answers `200` with the body `ok` (errors come as 4xx with
+ * an error code, or, from older endpoints, `200` with the code as body); a workflow webhook answers
+ * JSON `{"ok":true}`. Any other 200 (`invalid_payload`, a proxy's login page, nothing) is not Slack
+ * having posted the message.
+ * @see https://api.slack.com/messaging/webhooks#handling_errors
+ * @see https://docs.slack.dev/tools/python-slack-sdk/webhook (`response.body == "ok"`)
+ */
+export function isSlackSuccess(body: string): boolean {
+  const text = body.trim();
+  if (text === 'ok') return true;
+  try {
+    return (JSON.parse(text) as { ok?: unknown } | null)?.ok === true;
+  } catch {
+    return false;
+  }
+}
+
 /** A Block Kit block as this channel emits it (header, section, context). */
 export type SlackBlock =
   | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
@@ -82,7 +100,7 @@ function linksText(links: Link[], locale: Locale): string {
 
 function alertBlocks(notification: Notification, index: number, locale: Locale): SlackBlock[] {
   const alert = notification.alerts[index]!;
-  const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
+  const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification), maxChars: SLACK_MAX_SECTION_CHARS });
   const section = truncateEscaped(lines.join('\n'), SLACK_MAX_SECTION_CHARS);
   const blocks: SlackBlock[] = [{ type: 'section', text: mrkdwn(section) }];
   const links = linksText(alertLinks(alert, notification.externalURL), locale);
@@ -153,7 +171,8 @@ function renderSlackDigest(notification: Notification, locale: Locale): SlackMes
  * The Slack channel. Slack answers `200 ok`, or a 4xx with a plain-text error code
  * (`invalid_blocks`, `no_text`, `channel_not_found`, …), which fails the delivery ({@link SLACK_CONTENT_ERRORS}
  * as a `ContentRefusedError`); errors start with the channel's name (`slack-platform: HTTP 404: channel_not_found`).
- * A 2xx status line is acceptance: the body is not awaited (a reply that stalls after it must not be sent again).
+ * A 2xx is acceptance when its body is `ok` ({@link isSlackSuccess}), or when the body stalls or drops
+ * after the status line (a reply that stalls after it must not be sent again); another 2xx body fails.
  * @param options.webhookUrl the incoming-webhook URL (a secret: its path is the credential)
  * @param options.name the instance name recorded in the ledger; default `slack`
  * @param options.locale default `en`
@@ -165,7 +184,7 @@ export function createSlackChannel(options: { webhookUrl: Secret; name?: string 
   return {
     name,
     async send(notification, signal) {
-      await postJson(name, options.webhookUrl, renderSlack(notification, render), signal, { statusDecides: true, refusesContent });
+      await postJson(name, options.webhookUrl, renderSlack(notification, render), signal, { statusDecides: true, successBody: isSlackSuccess, refusesContent });
     },
   };
 }

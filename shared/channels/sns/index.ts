@@ -7,6 +7,7 @@ import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { RenderOptions } from '../../render/digest.js';
 import { renderSns, type SnsMessageStructure } from './message.js';
 import { ContentRefusedError, DeliveryError, httpFailureReason, type Channel } from '../channel.js';
+import { redactedExcerpt } from '../../core/secret.js';
 
 export { renderSns, snsSubject, SNS_MAX_MESSAGE_BYTES, SNS_MAX_SUBJECT_CHARS, type SnsMessageStructure } from './message.js';
 
@@ -51,7 +52,7 @@ export function classifySnsError(err: unknown, channel = 'sns'): DeliveryError {
     (e.code !== undefined && NETWORK_CODES.has(e.code));
   const detail = status !== undefined ? `${name} (HTTP ${status})` : name;
   const reason = status !== undefined ? httpFailureReason(status) : THROTTLING.has(name) ? 'rate_limited' : e.code !== undefined && NETWORK_CODES.has(e.code) ? 'network' : retryable ? 'server_error' : 'client_error';
-  const message = `${channel}: ${detail}: ${String(e.message ?? '').slice(0, 200)}`;
+  const message = `${channel}: ${detail}: ${redactedExcerpt(String(e.message ?? ''), 200)}`;
   const content = name === 'URIError' || (INVALID_PARAMETER.has(name) && MESSAGE_PARAMETER.test(String(e.message ?? '')));
   return content && !retryable ? new ContentRefusedError(message) : new DeliveryError(message, retryable, undefined, reason, { cause: err });
 }

@@ -16,6 +16,6 @@ describe('enrichment settings', () => {
     expect(() => loadConfig({ MEMORY_SERIES: 'rate(x[5m])' })).toThrow(ConfigError);
     expect(() => loadConfig({ MEMORY_SERIES: 'rate(x[5m])' })).toThrow(/MEMORY_SERIES: must be a Prometheus metric name/);
     expect(() => loadConfig({ MEMORY_SERIES_UNIT: 'MB' })).toThrow(/MEMORY_SERIES_UNIT: must be one of bytes, KiB, MiB, GiB/);
-    expect(() => loadConfig({ PROMETHEUS_QUERY_TIMEOUT_MS: '-1' })).toThrow(/PROMETHEUS_QUERY_TIMEOUT_MS: must be a positive whole number/);
+    expect(() => loadConfig({ PROMETHEUS_QUERY_TIMEOUT_MS: '-1' })).toThrow(/PROMETHEUS_QUERY_TIMEOUT_MS: must be a whole number of milliseconds 1–20000/);
   });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
 
 const SECRET = 'a'.repeat(32);
+/** Escalation needs acknowledgement links (PUBLIC_URL and ACK_SECRET). */
+const ACK_LINKS = { PUBLIC_URL: 'https://alerts.example.com', ACK_SECRET: SECRET };
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -31,11 +33,12 @@ describe('acknowledgement and escalation settings', () => {
   });
 
   it('turns escalation on with a target, and wants the scheduler settings all together', () => {
-    const c = loadConfig({ ESCALATION_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:escalations', ESCALATION_DELAY_SECONDS: '120' });
+    const c = loadConfig({ ...ACK_LINKS, ESCALATION_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:escalations', ESCALATION_DELAY_SECONDS: '120' });
     expect(c.escalation).toEqual({ delaySeconds: 120, snsTopicArn: 'arn:aws:sns:eu-west-1:123456789012:escalations', slackWebhookUrl: undefined, scheduler: undefined });
     expect(problems({ ESCALATION_SLACK_WEBHOOK_URL: 'http://hooks.slack.com/x' })[0]).toMatch(/^ESCALATION_SLACK_WEBHOOK_URL: must be an https URL/);
     expect(problems({ ESCALATION_SCHEDULE_GROUP: 'g' })).toEqual(['ESCALATION_SCHEDULE_GROUP: set ESCALATION_SCHEDULE_GROUP, ESCALATION_FUNCTION_ARN and ESCALATION_ROLE_ARN together, or none']);
     const wired = loadConfig({
+      ...ACK_LINKS,
       ESCALATION_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x',
       ESCALATION_SCHEDULE_GROUP: 'esc',
       ESCALATION_FUNCTION_ARN: 'arn:aws:lambda:eu-west-1:123456789012:function:check',
@@ -47,6 +50,7 @@ describe('acknowledgement and escalation settings', () => {
 
   it('passes the schedules\' dead-letter queue on with the scheduler settings, and names a bad ARN', () => {
     const wiring = {
+      ...ACK_LINKS,
       ESCALATION_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x',
       ESCALATION_SCHEDULE_GROUP: 'esc',
       ESCALATION_FUNCTION_ARN: 'arn:aws:lambda:eu-west-1:123456789012:function:check',

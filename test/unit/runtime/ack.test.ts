@@ -5,7 +5,7 @@ import { loadConfig } from '../../../shared/runtime/config.js';
 import { createLogger } from '../../../shared/core/logger.js';
 
 const dynamodb = new DynamoDBClient({ region: 'local', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
-const config = loadConfig({ ESCALATION_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/escalation' });
+const config = loadConfig({ ESCALATION_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/escalation', PUBLIC_URL: 'https://alerts.example.com', ACK_SECRET: 'a'.repeat(32) });
 
 describe('createAckRuntime escalation scheduling', () => {
   it('uses in-process timers for npm start', () => {

@@ -52,10 +52,10 @@ describe('loadConfig', () => {
 
   it('refuses fractional milliseconds and seconds (timers refuse them)', () => {
     expect(problems({ ENRICHMENT_TIMEOUT_MS: '2000.5', DELIVERY_TIMEOUT_MS: '1500.5', DEDUPE_TTL_SECONDS: '1.5', PROMETHEUS_QUERY_TIMEOUT_MS: '999.9' }).sort()).toEqual([
-      'DEDUPE_TTL_SECONDS: must be a whole number',
-      'DELIVERY_TIMEOUT_MS: must be a whole number',
-      'ENRICHMENT_TIMEOUT_MS: must be a whole number',
-      'PROMETHEUS_QUERY_TIMEOUT_MS: must be a whole number',
+      'DEDUPE_TTL_SECONDS: must be a whole number of seconds 1–31536000',
+      'DELIVERY_TIMEOUT_MS: must be a whole number of milliseconds 1–20000',
+      'ENRICHMENT_TIMEOUT_MS: must be a whole number of milliseconds 1–20000',
+      'PROMETHEUS_QUERY_TIMEOUT_MS: must be a whole number of milliseconds 1–20000',
     ]);
     expect(loadConfig({ MEMORY_TREND_WINDOW_HOURS: '0.5' }).enrichment.memoryTrendWindowHours).toBe(0.5);
   });
@@ -88,7 +88,7 @@ describe('loadConfig: watching the pipeline (issue 9)', () => {
     expect(problems({ HEARTBEAT_ALERTNAME: 'not a name', HEARTBEAT_TIMEOUT_SECONDS: '0', ALLOW_UNAUTHENTICATED: 'yes' })).toEqual([
       'ALLOW_UNAUTHENTICATED: must be true or false',
       'HEARTBEAT_ALERTNAME: must be an alert name (a Prometheus metric name), or "" to turn heartbeats off',
-      'HEARTBEAT_TIMEOUT_SECONDS: must be a positive whole number',
+      'HEARTBEAT_TIMEOUT_SECONDS: must be a whole number of seconds 1–604800',
     ]);
     expect(problems({ WEBHOOK_TOKEN_PREVIOUS: 'previous-token-0123456789' })).toEqual(['WEBHOOK_TOKEN_PREVIOUS: set, but WEBHOOK_TOKEN is not (a rotation needs the new token too)']);
     expect(problems({ WEBHOOK_TOKEN: 'new-token-0123456789', WEBHOOK_TOKEN_PREVIOUS: 'short' })).toEqual(['WEBHOOK_TOKEN_PREVIOUS: must be at least 16 characters']);

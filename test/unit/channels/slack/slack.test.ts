@@ -61,15 +61,15 @@ describe('renderSlack', () => {
     expect(blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: '✅ RESOLVED · warning · VLLMQueueBacklog (2)', emoji: true } });
     expect(sectionTexts(blocks)).toEqual([
       '✅ *llama-3.1-70b: 85 requests waiting*\n' +
-        'Requests are queueing faster than the engine admits them.\n' +
         'model_name: llama-3.1-70b\n' +
         'Waiting requests: *85* · TTFT p95: *no data (NaN)* · Running requests: *no data*\n' +
-        'Started 2026-11-29 12:42:23 UTC · Ended 2026-11-29 12:42:30 UTC',
+        'Started 2026-11-29 12:42:23 UTC · Ended 2026-11-29 12:42:30 UTC\n' +
+        'Requests are queueing faster than the engine admits them.',
       '✅ *qwen3-8b: 80 requests waiting*\n' +
-        'Requests are queueing faster than the engine admits them.\n' +
         'model_name: qwen3-8b\n' +
         '_enrichment unavailable: Prometheus query timed out after 2000 ms_\n' +
-        'Started 2026-11-29 12:42:23 UTC · Ended 2026-11-29 12:42:30 UTC',
+        'Started 2026-11-29 12:42:23 UTC · Ended 2026-11-29 12:42:30 UTC\n' +
+        'Requests are queueing faster than the engine admits them.',
     ]);
     const context = blocks[2];
     expect(context?.type === 'context' && context.elements[0]?.text).toContain('<https://runbooks.example.com/vllm/queue-backlog|Runbook>');
