@@ -17,7 +17,7 @@ import { webhookSchema, type WebhookMessage } from './alertmanager/schema.js';
 import { auditRoutes } from './ack/audit.js';
 import { ACK_PATH } from './ack/links.js';
 import { ackRoutes, type AckRouteDeps } from './ack/routes.js';
-import { splitHeartbeats, type HeartbeatReceiver } from './heartbeat/receive.js';
+import { takeHeartbeats, type HeartbeatReceiver } from './heartbeat/receive.js';
 import type { Logger } from './logger.js';
 import { noMetrics, type Metrics } from './metrics/catalogue.js';
 import { processGroup, type PipelineDeps } from './pipeline.js';
@@ -130,18 +130,6 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     return c.json({ error: 'internal error, retry later' }, 503);
   });
   return app;
-}
-
-/**
- * Records a heartbeat in `message` and takes the heartbeat alerts out.
- * @returns what is left for the pipeline, `undefined` when nothing is
- * @throws the heartbeat store's error (answered 503: Alertmanager retries)
- */
-async function takeHeartbeats(message: WebhookMessage, heartbeat: HeartbeatReceiver | undefined): Promise<WebhookMessage | undefined> {
-  if (!heartbeat) return message;
-  const { beat, rest } = splitHeartbeats(message, heartbeat.alertname);
-  if (beat) await heartbeat.seen(message.externalURL);
-  return rest;
 }
 
 /**

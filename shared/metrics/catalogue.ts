@@ -15,12 +15,13 @@ export const METRIC_PREFIX = 'llm_alert_pipeline_';
 export const CLOUDWATCH_NAMESPACE = 'LlmAlertPipeline';
 
 export const COUNTERS = {
-  alerts_received_total: { help: 'Alerts received in Alertmanager webhook payloads (heartbeats included).', labels: [] },
+  alerts_received_total: { help: 'Alerts received in Alertmanager webhook payloads and AMP messages (heartbeats included).', labels: [] },
   dedupe_decisions_total: { help: 'Dedupe decisions, one per alert event (first notification, repair, already notified, in flight).', labels: ['decision'] },
   notifications_total: { help: 'Notifications per channel instance, by outcome (delivered, failed) and failure reason (ok when delivered).', labels: ['channel', 'outcome', 'reason'] },
   enrichment_unavailable_total: { help: 'Alerts sent without enrichment, by reason.', labels: ['reason'] },
   webhook_requests_total: { help: 'Webhook requests (POST /v1/alertmanager) by HTTP status code.', labels: ['code'] },
   webhook_unauthenticated_total: { help: 'Requests refused for authentication (missing, malformed or wrong token, or no WEBHOOK_TOKEN configured).', labels: ['reason'] },
+  amp_messages_total: { help: 'SNS messages from Amazon Managed Service for Prometheus, by how the body was read: json, text (the default template), unparsed (delivered as raw text in an AMPUnparsedMessage alert).', labels: ['body'] },
 } as const;
 
 /** Histograms; values in seconds. */
@@ -47,6 +48,8 @@ export const KNOWN_VALUES = {
   decision: ['first notification', 'repair', 'already notified', 'in flight'] satisfies DedupeDecision[],
   failureReason: ['timeout', 'network', 'rate_limited', 'server_error', 'client_error', 'platform_error', 'content_refused', 'other'] satisfies DeliveryFailureReason[],
   unauthenticated: ['missing_token', 'malformed_header', 'invalid_token', 'no_token_configured'],
+  /** How an AMP message's body was read (`amp_messages_total{body}`; `AmpBodyKind` in shared/amp). */
+  ampBody: ['json', 'text', 'unparsed'],
 } as const;
 
 /** Why a request was refused for authentication (`webhook_unauthenticated_total{reason}`). */
