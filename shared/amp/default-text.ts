@@ -30,8 +30,10 @@
  *   no start time for it. `endsAt` of a resolved alert: when AMP published the message;
  * - `groupKey`, `groupLabels`, `externalURL`: unknown (no silence link); `receiver`: the caller's;
  * - `commonLabels`/`commonAnnotations`: what all parsed alerts share, as Alertmanager computes them.
- * A value spanning lines (a multi-line description) continues until the next ` - name = value`,
- * `Annotations:` or `Source:` line. When AMP cut the message (attribute `truncated=true`), the last
+ * A value spanning lines (a multi-line description) continues until the next ` - name = value` line
+ * whose name sorts after the previous one (the template prints pairs sorted by name), `Annotations:` or
+ * `Source:`. The text is ambiguous there: a value line that looks like a later pair or like `Source:`
+ * is read as one; the JSON template has no such ambiguity. When AMP cut the message (attribute `truncated=true`), the last
  * alert begun is dropped (it may be cut anywhere, and cut labels give a wrong fingerprint) and counted
  * as left out, as are firing alerts the default subject (`[FIRING:3] …`) counts but the text lacks.
  * @see https://github.com/prometheus/alertmanager/blob/v0.25.0/template/default.tmpl (`sns.default.message`, `__text_alert_list`)
@@ -110,11 +112,11 @@ function readAlerts(lines: string[]): Draft[] | undefined {
       [mode, lastKey] = ['labels', undefined];
     } else if (!current || mode === 'done') continue;
     else if (trimmed === 'Annotations:') [mode, lastKey] = ['annotations', undefined];
-    else if (pair) {
+    else if (pair && (lastKey === undefined || pair[1]! > lastKey)) {
       lastKey = pair[1]!;
       current[mode][lastKey] = pair[2]!;
-    } else if (line.startsWith('Source: ') || trimmed === 'Source:') {
-      current.generatorURL = line.slice('Source:'.length).trim();
+    } else if (trimmed.startsWith('Source:')) {
+      current.generatorURL = trimmed.slice('Source:'.length).trim();
       mode = 'done';
     } else if (lastKey !== undefined) current[mode][lastKey] += `\n${line}`;
   }
