@@ -110,6 +110,8 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   log.info('group received', { status: message.status, alerts: message.alerts.length, truncatedAlerts: message.truncatedAlerts });
 
   const claimed = await confirmRefires(await claimAll(message.alerts, deps, log), deps, log);
+  // Counted once settled: a candidate re-fire or resolve is counted as what it turned out to be.
+  for (const c of claimed) deps.metrics?.inc('dedupe_decisions_total', { decision: c.claim.decision });
   // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
   const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cutOversized(c.alert, log) }));
   const flapping = await noteFlapping(toSend.map((c) => c.alert), deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log);
@@ -176,7 +178,6 @@ function claimEach(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Cl
           const event = { key: eventKey(alert), status: alert.status, generation: 0 };
           return { alert, channels: routed, claim: { decision: 'first notification' as const, pending: routed, event }, unledgered: true as const };
         }
-        deps.metrics?.inc('dedupe_decisions_total', { decision: claim.decision });
         log.info('alert deduped', {
           fingerprint: alert.fingerprint,
           alertname: alert.labels.alertname,

@@ -28,18 +28,25 @@ import { keyPart } from './keys.js';
  * - `stale copy`: a copy of a state already superseded (a lagging HA peer, a late retry): a firing
  *   the source of truth says is resolved, or a resolve older than the announced one; send nothing.
  */
-export type DedupeDecision =
-  | 'first notification'
-  | 'firing again'
-  | 'repair'
-  | 'already notified'
-  | 'in flight'
-  | 'resolved before'
-  | 'fired again since'
-  | 'stale copy';
+export type DedupeDecision = (typeof DEDUPE_DECISIONS)[number];
+
+/** Every {@link DedupeDecision}, in the order above. */
+export const DEDUPE_DECISIONS = [
+  'first notification',
+  'firing again',
+  'repair',
+  'already notified',
+  'in flight',
+  'resolved before',
+  'fired again since',
+  'stale copy',
+] as const;
 
 /** The decisions the source of truth must settle (`shared/refire.ts`). */
 export const CANDIDATES: ReadonlySet<DedupeDecision> = new Set(['resolved before', 'fired again since']);
+
+/** The decisions an alert ends with once candidates are settled (`dedupe_decisions_total{decision}`). */
+export const FINAL_DECISIONS = DEDUPE_DECISIONS.filter((d) => !CANDIDATES.has(d));
 
 /** What the ledger needs of an alert (`endsAt` tells a stale resolve from a new one). */
 export type AlertEvent = Pick<Alert, 'fingerprint' | 'startsAt' | 'status' | 'endsAt'>;

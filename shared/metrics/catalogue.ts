@@ -6,7 +6,7 @@
  * The pipeline sees only the {@link Metrics} port; prom-client and Powertools stay in the adapters.
  * @see https://prometheus.io/docs/practices/naming/
  */
-import type { DedupeDecision } from '../dedupe/store.js';
+import { FINAL_DECISIONS } from '../dedupe/store.js';
 import type { DeliveryFailureReason } from '../channels/types.js';
 
 /** Prefix of every metric name. */
@@ -16,7 +16,7 @@ export const CLOUDWATCH_NAMESPACE = 'LlmAlertPipeline';
 
 export const COUNTERS = {
   alerts_received_total: { help: 'Alerts received in Alertmanager webhook payloads and AMP messages (heartbeats included).', labels: [] },
-  dedupe_decisions_total: { help: 'Dedupe decisions, one per alert event (first notification, repair, already notified, in flight).', labels: ['decision'] },
+  dedupe_decisions_total: { help: 'Dedupe decisions, one per alert event once settled (first notification, firing again, repair, already notified, in flight, stale copy).', labels: ['decision'] },
   notifications_total: { help: 'Notifications per channel instance, by outcome (delivered, failed) and failure reason (ok when delivered).', labels: ['channel', 'outcome', 'reason'] },
   enrichment_unavailable_total: { help: 'Alerts sent without enrichment, by reason.', labels: ['reason'] },
   webhook_requests_total: { help: 'Webhook requests (POST /v1/alertmanager) by HTTP status code.', labels: ['code'] },
@@ -45,7 +45,7 @@ export type GaugeLabels<N extends GaugeName> = LabelsOf<(typeof GAUGES)[N]>;
 
 /** Label values with a closed set, listed so adapters can create their series at zero. */
 export const KNOWN_VALUES = {
-  decision: ['first notification', 'repair', 'already notified', 'in flight'] satisfies DedupeDecision[],
+  decision: FINAL_DECISIONS,
   failureReason: ['timeout', 'network', 'rate_limited', 'server_error', 'client_error', 'platform_error', 'content_refused', 'other'] satisfies DeliveryFailureReason[],
   unauthenticated: ['missing_token', 'malformed_header', 'invalid_token', 'no_token_configured'],
   /** How an AMP message's body was read (`amp_messages_total{body}`; `AmpBodyKind` in shared/amp). */

@@ -5,18 +5,12 @@
  * Slack. Checks that it fails closed without WEBHOOK_TOKEN and writes EMF metric lines under the
  * same names as GET /metrics.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { pathToFileURL } from 'node:url';
-import { Stack } from 'aws-cdk-lib';
-import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AlertReceiver } from '../../infra/receiver.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
 import { HEARTBEAT_CHECK_EVENT } from '../../shared/heartbeat/event.js';
+import { bundleReceiver, functionUrlEvent as urlEvent, invokeBundle, type ReceiverBundle } from '../../scripts/lambda-local.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
-import { scratchApp } from './synth.js';
 
 const TOKEN = 'lambda-bundle-token-0123456789';
 const TABLE = 'lambda-bundle';
@@ -26,60 +20,31 @@ interface Emf {
   [key: string]: unknown;
 }
 
-/** A Function URL request event (payload format 2.0), as Lambda passes it. */
-function urlEvent(body: string, headers: Record<string, string> = {}) {
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: '/v1/alertmanager',
-    rawQueryString: '',
-    headers: { 'content-type': 'application/json', 'user-agent': 'Alertmanager/0.25.0', ...headers },
-    requestContext: {
-      accountId: 'anonymous', apiId: 'abc', domainName: 'abc.lambda-url.eu-west-1.on.aws', domainPrefix: 'abc', requestId: 'r-1',
-      routeKey: '$default', stage: '$default', time: '30/Nov/2026:12:00:00 +0000', timeEpoch: 1795003200000,
-      http: { method: 'POST', path: '/v1/alertmanager', protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'Alertmanager/0.25.0' },
-    },
-    body,
-    isBase64Encoded: false,
-  };
-}
-
 describe('functions/lambda.ts bundled and invoked as Lambda does', () => {
-  const scratch = scratchApp();
-  let bundle: string;
+  let bundle: ReceiverBundle;
   let db: LocalDynamoDb;
   let slack: Loopback;
 
   beforeAll(async () => {
-    const stack = new Stack(scratch.app, 'Bundle');
-    const receiver = new AlertReceiver(stack, 'Receiver');
-    bundle = `${scratch.outdir}/${(receiver.function.node.findChild('Code') as Asset).assetPath}/index.mjs`;
+    bundle = bundleReceiver();
     db = await startLocalDynamoDb(TABLE);
     slack = await startLoopback();
   }, 120_000);
   afterAll(async () => {
-    scratch.dispose();
+    bundle?.dispose();
     await Promise.allSettled([db?.close(), slack?.close()]);
   });
   beforeEach(() => {
     slack.requests.length = 0;
   });
 
-  /** Runs the events through one cold-started module, in order; returns the handler's results and every stdout line. */
-  async function invoke(env: Record<string, string>, events: unknown[]): Promise<{ results: any[]; lines: Record<string, unknown>[] }> {
-    const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
-for (const event of JSON.parse(process.env.EVENTS)) process.stdout.write('RESULT ' + JSON.stringify(await handler(event, {})) + '\\n');`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      timeout: 30_000,
-      env: {
-        PATH: process.env.PATH ?? '', AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test',
-        AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, TABLE_NAME: TABLE, AWS_LAMBDA_FUNCTION_NAME: 'receiver',
-        SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/lambda`, EVENTS: JSON.stringify(events), ...env,
-      },
-    });
-    const results = stdout.split('\n').filter((l) => l.startsWith('RESULT ')).map((l) => JSON.parse(l.slice(7)));
-    const lines = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    return { results, lines };
+  /** Runs the events through one cold-started bundle, in order; returns the handler's results and every stdout line. */
+  function invoke(env: Record<string, string>, events: unknown[]) {
+    return invokeBundle(bundle.path, {
+      AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, TABLE_NAME: TABLE, AWS_LAMBDA_FUNCTION_NAME: 'receiver',
+      SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/lambda`, ...env,
+    }, events);
   }
 
   const emf = (lines: Record<string, unknown>[]) => lines.filter((l): l is Emf => '_aws' in l);

@@ -17,6 +17,7 @@ import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/loca
 import { ensureTable } from '../../shared/dedupe/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
 import { createLogger } from '../../shared/logger.js';
+import { prometheusMetrics } from '../../shared/metrics/prometheus.js';
 import { startLoopback, type Loopback, type RecordedRequest } from '../helpers/loopback.js';
 import { fixture } from '../helpers/fixtures.js';
 import { RecordingChannel } from './ack-harness.js';
@@ -56,7 +57,9 @@ async function harness(env: Record<string, string> = {}) {
   const logger = createLogger('info', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
   const channels = [new RecordingChannel('slack'), new RecordingChannel('sns')];
   const runtime = createAckRuntime(config, { dynamodb: db.client }, channels, logger);
+  const prom = prometheusMetrics();
   const app = createApp(config, {
+    metrics: prom.metrics,
     store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: config.dedupeTtlSeconds }),
     channels,
     enrich: async (alerts) => new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'kv_cache', reason: 'test' }])),
@@ -72,7 +75,10 @@ async function harness(env: Record<string, string> = {}) {
   };
   const statuses = () => channels.map((c) => c.received.map((n) => n.status));
   const history = async () => ((await (await app.request(`/v1/alerts/${FP}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { history: Record<string, unknown>[]; record: Record<string, unknown> });
-  return { send, channels, statuses, history, logs };
+  /** `dedupe_decisions_total` by decision, from the exposition (series at 0 included). */
+  const decisions = async () =>
+    Object.fromEntries([...(await prom.scrape()).body.matchAll(/^llm_alert_pipeline_dedupe_decisions_total\{decision="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+  return { send, channels, statuses, history, logs, decisions };
 }
 
 /** A Prometheus stand-in whose `ALERTS` series say the alert fires now (`now`) and/or fired since it started (`seen`). */
@@ -115,6 +121,8 @@ describe('an alert resolved by a missed resend, then firing again with the same 
     const { record, history } = await h.history();
     expect(record).toMatchObject({ status: 'resolved' });
     expect(history.filter((e) => e.type === 'notified').map((e) => [e.status, e.generation ?? 0])).toEqual([['firing', 0], ['resolved', 0], ['firing', 1], ['resolved', 1]]);
+    // Counted as what each post turned out to be: the candidate re-fire is "firing again", once.
+    expect(await h.decisions()).toEqual({ 'first notification': 3, 'firing again': 1, repair: 0, 'already notified': 1, 'in flight': 0, 'stale copy': 0 });
   });
 
   it('is announced when Prometheus has the ALERTS series firing now', async () => {

@@ -1,0 +1,42 @@
+/**
+ * `npm run lambda:invoke -- <webhook.json> [...]`: runs the deployed receiver's code locally. Bundles
+ * functions/lambda.ts as `cdk deploy` does, starts the embedded DynamoDB, and sends each file (an
+ * Alertmanager webhook body) as an authenticated Function URL event to one cold-started bundle.
+ * Prints each handler result, then every line the function wrote: JSON logs and the EMF records
+ * CloudWatch would turn into metrics.
+ *
+ * Settings come from the environment as under `npm start` (e.g. SLACK_WEBHOOK_URL, PROMETHEUS_URL);
+ * WEBHOOK_TOKEN defaults to a random one used for these events. The DynamoDB endpoint, region and
+ * credentials are always the embedded store's.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { startLocalDynamoDb } from '../shared/dedupe/local-dynamodb.js';
+import { bundleReceiver, functionUrlEvent, invokeBundle } from './lambda-local.js';
+
+const files = process.argv.slice(2);
+if (files.length === 0) {
+  console.error('usage: npm run lambda:invoke -- <alertmanager-webhook.json> [...]');
+  process.exit(2);
+}
+
+const TABLE = 'llm-alert-pipeline-local';
+const token = process.env.WEBHOOK_TOKEN ?? randomBytes(24).toString('base64url');
+const events = files.map((file) => functionUrlEvent(readFileSync(file, 'utf8'), { authorization: `Bearer ${token}` }));
+
+const db = await startLocalDynamoDb(TABLE);
+const bundle = bundleReceiver();
+try {
+  const { results, lines } = await invokeBundle(bundle.path, {
+    ...(process.env as Record<string, string>),
+    WEBHOOK_TOKEN: token,
+    AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, TABLE_NAME: TABLE, AWS_LAMBDA_FUNCTION_NAME: 'llm-alert-pipeline-receiver',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  }, events);
+  results.forEach((result, i) => console.log(`${files[i]} → ${JSON.stringify(result)}`));
+  for (const line of lines) console.log(JSON.stringify(line));
+} finally {
+  bundle.dispose();
+  await db.close();
+}

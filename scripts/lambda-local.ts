@@ -1,0 +1,112 @@
+/**
+ * The receiver Lambda as AWS runs it, on this machine: `functions/lambda.ts` bundled by the
+ * `AlertReceiver` construct's own esbuild settings (the code `cdk deploy` uploads), loaded as an ES
+ * module in a plain Node process and invoked with Lambda events. Used by `npm run lambda:invoke`
+ * and by the infra tests, so both prove the same path.
+ *
+ * Events follow AWS's documented shapes: Function URL requests are payload format 2.0
+ * (https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html#urls-payloads).
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { App, Stack } from 'aws-cdk-lib';
+import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
+import { AlertReceiver } from '../infra/receiver.js';
+
+const SCRATCH = fileURLToPath(new URL('../.tmp/', import.meta.url));
+
+export interface ReceiverBundle {
+  /** Absolute path of the bundled `index.mjs`. */
+  path: string;
+  /** Removes the scratch directory holding the bundle. */
+  dispose(): void;
+}
+
+/**
+ * Bundles the receiver exactly as `cdk synth`/`cdk deploy` does, into a scratch directory under the
+ * repository's git-ignored `.tmp/` (so the bundle can import packages CDK leaves external, such as
+ * `@aws-sdk/*`, from the repository's node_modules). Takes a few seconds (esbuild).
+ */
+export function bundleReceiver(): ReceiverBundle {
+  mkdirSync(SCRATCH, { recursive: true });
+  const outdir = mkdtempSync(`${SCRATCH}lambda-`);
+  const app = new App({ outdir, builtinCloudFormationValidation: false });
+  const receiver = new AlertReceiver(new Stack(app, 'Local'), 'Receiver');
+  const path = `${outdir}/${(receiver.function.node.findChild('Code') as Asset).assetPath}/index.mjs`;
+  return { path, dispose: () => rmSync(outdir, { recursive: true, force: true }) };
+}
+
+/**
+ * A Function URL request event (payload format 2.0) carrying `body`, as Lambda passes it to the
+ * handler. `headers` are lower-case HTTP header names; `path` defaults to the webhook route.
+ */
+export function functionUrlEvent(body: string, headers: Record<string, string> = {}, path = '/v1/alertmanager') {
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', 'user-agent': 'Alertmanager/0.25.0', ...headers },
+    requestContext: {
+      accountId: 'anonymous', apiId: 'local', domainName: 'local.lambda-url.eu-west-1.on.aws', domainPrefix: 'local', requestId: 'local-1',
+      routeKey: '$default', stage: '$default', time: '30/Nov/2026:12:00:00 +0000', timeEpoch: 1795003200000,
+      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'Alertmanager/0.25.0' },
+    },
+    body,
+    isBase64Encoded: false,
+  };
+}
+
+export interface Invocation {
+  /** What the handler returned, one per event, in order. */
+  results: any[];
+  /** Every JSON line the function wrote to stdout, cold start included: log lines and EMF metric records. */
+  lines: Record<string, unknown>[];
+  /** The JSON lines written during each event's invocation, one array per event, in order. */
+  during: Record<string, unknown>[][];
+}
+
+/**
+ * Cold-starts the bundle once in a child Node process (environment = `env` only, plus PATH) and
+ * runs `events` through its `handler` in order, the i-th with `contexts[i]` as the Lambda context
+ * (default `{}`).
+ *
+ * @throws when the process fails or takes longer than `timeoutMs` (default 30 s, Lambda's time-out).
+ */
+export async function invokeBundle(
+  bundle: string,
+  env: Record<string, string>,
+  events: unknown[],
+  { contexts = [], timeoutMs = 30_000 }: { contexts?: object[]; timeoutMs?: number } = {},
+): Promise<Invocation> {
+  const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+const contexts = JSON.parse(process.env.CONTEXTS);
+for (const [i, event] of JSON.parse(process.env.EVENTS).entries()) {
+  process.stdout.write('${BEGIN}\\n');
+  process.stdout.write('${RESULT}' + JSON.stringify(await handler(event, contexts[i] ?? {})) + '\\n');
+}`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { PATH: process.env.PATH ?? '', ...env, EVENTS: JSON.stringify(events), CONTEXTS: JSON.stringify(contexts) },
+  });
+  const results: any[] = [];
+  const lines: Record<string, unknown>[] = [];
+  const during: Record<string, unknown>[][] = [];
+  for (const line of stdout.split('\n')) {
+    if (line === BEGIN) during.push([]);
+    else if (line.startsWith(RESULT)) results.push(JSON.parse(line.slice(RESULT.length)));
+    else if (line.startsWith('{')) {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      lines.push(record);
+      during.at(-1)?.push(record);
+    }
+  }
+  return { results, lines, during };
+}
+
+// Markers the child writes around each invocation; the function's own lines are JSON objects.
+const BEGIN = '--- invocation ---';
+const RESULT = 'RESULT ';
