@@ -5,7 +5,8 @@
  * and by the infra tests, so both prove the same path.
  *
  * Events follow AWS's documented shapes: Function URL requests are payload format 2.0
- * (https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html#urls-payloads).
+ * (https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html#urls-payloads); SNS events
+ * (https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html) are passed as recorded.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -60,7 +61,7 @@ export function functionUrlEvent(body: string, headers: Record<string, string> =
 }
 
 export interface Invocation {
-  /** What the handler returned, one per event, in order. */
+  /** What the handler returned, one per event, in order; `{ errorType, errorMessage }` when it threw (Lambda's function error). */
   results: any[];
   /** Every JSON line the function wrote to stdout, cold start included: log lines and EMF metric records. */
   lines: Record<string, unknown>[];
@@ -85,7 +86,9 @@ export async function invokeBundle(
 const contexts = JSON.parse(process.env.CONTEXTS);
 for (const [i, event] of JSON.parse(process.env.EVENTS).entries()) {
   process.stdout.write('${BEGIN}\\n');
-  process.stdout.write('${RESULT}' + JSON.stringify(await handler(event, contexts[i] ?? {})) + '\\n');
+  // A thrown error is a function error: Lambda reports it as {errorType, errorMessage} (and retries an async event).
+  const result = await handler(event, contexts[i] ?? {}).catch((err) => ({ errorType: err?.name ?? 'Error', errorMessage: String(err?.message ?? err) }));
+  process.stdout.write('${RESULT}' + JSON.stringify(result) + '\\n');
 }`;
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     timeout: timeoutMs,

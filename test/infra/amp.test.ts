@@ -52,7 +52,10 @@ describe('the AMP subscription', () => {
     const given = new LlmAlertPipelineStack(scratch.app, 'AmpGiven', { amp: { topicArn: GIVEN } });
     const plain = new LlmAlertPipelineStack(scratch.app, 'AmpNone', {});
     const oneWorkspace = new LlmAlertPipelineStack(scratch.app, 'AmpOneWorkspace', { amp: { workspaceArn: WORKSPACE } });
-    [createdT, givenT, plainT, oneWorkspaceT] = [created, given, plain, oneWorkspace].map((s) => Template.fromStack(s));
+    createdT = Template.fromStack(created);
+    givenT = Template.fromStack(given);
+    plainT = Template.fromStack(plain);
+    oneWorkspaceT = Template.fromStack(oneWorkspace);
   });
   afterAll(() => scratch.dispose());
 
