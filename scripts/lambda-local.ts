@@ -9,7 +9,8 @@
  * (https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html) are passed as recorded.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
@@ -83,18 +84,22 @@ export async function invokeBundle(
   { contexts = [], timeoutMs = 30_000 }: { contexts?: object[]; timeoutMs?: number } = {},
 ): Promise<Invocation> {
   const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+const { readFileSync } = await import('node:fs');
 const contexts = JSON.parse(process.env.CONTEXTS);
-for (const [i, event] of JSON.parse(process.env.EVENTS).entries()) {
+for (const [i, event] of JSON.parse(readFileSync(process.env.EVENTS_FILE, 'utf8')).entries()) {
   process.stdout.write('${BEGIN}\\n');
   // A thrown error is a function error: Lambda reports it as {errorType, errorMessage} (and retries an async event).
   const result = await handler(event, contexts[i] ?? {}).catch((err) => ({ errorType: err?.name ?? 'Error', errorMessage: String(err?.message ?? err) }));
   process.stdout.write('${RESULT}' + JSON.stringify(result) + '\\n');
 }`;
+  // Events go through a file: one environment string is capped at 128 KiB, and an SNS event can carry 256 KiB.
+  const dir = mkdtempSync(`${tmpdir()}/lambda-events-`);
+  writeFileSync(`${dir}/events.json`, JSON.stringify(events));
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     timeout: timeoutMs,
     maxBuffer: 64 * 1024 * 1024,
-    env: { PATH: process.env.PATH ?? '', ...env, EVENTS: JSON.stringify(events), CONTEXTS: JSON.stringify(contexts) },
-  });
+    env: { PATH: process.env.PATH ?? '', ...env, EVENTS_FILE: `${dir}/events.json`, CONTEXTS: JSON.stringify(contexts) },
+  }).finally(() => rmSync(dir, { recursive: true, force: true }));
   const results: any[] = [];
   const lines: Record<string, unknown>[] = [];
   const during: Record<string, unknown>[][] = [];
