@@ -3,8 +3,9 @@
  * locally. Bundles functions/lambda.ts as `cdk deploy` does, starts the embedded DynamoDB, and sends
  * each file to one cold-started bundle: an Alertmanager webhook body as an authenticated Function URL
  * event, a Lambda SNS event (e.g. test/fixtures/amp/*.event.json, what AMP publishes) as it is.
- * Prints each handler result, then every line the function wrote: JSON logs and the EMF records
- * CloudWatch would turn into metrics.
+ * Prints, per file, every line the function wrote during its invocation (JSON logs with the
+ * invocation's `awsRequestId`, the EMF records CloudWatch would turn into metrics, the console
+ * channel's rendering) and then the handler's result.
  *
  * Settings come from the environment as under `npm start` (e.g. SLACK_WEBHOOK_URL, PROMETHEUS_URL);
  * WEBHOOK_TOKEN defaults to a random one used for these events. The DynamoDB endpoint, region and
@@ -41,15 +42,19 @@ function parseOrUndefined(text: string): unknown {
 const db = await startLocalDynamoDb(TABLE);
 const bundle = bundleReceiver();
 try {
-  const { results, lines } = await invokeBundle(bundle.path, {
+  const { results, raw } = await invokeBundle(bundle.path, {
     ...(process.env as Record<string, string>),
     WEBHOOK_TOKEN: token,
     AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local',
     AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, TABLE_NAME: TABLE, AWS_LAMBDA_FUNCTION_NAME: 'llm-alert-pipeline-receiver',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  }, events);
-  results.forEach((result, i) => console.log(`${files[i]} → ${JSON.stringify(result)}`));
-  for (const line of lines) console.log(JSON.stringify(line));
+  }, events, { contexts: files.map((_, i) => ({ awsRequestId: `local-${i + 1}`, functionName: 'llm-alert-pipeline-receiver' })) });
+  for (const line of raw[0]!) console.log(line);
+  files.forEach((file, i) => {
+    console.log(`── ${file} (awsRequestId local-${i + 1})`);
+    for (const line of raw[i + 1] ?? []) console.log(line);
+    console.log(`── result: ${JSON.stringify(results[i])}`);
+  });
 } finally {
   bundle.dispose();
   await db.close();

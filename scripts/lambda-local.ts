@@ -68,6 +68,8 @@ export interface Invocation {
   lines: Record<string, unknown>[];
   /** The JSON lines written during each event's invocation, one array per event, in order. */
   during: Record<string, unknown>[][];
+  /** Every stdout line as written (JSON or not, e.g. the console channel's rendering), per invocation; [0] is the cold start. */
+  raw: string[][];
 }
 
 /**
@@ -103,16 +105,20 @@ for (const [i, event] of JSON.parse(readFileSync(process.env.EVENTS_FILE, 'utf8'
   const results: any[] = [];
   const lines: Record<string, unknown>[] = [];
   const during: Record<string, unknown>[][] = [];
+  const raw: string[][] = [[]];
   for (const line of stdout.split('\n')) {
-    if (line === BEGIN) during.push([]);
-    else if (line.startsWith(RESULT)) results.push(JSON.parse(line.slice(RESULT.length)));
-    else if (line.startsWith('{')) {
+    if (line === BEGIN) {
+      during.push([]);
+      raw.push([]);
+    } else if (line.startsWith(RESULT)) results.push(JSON.parse(line.slice(RESULT.length)));
+    else if (line) raw.at(-1)!.push(line);
+    if (line.startsWith('{')) {
       const record = JSON.parse(line) as Record<string, unknown>;
       lines.push(record);
       during.at(-1)?.push(record);
     }
   }
-  return { results, lines, during };
+  return { results, lines, during, raw };
 }
 
 // Markers the child writes around each invocation; the function's own lines are JSON objects.

@@ -116,7 +116,11 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     const error = `no route for ${c.req.method} ${c.req.path}`;
     // A POST to a wrong path is a sender's receiver URL that is wrong (Alertmanager drops the 404);
     // other methods are browsers and scanners.
-    if (c.req.method === 'POST') rejected(c, 404, error);
+    if (c.req.method === 'POST') {
+      rejected(c, 404, error);
+      // Counted with the webhook's answers, so `AlertPipelineWebhookRefused` sees a wrong URL too.
+      metrics.inc('webhook_requests_total', { code: '404' });
+    }
     return c.json({ error }, 404);
   });
   app.onError((err, c) => {

@@ -48,6 +48,8 @@ export const KNOWN_VALUES = {
   decision: FINAL_DECISIONS,
   failureReason: ['timeout', 'network', 'rate_limited', 'server_error', 'client_error', 'platform_error', 'content_refused', 'other'] satisfies DeliveryFailureReason[],
   unauthenticated: ['missing_token', 'malformed_header', 'invalid_token', 'no_token_configured'],
+  // Every status the webhook answers (app.ts), so a rule's increase() sees the first 4xx of a series.
+  webhookCode: ['200', '400', '401', '404', '413', '502', '503'],
   /** How an AMP message's body was read (`amp_messages_total{body}`; `AmpBodyKind` in shared/amp). */
   ampBody: ['json', 'text', 'unparsed'],
 } as const;

@@ -43,6 +43,7 @@ export function prometheusMetrics(): PrometheusMetrics {
 function startAtZero(counters: Map<string, Counter>, channels: string[]): void {
   for (const decision of KNOWN_VALUES.decision) counters.get('dedupe_decisions_total')?.inc({ decision }, 0);
   for (const reason of KNOWN_VALUES.unauthenticated) counters.get('webhook_unauthenticated_total')?.inc({ reason }, 0);
+  for (const code of KNOWN_VALUES.webhookCode) counters.get('webhook_requests_total')?.inc({ code }, 0);
   for (const channel of channels) {
     counters.get('notifications_total')?.inc({ channel, outcome: 'delivered', reason: 'ok' }, 0);
     for (const reason of KNOWN_VALUES.failureReason) counters.get('notifications_total')?.inc({ channel, outcome: 'failed', reason }, 0);

@@ -6,6 +6,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { MAX_BODY_BYTES } from '../../shared/app.js';
 import type { AlertKind } from '../../shared/enrich/types.js';
 import { findBinary, runBinary } from '../helpers/binaries.js';
 import { makeTempDir, SHIPPED } from '../helpers/processes.js';
@@ -124,7 +125,7 @@ describe('infra/prometheus/prometheus.example.yml', () => {
     const tokenFile = join(dir, 'prometheus.token');
     await writeFile(tokenFile, 'a-test-token-of-32-characters-xx');
     const shipped = await readFile(SHIPPED.prometheusConfig, 'utf8');
-    const copy = shipped.replace('/etc/prometheus/llm-alert-pipeline.token', tokenFile);
+    const copy = shipped.replaceAll('/etc/prometheus/llm-alert-pipeline.token', tokenFile);
     expect(copy).not.toBe(shipped);
     const config = join(dir, 'prometheus-check', 'prometheus.yml');
     await mkdir(join(dir, 'prometheus-check'), { recursive: true });
@@ -166,10 +167,18 @@ describe('infra/alertmanager/alertmanager.example.yml', () => {
       {
         url: expect.stringMatching(/^http:\/\/[^/]+:8080\/v1\/alertmanager$/),
         send_resolved: true,
-        max_alerts: 0,
+        max_alerts: expect.any(Number),
         http_config: { authorization: { type: 'Bearer', credentials_file: '/etc/alertmanager/llm-alert-pipeline.token' } },
       },
     ]);
+  });
+
+  it('caps alerts per notification so a storm fits the accepted body (a 413 is dropped by Alertmanager)', async () => {
+    const doc = parse(await readFile(SHIPPED.alertmanagerConfig, 'utf8')) as Example;
+    const maxAlerts = doc.receivers[0]!.webhook_configs[0]!.max_alerts as number;
+    expect(maxAlerts).toBeGreaterThan(50); // above every digestAbove default, so storms still get a digest
+    // A kube-prometheus-sized alert is ~1 KiB; leave room for 5 KiB of labels and annotations each.
+    expect(maxAlerts * 5 * 1024).toBeLessThan(MAX_BODY_BYTES);
   });
 
   it('routes the Watchdog heartbeat to llm-alert-pipeline on its own route, repeated well within the heartbeat timeout', async () => {

@@ -130,3 +130,23 @@ describe('with WEBHOOK_TOKEN', () => {
     expect(await res.text()).toContain('# TYPE llm_alert_pipeline_notifications_total counter');
   });
 });
+
+describe('webhook_requests_total counts every answer Alertmanager could get', () => {
+  it('counts a POST to a wrong receiver path (404, which Alertmanager drops) and logs it', async () => {
+    const a = await app({ webhookToken: new Secret(TOKEN) });
+    const res = await a.request('/v1/alertmanagers', { method: 'POST', body: fixtureText('firing-kv-cache-critical'), headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(404);
+    expect(await scrape()).toContain('llm_alert_pipeline_webhook_requests_total{code="404"} 1');
+    expect(lines.find((l) => l.event === 'request rejected')).toMatchObject({ level: 'error', status: 404 });
+    // A browser's or a scanner's GET of an unknown page is not a webhook answer.
+    await a.request('/favicon.ico');
+    expect(await scrape()).toContain('llm_alert_pipeline_webhook_requests_total{code="404"} 1');
+  });
+
+  it('counts the 503 of a dedupe store that fails', async () => {
+    const failing = { claim: async () => { throw new Error('store down'); } } as unknown as AppDeps['store'];
+    const a = await app({ webhookToken: new Secret(TOKEN) }, { store: failing });
+    expect((await post(a, { authorization: `Bearer ${TOKEN}` })).status).toBe(503);
+    expect(await scrape()).toContain('llm_alert_pipeline_webhook_requests_total{code="503"} 1');
+  });
+});
