@@ -55,9 +55,11 @@ export class DynamoDbAckStore implements AckStore {
     const enrichmentJson = n.enrichment && toJson(n.enrichment);
     const alertJson = alertJsonForRecord(n.alert, enrichmentJson);
     // Each write also counts the history event it records (`historySeq`), saving a call per alert in a storm.
+    // DynamoDB refuses an empty set: an alert no channel accepted carries no `channels` attribute.
+    const channels = n.channels.length ? { '#ch': new Set(n.channels) } : undefined;
     const fresh: UpdateSpec = {
-      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, '#ch': new Set(n.channels), '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }) },
-      remove: ['#ack', '#esc', ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
+      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, ...channels, '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }) },
+      remove: ['#ack', '#esc', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
       add: { '#seq': 1 },
       condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
       values: { ':s': startsAt, ':nowSec': nowSec },
@@ -66,17 +68,19 @@ export class DynamoDbAckStore implements AckStore {
     const same: UpdateSpec = {
       set: { '#exp': this.#expiry(nowMs), ...(resolved && { '#st': 'resolved', '#a': alertJson }) },
       setExpr: resolved ? ['#r = if_not_exists(#r, :now)'] : [],
-      add: { '#ch': new Set(n.channels), '#seq': 1 },
+      add: { ...channels, '#seq': 1 },
       condition: '#s = :s AND #exp > :nowSec',
       values: { ':s': startsAt, ':nowSec': nowSec, ...(resolved && { ':now': now }) },
     };
     // A resolve is usually of a known occurrence, a firing usually of a new one: try the likely write first.
     const generation = n.generation ?? 0;
-    const specs = resolved ? [same, fresh] : generation > 0 ? [this.#again(n, startsAt, nowMs), fresh, same] : [fresh, same];
+    const specs = resolved ? [same, fresh] : generation > 0 ? [this.#again(n, startsAt, nowMs, channels), fresh, same] : [fresh, same];
     for (const spec of specs) {
       const item = await this.#update(n.alert.fingerprint, spec);
       if (!item) continue;
-      const event = { type: 'notified' as const, status: n.alert.status, channels: [...n.channels].sort(), startsAt, ...(generation > 0 && { generation }) };
+      const event = channels
+        ? { type: 'notified' as const, status: n.alert.status, channels: [...n.channels].sort(), startsAt, ...(generation > 0 && { generation }) }
+        : { type: 'not delivered' as const, status: n.alert.status, startsAt, ...(generation > 0 && { generation }) };
       await this.#putHistory(n.alert.fingerprint, item, event, nowMs, batch);
       return { record: fromItem(item), newOccurrence: spec === fresh };
     }
@@ -85,14 +89,15 @@ export class DynamoDbAckStore implements AckStore {
 
   /**
    * The same occurrence firing again after its announced resolve (generation ≥ 1, see
-   * `shared/dedupe/occurrence.ts`): firing once more, its resolve time and finished escalation
-   * cleared so an unacknowledged critical alert escalates again; its acknowledgement kept.
+   * `shared/dedupe/occurrence.ts`): firing once more, its resolve time, finished escalation and
+   * acknowledgement cleared — the acknowledgement was of the firing that resolved, and a re-fire may
+   * be a missed incident — so a critical alert escalates again unless someone acknowledges anew.
    */
-  #again(n: NotifiedAlert, startsAt: string, nowMs: number): UpdateSpec {
+  #again(n: NotifiedAlert, startsAt: string, nowMs: number, channels: { '#ch': Set<string> } | undefined): UpdateSpec {
     return {
       set: { '#st': 'firing', '#a': toJson(n.alert), '#exp': this.#expiry(nowMs), '#gen': n.generation },
-      remove: ['#r', '#esc'],
-      add: { '#ch': new Set(n.channels), '#seq': 1 },
+      remove: ['#r', '#esc', '#ack'],
+      add: { ...channels, '#seq': 1 },
       condition: '#s = :s AND #exp > :nowSec AND (attribute_not_exists(#gen) OR #gen < :g)',
       values: { ':s': startsAt, ':nowSec': Math.floor(nowMs / 1000), ':g': n.generation },
     };

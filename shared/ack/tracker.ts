@@ -2,8 +2,8 @@
  * The pipeline's side of acknowledgements, in the order the pipeline calls it:
  * `prepare` (read who acknowledged the alerts about to be sent) → `decorate` (per channel message:
  * the signed Acknowledge link, and each alert's acknowledgement, so a resolved message says who acked
- * and how long it took) → `record` (after delivery: the alert's state and history, escalation
- * scheduled for a new critical occurrence, cancelled on resolve).
+ * and how long it took) → `record` (after delivery, delivered or not: the alert's state and history,
+ * escalation scheduled for a new critical occurrence, cancelled on resolve).
  *
  * It never fails the pipeline: the alert matters more than its bookkeeping, so store errors are logged.
  */
@@ -89,7 +89,9 @@ export class AckTracker {
     const budget = { left: MAX_ESCALATIONS_PER_MESSAGE, skipped: 0 };
     // The group's `notified` events go out in batch writes after the records: one request per 25, not per alert.
     const history: HistoryBatch = { items: [] };
-    await Promise.all(sent.filter((s) => s.channels.length).map((s) => limit(async () => {
+    // Every alert, delivered or not: an undelivered critical one still escalates (the target is the way
+    // out of a platform outage), and an undelivered resolve still cancels its escalation.
+    await Promise.all(sent.map((s) => limit(async () => {
       try {
         await this.#recordOne(message, s, enrichments.get(s.alert.fingerprint), budget, history);
       } catch (err) {

@@ -51,6 +51,8 @@ export interface AlertRecord {
 /** One line of an alert's history, as the audit route returns it. `at` is RFC 3339; `startsAt` names the occurrence. */
 export type HistoryEvent = { at: string; startsAt: string } & (
   | { type: 'notified'; status: 'firing' | 'resolved'; channels: string[]; generation?: number }
+  /** Received, but every channel failed (Alertmanager retries); escalation still follows the alert's state. */
+  | { type: 'not delivered'; status: 'firing' | 'resolved'; generation?: number }
   | { type: 'not announced'; status: 'firing' | 'resolved'; decision: 'stale copy'; reason: string }
   | { type: 'acknowledged'; by: string; channel: string }
   | { type: 'silenced'; silenceId: string; endsAt: string; by: string }
@@ -89,7 +91,7 @@ export interface NotifiedAlert {
   enrichment?: Enrichment;
   groupKey: string;
   externalURL: string;
-  /** Channels that accepted it in this round. */
+  /** Channels that accepted it in this round; empty when every channel failed. */
   channels: string[];
   /** The event's generation (`shared/dedupe/occurrence.ts`): ≥ 1 for a re-fire with the same `startsAt` and its resolve. */
   generation?: number;

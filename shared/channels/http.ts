@@ -74,8 +74,13 @@ async function readBody(response: Response, signal: AbortSignal, channel: string
 
 /** The error code of a failed `fetch` (`ECONNREFUSED`, `UND_ERR_SOCKET`, …); never the message, which may name the URL. */
 function networkCode(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown } } | undefined)?.cause;
+  // fetch throws `TypeError: fetch failed`; the reason is in `cause`: a system error code, an
+  // AggregateError of one per address tried, or only a message (undici's "bad port").
+  const cause = (err as { cause?: { code?: unknown; message?: unknown; errors?: { code?: unknown }[] } } | undefined)?.cause;
   if (cause && typeof cause.code === 'string') return cause.code;
+  const codes = [...new Set((cause?.errors ?? []).map((e) => e?.code).filter((c): c is string => typeof c === 'string'))];
+  if (codes.length) return codes.join(', ');
+  if (cause && typeof cause.message === 'string' && cause.message) return cause.message.slice(0, 120);
   return err instanceof Error ? err.name : 'unknown error';
 }
 

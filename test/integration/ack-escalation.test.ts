@@ -92,6 +92,47 @@ describe('escalation through the in-process timer', () => {
     expect(await historyTypes(h)).toEqual(['notified', 'escalation scheduled', 'notified', 'escalation cancelled:resolved']);
   });
 
+  it('schedules the escalation of a critical alert that every channel failed to deliver (the target is the way out)', async () => {
+    const h = await harness('3600');
+    for (const c of h.channels) c.down = true;
+    expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(502);
+    expect(h.runtime.timers!.pending()).toEqual([`${FP}@${JOB.startsAt}`]);
+    expect(await historyTypes(h)).toEqual(['not delivered', 'escalation scheduled']);
+    // Alertmanager's retry delivers once the platforms are back; the escalation stays as it was.
+    for (const c of h.channels) c.down = false;
+    expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
+    expect(h.runtime.timers!.pending()).toEqual([`${FP}@${JOB.startsAt}`]);
+    expect(await historyTypes(h)).toEqual(['not delivered', 'escalation scheduled', 'notified']);
+  });
+
+  it('cancels the escalation on a resolve that every channel failed to deliver (the alert is resolved all the same)', async () => {
+    const h = await harness('3600');
+    await h.webhook(fixture('firing-kv-cache-critical'));
+    for (const c of h.channels) c.down = true;
+    expect((await h.webhook(resolvedFixture())).status).toBe(502);
+    expect(h.runtime.timers!.pending()).toEqual([]);
+    expect(await checkEscalation(JOB, h.runtime.escalation!)).toBe('skipped');
+    expect(target.requests).toHaveLength(0);
+    expect(await historyTypes(h)).toEqual(['notified', 'escalation scheduled', 'not delivered', 'escalation cancelled:resolved']);
+  });
+
+  it('escalates a re-fire after an acknowledged resolve again: the acknowledgement belonged to the earlier firing', async () => {
+    const h = await harness('3600');
+    await h.webhook(fixture('firing-kv-cache-critical'));
+    const client = new FormClient(h.app);
+    const path = ackPath(h.channels[0]!.received[0]);
+    await client.open(path);
+    await client.submit(path, { name: 'alice' });
+    await h.webhook(resolvedFixture());
+    expect(h.runtime.timers!.pending()).toEqual([]);
+    // Alertmanager sends it firing again with the same startsAt (a missed resend resolved it): generation 1.
+    expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
+    expect(h.runtime.timers!.pending()).toEqual([`${FP}@${JOB.startsAt}`]);
+    const record = (await (await h.audit(FP)).json()) as { record: { acknowledgement?: unknown; status: string } };
+    expect(record.record).toMatchObject({ status: 'firing' });
+    expect(record.record.acknowledgement).toBeUndefined();
+  });
+
   it('never schedules a warning', async () => {
     const h = await harness('0.2');
     await h.webhook(fixture('firing-queue-backlog-two-models'));

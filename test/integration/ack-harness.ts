@@ -21,8 +21,11 @@ export const WEBHOOK_TOKEN = 'test-token-0123456789abcdef';
 
 export class RecordingChannel implements Channel {
   received: Notification[] = [];
+  /** While set, every send fails like an unreachable platform (nothing is received). */
+  down = false;
   constructor(readonly name: string) {}
   async send(n: Notification): Promise<void> {
+    if (this.down) throw new Error(`${this.name}: platform unreachable (test)`);
     this.received.push(n);
   }
 }

@@ -105,6 +105,12 @@ describe('slack channel over HTTP', () => {
     expect((err as DeliveryError).retryable).toBe(true);
     expect((err as Error).message).toBe('slack: request failed (ECONNREFUSED)');
   });
+
+  it('names the cause when fetch gives no error code (a port fetch refuses to use)', async () => {
+    const blocked = createSlackChannel({ webhookUrl: new Secret(`http://127.0.0.1:1${HOOK_PATH}`) });
+    const err = await blocked.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000)).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('slack: request failed (bad port)');
+  });
 });
 
 describe('slack channel whose reply stalls after its status line', () => {
