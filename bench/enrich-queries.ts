@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Alert } from '../shared/alertmanager/schema.js';
 import { enrichAlerts } from '../shared/enrich/index.js';
 import type { AlertKind } from '../shared/enrich/types.js';
-import { silentLogger } from '../shared/logger.js';
+import { silentLogger } from '../shared/core/logger.js';
 import { medianMs, round, type Benchmark, type Row } from './harness.js';
 
 const SIZES = [1, 10, 100] as const;

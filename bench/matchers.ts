@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { RE2JS } from 're2js';
-import { matches, parseMatchers } from '../shared/routing/matcher.js';
+import { matches, parseMatchers } from '../shared/alertmanager/matchers/index.js';
 import { round, type Benchmark, type Row } from './harness.js';
 
 const EXPRESSIONS = ['(?i)vllm.*', 'qwen3\\-8b|llama-3\\.1-70b', 'kv_cache|queue|error_rate|gpu_memory|latency', '[[:upper:]][a-z]+Memory.*'];

@@ -8,11 +8,11 @@
  */
 import { SNSClient } from '@aws-sdk/client-sns';
 import { pathToFileURL } from 'node:url';
-import { createApp } from '../shared/app.js';
-import { loadConfig } from '../shared/config.js';
-import { startLocalDynamoDb } from '../shared/dedupe/local-dynamodb.js';
-import { silentLogger } from '../shared/logger.js';
-import { createDeps } from '../shared/runtime.js';
+import { createApp } from '../shared/http/app.js';
+import { loadConfig } from '../shared/runtime/config.js';
+import { startLocalDynamoDb } from '../shared/store/local-dynamodb.js';
+import { silentLogger } from '../shared/core/logger.js';
+import { createDeps } from '../shared/runtime/deps.js';
 import { startLoopback } from '../test/helpers/loopback.js';
 import { startSnsServer } from '../test/helpers/sns-server.js';
 import { stormWebhook } from '../test/integration/storm-webhook.js';

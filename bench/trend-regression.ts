@@ -3,7 +3,7 @@
  * fit, sparkline) on the default window's 361 points and on the 11,000 points Prometheus allows
  * in one range query at most.
  */
-import { fitMemoryTrend } from '../shared/enrich/trend.js';
+import { fitMemoryTrend } from '../shared/enrich/trend/index.js';
 import type { Point } from '../shared/prometheus/client.js';
 import { MAX_POINTS_PER_SERIES } from '../shared/prometheus/step.js';
 import { medianMs, round, type Benchmark, type Row } from './harness.js';

@@ -8,13 +8,13 @@
 import type { Context } from 'aws-lambda';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { checkEscalation } from '../shared/ack/escalation.js';
-import { createAckRuntime } from '../shared/ack/runtime.js';
-import { parseEscalationJob } from '../shared/ack/scheduler.js';
-import { loadConfig } from '../shared/config.js';
-import { createLogger, withLogFields } from '../shared/logger.js';
-import { withSecretSettings } from '../shared/settings-secret.js';
-import { AWS_CLIENT_DEFAULTS } from '../shared/aws-clients.js';
+import { checkEscalation } from '../shared/escalation/escalation.js';
+import { createAckRuntime } from '../shared/runtime/ack.js';
+import { parseEscalationJob } from '../shared/escalation/scheduler.js';
+import { loadConfig } from '../shared/runtime/config.js';
+import { createLogger, withLogFields } from '../shared/core/logger.js';
+import { withSecretSettings } from '../shared/runtime/settings-secret.js';
+import { AWS_CLIENT_DEFAULTS } from '../shared/runtime/aws-clients.js';
 
 const config = loadConfig(await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)));
 const logger = createLogger(config.logLevel);

@@ -2,13 +2,13 @@
  * `npm start`: the same app on Node, with an embedded DynamoDB (dynalite) unless
  * `AWS_ENDPOINT_URL_DYNAMODB` or `TABLE_NAME` point at a real one.
  */
-import { createApp } from '../shared/app.js';
-import { ConfigError, loadConfig, type Config } from '../shared/config.js';
-import { serveApp } from '../shared/http-server.js';
-import { createLogger } from '../shared/logger.js';
-import { openDedupeTable } from '../shared/local-runtime.js';
+import { createApp } from '../shared/http/app.js';
+import { ConfigError, loadConfig, type Config } from '../shared/runtime/config.js';
+import { serveApp } from '../shared/http/server.js';
+import { createLogger } from '../shared/core/logger.js';
+import { openDedupeTable } from '../shared/runtime/local.js';
 import { prometheusMetrics } from '../shared/metrics/prometheus.js';
-import { createDeps, createHeartbeatCheck } from '../shared/runtime.js';
+import { createDeps, createHeartbeatCheck } from '../shared/runtime/deps.js';
 
 function fail(message: string): never {
   process.stderr.write(`llm-alert-pipeline: ${message}\n`);

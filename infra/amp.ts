@@ -62,7 +62,7 @@ export class AmpIngest extends Construct {
     this.undeliverable = failureQueue(this, 'Undeliverable', 'AMP messages SNS could not deliver to the receiver function');
     this.topic.addSubscription(new LambdaSubscription(props.receiver.function, { deadLetterQueue: this.undeliverable }));
 
-    this.failedEvents = failureQueue(this, 'FailedEvents', 'AMP messages the receiver still failed on after Lambda\'s retries');
+    this.failedEvents = failureQueue(this, 'FailedEvents', "AMP messages the receiver still failed on after Lambda's retries");
     const fn = props.receiver.function;
     // The destination by ARN plus sqs:SendMessage alone (SqsDestination would also grant GetQueueUrl and GetQueueAttributes).
     fn.configureAsyncInvoke({
@@ -71,7 +71,11 @@ export class AmpIngest extends Construct {
       onFailure: { bind: () => ({ destination: this.failedEvents.queueArn }) },
     });
     allow(fn, ['sqs:SendMessage'], [this.failedEvents.queueArn]);
-    new CfnOutput(this, 'TopicArn', { key: 'AmpTopicArn', value: this.topic.topicArn, description: 'topic_arn of the AMP alert manager definition\'s sns_configs (infra/amp/alertmanager-definition.yml)' });
+    new CfnOutput(this, 'TopicArn', {
+      key: 'AmpTopicArn',
+      value: this.topic.topicArn,
+      description: "topic_arn of the AMP alert manager definition's sns_configs (infra/amp/alertmanager-definition.yml)",
+    });
   }
 
   #createTopic(workspaceArn: string | undefined): { topic: Topic; key: Key } {

@@ -3,7 +3,7 @@
  * command line) and checks them at synth time, so a typo fails `cdk synth` instead of the first alert.
  */
 import { z } from 'zod';
-import type { LogLevel } from '../shared/logger.js';
+import type { LogLevel } from '../shared/core/logger.js';
 import type { PlainSettings } from './receiver.js';
 
 const URL_KEYS = ['prometheusUrl', 'alertmanagerUrl', 'publicUrl'] as const;

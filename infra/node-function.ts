@@ -30,6 +30,18 @@ export const LAMBDA_NODE_MAJOR = Number(/^nodejs(\d+)\.x$/.exec(LAMBDA_RUNTIME.n
  */
 export const TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'];
 
+/** The esbuild settings of every Lambda bundle besides its ESM format; test/infra/lambda-bundle-inputs.test.ts bundles with them. */
+export const LAMBDA_BUNDLING = {
+  // esbuild's ESM output has no `require`; CommonJS dependencies still call it.
+  banner: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);",
+  mainFields: ['module', 'main'],
+  target: `node${LAMBDA_NODE_MAJOR}`,
+  minify: true,
+  sourceMap: true,
+  // The Node.js runtimes ship AWS SDK v3.
+  externalModules: ['@aws-sdk/*'],
+};
+
 export interface NodeFunctionProps {
   /** Entry file exporting `handler`. */
   entry: string;
@@ -67,14 +79,7 @@ export function nodeFunction(scope: Construct, id: string, props: NodeFunctionPr
       forceDockerBundling: false,
       // ESM because the entries read the settings secret with top-level await.
       format: OutputFormat.ESM,
-      // esbuild's ESM output has no `require`; CommonJS dependencies still call it.
-      banner: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);",
-      mainFields: ['module', 'main'],
-      target: `node${LAMBDA_NODE_MAJOR}`,
-      minify: true,
-      sourceMap: true,
-      // The Node.js runtimes ship AWS SDK v3.
-      externalModules: ['@aws-sdk/*'],
+      ...LAMBDA_BUNDLING,
       ...(props.commandHooks ? { commandHooks: props.commandHooks } : {}),
     },
   });

@@ -13,10 +13,10 @@ import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import type { LogLevel } from '../shared/logger.js';
+import type { LogLevel } from '../shared/core/logger.js';
 import { allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
 import { LAMBDA_ROUTING_FILE, shipRoutingFile, type RoutingShipment } from './routing.js';
-import { SECRET_SETTINGS } from '../shared/settings-secret.js';
+import { SECRET_SETTINGS } from '../shared/runtime/settings-secret.js';
 
 
 /**

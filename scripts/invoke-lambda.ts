@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isSnsEvent } from '../shared/amp/sns-event.js';
-import { startLocalDynamoDb } from '../shared/dedupe/local-dynamodb.js';
+import { startLocalDynamoDb } from '../shared/store/local-dynamodb.js';
 import { bundleReceiver, functionUrlEvent, invokeBundle } from './lambda-local.js';
 
 const files = process.argv.slice(2);

@@ -4,17 +4,17 @@
  * then send one short "acknowledged by X" follow-up to each channel that carried them.
  */
 import pLimit from 'p-limit';
-import type { Channel } from '../channels/types.js';
-import { deliver } from '../delivery.js';
-import { labelsCut } from '../reduce.js';
-import type { Logger } from '../logger.js';
+import type { Channel } from '../channels/channel.js';
+import { deliver } from '../channels/deliver.js';
+import { labelsCut } from '../render/reduce.js';
+import type { Logger } from '../core/logger.js';
 import { latestCoveredStart } from './links.js';
-import { isoTime } from './records.js';
-import { noticeFromRecords } from './notices.js';
-import type { EscalationScheduler } from './scheduler.js';
-import { createSilence, SilenceError, silenceFor } from './silence.js';
+import { isoTime } from '../store/alert-record-items.js';
+import { noticeFromRecords } from '../escalation/notices.js';
+import type { EscalationScheduler } from '../escalation/scheduler.js';
+import { createSilence, SilenceError, silenceFor } from '../alertmanager/silences.js';
 import type { AckClaims } from './token.js';
-import type { AckOutcome, AckStore, AlertRecord } from './types.js';
+import type { AckOutcome, AckStore, AlertRecord } from '../store/alert-record.js';
 
 /** Store calls in flight at once for one link (a link names at most 50 alerts). */
 const CONCURRENCY = 8;

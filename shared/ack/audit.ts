@@ -4,7 +4,7 @@
  * bearer token as the webhook (`WEBHOOK_TOKEN`).
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import type { AckStore } from './types.js';
+import type { AckStore } from '../store/alert-record.js';
 
 /** History events returned, newest kept. */
 export const AUDIT_HISTORY_LIMIT = 200;

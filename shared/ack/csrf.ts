@@ -10,7 +10,7 @@
  * @see https://www.w3.org/TR/fetch-metadata/
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Secret } from '../secret.js';
+import type { Secret } from '../core/secret.js';
 import type { AckKeys } from './token.js';
 
 /** Name of the cookie carrying the page's nonce. */

@@ -2,7 +2,7 @@
  * Builds the signed "Acknowledge" links: `PUBLIC_URL/v1/ack/<token>`, one per channel message, so the
  * acknowledgement records which channel's link was used.
  */
-import { keyPart } from '../dedupe/keys.js';
+import { keyPart } from '../store/keys.js';
 import { signAckToken, type AckKeys } from './token.js';
 
 /** Route prefix of the acknowledgement page (see `shared/ack/routes.ts`). */

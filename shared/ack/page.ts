@@ -4,12 +4,12 @@
  * @see https://www.w3.org/TR/CSP3/
  */
 import { createHash } from 'node:crypto';
-import { formatTime } from '../format.js';
+import { formatTime } from '../render/format.js';
 import { hasKnownStart } from '../alertmanager/schema.js';
 import type { FormNonce } from './csrf.js';
-import { elapsed } from './elapsed.js';
+import { elapsed } from '../render/elapsed.js';
 import type { AlertAckResult } from './acknowledge.js';
-import type { AlertRecord } from './types.js';
+import type { AlertRecord } from '../store/alert-record.js';
 
 const STYLE = [
   'body{font:16px/1.45 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}',

@@ -12,7 +12,7 @@ import { acknowledge, type AcknowledgeDeps } from './acknowledge.js';
 import { CSRF_COOKIE, checkFormNonce, checkOrigin, issueFormNonce } from './csrf.js';
 import { latestCoveredStart, type AckLinks } from './links.js';
 import { PAGE_HEADERS, renderAckPage, renderProblemPage, type PageModel } from './page.js';
-import { SILENCE_HOURS } from './silence.js';
+import { SILENCE_HOURS } from '../alertmanager/silences.js';
 import { AckTokenError, TOKEN_PROBLEM_STATUS, verifyAckToken, type AckClaims } from './token.js';
 
 /** Cookie remembering the name typed on this browser. */

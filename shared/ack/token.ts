@@ -11,7 +11,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc4648#section-5
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { Secret } from '../secret.js';
+import type { Secret } from '../core/secret.js';
 
 /** Most fingerprints one link names; a larger group's link covers its first alerts (Slack shows fewer anyway). */
 export const MAX_TOKEN_ALERTS = 50;

@@ -11,13 +11,13 @@ import pLimit from 'p-limit';
 import pRetry from 'p-retry';
 import type { Alert, WebhookMessage } from '../alertmanager/schema.js';
 import type { Acknowledgement, Enrichment } from '../enrich/types.js';
-import type { Logger } from '../logger.js';
-import type { Notification } from '../notification.js';
-import { escalates } from './escalation.js';
+import type { Logger } from '../core/logger.js';
+import type { Notification } from '../render/notification.js';
+import { escalates } from '../escalation/escalation.js';
 import type { AckLinks } from './links.js';
-import { normaliseTime } from './records.js';
-import type { EscalationScheduler } from './scheduler.js';
-import type { AckStore, AlertRecord, HistoryBatch } from './types.js';
+import { normaliseTime } from '../store/alert-record-items.js';
+import type { EscalationScheduler } from '../escalation/scheduler.js';
+import type { AckStore, AlertRecord, HistoryBatch } from '../store/alert-record.js';
 
 /** Store calls in flight at once while recording a group (a storm can bring thousands of alerts). */
 const CONCURRENCY = 32;

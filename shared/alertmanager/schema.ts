@@ -68,7 +68,7 @@ export const webhookSchema = z.object({
   alerts: z.array(alertSchema).min(1),
 });
 
-export type AlertStatus = z.infer<typeof alertStatusSchema>;
+type AlertStatus = z.infer<typeof alertStatusSchema>;
 /** One alert of a webhook payload. */
 export type Alert = z.infer<typeof alertSchema>;
 /** A whole Alertmanager webhook payload (version 4). */

@@ -17,7 +17,7 @@
  * @see https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html
  */
 import { GO_ZERO_TIME, webhookSchema, type WebhookMessage } from '../alertmanager/schema.js';
-import { truncateBytes } from '../truncate.js';
+import { truncateBytes } from '../core/truncate.js';
 import { parseDefaultText } from './default-text.js';
 import { parseJsonBody, syntheticGroupKey } from './json-body.js';
 
@@ -74,7 +74,10 @@ function unparsedMessage(m: AmpMessage, receiver: string, reason: string): Webho
     parse_error: reason,
     sns_topic_arn: m.topicArn,
   };
-  if (Object.keys(m.attributes).length) annotations.sns_message_attributes = Object.entries(m.attributes).map(([k, v]) => `${k}=${v}`).join('; ');
+  if (Object.keys(m.attributes).length)
+    annotations.sns_message_attributes = Object.entries(m.attributes)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; ');
   return webhookSchema.parse({
     version: '4',
     groupKey: syntheticGroupKey(receiver, { alertname: UNPARSED_ALERTNAME }),

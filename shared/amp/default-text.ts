@@ -95,7 +95,14 @@ export function parseDefaultText(body: string, context: TextContext): TextBodyRe
 
 /** The alerts of the text, in order; `undefined` when it has no section followed by `Labels:`. */
 function readAlerts(lines: string[]): Draft[] | undefined {
-  const start = lines.findIndex((line, i) => line.trim() in SECTIONS && lines.slice(i + 1).find((l) => l.trim() !== '')?.trim() === 'Labels:');
+  const start = lines.findIndex(
+    (line, i) =>
+      line.trim() in SECTIONS &&
+      lines
+        .slice(i + 1)
+        .find((l) => l.trim() !== '')
+        ?.trim() === 'Labels:',
+  );
   if (start < 0) return undefined;
   const drafts: Draft[] = [];
   let status: Status = SECTIONS[lines[start]!.trim()]!;

@@ -80,7 +80,10 @@ function withTimes(alert: Record<string, unknown>): Record<string, unknown> {
 /** `amp/<receiver>:{name="value",…}`, group labels sorted by name as Alertmanager prints a label set. */
 export function syntheticGroupKey(receiver: unknown, groupLabels: unknown): string {
   const labels = typeof groupLabels === 'object' && groupLabels !== null ? Object.entries(groupLabels as Record<string, unknown>) : [];
-  const set = labels.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${JSON.stringify(String(v))}`).join(',');
+  const set = labels
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${JSON.stringify(String(v))}`)
+    .join(',');
   return `amp/${typeof receiver === 'string' ? receiver : ''}:{${set}}`;
 }
 
@@ -103,7 +106,14 @@ export function goEscapesToJson(text: string): string {
     if (esc === 'a') return '\\u0007';
     if (esc === 'v') return '\\u000b';
     const code = parseInt(esc.slice(1), 16);
-    return [...String.fromCodePoint(code <= 0x10ffff ? code : 0xfffd)].map((c) => c.split('').map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')).join('');
+    return [...String.fromCodePoint(code <= 0x10ffff ? code : 0xfffd)]
+      .map((c) =>
+        c
+          .split('')
+          .map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`)
+          .join(''),
+      )
+      .join('');
   });
 }
 

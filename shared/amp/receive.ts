@@ -17,7 +17,7 @@
 import type { SNSEvent } from 'aws-lambda';
 import { takeHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
 import { noMetrics } from '../metrics/catalogue.js';
-import { processGroup, type GroupResult, type PipelineDeps } from '../pipeline.js';
+import { processGroup, type GroupResult, type PipelineDeps } from '../pipeline/index.js';
 import { convertAmpMessage, type AmpBodyKind, type AmpMessage } from './convert.js';
 import { ampMessages } from './sns-event.js';
 
@@ -66,7 +66,7 @@ export async function receiveSnsEvent(event: SNSEvent, deps: AmpDeps): Promise<A
 }
 
 /** What happens to an event the handler throws for (the function's async invoke configuration). */
-const RETRIED = 'Lambda retries the event twice, then keeps it in the receiver\'s failed-events queue (an alarm watches its depth)';
+const RETRIED = "Lambda retries the event twice, then keeps it in the receiver's failed-events queue (an alarm watches its depth)";
 
 function readEvent(event: SNSEvent, deps: AmpDeps): AmpMessage[] {
   try {
@@ -85,10 +85,20 @@ async function receiveOne(m: AmpMessage, deps: AmpDeps): Promise<AmpOutcome> {
   metrics.inc('alerts_received_total', {}, conversion.message.alerts.length);
   const facts = { body: conversion.kind, alerts: conversion.message.alerts.length, bytes: Buffer.byteLength(m.body), attributes: m.attributes };
   if (conversion.kind === 'unparsed') {
-    log.error('AMP message not parsed', { ...facts, reason: conversion.reason, subject: m.subject, preview: m.body.slice(0, PREVIEW_CHARS), detail: `delivered as raw text in an ${conversion.message.alerts[0]!.labels.alertname} alert` });
+    log.error('AMP message not parsed', {
+      ...facts,
+      reason: conversion.reason,
+      subject: m.subject,
+      preview: m.body.slice(0, PREVIEW_CHARS),
+      detail: `delivered as raw text in an ${conversion.message.alerts[0]!.labels.alertname} alert`,
+    });
   } else log.info('AMP message received', facts);
   if (conversion.truncated || conversion.lost > 0) {
-    log.warn('AMP message truncated', { lost: conversion.lost, modified: m.attributes.modified, detail: 'AMP cut the message at 256 KB: the alerts that arrived whole are delivered, the rest are shown as left out' });
+    log.warn('AMP message truncated', {
+      lost: conversion.lost,
+      modified: m.attributes.modified,
+      detail: 'AMP cut the message at 256 KB: the alerts that arrived whole are delivered, the rest are shown as left out',
+    });
   }
   const group = await takeHeartbeats(conversion.message, deps.heartbeat, conversion.message.externalURL || `amp:${m.topicArn}`);
   const outcome: AmpOutcome = { messageId: m.messageId, body: conversion.kind, lost: conversion.lost };
@@ -99,6 +109,8 @@ async function receiveOne(m: AmpMessage, deps: AmpDeps): Promise<AmpOutcome> {
 }
 
 function retryReason(result: GroupResult): string {
-  const failed = Object.entries(result.channels).filter(([, o]) => o.status === 'failed').map(([name]) => name);
+  const failed = Object.entries(result.channels)
+    .filter(([, o]) => o.status === 'failed')
+    .map(([name]) => name);
   return failed.length ? `channel ${failed.join(', ')} failed after its retries` : `${result.inFlight} alert(s) in flight in another delivery`;
 }

@@ -7,9 +7,11 @@
  * line, and ESC sequences would drive the terminal. So every line starts with {@link MARGIN} (no
  * printed line can parse as a log line) and control characters are shown escaped.
  */
-import type { RenderOptions } from './digest.js';
-import type { Channel } from './types.js';
-import { renderText } from './text.js';
+import { z } from 'zod';
+import type { RenderOptions } from '../render/digest.js';
+import type { Channel } from './channel.js';
+import { renderFields, type ChannelType, type InstanceBase } from './settings.js';
+import { renderText } from '../render/text.js';
 
 /** Separates notifications in the output. */
 const RULE = '─'.repeat(60);
@@ -46,3 +48,15 @@ export function createConsoleChannel(write: (s: string) => void = (s) => process
     },
   };
 }
+
+const schema = z.strictObject({ type: z.literal('console'), ...renderFields });
+type ConsoleSpec = z.infer<typeof schema>;
+export type ConsoleInstance = InstanceBase & { type: 'console' };
+
+/** The console's settings: a routing-file entry `{ type: console }` (stdout; `npm start`'s default channel). */
+export const consoleType = {
+  schema,
+  secretNames: () => [],
+  resolve: (name, spec) => ({ name, type: 'console', locale: spec.locale, digestAbove: spec.digestAbove }),
+  create: (c, deps) => createConsoleChannel(deps.write, { name: c.name, locale: c.locale, digestAbove: c.digestAbove }),
+} satisfies ChannelType<ConsoleSpec, ConsoleInstance>;

@@ -3,8 +3,8 @@
  * (Slack, Feishu): 2xx is accepted; 429, 5xx, time-outs and network errors are retryable;
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
  */
-import { redactSecrets, type Secret } from '../secret.js';
-import { ContentRefusedError, DeliveryError, httpFailureReason } from './types.js';
+import { redactSecrets, type Secret } from '../core/secret.js';
+import { ContentRefusedError, DeliveryError, httpFailureReason } from './channel.js';
 
 /** Longest excerpt of a reply body quoted in an error message (characters). */
 const BODY_EXCERPT_CHARS = 200;

@@ -4,7 +4,7 @@
  * over the same window) is sent once, whichever kind asked.
  */
 import type { Alert } from '../alertmanager/schema.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import type { PrometheusClient, QueryResult } from '../prometheus/client.js';
 import { rangeStep } from '../prometheus/step.js';
 import type { EnrichContext, MemorySettings } from './enricher.js';

@@ -4,18 +4,17 @@
  * alerts of each kind, so a group costs a number of queries per kind, not per alert.
  */
 import type { Alert } from '../alertmanager/schema.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import { PrometheusClient, PrometheusError } from '../prometheus/client.js';
 import { classifyAlert } from './classify.js';
 import { createContext } from './context.js';
 import { EnrichmentUnavailable, type EnrichContext, type MemoryUnit } from './enricher.js';
-import { ENRICHERS } from './enrichers.js';
-import { DCGM_FB_USED } from './gpu-memory.js';
-import { likelyCause } from './likely-cause.js';
+import { ENRICHERS } from './kinds/index.js';
+import { DCGM_FB_USED } from './kinds/gpu-memory.js';
+import { likelyCause } from './causes/likely-cause.js';
 import type { AlertKind, Enrichment, UnavailableCause } from './types.js';
-import { truncateChars } from '../truncate.js';
+import { truncateChars } from '../core/truncate.js';
 
-export { classifyAlert } from './classify.js';
 export type { MemoryUnit } from './enricher.js';
 export type * from './types.js';
 

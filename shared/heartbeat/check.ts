@@ -7,11 +7,11 @@
  * `repeat_interval` does.
  */
 import type { Enrichment } from '../enrich/types.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import type { Metrics } from '../metrics/catalogue.js';
-import { processGroup, type PipelineDeps } from '../pipeline.js';
+import { processGroup, type PipelineDeps } from '../pipeline/index.js';
 import { heartbeatMissingMessage } from './alert.js';
-import type { HeartbeatRecord, HeartbeatStore } from './store.js';
+import type { HeartbeatRecord, HeartbeatStore } from '../store/heartbeat.js';
 
 export interface HeartbeatCheckDeps {
   store: HeartbeatStore;

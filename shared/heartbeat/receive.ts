@@ -5,7 +5,7 @@
  */
 import type { WebhookMessage } from '../alertmanager/schema.js';
 import type { Metrics } from '../metrics/catalogue.js';
-import type { HeartbeatStore } from './store.js';
+import type { HeartbeatStore } from '../store/heartbeat.js';
 
 export interface HeartbeatReceiver {
   /** The heartbeat alert's name. */

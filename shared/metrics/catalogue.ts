@@ -6,8 +6,8 @@
  * The pipeline sees only the {@link Metrics} port; prom-client and Powertools stay in the adapters.
  * @see https://prometheus.io/docs/practices/naming/
  */
-import { FINAL_DECISIONS } from '../dedupe/store.js';
-import type { DeliveryFailureReason } from '../channels/types.js';
+import { FINAL_DECISIONS } from '../store/dedupe.js';
+import type { DeliveryFailureReason } from '../channels/channel.js';
 
 /** Prefix of every metric name. */
 export const METRIC_PREFIX = 'llm_alert_pipeline_';
@@ -21,7 +21,10 @@ export const COUNTERS = {
   enrichment_unavailable_total: { help: 'Alerts sent without enrichment, by reason.', labels: ['reason'] },
   webhook_requests_total: { help: 'Webhook requests (POST /v1/alertmanager) by HTTP status code.', labels: ['code'] },
   webhook_unauthenticated_total: { help: 'Requests refused for authentication (missing, malformed or wrong token, or no WEBHOOK_TOKEN configured).', labels: ['reason'] },
-  amp_messages_total: { help: 'SNS messages from Amazon Managed Service for Prometheus, by how the body was read: json, text (the default template), unparsed (delivered as raw text in an AMPUnparsedMessage alert).', labels: ['body'] },
+  amp_messages_total: {
+    help: 'SNS messages from Amazon Managed Service for Prometheus, by how the body was read: json, text (the default template), unparsed (delivered as raw text in an AMPUnparsedMessage alert).',
+    labels: ['body'],
+  },
 } as const;
 
 /** Histograms; values in seconds. */

@@ -82,4 +82,4 @@ export const envelopeSchema = z.object({
   warnings: z.array(z.string()).optional(),
 });
 
-export type Envelope = z.infer<typeof envelopeSchema>;
+type Envelope = z.infer<typeof envelopeSchema>;

@@ -7,18 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
-import { Secret } from '../secret.js';
+import { Secret } from '../core/secret.js';
 import type { Route } from './router.js';
-import { routingFileSchema, TOPIC_ARN, type ChannelSpec, type RoutingFile, type SecretRef } from './schema.js';
+import { resolveChannel as resolveEntry, secretNamesOf, type ChannelInstance, type ChannelSpec } from '../channels/registry.js';
+import { webhookUrlProblem, type SecretRef } from '../channels/settings.js';
+import { routingFileSchema, type RoutingFile } from './schema.js';
 import { toJsProblem, yamlProblem } from './yaml-problems.js';
-
-/** A channel instance of the routing file with its secrets looked up. */
-export type ChannelInstance = { name: string } & (
-  | { type: 'slack'; webhookUrl: Secret; locale?: ChannelSpec['locale']; digestAbove?: number }
-  | { type: 'feishu'; webhookUrl: Secret; signingSecret?: Secret; locale?: ChannelSpec['locale']; digestAbove?: number }
-  | { type: 'sns'; topicArn: string; messageStructure?: 'string' | 'json'; locale?: ChannelSpec['locale']; digestAbove?: number }
-  | { type: 'console'; locale?: ChannelSpec['locale']; digestAbove?: number }
-);
 
 export interface RoutingConfig {
   /** The file as given (for messages). */
@@ -140,50 +134,16 @@ function checkReferences(data: RoutingFile, envChannels: string[], locate: (p: P
 }
 
 function resolveChannel(name: string, spec: ChannelSpec, settings: Record<string, string | undefined>, locate: (p: Path) => string, problems: string[]): ChannelInstance | undefined {
+  const problem = (field: string, message: string) => problems.push(`${locate(['channels', name, field])}: ${message}`);
   const secret = (ref: SecretRef, field: string, url: boolean): Secret | undefined => {
     const value = settings[ref.secret];
     const urlProblem = value && url ? webhookUrlProblem(value) : undefined;
-    const problem = !value ? `setting ${ref.secret} is not set (an environment variable, or a key of the settings secret in AWS)` : urlProblem && `setting ${ref.secret} ${urlProblem}`;
-    if (problem) problems.push(`${locate(['channels', name, field])}: ${problem}`);
-    return problem ? undefined : new Secret(value!);
+    const message = !value ? `setting ${ref.secret} is not set (an environment variable, or a key of the settings secret in AWS)` : urlProblem && `setting ${ref.secret} ${urlProblem}`;
+    if (message) problem(field, message);
+    return message ? undefined : new Secret(value!);
   };
-  const { locale, digestAbove } = spec;
-  switch (spec.type) {
-    case 'slack': {
-      const webhookUrl = secret(spec.webhookUrl, 'webhookUrl', true);
-      return webhookUrl && { name, type: 'slack', webhookUrl, locale, digestAbove };
-    }
-    case 'feishu': {
-      const webhookUrl = secret(spec.webhookUrl, 'webhookUrl', true);
-      const signingSecret = spec.signingSecret && secret(spec.signingSecret, 'signingSecret', false);
-      return webhookUrl && { name, type: 'feishu', webhookUrl, signingSecret, locale, digestAbove };
-    }
-    case 'sns': {
-      const topicArn = spec.topicArn ?? settings.SNS_TOPIC_ARN;
-      if (!topicArn || !TOPIC_ARN.test(topicArn)) {
-        problems.push(`${locate(['channels', name, 'topicArn'])}: not given, and SNS_TOPIC_ARN is not set to a topic ARN`);
-        return undefined;
-      }
-      return { name, type: 'sns', topicArn, messageStructure: spec.messageStructure, locale, digestAbove };
-    }
-    case 'console':
-      return { name, type: 'console', locale, digestAbove };
-  }
+  return resolveEntry(name, spec, { secret, problem, settings });
 }
-
-/** Same rule as the `SLACK_WEBHOOK_URL` setting: https, or plain http to loopback. Never echoes the value. */
-export function webhookUrlProblem(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an https URL';
-  }
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return undefined;
-  return 'must be an https URL (http only to loopback)';
-}
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /**
  * The setting names the routing file references as secrets, so the settings secret can lay them
@@ -196,9 +156,7 @@ export function routingSecretNames(path: string): string[] {
   } catch {
     return [];
   }
-  const names = Object.values(parsed.data?.channels ?? {}).flatMap((spec) =>
-    spec.type === 'slack' ? [spec.webhookUrl.secret] : spec.type === 'feishu' ? [spec.webhookUrl.secret, ...(spec.signingSecret ? [spec.signingSecret.secret] : [])] : [],
-  );
+  const names = Object.values(parsed.data?.channels ?? {}).flatMap(secretNamesOf);
   return [...new Set(names)];
 }
 

@@ -1,7 +1,8 @@
 /**
- * The routing file, as zod schemas (the schema is the type). Secrets are never written in the
- * file: a webhook URL or signing secret is `{ secret: NAME }`, the name of a setting that holds it
- * (an environment variable for `npm start`, a key of the settings secret in AWS).
+ * The routing file, as zod schemas (the schema is the type). Each channel entry's schema is its
+ * channel folder's (`shared/channels/registry.ts`); secrets are never written in the file: a webhook
+ * URL or signing secret is `{ secret: NAME }`, the name of a setting that holds it (an environment
+ * variable for `npm start`, a key of the settings secret in AWS).
  *
  * @example
  * channels:
@@ -14,48 +15,14 @@
  *   channels: [platform-slack]
  */
 import { z } from 'zod';
-import { MAX_DETAILED_ALERTS } from '../channels/digest.js';
-import { LOCALES } from '../channels/locale.js';
-import { parseMatchers, MatcherSyntaxError } from './matcher.js';
+import { parseMatchers, MatcherSyntaxError } from '../alertmanager/matchers/index.js';
+import { CHANNEL_SCHEMAS, CHANNEL_TYPES } from '../channels/registry.js';
 
 /** Channel instance names: what the delivery ledger records, so keep them stable. */
 export const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-/** Names of settings a secret reference may point at (environment variable syntax). */
-export const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** An SNS topic ARN, standard or FIFO. */
-export const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 
-const secretRef = z.strictObject(
-  {
-    secret: z.string().regex(SETTING_NAME, { message: 'must name a setting (letters, digits and _, e.g. SLACK_ONCALL_WEBHOOK_URL)' }),
-  },
-  // A literal URL or secret here would put it in a file that is committed and bundled.
-  { error: (issue) => (issue.code === 'invalid_type' ? 'must be { secret: SETTING_NAME }, naming the setting that holds the value, not the value itself' : undefined) },
-);
-export type SecretRef = z.infer<typeof secretRef>;
-
-const common = {
-  locale: z.enum(LOCALES, { message: `must be one of ${LOCALES.join(', ')}` }).optional(),
-  digestAbove: z.number().int().min(1).max(MAX_DETAILED_ALERTS, { message: `must be an integer 1–${MAX_DETAILED_ALERTS}` }).optional(),
-};
-
-export const channelSchema = z.discriminatedUnion(
-  'type',
-  [
-    z.strictObject({ type: z.literal('slack'), webhookUrl: secretRef, ...common }),
-    z.strictObject({ type: z.literal('feishu'), webhookUrl: secretRef, signingSecret: secretRef.optional(), ...common }),
-    z.strictObject({
-      type: z.literal('sns'),
-      /** Unset: the `SNS_TOPIC_ARN` setting (the CDK stack's own topic). */
-      topicArn: z.string().regex(TOPIC_ARN, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' }).optional(),
-      messageStructure: z.enum(['string', 'json'], { message: 'must be string or json' }).optional(),
-      ...common,
-    }),
-    z.strictObject({ type: z.literal('console'), ...common }),
-  ],
-  { message: 'type must be one of slack, feishu, sns, console' },
-);
-export type ChannelSpec = z.infer<typeof channelSchema>;
+/** One channel entry: the schema of its `type`'s folder (`shared/channels/<type>/settings.ts`). */
+const channelSchema = z.discriminatedUnion('type', CHANNEL_SCHEMAS, { message: `type must be one of ${Object.keys(CHANNEL_TYPES).join(', ')}` });
 
 const matchersSchema = z.string().transform((text, ctx) => {
   try {

@@ -6,7 +6,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { MAX_BODY_BYTES } from '../../shared/app.js';
+import { MAX_BODY_BYTES } from '../../shared/http/app.js';
 import type { AlertKind } from '../../shared/enrich/types.js';
 import { findBinary, runBinary } from '../helpers/binaries.js';
 import { makeTempDir, SHIPPED } from '../helpers/processes.js';

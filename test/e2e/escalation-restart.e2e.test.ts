@@ -9,7 +9,7 @@
  * The timer's own behaviour for future due times is covered by `test/unit/ack/timer-scheduler.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';

@@ -9,7 +9,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startLocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { startLocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { fixture } from './fixtures.js';
 import { startPipelineProcess, type PipelineProcess } from './pipeline-process.js';
 import { pollUntil } from './processes.js';

@@ -68,11 +68,25 @@ describe('the AMP subscription', () => {
       Endpoint: { 'Fn::GetAtt': [receiver, 'Arn'] },
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [ref(created, amp.undeliverable), 'Arn'] } },
     });
-    createdT.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', Principal: 'sns.amazonaws.com', FunctionName: { 'Fn::GetAtt': [receiver, 'Arn'] }, SourceArn: { Ref: ref(created, amp.topic as never) } });
+    createdT.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'sns.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [receiver, 'Arn'] },
+      SourceArn: { Ref: ref(created, amp.topic as never) },
+    });
     // SNS may put undeliverable messages in the queue, from this topic only.
     createdT.hasResourceProperties('AWS::SQS::QueuePolicy', {
       Queues: [{ Ref: ref(created, amp.undeliverable) }],
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Allow', Principal: { Service: 'sns.amazonaws.com' }, Action: 'sqs:SendMessage', Condition: { ArnEquals: { 'aws:SourceArn': { Ref: ref(created, amp.topic as never) } } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'sns.amazonaws.com' },
+            Action: 'sqs:SendMessage',
+            Condition: { ArnEquals: { 'aws:SourceArn': { Ref: ref(created, amp.topic as never) } } },
+          }),
+        ]),
+      },
     });
   });
 
@@ -86,21 +100,27 @@ describe('the AMP subscription', () => {
     expect(Object.keys(plainT.findResources('AWS::Lambda::EventInvokeConfig'))).toEqual([]);
   });
 
-  it('lets AMP publish to the created topic, through its own key, from this account\'s workspaces only', () => {
+  it("lets AMP publish to the created topic, through its own key, from this account's workspaces only", () => {
     const fromOurs = {
       StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
       ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':aps:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':workspace/*']] } },
     };
     createdT.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Allow', Principal: { Service: 'aps.amazonaws.com' }, Action: ['sns:Publish', 'sns:GetTopicAttributes'], Condition: fromOurs })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Allow', Principal: { Service: 'aps.amazonaws.com' }, Action: ['sns:Publish', 'sns:GetTopicAttributes'], Condition: fromOurs })]),
+      },
     });
     createdT.hasResourceProperties('AWS::KMS::Key', {
       EnableKeyRotation: true,
-      KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Allow', Principal: { Service: 'aps.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'], Condition: fromOurs })]) },
+      KeyPolicy: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Allow', Principal: { Service: 'aps.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'], Condition: fromOurs })]),
+      },
     });
     createdT.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [ref(created, created.amp!.key!), 'Arn'] } });
     oneWorkspaceT.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'aps.amazonaws.com' }, Condition: { StringEquals: Match.anyValue(), ArnLike: { 'aws:SourceArn': WORKSPACE } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'aps.amazonaws.com' }, Condition: { StringEquals: Match.anyValue(), ArnLike: { 'aws:SourceArn': WORKSPACE } } })]),
+      },
     });
   });
 
@@ -116,9 +136,14 @@ describe('the AMP subscription', () => {
     expect(JSON.stringify(plainT.toJSON())).not.toMatch(/aps\.amazonaws\.com|AmpTopicArn/);
   });
 
-  it('alarms on both queues, on the topic\'s failed deliveries, and on unparsed bodies', () => {
+  it("alarms on both queues, on the topic's failed deliveries, and on unparsed bodies", () => {
     const names = Object.values(createdT.findResources('AWS::CloudWatch::Alarm')).map((a) => (a.Properties as { AlarmName: string }).AlarmName);
     expect(names).toEqual(expect.arrayContaining(['AmpCreated-AmpFailedEventsDepth', 'AmpCreated-AmpUndeliverableDepth', 'AmpCreated-AmpTopicNotificationsFailed', 'AmpCreated-AmpUnparsed']));
-    createdT.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'AmpCreated-AmpUnparsed', MetricName: 'llm_alert_pipeline_amp_messages_total', Dimensions: [{ Name: 'body', Value: 'unparsed' }], Threshold: 1 });
+    createdT.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'AmpCreated-AmpUnparsed',
+      MetricName: 'llm_alert_pipeline_amp_messages_total',
+      Dimensions: [{ Name: 'body', Value: 'unparsed' }],
+      Threshold: 1,
+    });
   });
 });

@@ -6,7 +6,7 @@
  * same names as GET /metrics.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { HEARTBEAT_CHECK_EVENT } from '../../shared/heartbeat/event.js';
 import { bundleReceiver, functionUrlEvent as urlEvent, invokeBundle, type ReceiverBundle } from '../../scripts/lambda-local.js';
 import { fixtureText } from '../helpers/fixtures.js';

@@ -7,11 +7,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../shared/alertmanager/schema.js';
-import { checkEscalation } from '../../shared/ack/escalation.js';
-import { createSilence, silenceFor } from '../../shared/ack/silence.js';
-import { alertStatus, AlertStatusError } from '../../shared/ack/suppression.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { formatMatcher } from '../../shared/routing/matcher.js';
+import { checkEscalation } from '../../shared/escalation/escalation.js';
+import { createSilence, silenceFor } from '../../shared/alertmanager/silences.js';
+import { alertStatus, AlertStatusError } from '../../shared/alertmanager/alert-status.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { formatMatcher } from '../../shared/alertmanager/matchers/index.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { freePort, pollUntil, startAlertmanager, type RunningProcess } from '../helpers/processes.js';

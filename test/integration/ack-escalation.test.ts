@@ -6,12 +6,12 @@
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkEscalation } from '../../shared/ack/escalation.js';
-import { atExpression, EventBridgeScheduler, scheduleName } from '../../shared/ack/eventbridge-scheduler.js';
+import { checkEscalation } from '../../shared/escalation/escalation.js';
+import { atExpression, EventBridgeScheduler, scheduleName } from '../../shared/escalation/eventbridge-scheduler.js';
 import { verifyAckToken } from '../../shared/ack/token.js';
 import { MAX_ESCALATIONS_PER_MESSAGE } from '../../shared/ack/tracker.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { Secret } from '../../shared/secret.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { Secret } from '../../shared/core/secret.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { pollUntil } from '../helpers/processes.js';

@@ -4,16 +4,16 @@
  * client that keeps the page's cookies and submits its form.
  */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { createAckRuntime, type AckClients, type AckRuntime } from '../../shared/ack/runtime.js';
-import { createApp } from '../../shared/app.js';
-import type { Channel } from '../../shared/channels/types.js';
-import { loadConfig, type Config } from '../../shared/config.js';
-import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
-import type { LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../shared/dedupe/table.js';
+import { createAckRuntime, type AckClients, type AckRuntime } from '../../shared/runtime/ack.js';
+import { createApp } from '../../shared/http/app.js';
+import type { Channel } from '../../shared/channels/channel.js';
+import { loadConfig, type Config } from '../../shared/runtime/config.js';
+import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import type { LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { silentLogger } from '../../shared/logger.js';
-import type { Notification } from '../../shared/notification.js';
+import { silentLogger } from '../../shared/core/logger.js';
+import type { Notification } from '../../shared/render/notification.js';
 
 export const PUBLIC_URL = 'https://ack.example.com';
 export const ACK_SECRET = 'ack-secret-for-tests-0123456789abcdef';

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signAckToken } from '../../shared/ack/token.js';
-import { renderSlack } from '../../shared/channels/slack.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { Secret } from '../../shared/secret.js';
+import { renderSlack } from '../../shared/channels/slack/index.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { Secret } from '../../shared/core/secret.js';
 import { fixture } from '../helpers/fixtures.js';
 import { ackHarness, ackPath, FormClient, type AckHarness } from './ack-harness.js';
 

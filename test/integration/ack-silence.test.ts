@@ -5,8 +5,8 @@
  * the page says the silence failed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSilence, silenceFor } from '../../shared/ack/silence.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { createSilence, silenceFor } from '../../shared/alertmanager/silences.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback } from '../helpers/loopback.js';
 import { freePort, startAlertmanager, type RunningProcess } from '../helpers/processes.js';

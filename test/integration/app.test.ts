@@ -5,16 +5,16 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Alert } from '../../shared/alertmanager/schema.js';
-import { createApp } from '../../shared/app.js';
-import { DeliveryError, type Channel } from '../../shared/channels/types.js';
-import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
-import type { DedupeStore } from '../../shared/dedupe/store.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../shared/dedupe/table.js';
+import { createApp } from '../../shared/http/app.js';
+import { DeliveryError, type Channel } from '../../shared/channels/channel.js';
+import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import type { DedupeStore } from '../../shared/store/dedupe.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { createLogger, silentLogger } from '../../shared/logger.js';
-import type { Notification } from '../../shared/notification.js';
-import { Secret } from '../../shared/secret.js';
+import { createLogger, silentLogger } from '../../shared/core/logger.js';
+import type { Notification } from '../../shared/render/notification.js';
+import { Secret } from '../../shared/core/secret.js';
 import { fixture, fixtureText } from '../helpers/fixtures.js';
 
 const TOKEN = 'test-token-0123456789abcdef';

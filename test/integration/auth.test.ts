@@ -4,15 +4,15 @@
  * rotation; tokens may change at run time; unauthenticated requests are refused before the body is read.
  */
 import { beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp, type AppDeps, type AppSettings } from '../../shared/app.js';
-import type { Channel } from '../../shared/channels/types.js';
-import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../shared/dedupe/table.js';
-import { createLogger } from '../../shared/logger.js';
+import { createApp, type AppDeps, type AppSettings } from '../../shared/http/app.js';
+import type { Channel } from '../../shared/channels/channel.js';
+import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
+import { createLogger } from '../../shared/core/logger.js';
 import { prometheusMetrics, type PrometheusMetrics } from '../../shared/metrics/prometheus.js';
-import type { Notification } from '../../shared/notification.js';
-import { Secret } from '../../shared/secret.js';
+import type { Notification } from '../../shared/render/notification.js';
+import { Secret } from '../../shared/core/secret.js';
 import { fixtureText } from '../helpers/fixtures.js';
 
 const TOKEN = 'current-token-0123456789';

@@ -1,6 +1,6 @@
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AWS_CLIENT_DEFAULTS } from '../../shared/aws-clients.js';
+import { AWS_CLIENT_DEFAULTS } from '../../shared/runtime/aws-clients.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 
 let hung: Loopback;

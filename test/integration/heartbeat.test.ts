@@ -4,18 +4,18 @@
  * AlertingPipelineHeartbeatMissing once, and its return resolves it once.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../shared/app.js';
-import type { Channel } from '../../shared/channels/types.js';
-import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../shared/dedupe/table.js';
+import { createApp } from '../../shared/http/app.js';
+import type { Channel } from '../../shared/channels/channel.js';
+import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
 import { checkHeartbeats } from '../../shared/heartbeat/check.js';
 import { heartbeatReceiver } from '../../shared/heartbeat/receive.js';
-import { DynamoDbHeartbeatStore } from '../../shared/heartbeat/store.js';
-import { silentLogger } from '../../shared/logger.js';
+import { DynamoDbHeartbeatStore } from '../../shared/store/heartbeat.js';
+import { silentLogger } from '../../shared/core/logger.js';
 import { prometheusMetrics } from '../../shared/metrics/prometheus.js';
-import type { Notification } from '../../shared/notification.js';
-import type { PipelineDeps } from '../../shared/pipeline.js';
+import type { Notification } from '../../shared/render/notification.js';
+import type { PipelineDeps } from '../../shared/pipeline/index.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const AM = 'http://alertmanager-1.example:9093';

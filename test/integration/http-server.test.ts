@@ -9,7 +9,7 @@
 import { connect, type Socket } from 'node:net';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveApp, ALERTMANAGER_IDLE_CONN_TIMEOUT_MS } from '../../shared/http-server.js';
+import { serveApp, ALERTMANAGER_IDLE_CONN_TIMEOUT_MS } from '../../shared/http/server.js';
 import type { Server } from 'node:http';
 
 /** Longer than Node's default `keepAliveTimeout` (5 s), well under ours. */

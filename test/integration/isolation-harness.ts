@@ -5,15 +5,15 @@
  */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { createAckRuntime } from '../../shared/ack/runtime.js';
-import { createApp } from '../../shared/app.js';
-import { buildChannels } from '../../shared/channels/index.js';
-import { loadConfig } from '../../shared/config.js';
-import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
-import type { LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../shared/dedupe/table.js';
+import { createAckRuntime } from '../../shared/runtime/ack.js';
+import { createApp } from '../../shared/http/app.js';
+import { buildChannels } from '../../shared/runtime/channels.js';
+import { loadConfig } from '../../shared/runtime/config.js';
+import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import type { LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { createLogger } from '../../shared/logger.js';
+import { createLogger } from '../../shared/core/logger.js';
 import { ACK_SECRET, PUBLIC_URL, WEBHOOK_TOKEN } from './ack-harness.js';
 import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './channels/platforms.js';
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Alert, WebhookMessage } from '../../shared/alertmanager/schema.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { fixture } from '../helpers/fixtures.js';
 import { FormClient } from './ack-harness.js';
 import { isolationHarness, startPlatforms, type IsolationHarness, type Platforms } from './isolation-harness.js';
@@ -90,7 +90,7 @@ async function expectRetryIsDuplicate(message: WebhookMessage): Promise<void> {
 }
 
 describe('an alert with a 450 KB annotation', () => {
-  const message = () => groupWith((bad) => void (bad.annotations.description = 'Backlog dump: ' + 'x'.repeat(450 * 1024)));
+  const message = () => groupWith((bad) => void (bad.annotations.description = `Backlog dump: ${'x'.repeat(450 * 1024)}`));
 
   it('goes out cut and marked, its siblings in full; all are recorded, acknowledgeable, and the retry is a duplicate', async () => {
     const before = marks();
@@ -120,7 +120,7 @@ describe('an alert with a 450 KB annotation', () => {
 describe('an alert whose fields together exceed the 400 KB item limit', () => {
   // 40 annotations of 15 KiB: each under the per-field cut, 600 KiB together.
   const message = () => groupWith((bad) => {
-    for (let i = 0; i < 40; i++) bad.annotations[`dump_${i}`] = `${i}:` + 'y'.repeat(15 * 1024);
+    for (let i = 0; i < 40; i++) bad.annotations[`dump_${i}`] = `${i}:${'y'.repeat(15 * 1024)}`;
   });
 
   it('is stored cut further (its acknowledgement record fits), acknowledgeable, and the retry is a duplicate', async () => {

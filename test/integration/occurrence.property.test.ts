@@ -14,12 +14,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookMessage } from '../../shared/alertmanager/schema.js';
 import type { AlertStateSource } from '../../shared/alert-state/types.js';
-import { DeliveryError, type Channel } from '../../shared/channels/types.js';
-import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import type { DedupeStore } from '../../shared/dedupe/store.js';
-import { silentLogger } from '../../shared/logger.js';
-import { processGroup } from '../../shared/pipeline.js';
+import { DeliveryError, type Channel } from '../../shared/channels/channel.js';
+import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import type { DedupeStore } from '../../shared/store/dedupe.js';
+import { silentLogger } from '../../shared/core/logger.js';
+import { processGroup } from '../../shared/pipeline/index.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const LEASE_MS = 60_000;

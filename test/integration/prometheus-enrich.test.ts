@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Alert } from '../../shared/alertmanager/schema.js';
 import { enrichAlerts, type EnrichDeps } from '../../shared/enrich/index.js';
 import type { Enrichment, Signal } from '../../shared/enrich/types.js';
-import { createLogger, silentLogger } from '../../shared/logger.js';
+import { createLogger, silentLogger } from '../../shared/core/logger.js';
 import * as alerts from '../fixtures/prometheus/alerts.js';
 import { close, listen, loadExchanges, requestKey, startReplayServer, type ReplayServer } from '../fixtures/prometheus/exchanges.js';
 import { FLEET_END, GPU_CAPACITY_MIB, LEAK_MIB_PER_HOUR } from '../fixtures/prometheus/fleet.js';

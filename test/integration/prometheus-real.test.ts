@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrichAlerts } from '../../shared/enrich/index.js';
-import { silentLogger } from '../../shared/logger.js';
+import { silentLogger } from '../../shared/core/logger.js';
 import { PrometheusClient } from '../../shared/prometheus/client.js';
 import { MAX_POINTS_PER_SERIES, rangeStep } from '../../shared/prometheus/step.js';
 import { ruleAlert } from '../fixtures/prometheus/alerts.js';

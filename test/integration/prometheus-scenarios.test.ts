@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../shared/alertmanager/schema.js';
-import { alertLines, PLAIN } from '../../shared/channels/content.js';
+import { alertLines, PLAIN } from '../../shared/render/content.js';
 import { enrichAlerts, type EnrichDeps } from '../../shared/enrich/index.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { createLogger, silentLogger } from '../../shared/logger.js';
+import { createLogger, silentLogger } from '../../shared/core/logger.js';
 import { startPrometheus, type RunningPrometheus } from '../fixtures/prometheus/real-prometheus.js';
 import { gpuGroup, kvAlert, latencyGroup, rssAlert } from '../fixtures/prometheus/scenario-alerts.js';
 import { GPU_CAPACITY_MIB, GPU_SLOPES, RSS_MIB_PER_HOUR, SCENARIO_END, scenarioOpenMetrics } from '../fixtures/prometheus/scenarios.js';

@@ -6,17 +6,17 @@
  * that answer their API's exact wire format (the real binaries: test/e2e/refire.e2e.test.ts).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAckRuntime } from '../../shared/ack/runtime.js';
-import { createAlertStateSource } from '../../shared/alert-state/index.js';
-import { createApp } from '../../shared/app.js';
-import { headline, headlineText } from '../../shared/channels/content.js';
-import { renderSlack } from '../../shared/channels/slack.js';
-import { loadConfig } from '../../shared/config.js';
-import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../shared/dedupe/table.js';
+import { createAckRuntime } from '../../shared/runtime/ack.js';
+import { createAlertStateSource } from '../../shared/runtime/alert-state.js';
+import { createApp } from '../../shared/http/app.js';
+import { headline, headlineText } from '../../shared/render/content.js';
+import { renderSlack } from '../../shared/channels/slack/index.js';
+import { loadConfig } from '../../shared/runtime/config.js';
+import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { createLogger } from '../../shared/logger.js';
+import { createLogger } from '../../shared/core/logger.js';
 import { prometheusMetrics } from '../../shared/metrics/prometheus.js';
 import { startLoopback, type Loopback, type RecordedRequest } from '../helpers/loopback.js';
 import { fixture } from '../helpers/fixtures.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadRoutingFile, RoutingError } from '../../shared/routing/load.js';
-import { formatMatcher } from '../../shared/routing/matcher.js';
+import { formatMatcher } from '../../shared/alertmanager/matchers/index.js';
 import { createRouter, type RouteFn } from '../../shared/routing/router.js';
 import { findBinary, runBinary } from '../helpers/binaries.js';
 

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../shared/app.js';
-import { loadConfig } from '../../shared/config.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../shared/dedupe/table.js';
-import { silentLogger } from '../../shared/logger.js';
-import { createDeps } from '../../shared/runtime.js';
+import { createApp } from '../../shared/http/app.js';
+import { loadConfig } from '../../shared/runtime/config.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
+import { silentLogger } from '../../shared/core/logger.js';
+import { createDeps } from '../../shared/runtime/deps.js';
 import { fixture, fixtureText } from '../helpers/fixtures.js';
 import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './channels/platforms.js';
 

@@ -4,13 +4,13 @@
  * URL, must leave no trace of it in the logs or in the HTTP response Alertmanager receives.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../shared/app.js';
-import type { Channel } from '../../shared/channels/types.js';
-import { loadConfig, type Config } from '../../shared/config.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { DEFAULT_TABLE_NAME } from '../../shared/dedupe/table.js';
-import { createLogger } from '../../shared/logger.js';
-import { createDeps } from '../../shared/runtime.js';
+import { createApp } from '../../shared/http/app.js';
+import type { Channel } from '../../shared/channels/channel.js';
+import { loadConfig, type Config } from '../../shared/runtime/config.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { DEFAULT_TABLE_NAME } from '../../shared/store/table.js';
+import { createLogger } from '../../shared/core/logger.js';
+import { createDeps } from '../../shared/runtime/deps.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 

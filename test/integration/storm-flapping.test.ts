@@ -4,13 +4,13 @@
  * marked FLAPPING instead of as a fresh page.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../shared/app.js';
-import type { Channel } from '../../shared/channels/types.js';
-import { DynamoDbDedupeStore } from '../../shared/dedupe/dynamodb-store.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { ensureTable } from '../../shared/dedupe/table.js';
-import { silentLogger } from '../../shared/logger.js';
-import type { Notification } from '../../shared/notification.js';
+import { createApp } from '../../shared/http/app.js';
+import type { Channel } from '../../shared/channels/channel.js';
+import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
+import { silentLogger } from '../../shared/core/logger.js';
+import type { Notification } from '../../shared/render/notification.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const WINDOW = 30 * 60_000;

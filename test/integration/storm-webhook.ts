@@ -5,7 +5,7 @@
  */
 import type { WebhookMessage } from '../../shared/alertmanager/schema.js';
 import { GO_ZERO_TIME } from '../../shared/alertmanager/schema.js';
-import { SHIPPED_ALERTS } from '../unit/channels/notifications.js';
+import { SHIPPED_ALERTS } from '../helpers/notifications.js';
 
 /**
  * @param startsAt RFC 3339 start of every alert (one storm: they fire together)

@@ -6,11 +6,11 @@
  */
 import { SNSClient } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../shared/app.js';
-import { loadConfig } from '../../shared/config.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/dedupe/local-dynamodb.js';
-import { createLogger } from '../../shared/logger.js';
-import { createDeps } from '../../shared/runtime.js';
+import { createApp } from '../../shared/http/app.js';
+import { loadConfig } from '../../shared/runtime/config.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { createLogger } from '../../shared/core/logger.js';
+import { createDeps } from '../../shared/runtime/deps.js';
 import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './channels/platforms.js';
 import { stormWebhook } from './storm-webhook.js';
 

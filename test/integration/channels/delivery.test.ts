@@ -5,15 +5,15 @@
  */
 import { SNSClient } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFeishuChannel } from '../../../shared/channels/feishu.js';
-import { createSlackChannel } from '../../../shared/channels/slack.js';
-import { createSnsChannel } from '../../../shared/channels/sns.js';
-import { DeliveryError } from '../../../shared/channels/types.js';
-import { deliver } from '../../../shared/delivery.js';
-import { createLogger } from '../../../shared/logger.js';
-import { Secret } from '../../../shared/secret.js';
+import { createFeishuChannel } from '../../../shared/channels/feishu/index.js';
+import { createSlackChannel } from '../../../shared/channels/slack/index.js';
+import { createSnsChannel } from '../../../shared/channels/sns/index.js';
+import { DeliveryError } from '../../../shared/channels/channel.js';
+import { deliver } from '../../../shared/channels/deliver.js';
+import { createLogger } from '../../../shared/core/logger.js';
+import { Secret } from '../../../shared/core/secret.js';
 import { startLoopback } from '../../helpers/loopback.js';
-import { fixtureNotification } from '../../unit/channels/notifications.js';
+import { fixtureNotification } from '../../helpers/notifications.js';
 import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './platforms.js';
 
 let slack: SlackPlatform;

@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFeishuChannel, renderFeishu, type FeishuMessage } from '../../../shared/channels/feishu.js';
-import { ContentRefusedError, DeliveryError } from '../../../shared/channels/types.js';
-import { Secret } from '../../../shared/secret.js';
+import { createFeishuChannel, renderFeishu, type FeishuMessage } from '../../../shared/channels/feishu/index.js';
+import { ContentRefusedError, DeliveryError } from '../../../shared/channels/channel.js';
+import { Secret } from '../../../shared/core/secret.js';
 import { startLoopback, type Loopback, type RecordedRequest, type ScriptedReply } from '../../helpers/loopback.js';
-import { fixtureNotification } from '../../unit/channels/notifications.js';
+import { fixtureNotification } from '../../helpers/notifications.js';
 
 const HOOK_PATH = '/open-apis/bot/v2/hook/0f1e2d3c-hook-secret-id';
 const SIGNING_SECRET = 'feishu-signing-secret-42';

@@ -4,11 +4,11 @@
  */
 import { SNSClient } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFeishuChannel } from '../../../shared/channels/feishu.js';
-import { createSlackChannel } from '../../../shared/channels/slack.js';
-import { createSnsChannel } from '../../../shared/channels/sns.js';
-import { Secret } from '../../../shared/secret.js';
-import { fixtureNotification, manyAlertsNotification, stormNotification } from '../../unit/channels/notifications.js';
+import { createFeishuChannel } from '../../../shared/channels/feishu/index.js';
+import { createSlackChannel } from '../../../shared/channels/slack/index.js';
+import { createSnsChannel } from '../../../shared/channels/sns/index.js';
+import { Secret } from '../../../shared/core/secret.js';
+import { fixtureNotification, manyAlertsNotification, stormNotification } from '../../helpers/notifications.js';
 import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './platforms.js';
 
 const SIGNING_SECRET = 'feishu-limits-secret';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSlackChannel, renderSlack } from '../../../shared/channels/slack.js';
-import { ContentRefusedError, DeliveryError } from '../../../shared/channels/types.js';
-import { Secret } from '../../../shared/secret.js';
+import { createSlackChannel, renderSlack } from '../../../shared/channels/slack/index.js';
+import { ContentRefusedError, DeliveryError } from '../../../shared/channels/channel.js';
+import { Secret } from '../../../shared/core/secret.js';
 import { startLoopback, type Loopback } from '../../helpers/loopback.js';
-import { fixtureNotification } from '../../unit/channels/notifications.js';
+import { fixtureNotification } from '../../helpers/notifications.js';
 
 const HOOK_PATH = '/services/T0001/B0002/s3cr3tTOKENxyz';
 

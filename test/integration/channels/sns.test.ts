@@ -1,11 +1,11 @@
 import { SNSClient } from '@aws-sdk/client-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSnsChannel } from '../../../shared/channels/sns.js';
-import { renderText } from '../../../shared/channels/text.js';
-import { DeliveryError } from '../../../shared/channels/types.js';
+import { createSnsChannel } from '../../../shared/channels/sns/index.js';
+import { renderText } from '../../../shared/render/text.js';
+import { DeliveryError } from '../../../shared/channels/channel.js';
 import { startLoopback } from '../../helpers/loopback.js';
 import { startSnsServer, type SnsStandIn } from '../../helpers/sns-server.js';
-import { fixtureNotification } from '../../unit/channels/notifications.js';
+import { fixtureNotification } from '../../helpers/notifications.js';
 
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:llm-alerts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkFormNonce, checkOrigin, issueFormNonce } from '../../../shared/ack/csrf.js';
-import { Secret } from '../../../shared/secret.js';
+import { Secret } from '../../../shared/core/secret.js';
 
 const KEY = new Secret('current-ack-secret-0123456789abcdef');
 const OLD = new Secret('previous-ack-secret-0123456789abcdef');

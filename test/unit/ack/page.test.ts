@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, PAGE_HEADERS, renderAckPage, renderProblemPage } from '../../../shared/ack/page.js';
-import { silenceFor } from '../../../shared/ack/silence.js';
-import type { AlertRecord } from '../../../shared/ack/types.js';
+import { silenceFor } from '../../../shared/alertmanager/silences.js';
+import type { AlertRecord } from '../../../shared/store/alert-record.js';
 import { fixture } from '../../helpers/fixtures.js';
 
 const NOW = Date.parse('2026-11-29T12:50:23.143Z');

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AckTokenError, MAX_TOKEN_ALERTS, signAckToken, TOKEN_PROBLEM_STATUS, tokenGroup, verifyAckToken, type AckClaims, type AckKeys } from '../../../shared/ack/token.js';
-import { Secret } from '../../../shared/secret.js';
+import { Secret } from '../../../shared/core/secret.js';
 
 const NOW = Date.parse('2026-11-29T12:45:00Z');
 const KEY = new Secret('current-ack-secret-0123456789abcdef');

@@ -6,7 +6,7 @@
  * whole form, so `readFilter` below mirrors that grammar and refuses what it refuses.
  */
 import { describe, expect, it } from 'vitest';
-import { silenceUrl } from '../../../shared/format.js';
+import { silenceUrl } from '../../../shared/render/format.js';
 
 /** Characters the UI never accepts in a name: Go's unicode.IsSpace and `{ } ! = ~ , \ " ' \``. */
 const RESERVED = /[\p{White_Space}{}!=~,\\"'`]/u;

@@ -21,7 +21,12 @@ const convert = (body: string, attributes: Record<string, string> = {}, subject?
 function hostile(): WebhookMessage {
   const m = fixture('firing-kv-cache-critical');
   const labels = { ...m.alerts[0]!.labels, pod: 'vllm-"0"\\a', note: 'tab\there\nnew line', bell: '\u0007\u000b', zw: 'a\u200bb', tag: 'x\u{E0001}y', eq: 'a = b' };
-  m.alerts[0] = { ...m.alerts[0]!, labels, annotations: { summary: 'KV cache 97% full on "qwen3-8b"', description: 'First line.\n\n - action = restart the pod\n - then: watch the queue\nLast line.' }, fingerprint: labelSetFingerprint(labels) };
+  m.alerts[0] = {
+    ...m.alerts[0]!,
+    labels,
+    annotations: { summary: 'KV cache 97% full on "qwen3-8b"', description: 'First line.\n\n - action = restart the pod\n - then: watch the queue\nLast line.' },
+    fingerprint: labelSetFingerprint(labels),
+  };
   m.commonLabels = labels;
   m.commonAnnotations = m.alerts[0].annotations;
   return m;
@@ -53,11 +58,12 @@ describe('Go escapes that JSON lacks', () => {
   });
 });
 
-describe('a JSON template that prints times the Go way (AMP\'s documented JSON template does)', () => {
+describe("a JSON template that prints times the Go way (AMP's documented JSON template does)", () => {
   // Written for this test in the shape of AMP's documented template: no version or groupKey, times as `{{ .StartsAt }}`.
-  const GO_TIMES = '{"receiver":"{{ .Receiver }}","status":"{{ .Status }}","alerts":[{{ range $i, $a := .Alerts }}{{ if $i }},{{ end }}{"status":"{{ $a.Status }}","labels":{ {{- range $j, $l := $a.Labels.SortedPairs }}{{ if $j }},{{ end }}"{{ $l.Name }}":"{{ $l.Value }}"{{ end -}} },"annotations":{ {{- range $j, $l := $a.Annotations.SortedPairs }}{{ if $j }},{{ end }}"{{ $l.Name }}":"{{ $l.Value }}"{{ end -}} },"startsAt":"{{ $a.StartsAt }}","endsAt":"{{ $a.EndsAt }}","generatorURL":"{{ $a.GeneratorURL }}","fingerprint":"{{ $a.Fingerprint }}"}{{ end }}],"externalURL":"{{ .ExternalURL }}"}';
+  const GO_TIMES =
+    '{"receiver":"{{ .Receiver }}","status":"{{ .Status }}","alerts":[{{ range $i, $a := .Alerts }}{{ if $i }},{{ end }}{"status":"{{ $a.Status }}","labels":{ {{- range $j, $l := $a.Labels.SortedPairs }}{{ if $j }},{{ end }}"{{ $l.Name }}":"{{ $l.Value }}"{{ end -}} },"annotations":{ {{- range $j, $l := $a.Annotations.SortedPairs }}{{ if $j }},{{ end }}"{{ $l.Name }}":"{{ $l.Value }}"{{ end -}} },"startsAt":"{{ $a.StartsAt }}","endsAt":"{{ $a.EndsAt }}","generatorURL":"{{ $a.GeneratorURL }}","fingerprint":"{{ $a.Fingerprint }}"}{{ end }}],"externalURL":"{{ .ExternalURL }}"}';
 
-  it.each(['firing-queue-backlog-two-models', 'resolved-queue-backlog-two-models'] as const)('%s: Go times read as the webhook\'s RFC 3339 times', (name) => {
+  it.each(['firing-queue-backlog-two-models', 'resolved-queue-backlog-two-models'] as const)("%s: Go times read as the webhook's RFC 3339 times", (name) => {
     const group = fixture(name);
     const body = renderTemplate(group, GO_TIMES);
     expect(body).toContain('"startsAt":"2026-11-29 12:42:23.143 +0000 UTC"');
@@ -82,10 +88,24 @@ describe('the default text', () => {
     expect(c.message.alerts[0]!.fingerprint).toBe(group.alerts[0]!.fingerprint);
   });
 
-  it('reads the indented variant AMP\'s samples show', () => {
-    const body = ['Requests are queueing.', '  Alerts Firing:', '    Labels:', '     - alertname = VLLMQueueBacklog', '     - model_name = qwen3-8b', '    Annotations:', '     - summary = qwen3-8b: 80 waiting', '    Source: http://prometheus.example.com:9090/graph', ''].join('\n');
+  it("reads the indented variant AMP's samples show", () => {
+    const body = [
+      'Requests are queueing.',
+      '  Alerts Firing:',
+      '    Labels:',
+      '     - alertname = VLLMQueueBacklog',
+      '     - model_name = qwen3-8b',
+      '    Annotations:',
+      '     - summary = qwen3-8b: 80 waiting',
+      '    Source: http://prometheus.example.com:9090/graph',
+      '',
+    ].join('\n');
     const c = convert(body);
     expect(c.kind).toBe('text');
-    expect(c.message.alerts[0]).toMatchObject({ labels: { alertname: 'VLLMQueueBacklog', model_name: 'qwen3-8b' }, annotations: { summary: 'qwen3-8b: 80 waiting' }, generatorURL: 'http://prometheus.example.com:9090/graph' });
+    expect(c.message.alerts[0]).toMatchObject({
+      labels: { alertname: 'VLLMQueueBacklog', model_name: 'qwen3-8b' },
+      annotations: { summary: 'qwen3-8b: 80 waiting' },
+      generatorURL: 'http://prometheus.example.com:9090/graph',
+    });
   });
 });

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { SNSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { receiveSnsEvent, type AmpDeps } from '../../../shared/amp/receive.js';
-import { silentLogger } from '../../../shared/logger.js';
+import { silentLogger } from '../../../shared/core/logger.js';
 
 function recorded(name: string): SNSEvent {
   return JSON.parse(readFileSync(new URL(`../../fixtures/amp/${name}.event.json`, import.meta.url), 'utf8')) as SNSEvent;
@@ -36,7 +36,7 @@ function deps(seen: string[]): AmpDeps {
 }
 
 describe('receiveSnsEvent', () => {
-  it('records AMP\'s Watchdog as a heartbeat from its external URL, or from the topic for the default text', async () => {
+  it("records AMP's Watchdog as a heartbeat from its external URL, or from the topic for the default text", async () => {
     const seen: string[] = [];
     expect(await receiveSnsEvent(watchdog('firing-json'), deps(seen))).toEqual([{ messageId: expect.any(String), body: 'json', lost: 0 }]);
     expect(await receiveSnsEvent(watchdog('firing-default'), deps(seen))).toEqual([{ messageId: expect.any(String), body: 'text', lost: 0 }]);

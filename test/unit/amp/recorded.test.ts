@@ -8,8 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { CASES, publish, snsEvent } from '../../fixtures/amp/record.js';
 
 describe('test/fixtures/amp/*.event.json', () => {
-  it.each(Object.keys(CASES))('%s is current', (name) => {
-    const stored = JSON.parse(readFileSync(new URL(`../../fixtures/amp/${name}.event.json`, import.meta.url), 'utf8'));
-    expect(stored).toEqual(snsEvent(name, publish(CASES[name]!)));
-  }, 30_000);
+  it.each(Object.keys(CASES))(
+    '%s is current',
+    (name) => {
+      const stored = JSON.parse(readFileSync(new URL(`../../fixtures/amp/${name}.event.json`, import.meta.url), 'utf8'));
+      expect(stored).toEqual(snsEvent(name, publish(CASES[name]!)));
+    },
+    30_000,
+  );
 });

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GO_ZERO_TIME } from '../../../shared/alertmanager/schema.js';
-import { acknowledgementLine, alertLines, PLAIN } from '../../../shared/channels/content.js';
-import { renderText } from '../../../shared/channels/text.js';
-import { fixtureNotification } from '../channels/notifications.js';
+import { acknowledgementLine, alertLines, PLAIN } from '../../../shared/render/content.js';
+import { renderText } from '../../../shared/render/text.js';
+import { fixtureNotification } from '../../helpers/notifications.js';
 
 const ACK = { by: 'alice', at: '2026-11-29T12:46:05.000Z', channel: 'slack' };
 

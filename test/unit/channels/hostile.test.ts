@@ -4,14 +4,14 @@
  * markup, no forged log lines or terminal escapes on the console.
  */
 import { describe, expect, it } from 'vitest';
-import { alertLinks } from '../../../shared/channels/content.js';
+import { alertLinks } from '../../../shared/render/content.js';
 import { createConsoleChannel } from '../../../shared/channels/console.js';
-import { renderFeishu, type FeishuMessage } from '../../../shared/channels/feishu.js';
-import { renderSlack, type SlackMessage } from '../../../shared/channels/slack.js';
-import { renderSns } from '../../../shared/channels/sns-message.js';
-import { renderText } from '../../../shared/channels/text.js';
-import type { Notification } from '../../../shared/notification.js';
-import { fixtureNotification, manyAlertsNotification } from './notifications.js';
+import { renderFeishu, type FeishuMessage } from '../../../shared/channels/feishu/index.js';
+import { renderSlack, type SlackMessage } from '../../../shared/channels/slack/index.js';
+import { renderSns } from '../../../shared/channels/sns/message.js';
+import { renderText } from '../../../shared/render/text.js';
+import type { Notification } from '../../../shared/render/notification.js';
+import { fixtureNotification, manyAlertsNotification } from '../../helpers/notifications.js';
 
 /** URLs that must never become a link: script, data and file schemes, however they are spelled. */
 const HOSTILE_URLS = [

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../../shared/alertmanager/schema.js';
 import { EnrichmentUnavailable } from '../../../shared/enrich/enricher.js';
-import { ENRICHERS } from '../../../shared/enrich/enrichers.js';
-import { DCGM_SCOPE_LABELS, scopeOf, VLLM_SCOPE_LABELS } from '../../../shared/enrich/scope.js';
+import { ENRICHERS } from '../../../shared/enrich/kinds/index.js';
+import { DCGM_SCOPE_LABELS, scopeOf, VLLM_SCOPE_LABELS } from '../../../shared/enrich/signals/scope.js';
 import { ruleAlert } from '../../fixtures/prometheus/alerts.js';
 import { fakeContext, NOW, sample } from './fake-context.js';
 

@@ -1,6 +1,6 @@
 /** The memory-trend and query settings as `loadConfig` reads them from the environment. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../shared/config.js';
+import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
 
 describe('enrichment settings', () => {
   it('are unset by default (DCGM framebuffer in MiB, per-query time-out half the budget)', () => {

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../shared/config.js';
+import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
 import { describeRoutingFile, loadRoutingFile, RoutingError, routingSecretNames } from '../../../shared/routing/load.js';
-import { withSecretSettings } from '../../../shared/settings-secret.js';
+import { withSecretSettings } from '../../../shared/runtime/settings-secret.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'routing-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMatchers } from '../../../shared/routing/matcher.js';
+import { parseMatchers } from '../../../shared/alertmanager/matchers/index.js';
 import { createRouter, type Route } from '../../../shared/routing/router.js';
 
 const route = (matchers: string, channels: string[], cont = false): Route => ({ matchers: matchers ? parseMatchers(matchers) : [], channels, continue: cont });

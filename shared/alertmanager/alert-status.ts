@@ -1,0 +1,61 @@
+/**
+ * Asks Alertmanager whether an alert is silenced or inhibited right now, before it escalates: someone
+ * who silenced it already knows, and an inhibited alert is muted on purpose (its cause is paging).
+ * `GET /api/v2/alerts` with one equality matcher per label of the alert, written as Alertmanager
+ * prints matchers (`formatMatcher`), then the alert picked out by fingerprint. Alertmanager evaluates
+ * silences and inhibition afresh for each alert it lists.
+ * Redirects are not followed (a 3xx is an error).
+ * @see https://github.com/prometheus/alertmanager/blob/main/api/v2/openapi.yaml (getAlerts, alertStatus)
+ */
+import type { Alert } from './schema.js';
+import { formatMatcher } from './matchers/index.js';
+
+/** An alert's `status` as API v2 reports it (`alertStatus`). */
+export interface AlertStatus {
+  state: 'active' | 'suppressed' | 'unprocessed';
+  /** Ids of the silences muting it. */
+  silencedBy: string[];
+  /** Fingerprints of the alerts inhibiting it. */
+  inhibitedBy: string[];
+}
+
+/** Thrown by {@link alertStatus}; the message quotes Alertmanager's reply briefly (no secrets are involved). */
+export class AlertStatusError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AlertStatusError';
+  }
+}
+
+/**
+ * @param alertmanagerUrl base URL without trailing slash (`ALERTMANAGER_URL`)
+ * @param alert the alert's `fingerprint` and labels, as the webhook carried them
+ * @param timeoutMs request time-out, milliseconds
+ * @returns its status, or `undefined` when Alertmanager does not list it (resolved or expired there)
+ * @throws AlertStatusError when Alertmanager is unreachable, times out, redirects or answers anything but 200 with a list
+ */
+export async function alertStatus(alertmanagerUrl: string, alert: Pick<Alert, 'fingerprint' | 'labels'>, timeoutMs: number): Promise<AlertStatus | undefined> {
+  const query = new URLSearchParams(Object.keys(alert.labels).sort().map((name): [string, string] => ['filter', formatMatcher({ name, type: '=', value: alert.labels[name] ?? '' })]));
+  let response: Response;
+  try {
+    response = await fetch(`${alertmanagerUrl}/api/v2/alerts?${query}`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    throw new AlertStatusError(`Alertmanager did not answer (${cause})`);
+  }
+  const text = await response.text().catch(() => '');
+  if (response.status !== 200) throw new AlertStatusError(`Alertmanager answered HTTP ${response.status}: ${text.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
+  let listed: unknown;
+  try {
+    listed = JSON.parse(text);
+  } catch {
+    listed = undefined;
+  }
+  if (!Array.isArray(listed)) throw new AlertStatusError('Alertmanager answered without a list of alerts');
+  const found = (listed as { fingerprint?: unknown; status?: Partial<AlertStatus> }[]).find((a) => a.fingerprint === alert.fingerprint);
+  if (!found) return undefined;
+  const s = found.status ?? {};
+  const ids = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const state = s.state === 'suppressed' || s.state === 'unprocessed' ? s.state : 'active';
+  return { state, silencedBy: ids(s.silencedBy), inhibitedBy: ids(s.inhibitedBy) };
+}

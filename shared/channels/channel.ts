@@ -1,0 +1,73 @@
+/**
+ * The contract every channel implements. A channel renders and sends; it never retries,
+ * dedupes or records deliveries: the pipeline does (as in Alertmanager's `notify.Notifier`).
+ */
+import type { Notification } from '../render/notification.js';
+
+export interface Channel {
+  /** Stable name recorded in the delivery ledger (e.g. `slack`); renaming one re-sends in-flight repairs. */
+  readonly name: string;
+  /**
+   * Renders and sends one notification.
+   * @param notification the group's new alerts for this channel
+   * @param signal aborts the outbound request (per-attempt timeout)
+   * @returns when the platform accepted the message
+   * @throws DeliveryError when it did not; `retryable` says whether another attempt can help
+   */
+  send(notification: Notification, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * Why a delivery failed, as a metric label (`notifications_total{reason}`): a short closed set, like
+ * Alertmanager's `notifications_failed_total{reason}`, never the free-text message.
+ * - `timeout`, `network`: no reply (time-out, refused, reset, DNS);
+ * - `rate_limited`: 429 or the platform's own rate-limit code;
+ * - `server_error`: 5xx; `client_error`: any other non-2xx status (bad URL, missing topic, forbidden);
+ * - `platform_error`: a reply that says "failed" some other way (Slack's plain-text error, Feishu's `code`);
+ * - `content_refused`: the platform refused this message's content ({@link ContentRefusedError});
+ * - `other`: not a {@link DeliveryError} (a bug in a channel).
+ */
+export type DeliveryFailureReason = 'timeout' | 'network' | 'rate_limited' | 'server_error' | 'client_error' | 'platform_error' | 'content_refused' | 'other';
+
+/**
+ * A failed delivery. `retryable` is true for 5xx, 429, time-outs and network errors;
+ * false for other 4xx and platform errors that mean bad configuration.
+ */
+export class DeliveryError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    /** The platform's `Retry-After`, milliseconds, when it sent one. */
+    readonly retryAfterMs?: number,
+    /** For metrics; default `platform_error`. */
+    readonly reason: DeliveryFailureReason = 'platform_error',
+  ) {
+    super(message);
+    this.name = 'DeliveryError';
+  }
+}
+
+/**
+ * The platform refused this message's content (Slack `400 invalid_blocks`, Feishu `9499 Bad Request`,
+ * SNS `InvalidParameter` on the message), or the content could not be encoded. Sending the same message
+ * again cannot help, so it is not retryable; a reduced rendering may pass, and `deliver` tries one.
+ * Told apart from permanent refusals that are about configuration (a wrong URL, token or secret), which
+ * the pipeline answers with 5xx so that a fixed configuration repairs the delivery.
+ */
+export class ContentRefusedError extends DeliveryError {
+  constructor(message: string) {
+    super(message, false, undefined, 'content_refused');
+    this.name = 'ContentRefusedError';
+  }
+}
+
+/** The metric reason of any error a delivery threw. */
+export function deliveryFailureReason(err: unknown): DeliveryFailureReason {
+  return err instanceof DeliveryError ? err.reason : 'other';
+}
+
+/** The reason of a non-2xx HTTP status. */
+export function httpFailureReason(status: number): DeliveryFailureReason {
+  if (status === 429) return 'rate_limited';
+  return status >= 500 ? 'server_error' : 'client_error';
+}

@@ -1,0 +1,223 @@
+/**
+ * Feishu / Lark through a custom bot webhook: an interactive message card with a coloured header,
+ * one text block and one button row (Graph, Runbook, Silence) per alert, optionally signed.
+ *
+ * Text blocks are `plain_text`, not `lark_md`: alert text is written by whoever sets a label or an
+ * annotation, and `lark_md` turns `[text](url)` into a link and `<at id=all></at>` into a mention
+ * with no documented escape for either. `plain_text` shows every character as typed; the cost is
+ * no bold or italics in the card body (the header keeps the colour and the headline).
+ * @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot
+ * @see https://open.feishu.cn/document/ukTMukTMukTM/uUzNwUjL1cDM14SN3ATN (text element: plain_text, lark_md)
+ */
+import { createHmac } from 'node:crypto';
+import type { EnrichedAlert } from '../../enrich/types.js';
+import type { Notification } from '../../render/notification.js';
+import { cutAlert, REDUCED_FIELD_BYTES } from '../../render/reduce.js';
+import type { Secret } from '../../core/secret.js';
+import { alertLines, alertLinks, isFiringAgain, headline, headlineText, type Link, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from '../../render/content.js';
+import { digestText, digestTitle, isStorm, type RenderOptions } from '../../render/digest.js';
+import { postJson } from '../http.js';
+import { linkLabel, type Locale } from '../../render/locale.js';
+import { truncateChars } from '../../core/truncate.js';
+import { ContentRefusedError, DeliveryError, type Channel } from '../channel.js';
+
+/** Request body size, bytes. @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
+export const FEISHU_MAX_BODY_BYTES = 20 * 1024;
+/** Reply `code`s meaning "too many requests" (custom bots: 100/min, 5/s). @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
+export const FEISHU_RATE_LIMIT_CODES: ReadonlySet<number> = new Set([9499, 11232]);
+/**
+ * Code 9499 is also Feishu's "Bad Request" (`Bad Request: fail to parse content`; with HTTP 400 for a
+ * body it does not take at all): a refusal of the content, told from the rate limit by its `msg`.
+ */
+const FEISHU_BAD_REQUEST = { code: 9499, msg: /^bad request/i };
+/**
+ * Reply `code`s that mean the bot is configured differently from this channel: what to fix.
+ * @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot
+ */
+export const FEISHU_CONFIGURATION_CODES: ReadonlyMap<number, string> = new Map([
+  [19021, 'signature check failed: check the signing secret and this host\'s clock'],
+  [19024, 'keyword check failed: the bot\'s keyword security setting rejects this message'],
+]);
+/** Our cap on one alert's text, characters: the same budget as a Slack section, so both show the same. */
+export const FEISHU_MAX_ALERT_CHARS = 3000;
+/** Our cap on the header title, characters (a title wraps badly beyond a line or two). */
+export const FEISHU_MAX_TITLE_CHARS = 150;
+/** Bytes kept free for the top-level `timestamp` and `sign` added when signing. */
+const SIGNATURE_RESERVE_BYTES = 128;
+
+type Template = 'green' | 'red' | 'orange' | 'blue';
+type PlainText = { tag: 'plain_text'; content: string };
+
+/** A card element as this channel emits it. */
+export type FeishuElement =
+  | { tag: 'div'; text: PlainText }
+  | { tag: 'action'; actions: { tag: 'button'; text: PlainText; type: 'default' | 'primary'; url: string }[] }
+  | { tag: 'hr' }
+  | { tag: 'note'; elements: PlainText[] };
+
+/** The webhook body; `timestamp` (epoch seconds, string) and `sign` only when a secret is configured. */
+export interface FeishuMessage {
+  timestamp?: string;
+  sign?: string;
+  msg_type: 'interactive';
+  card: {
+    config: { wide_screen_mode: true };
+    header: { title: PlainText; template: Template };
+    elements: FeishuElement[];
+  };
+}
+
+/** Header colour: resolved → green, critical → red, warning → orange, anything else → blue. */
+export function headerTemplate(status: Notification['status'], severity: string): Template {
+  if (status === 'resolved') return 'green';
+  if (severity === 'critical') return 'red';
+  if (severity === 'warning') return 'orange';
+  return 'blue';
+}
+
+const buttons = (links: Link[], locale: Locale): FeishuElement[] =>
+  links.length
+    ? [{ tag: 'action', actions: links.map((link) => ({ tag: 'button' as const, text: { tag: 'plain_text' as const, content: linkLabel(link.label, locale) }, type: 'default' as const, url: link.url })) }]
+    : [];
+
+const div = (content: string): FeishuElement => ({ tag: 'div', text: { tag: 'plain_text', content: truncateChars(content, FEISHU_MAX_ALERT_CHARS) } });
+const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: text }] }] : []);
+
+function alertElements(notification: Notification, alert: EnrichedAlert, first: boolean, locale: Locale): FeishuElement[] {
+  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
+  const elements: FeishuElement[] = first ? [] : [{ tag: 'hr' }];
+  elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL), locale));
+  return elements;
+}
+
+/** The signed Acknowledge link as a primary button: a custom bot cannot receive callbacks, so a link it is. */
+function acknowledgeButton(notification: Notification, locale: Locale): FeishuElement[] {
+  const link = acknowledgeLink(notification, locale);
+  return link ? [{ tag: 'action', actions: [{ tag: 'button', text: { tag: 'plain_text', content: link.label }, type: 'primary', url: link.url }] }] : [];
+}
+
+/** UTF-8 size of the JSON body, bytes (Feishu's limit is in bytes: one CJK character is 3). */
+export const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+const fits = (message: FeishuMessage) => jsonBytes(message) + SIGNATURE_RESERVE_BYTES <= FEISHU_MAX_BODY_BYTES;
+
+function card(title: string, template: Template, elements: FeishuElement[]): FeishuMessage {
+  return { msg_type: 'interactive', card: { config: { wide_screen_mode: true }, header: { title: { tag: 'plain_text', content: truncateChars(title, FEISHU_MAX_TITLE_CHARS) }, template }, elements } };
+}
+
+/**
+ * Renders the card (unsigned): a digest for a storm ({@link isStorm}), else the alerts in detail,
+ * shown in order while the body stays under {@link FEISHU_MAX_BODY_BYTES} with room for a
+ * signature (an alert too big on its own is shown reduced); a note says how many are left out and
+ * how many Alertmanager did not include.
+ * @param options.locale default `zh-CN`
+ */
+export function renderFeishu(notification: Notification, options: RenderOptions = {}): FeishuMessage {
+  const locale = options.locale ?? 'zh-CN';
+  const h = headline(notification);
+  const template = headerTemplate(h.status, h.severity);
+  if (notification.kind === 'acknowledged') return card(headlineText(h, locale), 'blue', [div(followUpLines(notification, PLAIN, locale).join('\n'))]);
+  if (isStorm(notification, options.digestAbove)) return renderFeishuDigest(notification, template, locale);
+  const total = notification.alerts.length;
+  const more = (shown: number) => note(moreAlertsText(total - shown, { truncated: notification.truncatedAlerts, locale }));
+  const ack = acknowledgeButton(notification, locale);
+  const build = (elements: FeishuElement[], shown: number) => card(headlineText(h, locale), template, [...ack, ...elements, ...more(shown)]);
+  const shownElements: FeishuElement[] = [];
+  let shown = 0;
+  for (const alert of notification.alerts) {
+    // An alert too big for a card of its own goes reduced (`reduce.ts`), or is left out: it never hides the ones after it.
+    const own = (a: EnrichedAlert) => alertElements(notification, a, shown === 0, locale);
+    let elements = own(alert);
+    if (!fits(build(elements, 1))) elements = own(cutAlert(alert, REDUCED_FIELD_BYTES, true));
+    if (!fits(build(elements, 1))) continue;
+    if (!fits(build([...shownElements, ...elements], shown + 1))) break;
+    shownElements.push(...elements);
+    shown += 1;
+  }
+  return build(shownElements, shown);
+}
+
+/** The storm digest; top alerts are dropped from the end while the body is over the byte limit. */
+function renderFeishuDigest(notification: Notification, template: Template, locale: Locale): FeishuMessage {
+  const d = digestText(notification, PLAIN, locale);
+  const build = (top: string[]) =>
+    card(digestTitle(notification, locale), template, [
+      div([...d.summary, ...d.counts].join('\n')),
+      { tag: 'hr' },
+      div([d.topTitle, ...top].join('\n')),
+      ...note(d.more),
+      ...buttons(d.silenceUrl ? [{ label: 'Silence', url: d.silenceUrl }] : [], locale),
+    ]);
+  let top = d.top;
+  while (top.length > 0 && !fits(build(top))) top = top.slice(0, -1);
+  return build(top);
+}
+
+/**
+ * The custom-bot signature: base64 of HMAC-SHA256 keyed with `timestamp + "\n" + secret` over an
+ * empty message (Feishu's scheme; the key, not the message, carries the data).
+ * @param timestampSeconds epoch seconds, the same value sent as `timestamp`
+ * @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot
+ */
+export function feishuSign(secret: string, timestampSeconds: number): string {
+  return createHmac('sha256', `${timestampSeconds}\n${secret}`).update('').digest('base64');
+}
+
+/**
+ * Reads Feishu's reply: HTTP 200 with `code` 0 is success, anything else a {@link DeliveryError}:
+ * retryable for rate limits, a {@link ContentRefusedError} for `9499 Bad Request…`, permanent (and
+ * named a configuration error) for 19021 and 19024.
+ * @param name the channel instance, prefixed to the message
+ */
+export function checkFeishuReply(name: string, body: string): void {
+  let reply: { code?: unknown; StatusCode?: unknown; msg?: unknown; StatusMessage?: unknown };
+  try {
+    reply = JSON.parse(body) as typeof reply;
+  } catch {
+    throw new DeliveryError(`${name}: reply is not JSON`, false);
+  }
+  const code = typeof reply.code === 'number' ? reply.code : reply.StatusCode;
+  if (code === 0) return;
+  const msg = String(reply.msg ?? reply.StatusMessage ?? '').slice(0, 200);
+  if (code === FEISHU_BAD_REQUEST.code && FEISHU_BAD_REQUEST.msg.test(msg)) throw new ContentRefusedError(`${name}: code ${code}: ${msg}`);
+  const configuration = typeof code === 'number' ? FEISHU_CONFIGURATION_CODES.get(code) : undefined;
+  const detail = configuration ? ` (configuration error: ${configuration})` : '';
+  const rateLimited = typeof code === 'number' && FEISHU_RATE_LIMIT_CODES.has(code);
+  throw new DeliveryError(`${name}: code ${String(code)}: ${msg}${detail}`, rateLimited, undefined, rateLimited ? 'rate_limited' : 'platform_error');
+}
+
+/** An HTTP 400 whose body is Feishu's `9499 Bad Request`: the body itself was refused (too large, unparsable). */
+function refusesContent(status: number, body: string): boolean {
+  if (status !== 400) return false;
+  try {
+    return (JSON.parse(body) as { code?: unknown }).code === FEISHU_BAD_REQUEST.code;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The Feishu channel. Signature errors (`code` 19021), keyword mismatches (19024) and other
+ * non-zero codes are permanent failures; rate limits (9499, 11232) are retryable.
+ * @param options.webhookUrl the bot's webhook URL (a secret: its path is the credential)
+ * @param options.secret the bot's signing secret; when set, `timestamp` and `sign` are added
+ * @param options.now clock for the signature timestamp
+ * @param options.name the instance name recorded in the ledger; default `feishu`
+ * @param options.locale default `zh-CN`
+ */
+export function createFeishuChannel(options: { webhookUrl: Secret; secret?: Secret; now?: () => Date; name?: string } & RenderOptions): Channel {
+  const now = options.now ?? (() => new Date());
+  const name = options.name ?? 'feishu';
+  const render: RenderOptions = { locale: options.locale ?? 'zh-CN', digestAbove: options.digestAbove };
+  return {
+    name,
+    async send(notification, signal) {
+      let body: FeishuMessage = renderFeishu(notification, render);
+      if (options.secret) {
+        const timestamp = Math.floor(now().getTime() / 1000);
+        body = { timestamp: String(timestamp), sign: feishuSign(options.secret.reveal(), timestamp), ...body };
+      }
+      const reply = await postJson(name, options.webhookUrl, body, signal, { refusesContent });
+      checkFeishuReply(name, reply.body);
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Every channel type, one line each: adding a channel is its folder (settings, renderer, sender,
+ * wire types) and one line here. The routing file's `type` is the key; the order is the order of
+ * the routing file's error message (`type must be one of …`).
+ */
+import type { z } from 'zod';
+import { consoleType } from './console.js';
+import { feishu } from './feishu/settings.js';
+import type { CreateDeps } from './settings.js';
+import { slack } from './slack/settings.js';
+import { sns } from './sns/settings.js';
+import type { Channel } from './channel.js';
+
+export const CHANNEL_TYPES = {
+  slack,
+  feishu,
+  sns,
+  console: consoleType,
+} as const;
+
+type Types = (typeof CHANNEL_TYPES)[keyof typeof CHANNEL_TYPES];
+/** A routing-file channel entry, as validated. */
+export type ChannelSpec = z.infer<Types['schema']>;
+/** A routing-file channel with its secrets looked up. */
+export type ChannelInstance = Parameters<Types['create']>[0];
+/** The entry schemas of every type, for the routing file's discriminated union. */
+export const CHANNEL_SCHEMAS = Object.values(CHANNEL_TYPES).map((t) => t.schema) as [Types['schema'], ...Types['schema'][]];
+
+/** The type of `spec.type`, loosened so one call serves every type (each type checks its own). */
+function typeOf<T extends { type: keyof typeof CHANNEL_TYPES }>(entry: T) {
+  return CHANNEL_TYPES[entry.type] as unknown as {
+    secretNames(spec: T): string[];
+    resolve(name: string, spec: T, ctx: Parameters<Types['resolve']>[2]): ChannelInstance | undefined;
+    create(instance: T, deps: CreateDeps): Channel;
+  };
+}
+
+/** The settings a routing-file entry names as secrets. */
+export const secretNamesOf = (spec: ChannelSpec): string[] => typeOf(spec).secretNames(spec);
+/** The instance of a routing-file entry, or `undefined` after recording its problems. */
+export const resolveChannel = (name: string, spec: ChannelSpec, ctx: Parameters<Types['resolve']>[2]): ChannelInstance | undefined => typeOf(spec).resolve(name, spec, ctx);
+/** The channel of an instance. */
+export const createChannel = (instance: ChannelInstance, deps: CreateDeps): Channel => typeOf(instance).create(instance, deps);

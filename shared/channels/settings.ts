@@ -1,0 +1,92 @@
+/**
+ * What every channel folder declares about its settings, so that one line in `registry.ts` adds a
+ * channel: its routing-file schema, the settings its secrets come from, how a validated entry
+ * becomes an instance (secrets looked up), and how an instance becomes a {@link Channel}.
+ * Secrets are never written in the routing file: a webhook URL or signing secret is
+ * `{ secret: NAME }`, the name of a setting that holds it (an environment variable for `npm start`,
+ * a key of the settings secret in AWS).
+ */
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { z } from 'zod';
+import type { Secret } from '../core/secret.js';
+import { MAX_DETAILED_ALERTS } from '../render/digest.js';
+import { LOCALES, type Locale } from '../render/locale.js';
+import type { Channel } from './channel.js';
+
+/** Names of settings a secret reference may point at (environment variable syntax). */
+export const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `{ secret: NAME }` in the routing file: the setting that holds a secret value. */
+export const secretRef = z.strictObject(
+  {
+    secret: z.string().regex(SETTING_NAME, { message: 'must name a setting (letters, digits and _, e.g. SLACK_ONCALL_WEBHOOK_URL)' }),
+  },
+  // A literal URL or secret here would put it in a file that is committed and bundled.
+  { error: (issue) => (issue.code === 'invalid_type' ? 'must be { secret: SETTING_NAME }, naming the setting that holds the value, not the value itself' : undefined) },
+);
+export type SecretRef = z.infer<typeof secretRef>;
+
+/** The render options every channel entry of the routing file may set. */
+export const renderFields = {
+  locale: z.enum(LOCALES, { message: `must be one of ${LOCALES.join(', ')}` }).optional(),
+  digestAbove: z.number().int().min(1).max(MAX_DETAILED_ALERTS, { message: `must be an integer 1–${MAX_DETAILED_ALERTS}` }).optional(),
+};
+
+/** What every channel instance carries: its name (the delivery ledger's key) and render options. */
+export interface InstanceBase {
+  name: string;
+  locale?: Locale;
+  digestAbove?: number;
+}
+
+/** Looks up a routing-file entry's secrets and reports its problems, each naming the file, line and field. */
+export interface ResolveContext {
+  /**
+   * The value of the setting `ref` names, or `undefined` after recording why not (unset; with `url`,
+   * not an https URL, see {@link webhookUrlProblem}). The value never appears in a problem.
+   */
+  secret(ref: SecretRef, field: string, url: boolean): Secret | undefined;
+  /** Records a problem with `field` of this entry. */
+  problem(field: string, message: string): void;
+  /** Every setting (environment and settings secret), for defaults such as `SNS_TOPIC_ARN`. */
+  settings: Record<string, string | undefined>;
+}
+
+/** What channels need from outside the configuration. */
+export interface CreateDeps {
+  /** The SNS client for a topic (one per topic region). */
+  snsClient(topicArn: string): SNSClient;
+  /** Console output (default: stdout). */
+  write?: (s: string) => void;
+  /** Clock for Feishu signatures. */
+  now?: () => Date;
+}
+
+/**
+ * One channel type, as its folder declares it.
+ * @typeParam Spec the routing-file entry, as validated by `schema`
+ * @typeParam Instance the entry with its secrets looked up
+ */
+export interface ChannelType<Spec extends { type: string }, Instance extends InstanceBase & { type: Spec['type'] }> {
+  /** The routing-file entry: a strict object whose `type` is this channel's literal. */
+  schema: z.ZodType<Spec>;
+  /** The settings the entry names as secrets (so the settings secret can lay them over the environment). */
+  secretNames(spec: Spec): string[];
+  /** The instance, or `undefined` when a problem was recorded in `ctx`. */
+  resolve(name: string, spec: Spec, ctx: ResolveContext): Instance | undefined;
+  create(instance: Instance, deps: CreateDeps): Channel;
+}
+
+/** Same rule as the `SLACK_WEBHOOK_URL` setting: https, or plain http to loopback. Never echoes the value. */
+export function webhookUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an https URL';
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return undefined;
+  return 'must be an https URL (http only to loopback)';
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);

@@ -1,0 +1,35 @@
+/**
+ * SNS's settings: a routing-file entry `{ type: sns, topicArn?, messageStructure? }`. Without
+ * `topicArn` the entry publishes to the `SNS_TOPIC_ARN` setting's topic (the CDK stack's own).
+ */
+import { z } from 'zod';
+import { renderFields, type ChannelType, type InstanceBase } from '../settings.js';
+import { createSnsChannel } from './index.js';
+
+/** An SNS topic ARN, standard or FIFO. */
+export const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
+
+const schema = z.strictObject({
+  type: z.literal('sns'),
+  /** Unset: the `SNS_TOPIC_ARN` setting (the CDK stack's own topic). */
+  topicArn: z.string().regex(TOPIC_ARN, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' }).optional(),
+  messageStructure: z.enum(['string', 'json'], { message: 'must be string or json' }).optional(),
+  ...renderFields,
+});
+export type SnsSpec = z.infer<typeof schema>;
+export type SnsInstance = InstanceBase & { type: 'sns'; topicArn: string; messageStructure?: 'string' | 'json' };
+
+export const sns = {
+  schema,
+  secretNames: () => [],
+  resolve(name, spec, ctx) {
+    const topicArn = spec.topicArn ?? ctx.settings.SNS_TOPIC_ARN;
+    if (!topicArn || !TOPIC_ARN.test(topicArn)) {
+      ctx.problem('topicArn', 'not given, and SNS_TOPIC_ARN is not set to a topic ARN');
+      return undefined;
+    }
+    return { name, type: 'sns', topicArn, messageStructure: spec.messageStructure, locale: spec.locale, digestAbove: spec.digestAbove };
+  },
+  create: (c, deps) =>
+    createSnsChannel({ name: c.name, locale: c.locale, digestAbove: c.digestAbove, client: deps.snsClient(c.topicArn), topicArn: c.topicArn, messageStructure: c.messageStructure }),
+} satisfies ChannelType<SnsSpec, SnsInstance>;

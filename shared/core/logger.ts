@@ -1,0 +1,71 @@
+/**
+ * Structured JSON logs, one line per event, on stdout (CloudWatch and `npm start` alike).
+ * Callers pass plain fields; never pass a secret (config secrets are `Secret` values, which
+ * serialise as `<redacted>` even if passed by mistake). Text that quotes a secret without knowing it
+ * (a platform's error reply echoing the webhook path, an error message naming the URL) is scrubbed
+ * here, in every string of every line ({@link redactSecrets}).
+ *
+ * Per-invocation fields (Lambda's `awsRequestId`) travel in an `AsyncLocalStorage` scope rather
+ * than a child logger: the one logger is built at cold start and handed to every module, so only an
+ * ambient scope reaches every line an invocation writes.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { redactSecrets } from './secret.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+const scope = new AsyncLocalStorage<Record<string, unknown>>();
+
+/**
+ * Runs `fn` with `fields` on every line any logger writes while it runs, including in callbacks
+ * and promises it starts; scopes nest (inner fields win) and concurrent scopes stay apart.
+ * @example export const handler = (event, context) => withLogFields({ awsRequestId: context.awsRequestId }, () => serve(event, context));
+ * @returns what `fn` returns (its promise, for an async `fn`)
+ */
+export function withLogFields<T>(fields: Record<string, unknown>, fn: () => T): T {
+  return scope.run({ ...scope.getStore(), ...fields }, fn);
+}
+
+export interface Logger {
+  debug(event: string, fields?: Record<string, unknown>): void;
+  info(event: string, fields?: Record<string, unknown>): void;
+  warn(event: string, fields?: Record<string, unknown>): void;
+  error(event: string, fields?: Record<string, unknown>): void;
+  /** A logger whose lines all carry `fields` (e.g. the `groupKey`). */
+  child(fields: Record<string, unknown>): Logger;
+}
+
+/**
+ * Creates a JSON-lines logger.
+ * @param level the lowest level written
+ * @param write where each line goes (default: stdout)
+ */
+export function createLogger(
+  level: LogLevel = 'info',
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  base: Record<string, unknown> = {},
+): Logger {
+  const log = (lvl: LogLevel) => (event: string, fields: Record<string, unknown> = {}) => {
+    if (ORDER[lvl] < ORDER[level]) return;
+    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...scope.getStore(), ...base, ...fields }, replacer));
+  };
+  return {
+    debug: log('debug'),
+    info: log('info'),
+    warn: log('warn'),
+    error: log('error'),
+    child: (fields) => createLogger(level, write, { ...base, ...fields }),
+  };
+}
+
+/** A logger that drops everything (tests that do not look at logs). */
+export const silentLogger: Logger = createLogger('error', () => {});
+
+/** Errors as name and message; every string, error messages included, scrubbed of secrets. */
+function replacer(_key: string, value: unknown): unknown {
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (typeof value === 'string') return redactSecrets(value);
+  return value;
+}

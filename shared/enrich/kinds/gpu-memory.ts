@@ -1,0 +1,66 @@
+/**
+ * Enricher for memory alerts (GPU memory leaks, OOM risk): used and total memory, and the leak
+ * trend of the configured memory series (NVIDIA DCGM's `DCGM_FI_DEV_FB_USED` by default).
+ * @see https://docs.nvidia.com/datacenter/dcgm/latest/dcgm-api/dcgm-api-field-ids.html
+ */
+import { aggregate, selector } from '../../prometheus/promql.js';
+import { MEMORY_UNIT_BYTES, type Enricher, type MemorySettings, type QueryScope, type SignalDef } from '../enricher.js';
+import { itemsOf, readSignals, shapePeers } from '../signals/read.js';
+import { DCGM_SCOPE_LABELS, TARGET_SCOPE_LABELS } from '../signals/scope.js';
+import { fitMemoryTrend } from '../trend/index.js';
+
+/** DCGM's framebuffer-used gauge, MiB: the default memory series. */
+export const DCGM_FB_USED = 'DCGM_FI_DEV_FB_USED';
+
+const MIB = MEMORY_UNIT_BYTES.MiB;
+
+/** Whether the series is a DCGM exporter field (then scoped by GPU labels, and capacity is used + free). */
+const isDcgm = (series: string) => series.startsWith('DCGM_FI_');
+
+/** `expr` converted from the series' unit to MiB. */
+function inMiB(expr: string, memory: MemorySettings): string {
+  const bytes = MEMORY_UNIT_BYTES[memory.unit];
+  if (bytes === MIB) return expr;
+  return bytes < MIB ? `${expr} / ${MIB / bytes}` : `${expr} * ${bytes / MIB}`;
+}
+
+/** The memory series summed over the alert's series, in MiB. */
+function usedDef(memory: MemorySettings): SignalDef {
+  const dcgm = memory.series === DCGM_FB_USED;
+  return {
+    name: dcgm ? 'gpu_memory_used_mib' : 'memory_used_mib',
+    label: dcgm ? 'GPU memory used' : `Memory used (${memory.series})`,
+    unit: 'mebibytes',
+    scopeLabels: isDcgm(memory.series) ? DCGM_SCOPE_LABELS : TARGET_SCOPE_LABELS,
+    expr: (s: QueryScope) => inMiB(aggregate('sum', s.by, selector(memory.series, s.matchers)), memory),
+  };
+}
+
+/** `DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE`, MiB. */
+export const GPU_MEMORY_TOTAL: SignalDef = {
+  name: 'gpu_memory_total_mib',
+  label: 'GPU memory total',
+  unit: 'mebibytes',
+  scopeLabels: DCGM_SCOPE_LABELS,
+  expr: (s) => aggregate('sum', s.by, `${selector(DCGM_FB_USED, s.matchers)} + ${selector('DCGM_FI_DEV_FB_FREE', s.matchers)}`),
+};
+
+/**
+ * Memory used and (for DCGM's framebuffer) total, MiB, summed over the series the alert's labels
+ * select (one GPU when it carries `gpu` and `Hostname`, or `UUID`); and the leak trend of "used" over
+ * the last `memory.windowHours`, against the configured capacity, else used + free.
+ */
+export const gpuMemoryEnricher: Enricher<'gpu_memory'> = {
+  kind: 'gpu_memory',
+  enrich: async (alert, ctx) => {
+    const used = usedDef(ctx.memory);
+    const defs = ctx.memory.series === DCGM_FB_USED ? [used, GPU_MEMORY_TOTAL] : [used];
+    const { by, scope } = shapePeers(alert, ctx.peers, used.scopeLabels);
+    const [signals, series] = await Promise.all([readSignals(ctx, alert, defs), ctx.range(used.expr(scope), ctx.memory.windowHours * 3600)]);
+    const total = signals.find((s) => s.name === GPU_MEMORY_TOTAL.name)?.value ?? null;
+    const capacity = ctx.memory.capacityMiB ?? (total !== null && Number.isFinite(total) ? total : null);
+    const points = itemsOf(series, alert, by)[0]?.points ?? [];
+    const trend = fitMemoryTrend(points, capacity);
+    return trend ? { signals, trend: { ...trend, series: ctx.memory.series } } : { signals };
+  },
+};

@@ -1,0 +1,162 @@
+/**
+ * Reading signals for many alerts with few queries: one query per signal serves every peer alert of
+ * the same kind that carries the same identifying label names, aggregated `by` those labels; each
+ * alert then takes the series whose labels equal its own. The cost grows with kinds, not alerts,
+ * and the work per alert stays constant (shapes, scopes and answers are indexed once per group).
+ */
+import type { Alert } from '../../alertmanager/schema.js';
+import { aggregate, groupMatchers } from '../../prometheus/promql.js';
+import type { Sample, Series } from '../../prometheus/client.js';
+import type { EnrichContext, QueryScope, SignalDef } from '../enricher.js';
+import type { Signal } from '../types.js';
+
+const SHAPES = new WeakMap<readonly Alert[], Map<string, { peers: Alert[]; scope: QueryScope }>>();
+const INDEXES = new WeakMap<readonly object[], Map<string, Map<string, unknown[]>>>();
+const STARTS = new WeakMap<readonly Alert[], Map<number, number[]>>();
+
+/** Step of the range query that reads values at several alerts' starts, seconds: finer is noise under a 5-minute rate. */
+export const AT_START_STEP_SECONDS = 60;
+
+/**
+ * The alert's peers with the same identifying label names as the alert (the alert included), and
+ * the scope covering them, aggregated `by` those names. Computed once per peer list and shape.
+ */
+export function shapePeers(alert: Alert, peers: readonly Alert[], scopeLabels: readonly string[]): { peers: Alert[]; by: string[]; scope: QueryScope } {
+  const by = scopeLabels.filter((name) => alert.labels[name] !== undefined);
+  const key = `${scopeLabels.join(',')}|${by.join(',')}`;
+  const shapes = memo(SHAPES, peers, () => new Map());
+  let shape = shapes.get(key);
+  if (!shape) {
+    const same = peers.filter((p) => scopeLabels.every((name) => (p.labels[name] !== undefined) === (alert.labels[name] !== undefined)));
+    shape = { peers: same, scope: scopeFor(same.length ? same : [alert], by) };
+    shapes.set(key, shape);
+  }
+  if (shape.peers.includes(alert)) return { peers: shape.peers, by, scope: shape.scope };
+  const withAlert = [...shape.peers, alert];
+  return { peers: withAlert, by, scope: scopeFor(withAlert, by) };
+}
+
+/** The query scope covering `peers`, aggregated by `by`. */
+export function scopeFor(peers: readonly Alert[], by: readonly string[]): QueryScope {
+  return { matchers: groupMatchers(peers.map((p) => p.labels), by), by: [...by] };
+}
+
+/** The items of an answer (samples or series) that belong to the alert, through an index built once per answer and `by`. */
+export function itemsOf<T extends { metric: Record<string, string> }>(items: readonly T[], alert: Pick<Alert, 'labels'>, by: readonly string[]): T[] {
+  const keyOf = (labels: Readonly<Record<string, string>>) => JSON.stringify(by.map((name) => labels[name] ?? ''));
+  const indexes = memo(INDEXES, items, () => new Map());
+  let index = indexes.get(by.join(','));
+  if (!index) {
+    index = new Map();
+    for (const item of items) index.set(keyOf(item.metric), [...(index.get(keyOf(item.metric)) ?? []), item]);
+    indexes.set(by.join(','), index);
+  }
+  return (index.get(keyOf(alert.labels)) ?? []) as T[];
+}
+
+/**
+ * Reads `defs` for `alert` (concurrently; identical queries of the group are sent once).
+ * @returns the signals in the order of `defs`, a breakdown signal expanded into one per label value
+ *   (sorted), each with its value now, when the alert fired, and for quantiles the top finite bucket
+ */
+export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readonly SignalDef[]): Promise<Signal[]> {
+  return (await Promise.all(defs.map((def) => readSignal(ctx, alert, def)))).flat();
+}
+
+async function readSignal(ctx: EnrichContext, alert: Alert, def: SignalDef): Promise<Signal[]> {
+  const { peers, by, scope } = shapePeers(alert, ctx.peers, def.scopeLabels);
+  const query = def.expr(def.breakdown ? { ...scope, by: [...by, def.breakdown] } : scope);
+  const [now, atStart, topBucket] = await Promise.all([
+    ctx.instant(query),
+    samplesAtStart(ctx, query, alert, peers, by),
+    def.histogram ? topFiniteBucket(ctx, def.histogram, scope, alert) : undefined,
+  ]);
+  const base = { unit: def.unit, query, ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}), ...(topBucket !== undefined ? { topBucket } : {}) };
+  const mine = itemsOf(now, alert, by);
+  if (!def.breakdown) {
+    return [{ name: def.name, label: def.label, value: mine[0]?.value ?? null, ...base, ...startValue(atStart, () => true) }];
+  }
+  const key = def.breakdown;
+  const values = [...new Set(mine.map((s) => s.metric[key] ?? ''))].sort();
+  if (values.length === 0) return [{ name: def.name, label: def.label, value: null, ...base }];
+  return values.map((v) => ({
+    name: `${def.name}:${v}`,
+    label: `${def.label} (${v})`,
+    value: mine.find((s) => s.metric[key] === v)?.value ?? null,
+    ...base,
+    ...startValue(atStart, (s) => (s.metric[key] ?? '') === v),
+  }));
+}
+
+/** `{ atStart }` from the alert's samples at its start, `{}` when that was not read. */
+function startValue(samples: Sample[] | undefined, pick: (s: Sample) => boolean): { atStart?: number | null } {
+  return samples === undefined ? {} : { atStart: samples.find(pick)?.value ?? null };
+}
+
+/**
+ * The query's samples when the alert fired. Peers sharing one `startsAt` (the usual case): an
+ * instant query at it. Several: one range query from the earliest `startsAt` to now, each alert
+ * taking the point {@link pointAt} its own `startsAt`.
+ * @param by when given, only the series that belong to the alert by these labels are returned
+ * @returns `undefined` when the alert's `startsAt` does not parse
+ */
+export async function samplesAtStart(ctx: EnrichContext, query: string, alert: Alert, peers: readonly Alert[], by?: readonly string[]): Promise<Sample[] | undefined> {
+  const nowMs = ctx.now.getTime();
+  const own = Math.min(Date.parse(alert.startsAt), nowMs);
+  if (Number.isNaN(own)) return undefined;
+  const starts = memo(STARTS, peers, () => new Map()).get(nowMs) ?? distinctStarts(peers, nowMs);
+  if (starts.length <= 1) {
+    const samples = await ctx.instant(query, new Date(own));
+    return by ? itemsOf(samples, alert, by) : samples;
+  }
+  const all = await ctx.range(query, (nowMs - Math.min(...starts)) / 1000, AT_START_STEP_SECONDS);
+  const series: Series[] = by ? itemsOf(all, alert, by) : all;
+  const at = own / 1000;
+  return series.flatMap(({ metric, points }) => {
+    const point = pointAt(points, at);
+    return point ? [{ metric, ...point }] : [];
+  });
+}
+
+/** Prometheus's default lookback for an instant query, seconds: a range point older than this is not "at" a time. */
+const LOOKBACK_SECONDS = 300;
+
+/**
+ * The range point that stands for time `at` (epoch seconds): the first at or after it within one
+ * step, else the last before it within the lookback; `undefined` when the series has none near `at`
+ * (it appeared later or ended earlier), so a value from hours away is never shown as "when fired".
+ */
+export function pointAt<P extends { time: number }>(points: readonly P[], at: number): P | undefined {
+  const step = Math.max(AT_START_STEP_SECONDS, points.length > 1 ? points[1]!.time - points[0]!.time : 0);
+  const after = points.find((p) => p.time >= at);
+  if (after && after.time - at <= step) return after;
+  const before = points.filter((p) => p.time < at).at(-1);
+  return before && at - before.time <= LOOKBACK_SECONDS ? before : undefined;
+}
+
+/** The distinct `startsAt` of `peers` (epoch ms, capped at now), remembered for the peer list. */
+function distinctStarts(peers: readonly Alert[], nowMs: number): number[] {
+  const starts = [...new Set(peers.map((a) => Math.min(Date.parse(a.startsAt), nowMs)).filter((t) => !Number.isNaN(t)))];
+  memo(STARTS, peers, () => new Map()).set(nowMs, starts);
+  return starts;
+}
+
+/**
+ * The highest finite `le` among the alert's buckets of `histograms` (either generation's name).
+ * @returns `undefined` when the histogram has no finite bucket for the alert
+ */
+async function topFiniteBucket(ctx: EnrichContext, histograms: readonly string[], scope: QueryScope, alert: Alert): Promise<number | undefined> {
+  const selectors = histograms.map((h) => (scope.matchers.length ? `${h}{${scope.matchers.join(',')}}` : h));
+  const samples = await ctx.instant(aggregate('count', ['le', ...scope.by], selectors.join(' or ')));
+  const bounds = itemsOf(samples, alert, scope.by).map((s) => Number(s.metric.le)).filter(Number.isFinite);
+  return bounds.length ? Math.max(...bounds) : undefined;
+}
+
+function memo<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}

@@ -1,0 +1,30 @@
+/**
+ * Which of an alert's labels narrow a query to the alert's own series.
+ * Only labels that identify a series are used; rule-added labels (`alertname`, `severity`, `kind`,
+ * team routing labels) never are, because the series do not carry them.
+ */
+import type { Alert } from '../../alertmanager/schema.js';
+import { equalityMatchers } from '../../prometheus/promql.js';
+
+/** Labels on vLLM's `vllm:*` metrics (engine labels plus the usual target labels). */
+export const VLLM_SCOPE_LABELS = ['model_name', 'instance', 'job', 'namespace', 'pod', 'engine'] as const;
+
+/**
+ * Labels on vLLM's API-server `http_requests_total` (prometheus-fastapi-instrumentator): target labels
+ * and `handler`; not `model_name`/`engine`, which that metric does not carry.
+ */
+export const HTTP_SCOPE_LABELS = ['instance', 'job', 'namespace', 'pod', 'handler'] as const;
+
+/** Labels on NVIDIA DCGM exporter metrics (`DCGM_FI_*`). */
+export const DCGM_SCOPE_LABELS = ['gpu', 'Hostname', 'UUID', 'instance', 'job'] as const;
+
+/** Labels every scraped series carries, for other exporters' metrics (e.g. `process_resident_memory_bytes`). */
+export const TARGET_SCOPE_LABELS = ['instance', 'job', 'namespace', 'pod', 'container'] as const;
+
+/**
+ * The alert's identifying labels as PromQL equality matchers, e.g. `['model_name="qwen3-8b"']`.
+ * Empty when the alert carries none of `names` (the query then covers the whole fleet).
+ */
+export function scopeOf(alert: Pick<Alert, 'labels'>, names: readonly string[]): string[] {
+  return equalityMatchers(alert.labels, names);
+}

@@ -1,0 +1,86 @@
+/**
+ * How a value of each signal unit and a memory trend read, in one place for the likely-cause
+ * evidence (stored with the enrichment) and every channel's rendering (`shared/render/format.ts`).
+ * Pure functions; numbers use `en-US` grouping (`61,440`) so output is the same on every host.
+ */
+import type { MemoryTrend, SignalUnit } from './types.js';
+
+/** Typographic minus (U+2212) for −Inf, as Grafana and Prometheus UIs show it. */
+const MINUS = '\u2212';
+
+/** At or above this many MiB a value is shown in GiB (100 GiB); GPU memory reads best in MiB below it. */
+export const GIB_THRESHOLD_MIB = 100 * 1024;
+
+const nf = (options: Intl.NumberFormatOptions) => new Intl.NumberFormat('en-US', options);
+const INTEGER = nf({ maximumFractionDigits: 0 });
+const ONE_DECIMAL = nf({ maximumFractionDigits: 1, minimumFractionDigits: 1 });
+const TWO_DECIMALS = nf({ maximumFractionDigits: 2, minimumFractionDigits: 2 });
+const UP_TO_ONE_DECIMAL = nf({ maximumFractionDigits: 1 });
+const UP_TO_TWO_DECIMALS = nf({ maximumFractionDigits: 2 });
+const TWO_SIGNIFICANT = nf({ maximumSignificantDigits: 2 });
+const FOUR_SIGNIFICANT = nf({ maximumSignificantDigits: 4 });
+
+/**
+ * Formats a signal value for display.
+ * - `null` → `no data` (Prometheus returned no series; never shown as 0); `NaN` → `no data (NaN)`;
+ *   ±Infinity → `+Inf` / `−Inf`.
+ * - `seconds` (input in seconds): below 1 s as milliseconds (`850 ms`, `4.2 ms`), else seconds (`2.31 s`, `12.5 s`, `1,234 s`).
+ * - `ratio` (input 0–1): percent with at most one decimal (`97.3%`).
+ * - `per_second`: `1.2/s`, `0.033/s`, `1,234/s`.
+ * - `mebibytes` (input MiB): `61,440 MiB`; from {@link GIB_THRESHOLD_MIB} on, `125.0 GiB`.
+ * - `count`: `85`, `1,234`, `0.5`; `none`: four significant digits below 1,000, integers above.
+ */
+export function formatSignalValue(value: number | null, unit: SignalUnit): string {
+  if (value === null) return 'no data';
+  if (Number.isNaN(value)) return 'no data (NaN)';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return `${MINUS}Inf`;
+  switch (unit) {
+    case 'seconds':
+      return formatSeconds(value);
+    case 'ratio':
+      return `${UP_TO_ONE_DECIMAL.format(value * 100)}%`;
+    case 'per_second':
+      return `${Math.abs(value) < 10 ? TWO_SIGNIFICANT.format(value) : INTEGER.format(value)}/s`;
+    case 'mebibytes':
+      return Math.abs(value) >= GIB_THRESHOLD_MIB ? `${ONE_DECIMAL.format(value / 1024)} GiB` : `${INTEGER.format(value)} MiB`;
+    case 'count':
+      return UP_TO_TWO_DECIMALS.format(value);
+    case 'none':
+      return Math.abs(value) >= 1000 ? INTEGER.format(value) : FOUR_SIGNIFICANT.format(value);
+  }
+}
+
+function formatSeconds(seconds: number): string {
+  const abs = Math.abs(seconds);
+  if (abs < 1) {
+    const ms = seconds * 1000;
+    return `${Math.abs(ms) < 10 ? UP_TO_ONE_DECIMAL.format(ms) : INTEGER.format(ms)} ms`;
+  }
+  if (abs < 10) return `${TWO_DECIMALS.format(seconds)} s`;
+  if (abs < 100) return `${ONE_DECIMAL.format(seconds)} s`;
+  return `${INTEGER.format(seconds)} s`;
+}
+
+/**
+ * One-line summary of a GPU memory trend, e.g. `+1,200 MiB/h · full in ~9.6 h · R² 0.98`.
+ * Growth is MiB per hour (integer from 10 MiB/h up, one decimal below); `full in` appears only when
+ * `hoursToFull` is known (shown in days, `~3.5 d`, from 48 h on). A trend that is not growing
+ * (`growing: false`, growth ≤ 0, or not a finite number) reads `no upward trend`.
+ */
+export function formatMemoryTrend(trend: MemoryTrend): string {
+  const growth = trend.growthMiBPerHour;
+  if (trend.growing === false || !Number.isFinite(growth) || growth <= 0) return 'no upward trend';
+  const parts = [`+${growth < 10 ? UP_TO_ONE_DECIMAL.format(growth) : INTEGER.format(growth)} MiB/h`];
+  if (trend.hoursToFull !== null && Number.isFinite(trend.hoursToFull)) {
+    parts.push(`full in ~${formatHours(trend.hoursToFull)}`);
+  }
+  parts.push(`R² ${TWO_DECIMALS.format(trend.rSquared)}`);
+  return parts.join(' · ');
+}
+
+/** Hours as `9.6 h`, or in days (`~3.5 d` reads `3.5 d`) from 48 h on. */
+export function formatHours(hours: number): string {
+  if (hours >= 48) return `${UP_TO_ONE_DECIMAL.format(hours / 24)} d`;
+  return `${UP_TO_ONE_DECIMAL.format(hours)} h`;
+}

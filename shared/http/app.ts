@@ -1,0 +1,178 @@
+/**
+ * The HTTP app, built once and served by thin adapters (`hono/aws-lambda` in Lambda,
+ * `@hono/node-server` for `npm start`). Tests call `app.request()` directly.
+ *
+ * Routes (public contract; a trailing slash is ignored on each, as receiver URLs are often written with one):
+ * - `POST /v1/alertmanager` — Alertmanager webhook, payload version 4;
+ * - `GET /healthz` — liveness;
+ * - `GET /metrics` — the pipeline's own metrics, Prometheus text format (`npm start`; same token as the webhook);
+ * - `GET|POST /v1/ack/:token` — the acknowledgement page (only when `PUBLIC_URL` and `ACK_SECRET` are set);
+ * - `GET /v1/alerts/:fingerprint` — an alert's state and history (same bearer token as the webhook).
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { requireBearer, type TokenSource } from './bearer.js';
+import { webhookSchema, type WebhookMessage } from '../alertmanager/schema.js';
+import { auditRoutes } from '../ack/audit.js';
+import { ACK_PATH } from '../ack/links.js';
+import { ackRoutes, type AckRouteDeps } from '../ack/routes.js';
+import { takeHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
+import type { Logger } from '../core/logger.js';
+import { noMetrics } from '../metrics/catalogue.js';
+import { processGroup, type PipelineDeps } from '../pipeline/index.js';
+import { redactResponses } from './redact-responses.js';
+import type { Secret } from '../core/secret.js';
+
+/**
+ * Largest accepted webhook body, bytes. A storm of a few thousand alerts with annotations fits;
+ * Lambda Function URLs cap requests at 6 MB, so anything larger could never arrive there anyway.
+ * @see https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html
+ */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/** The webhook's path (also answered with a trailing slash). */
+const WEBHOOK_PATH = '/v1/alertmanager';
+
+export interface AppSettings {
+  /** Bearer token Alertmanager must send (`http_config.authorization.credentials`). */
+  webhookToken?: Secret;
+  /** The previous token, still accepted during a rotation (`WEBHOOK_TOKEN_PREVIOUS`). */
+  webhookTokenPrevious?: Secret;
+  /**
+   * Serve requests when no token is configured (`ALLOW_UNAUTHENTICATED=true`, or `npm start` on
+   * loopback). Default `false`: without a token every protected route answers 503 (fail closed).
+   */
+  allowUnauthenticated?: boolean;
+}
+
+export interface AppDeps extends PipelineDeps {
+  logger: Logger;
+  /** The acknowledgement page's dependencies; its routes exist only when set. */
+  ackPage?: AckRouteDeps;
+  /** The tokens accepted now, when they can change at run time (Lambda re-reads the settings secret); default: the settings'. */
+  webhookTokens?: TokenSource;
+  /** The `GET /metrics` exposition (Prometheus adapter); unset: no such route. */
+  metricsScrape?: () => Promise<{ contentType: string; body: string }>;
+  /** The dead-man's switch (`HEARTBEAT_ALERTNAME`): heartbeat alerts are recorded, never sent; unset: off. */
+  heartbeat?: HeartbeatReceiver;
+}
+
+/** Builds the Hono app. Pure wiring: the pipeline lives in `pipeline.ts`. */
+export function createApp(settings: AppSettings, deps: AppDeps): Hono {
+  // Not strict: `POST /v1/alertmanager/` is the webhook too. Alertmanager drops a 404 like any 4xx,
+  // so a receiver URL written with a trailing slash would otherwise lose every notification.
+  const app = new Hono({ strict: false });
+  app.use(redactResponses());
+  const rejected = rejectionLogger(deps.logger);
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  const metrics = deps.metrics ?? noMetrics;
+  const fixedTokens = { current: settings.webhookToken, previous: settings.webhookTokenPrevious };
+  const auth = requireBearer({ tokens: deps.webhookTokens ?? (() => fixedTokens), allowUnauthenticated: settings.allowUnauthenticated, logger: deps.logger, metrics });
+  if (deps.metricsScrape) {
+    const scrape = deps.metricsScrape;
+    app.get('/metrics', auth, async (c) => {
+      const { contentType, body } = await scrape();
+      return c.body(body, 200, { 'content-type': contentType });
+    });
+  }
+
+  const webhook = new Hono();
+  webhook.use(async (c, next) => {
+    await next();
+    metrics.inc('webhook_requests_total', { code: String(c.res.status) });
+  });
+  webhook.use(auth);
+  webhook.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => {
+        rejected(c, 413, `body exceeds ${MAX_BODY_BYTES} bytes`);
+        return c.json({ error: `body exceeds ${MAX_BODY_BYTES} bytes` }, 413);
+      },
+    }),
+  );
+  webhook.post('/', async (c) => {
+    const parsed = await parseWebhook(c);
+    if ('error' in parsed) {
+      rejected(c, 400, parsed.error, { issues: parsed.issues });
+      return c.json(parsed, 400);
+    }
+    metrics.inc('alerts_received_total', {}, parsed.message.alerts.length);
+    const message = await takeHeartbeats(parsed.message, deps.heartbeat);
+    if (!message) return c.json({ received: parsed.message.alerts.length, notified: 0, duplicates: 0, inFlight: 0, channels: {}, ok: true, heartbeat: true });
+    const result = await processGroup(message, deps);
+    // 502: a channel failed after its retries; 503: alerts in flight in another delivery. Both make
+    // Alertmanager retry (it drops 4xx), and the retry sends only what is still missing.
+    const failedChannel = Object.values(result.channels).some((o) => o.status === 'failed');
+    return c.json(result, result.ok ? 200 : failedChannel ? 502 : 503);
+  });
+  app.route(WEBHOOK_PATH, webhook);
+  if (deps.ackPage) app.route(ACK_PATH, ackRoutes(deps.ackPage));
+  if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.store, auth, deps.now));
+
+  app.notFound((c) => {
+    const error = `no route for ${c.req.method} ${c.req.path}`;
+    // A POST to a wrong path is a sender's receiver URL that is wrong (Alertmanager drops the 404);
+    // other methods are browsers and scanners.
+    if (c.req.method === 'POST') {
+      rejected(c, 404, error);
+      // Counted with the webhook's answers, so `AlertPipelineWebhookRefused` sees a wrong URL too.
+      metrics.inc('webhook_requests_total', { code: '404' });
+    }
+    return c.json({ error }, 404);
+  });
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) {
+      // Rejections are logged (never the token) so a misconfigured Alertmanager shows up here.
+      rejected(c, err.status, err.message || rejectionReason(err.status));
+      return err.getResponse();
+    }
+    deps.logger.error('request failed', { method: c.req.method, path: c.req.path, error: err });
+    // 5xx so Alertmanager retries (it drops 4xx); nothing was sent if the dedupe store failed.
+    return c.json({ error: 'internal error, retry later' }, 503);
+  });
+  return app;
+}
+
+/**
+ * Logs a 4xx answer. For a sender's POST (the webhook, or a wrong path) it is an error: Alertmanager
+ * retries only 5xx, so the alerts of a rejected request are lost for good and the same request fails
+ * again at every flush. Rejections of the acknowledgement form and of GETs are people's, a warning.
+ */
+function rejectionLogger(logger: Logger) {
+  return (c: Context, status: number, reason: string, fields: Record<string, unknown> = {}) => {
+    const fromSender = c.req.method === 'POST' && !c.req.path.startsWith(ACK_PATH);
+    logger[fromSender ? 'error' : 'warn']('request rejected', { method: c.req.method, path: c.req.path, status, reason, ...fields });
+  };
+}
+
+function rejectionReason(status: number): string {
+  if (status === 401) return 'missing or invalid bearer token';
+  if (status === 400) return 'malformed Authorization header (expected "Bearer <token>")';
+  return `HTTP ${status}`;
+}
+
+type ParsedWebhook =
+  | { message: WebhookMessage }
+  | { error: string; issues?: { path: string; message: string }[] };
+
+async function parseWebhook(c: Context): Promise<ParsedWebhook> {
+  // Read outside the try: a failed read (body limit, dropped connection) is not malformed JSON.
+  const text = await c.req.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    return { error: `malformed JSON: ${(err as Error).message}` };
+  }
+  const result = webhookSchema.safeParse(body);
+  if (!result.success) {
+    return {
+      error: 'invalid Alertmanager webhook payload (version 4 expected)',
+      issues: result.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })),
+    };
+  }
+  return { message: result.data };
+}

@@ -1,0 +1,271 @@
+/**
+ * What a notification says, independent of any platform's markup: the headline and, per alert,
+ * the lines and links every channel shows. Slack, Feishu, SNS and the console render this same
+ * content with their own markup, so the channels cannot drift apart.
+ */
+import { hasEnded, hasKnownStart } from '../alertmanager/schema.js';
+import type { EnrichedAlert } from '../enrich/types.js';
+import { formatMemoryTrend } from '../enrich/values.js';
+import { formatLikelyCause, formatReading, formatTime, formatTrendBasis, silenceUrl } from './format.js';
+import type { Flapping, Notification, NotificationKind } from './notification.js';
+import { elapsed } from './elapsed.js';
+import { messages, type LinkLabel, type Locale } from './locale.js';
+import { truncateChars } from '../core/truncate.js';
+
+/** Labels worth showing, in this order, when an alert has them. Others stay in the silence link. */
+export const KEY_LABELS = ['model_name', 'instance', 'gpu', 'Hostname', 'engine', 'namespace', 'pod'] as const;
+
+const SEVERITY_RANK: Record<string, number> = { critical: 3, error: 3, warning: 2, info: 1 };
+
+/** The group at a glance: what the header, the SNS subject and the message attributes say. */
+export interface Headline {
+  status: Notification['status'];
+  /** `commonLabels.severity`, else the highest severity among the alerts; `''` when none. */
+  severity: string;
+  /** `commonLabels.alertname`, else the distinct alert names joined by `, `. */
+  alertname: string;
+  /** Alerts in the notification with the notification's status. */
+  count: number;
+  /** Firing alerts marked flapping ({@link Notification.flapping}). */
+  flapping?: number;
+  /** Firing alerts firing again after an announced resolve ({@link Notification.generations}). */
+  firingAgain?: number;
+  /** {@link Notification.kind}; absent means `alert`. */
+  kind?: NotificationKind;
+}
+
+/** A link under an alert. */
+export interface Link {
+  label: LinkLabel;
+  url: string;
+}
+
+/** Markup of one platform; `escape` is applied to every piece of alert text, never to markup. */
+export interface Markup {
+  bold(text: string): string;
+  italic(text: string): string;
+  escape(text: string): string;
+}
+
+/** No markup at all: plain text (SNS, console). */
+export const PLAIN: Markup = { bold: (s) => s, italic: (s) => s, escape: (s) => s };
+
+/** Summarises the group for titles. */
+export function headline(notification: Notification): Headline {
+  const { alerts, commonLabels, status } = notification;
+  const names = [...new Set(alerts.map((a) => a.labels.alertname ?? '').filter(Boolean))];
+  return {
+    status,
+    severity: commonLabels.severity ?? highestSeverity(alerts),
+    alertname: commonLabels.alertname ?? names.join(', '),
+    count: alerts.filter((a) => a.status === status).length,
+    flapping: alerts.filter((a) => a.status === 'firing' && notification.flapping?.[a.fingerprint]).length,
+    firingAgain: alerts.filter((a) => isFiringAgain(a, notification)).length,
+    ...(notification.kind && notification.kind !== 'alert' && { kind: notification.kind, count: alerts.length }),
+  };
+}
+
+function highestSeverity(alerts: EnrichedAlert[]): string {
+  let best = '';
+  for (const alert of alerts) {
+    const severity = alert.labels.severity ?? '';
+    if (!best || (SEVERITY_RANK[severity] ?? 0) > (SEVERITY_RANK[best] ?? 0)) best = severity;
+  }
+  return best;
+}
+
+/** Whether a firing alert fires again after its resolve was announced (same `startsAt`, generation ≥ 1). */
+export function isFiringAgain(alert: EnrichedAlert, notification: Pick<Notification, 'generations'>): boolean {
+  return alert.status === 'firing' && (notification.generations?.[alert.fingerprint] ?? 0) > 0;
+}
+
+/** Status icon: 🔥 firing, ✅ resolved. */
+export function statusIcon(status: Notification['status']): string {
+  return status === 'firing' ? '🔥' : '✅';
+}
+
+/** Flapping icon. */
+export const FLAPPING_ICON = '🔁';
+
+/**
+ * The header line, e.g. `🔥 FIRING · critical · VLLMKVCacheNearlyFull (2)`; empty parts are left out.
+ * When every firing alert is flapping it reads `🔁 FLAPPING · …`; when every one fires again after
+ * an announced resolve, `🔥 FIRING AGAIN · …`. Words in `locale` (default `en`).
+ */
+export function headlineText(h: Headline, locale: Locale = 'en'): string {
+  const t = messages(locale);
+  const flapping = h.status === 'firing' && h.count > 0 && h.flapping === h.count;
+  const kind = h.kind && h.kind !== 'alert' ? KIND_WORDS[locale][h.kind] : undefined;
+  const again = h.status === 'firing' && h.count > 0 && h.firingAgain === h.count;
+  const status = kind ?? (flapping ? `${FLAPPING_ICON} ${t.flapping}` : `${statusIcon(h.status)} ${again ? t.firingAgain : t[h.status]}`);
+  const parts = [status, h.severity, `${h.alertname || t.alerts} (${h.count})`];
+  return parts.filter(Boolean).join(' · ');
+}
+
+/** The alert's title: its `summary` annotation, else its `alertname`. */
+export function alertTitle(alert: EnrichedAlert): string {
+  return alert.annotations.summary || alert.labels.alertname || 'alert';
+}
+
+/** How {@link alertLines} words an alert beyond its own data. */
+export interface AlertLineOptions {
+  /** Default `en`. */
+  locale?: Locale;
+  /** Set when the alert is flapping: the title gets 🔁 and a line says how often it fired. */
+  flapping?: Flapping;
+  /** Set when the alert fires again after its resolve was announced: a line says so. */
+  firingAgain?: boolean;
+}
+
+/**
+ * The lines describing one alert, in the platform's markup: title with status icon, description,
+ * key labels, fresh values (`when fired → now` where the value at the start is known), memory trend
+ * and its sparkline, the likely cause with its evidence (or why enrichment is unavailable), start
+ * and end times.
+ */
+export function alertLines(alert: EnrichedAlert, m: Markup, options: AlertLineOptions = {}): string[] {
+  const t = messages(options.locale);
+  const icon = options.flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
+  const lines = [`${icon} ${m.bold(m.escape(alertTitle(alert)))}`];
+  if (options.flapping && alert.status === 'firing') lines.push(m.italic(t.flappingLine(options.flapping.count, formatTime(new Date(options.flapping.sinceMs).toISOString()))));
+  // Right under the title, so the mark shows even when the platform's limit cuts the rest.
+  if (alert.cut?.length) lines.push(m.italic(m.escape(t.cutLine(alert.cut.map((f) => f.replace(/^(labels|annotations)\./, ''))))));
+  if (options.firingAgain && alert.status === 'firing') lines.push(m.italic(t.firingAgainLine));
+  if (alert.annotations.description) lines.push(m.escape(alert.annotations.description));
+  const labels = KEY_LABELS.filter((name) => alert.labels[name]).map((name) => `${name}: ${m.escape(alert.labels[name] ?? '')}`);
+  if (labels.length) lines.push(labels.join(' · '));
+  const e = alert.enrichment;
+  if (e.status === 'unavailable') {
+    lines.push(m.italic(m.escape(t.enrichmentUnavailable(e.reason))));
+  } else {
+    const values = e.signals.map((s) => {
+      const then = s.atStart === undefined ? '' : `${m.escape(formatReading(s.atStart, s))} → `;
+      return `${m.escape(s.label)}: ${then}${m.bold(m.escape(formatReading(s.value, s)))}`;
+    });
+    const legend = e.signals.some((s) => s.atStart !== undefined) ? `${t.whenFiredNow}: ` : '';
+    if (values.length) lines.push(legend + values.join(' · '));
+    if (e.trend) {
+      const basis = e.trend.method ? ` (${m.escape(formatTrendBasis(e.trend))})` : '';
+      lines.push(`${t.memoryTrend}: ${formatMemoryTrend(e.trend)}${basis}`);
+      if (e.trend.sparkline) lines.push(`${t.memoryOverWindow}: ${e.trend.sparkline}`);
+    }
+    if (e.likelyCause) lines.push(...formatLikelyCause(e.likelyCause).map((line) => m.escape(line)));
+  }
+  const times = timesLine(alert, options.locale);
+  if (times) lines.push(times);
+  const acked = acknowledgementLine(alert, m, options.locale);
+  if (acked) lines.push(acked);
+  return lines;
+}
+
+function timesLine(alert: EnrichedAlert, locale?: Locale): string {
+  const t = messages(locale);
+  // An unknown start (AMP's default text) is left out rather than shown as year 1.
+  const started = hasKnownStart(alert) ? `${t.started} ${formatTime(alert.startsAt)}` : undefined;
+  const ended = alert.status === 'resolved' && hasEnded(alert) ? `${t.ended} ${formatTime(alert.endsAt)}` : undefined;
+  return [started, ended].filter(Boolean).join(' · ');
+}
+
+/** Longest link shown, characters: Slack's button `url` limit, and past what most clients open. */
+export const MAX_LINK_CHARS = 3000;
+
+/**
+ * The alert's links: Prometheus graph (`generatorURL`), `runbook_url` annotation, Alertmanager silence
+ * form (firing alerts only: nothing is left to silence once resolved). Each passes {@link httpLink}:
+ * these URLs come from whoever wrote the rule or posted the alert, so one that is not http(s) is left out.
+ * A cut field gives no link (a cut URL is broken; a silence of cut labels would not match the alert),
+ * nor does a URL over {@link MAX_LINK_CHARS}.
+ */
+export function alertLinks(alert: EnrichedAlert, externalURL: string): Link[] {
+  const cut = new Set(alert.cut);
+  const candidates: [Link['label'], string][] = [];
+  if (!cut.has('generatorURL')) candidates.push(['Graph', alert.generatorURL]);
+  if (!cut.has('annotations.runbook_url')) candidates.push(['Runbook', alert.annotations.runbook_url ?? '']);
+  if (externalURL && alert.status === 'firing' && ![...cut].some((f) => f.startsWith('labels.'))) candidates.push(['Silence', silenceUrl(externalURL, alert.labels)]);
+  return candidates.flatMap(([label, raw]) => {
+    const url = raw ? httpLink(raw) : undefined;
+    return url && url.length <= MAX_LINK_CHARS ? [{ label, url }] : [];
+  });
+}
+
+/**
+ * A URL taken from an alert, as a link target: its normalised form (WHATWG URL: scheme lower-cased,
+ * surrounding whitespace and inner tabs/newlines gone, spaces percent-encoded) when its scheme is
+ * http or https, else `undefined`. `javascript:`, `data:`, `vbscript:`, `file:` and relative URLs
+ * never become links, however they are spelled (`JaVaScRiPt:`, ` javascript:`, `java\tscript:`).
+ * @see https://url.spec.whatwg.org/#concept-basic-url-parser
+ */
+export function httpLink(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+}
+
+/**
+ * What a message leaves out, e.g. `+37 more alerts`, `+1,497 not included by Alertmanager` or both
+ * joined with ` · `; `''` when nothing is left out.
+ * @param count alerts of the notification this message does not show
+ * @param options.truncated alerts Alertmanager left out of the payload (`truncatedAlerts`)
+ */
+export function moreAlertsText(count: number, options: { truncated?: number; locale?: Locale } = {}): string {
+  const t = messages(options.locale);
+  const parts = [count > 0 ? t.moreAlerts(count) : '', (options.truncated ?? 0) > 0 ? t.notIncluded(options.truncated ?? 0) : ''];
+  return parts.filter(Boolean).join(' · ');
+}
+
+/**
+ * Cuts escaped markup (Slack mrkdwn) to `max` characters without splitting a character
+ * or grapheme and without leaving half an entity (`&am…`) at the end.
+ */
+export function truncateEscaped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return truncateChars(text, max).replace(/&[a-z]{0,4}…$/, '…');
+}
+
+/** Acknowledgement icon. */
+export const ACK_ICON = '👀';
+
+/** Header words of follow-up kinds (see {@link Notification.kind}). */
+const KIND_WORDS: Record<Locale, Record<Exclude<NotificationKind, 'alert'>, string>> = {
+  en: { acknowledged: `${ACK_ICON} ACKNOWLEDGED`, escalation: '🚨 UNACKNOWLEDGED' },
+  'zh-CN': { acknowledged: `${ACK_ICON} 已认领`, escalation: '🚨 无人认领' },
+};
+
+const ACK_WORDS: Record<Locale, { button: string; line(by: string, at: string, after?: string): string; silence(id: string): string }> = {
+  en: { button: 'Acknowledge', line: (by, at, after) => `Acknowledged by ${by} at ${at}${after ? ` (${after} after it fired)` : ''}`, silence: (id) => `silenced (${id})` },
+  'zh-CN': { button: '认领', line: (by, at, after) => `由 ${by} 于 ${at} 认领${after ? `（触发后 ${after}）` : ''}`, silence: (id) => `已静默（${id}）` },
+};
+
+/**
+ * The notification's signed Acknowledge link, labelled in `locale`; `undefined` when it carries none
+ * (no `PUBLIC_URL`/`ACK_SECRET`, nothing firing, or a follow-up).
+ */
+export function acknowledgeLink(notification: Notification, locale: Locale = 'en'): { label: string; url: string } | undefined {
+  if (!notification.acknowledgeUrl || notification.kind === 'acknowledged') return undefined;
+  return { label: ACK_WORDS[locale].button, url: notification.acknowledgeUrl };
+}
+
+/**
+ * Who acknowledged an alert and how long after it fired, e.g.
+ * `👀 Acknowledged by alice at 2026-11-29 12:46:00 UTC (3 min after it fired) · silenced (1f2e…)`;
+ * `undefined` when nobody has.
+ */
+export function acknowledgementLine(alert: EnrichedAlert, m: Markup, locale: Locale = 'en'): string | undefined {
+  const ack = alert.acknowledgement;
+  if (!ack) return undefined;
+  const w = ACK_WORDS[locale];
+  const line = w.line(m.bold(m.escape(ack.by)), formatTime(ack.at), hasKnownStart(alert) ? elapsed(Date.parse(alert.startsAt), Date.parse(ack.at)) : undefined);
+  return `${ACK_ICON} ${line}${ack.silenceId ? ` · ${m.escape(w.silence(ack.silenceId))}` : ''}`;
+}
+
+/** The body of an `acknowledged` follow-up: per alert, its title and who acknowledged it. */
+export function followUpLines(notification: Notification, m: Markup, locale: Locale = 'en'): string[] {
+  return notification.alerts.map((alert) => {
+    const acked = acknowledgementLine(alert, m, locale);
+    return `${m.bold(m.escape(alertTitle(alert)))}${acked ? `\n${acked}` : ''}`;
+  });
+}

@@ -1,0 +1,156 @@
+/**
+ * Alert storms: when a group brings more alerts than one readable message holds, each channel
+ * sends a digest instead — counts by severity, alert name and model, the top alerts by severity,
+ * and what was left out, with Alertmanager's `truncatedAlerts` added to the total.
+ */
+import type { EnrichedAlert } from '../enrich/types.js';
+import { silenceUrl } from './format.js';
+import type { Notification } from './notification.js';
+import { alertTitle, FLAPPING_ICON, headline, httpLink, type Markup, statusIcon } from './content.js';
+import { count, messages, type Locale } from './locale.js';
+import { truncateChars } from '../core/truncate.js';
+
+/** Default: a group with more alerts than this (incl. those Alertmanager left out) becomes a digest. */
+export const DIGEST_ABOVE_ALERTS = 10;
+/** Highest allowed `digestAbove` of a channel instance; the pipeline enriches in detail only up to it. */
+export const MAX_DETAILED_ALERTS = 50;
+/** Alerts listed by name in a digest. */
+export const DIGEST_TOP_ALERTS = 10;
+/** Entries of one count list (by severity, alert name, model) before `+N more`. */
+export const DIGEST_MAX_ENTRIES = 8;
+/** Longest line of one top alert, characters. */
+const TOP_LINE_CHARS = 240;
+
+const SEVERITY_RANK: Record<string, number> = { critical: 4, error: 3, warning: 2, info: 1 };
+const rank = (a: EnrichedAlert) => (a.status === 'firing' ? 10 : 0) + (SEVERITY_RANK[a.labels.severity ?? ''] ?? 0);
+
+/** How a channel renders: its language and when it switches to a digest. */
+export interface RenderOptions {
+  /** Default: the channel's (`en`; Feishu `zh-CN`). */
+  locale?: Locale;
+  /** Digest when alerts + `truncatedAlerts` exceed this; default {@link DIGEST_ABOVE_ALERTS}. */
+  digestAbove?: number;
+}
+
+/** Whether `notification` is a storm for a channel that digests above `digestAbove` alerts. */
+export function isStorm(notification: Notification, digestAbove = DIGEST_ABOVE_ALERTS): boolean {
+  return notification.alerts.length + notification.truncatedAlerts > digestAbove;
+}
+
+/** A label value and how many alerts carry it. */
+export interface LabelCount {
+  value: string;
+  alerts: number;
+}
+
+/** The numbers of a digest. */
+export interface Digest {
+  /** Alerts in the notification. */
+  received: number;
+  firing: number;
+  resolved: number;
+  /** `truncatedAlerts`: alerts Alertmanager did not include. */
+  notIncluded: number;
+  bySeverity: LabelCount[];
+  byAlertname: LabelCount[];
+  byModel: LabelCount[];
+  /** The most severe alerts, firing first, then in Alertmanager's order. */
+  top: EnrichedAlert[];
+}
+
+/** Counts a label over alerts, most frequent first (ties by value); a missing label counts as `''`. */
+export function countBy(alerts: EnrichedAlert[], label: string): LabelCount[] {
+  const counts = new Map<string, number>();
+  for (const alert of alerts) {
+    const value = alert.labels[label] ?? '';
+    counts.set(value, (counts.get(value) ?? 0) + 1);
+  }
+  return [...counts].map(([value, alerts]) => ({ value, alerts })).sort((a, b) => b.alerts - a.alerts || (a.value < b.value ? -1 : 1));
+}
+
+/** Summarises a notification for a digest. Linear in the number of alerts (a storm may bring thousands). */
+export function summarize(notification: Notification, topAlerts = DIGEST_TOP_ALERTS): Digest {
+  const { alerts } = notification;
+  const firing = alerts.filter((a) => a.status === 'firing').length;
+  const bySeverity = countBy(alerts, 'severity').sort((a, b) => (SEVERITY_RANK[b.value] ?? 0) - (SEVERITY_RANK[a.value] ?? 0) || b.alerts - a.alerts);
+  const top = alerts.map((alert, index) => ({ alert, index })).sort((a, b) => rank(b.alert) - rank(a.alert) || a.index - b.index);
+  return {
+    received: alerts.length,
+    firing,
+    resolved: alerts.length - firing,
+    notIncluded: notification.truncatedAlerts,
+    bySeverity,
+    byAlertname: countBy(alerts, 'alertname'),
+    byModel: countBy(alerts, 'model_name'),
+    top: top.slice(0, topAlerts).map((t) => t.alert),
+  };
+}
+
+/** A digest as lines of one platform's markup; each renderer lays these out in its own blocks. */
+export interface DigestText {
+  /** How many alerts, firing/resolved, and those Alertmanager left out. */
+  summary: string[];
+  /** One line per count list: `By severity: critical 1,200 · warning 3,800`. */
+  counts: string[];
+  /** Heading of {@link top}. */
+  topTitle: string;
+  /** One line per top alert: icon, severity, title, model and instance. */
+  top: string[];
+  /** What the message leaves out: `+4,990 more alerts · +1,497 not included by Alertmanager`. */
+  more: string;
+  /** Alertmanager's new-silence form for the whole group (its `groupLabels`), when known. */
+  silenceUrl?: string;
+}
+
+/** Words a digest in `locale` with the platform's markup `m`. */
+export function digestText(notification: Notification, m: Markup, locale?: Locale, topAlerts = DIGEST_TOP_ALERTS): DigestText {
+  const t = messages(locale);
+  const d = summarize(notification, topAlerts);
+  const states = [d.firing ? t.digest.firing(d.firing) : '', d.resolved ? t.digest.resolved(d.resolved) : ''].filter(Boolean);
+  const summary = [m.bold(t.digest.received(d.received)), states.join(' · ')];
+  if (d.notIncluded > 0) summary.push(t.notIncluded(d.notIncluded));
+  const list = (title: string, entries: LabelCount[]) => {
+    const shown = entries.slice(0, DIGEST_MAX_ENTRIES).map((e) => `${m.escape(e.value || t.digest.noLabel)} ${m.bold(count(e.alerts))}`);
+    if (entries.length > DIGEST_MAX_ENTRIES) shown.push(t.digest.moreEntries(entries.length - DIGEST_MAX_ENTRIES));
+    return `${title}: ${shown.join(' · ')}`;
+  };
+  const counts = [list(t.digest.bySeverity, d.bySeverity), list(t.digest.byAlertname, d.byAlertname), list(t.digest.byModel, d.byModel)];
+  const top = d.top.map((alert) => topLine(alert, m, Boolean(notification.flapping?.[alert.fingerprint])));
+  const group = Object.keys(notification.groupLabels).length ? notification.groupLabels : notification.commonLabels;
+  return {
+    summary,
+    counts,
+    topTitle: m.bold(t.digest.top(d.top.length)),
+    top,
+    more: digestMoreText(notification, d.top.length, locale),
+    silenceUrl: notification.externalURL && Object.keys(group).length ? httpLink(silenceUrl(notification.externalURL, group)) : undefined,
+  };
+}
+
+/** `+N more alerts · +M not included by Alertmanager` for a digest that lists `shown` alerts by name. */
+export function digestMoreText(notification: Notification, shown: number, locale?: Locale): string {
+  const t = messages(locale);
+  const rest = notification.alerts.length - shown;
+  const parts = [rest > 0 ? t.moreAlerts(rest) : '', notification.truncatedAlerts > 0 ? t.notIncluded(notification.truncatedAlerts) : ''];
+  return parts.filter(Boolean).join(' · ');
+}
+
+function topLine(alert: EnrichedAlert, m: Markup, flapping: boolean): string {
+  const icon = flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
+  const where = [alert.labels.model_name, alert.labels.instance].filter(Boolean).join(' @ ');
+  const text = [alert.labels.severity, alertTitle(alert), where].filter(Boolean).join(' · ');
+  const cut = truncateChars(text, TOP_LINE_CHARS);
+  return `${icon} ${m.escape(cut)}`;
+}
+
+/**
+ * The digest's header, counting the alerts Alertmanager left out: `🔥 FIRING · critical · Alert
+ * storm · VLLMQueueBacklog (6,497)`; the alert name only when the whole group shares one.
+ */
+export function digestTitle(notification: Notification, locale?: Locale): string {
+  const t = messages(locale);
+  const h = headline(notification);
+  const total = notification.alerts.length + notification.truncatedAlerts;
+  const parts = [`${statusIcon(h.status)} ${t[h.status]}`, h.severity, t.digest.title, notification.commonLabels.alertname ?? ''];
+  return `${parts.filter(Boolean).join(' · ')} (${count(total)})`;
+}

@@ -1,0 +1,53 @@
+/**
+ * Human formatting of enrichment for notifications: readings, trend bases, likely causes,
+ * timestamps and Alertmanager silence links. Values by unit and memory trends read as
+ * `shared/enrich/values.ts` writes them (the likely-cause evidence uses them too). Pure functions.
+ */
+import type { LikelyCause, MemoryTrend, Signal } from '../enrich/types.js';
+import { formatHours, formatSignalValue } from '../enrich/values.js';
+
+/**
+ * One reading of a signal (its value now, or `signal.atStart`) for display: like
+ * {@link formatSignalValue}, except that NaN reads `no requests` when the signal says NaN means
+ * that (`nanMeans: 'no_requests'`), and a quantile at or above its histogram's top finite bucket
+ * reads `≥ bound` (e.g. `≥ 10.00 s`), since Prometheus caps it there.
+ */
+export function formatReading(value: number | null | undefined, signal: Pick<Signal, 'unit' | 'nanMeans' | 'topBucket'>): string {
+  if (value === null || value === undefined) return 'no data';
+  if (Number.isNaN(value) && signal.nanMeans === 'no_requests') return 'no requests';
+  if (signal.topBucket !== undefined && Number.isFinite(value) && value >= signal.topBucket) {
+    return `≥ ${formatSignalValue(signal.topBucket, signal.unit)}`;
+  }
+  return formatSignalValue(value, signal.unit);
+}
+
+/**
+ * What a trend was fitted on, e.g. `Theil–Sen fit over 6 h` or `Theil–Sen fit over 2.5 h, since a
+ * restart at 2026-11-29 10:15:00 UTC`; the series name is added when it is not DCGM's default.
+ */
+export function formatTrendBasis(trend: MemoryTrend): string {
+  const method = trend.method === 'theil-sen' ? 'Theil–Sen fit' : 'fit';
+  const parts = [`${method} over ${formatHours(trend.windowSeconds / 3600)}`];
+  if (trend.restartedAt) parts.push(`since a restart at ${formatTime(trend.restartedAt)}`);
+  if (trend.series && trend.series !== 'DCGM_FI_DEV_FB_USED') parts.push(`of ${trend.series}`);
+  return parts.join(', ');
+}
+
+/** A likely cause as lines: `Likely cause: …`, `Evidence: a; b`, `Try: …`. */
+export function formatLikelyCause(cause: LikelyCause): string[] {
+  return [`Likely cause: ${cause.cause}`, `Evidence: ${cause.evidence.join('; ')}`, `Try: ${cause.action}`];
+}
+
+
+/**
+ * An RFC 3339 timestamp as `2026-11-29 12:42:23 UTC` (seconds precision). Returns the input
+ * unchanged when it does not parse.
+ */
+export function formatTime(rfc3339: string): string {
+  const ms = Date.parse(rfc3339);
+  if (Number.isNaN(ms)) return rfc3339;
+  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/** The silence link lives with Alertmanager's other formats; re-exported for the channels that import it from here. */
+export { silenceUrl } from '../alertmanager/silence-link.js';

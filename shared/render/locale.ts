@@ -1,0 +1,137 @@
+/**
+ * The words of a notification in each supported language. Label names and values, alert
+ * annotations and signal labels are shown as sent (they are identifiers or the rule author's text);
+ * only the pipeline's own words are translated. Numbers keep `en-US` grouping (`1,497`), which
+ * zh-CN readers use too.
+ */
+
+/** The links every channel may show under an alert (their words are per locale). */
+export type LinkLabel = 'Graph' | 'Runbook' | 'Silence';
+
+/** A channel instance's language: `en` (Slack, SNS, console default) or `zh-CN` (Feishu default). */
+export type Locale = 'en' | 'zh-CN';
+export const LOCALES = ['en', 'zh-CN'] as const satisfies readonly Locale[];
+
+const GROUPED = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+/** `1497` → `1,497`. */
+export const count = (n: number): string => GROUPED.format(n);
+
+export interface Messages {
+  firing: string;
+  resolved: string;
+  flapping: string;
+  /** Header status of a group whose firing alerts all fire again after an announced resolve. */
+  firingAgain: string;
+  /** The line under such an alert. */
+  firingAgainLine: string;
+  /** Header stand-in when the group has no alert name. */
+  alerts: string;
+  started: string;
+  ended: string;
+  memoryTrend: string;
+  memoryOverWindow: string;
+  /** Legend of values shown as `value when fired → value now`. */
+  whenFiredNow: string;
+  enrichmentUnavailable(reason: string): string;
+  /** Alerts this message leaves out, `n` ≥ 1. */
+  moreAlerts(n: number): string;
+  /** Alerts Alertmanager left out of the payload (`truncatedAlerts`), `n` ≥ 1. */
+  notIncluded(n: number): string;
+  /** A flapping alert: fired `times` times since `since` (already formatted). */
+  flappingLine(times: number, since: string): string;
+  /** An alert whose fields (`description`, `model_name`, …) were cut or repaired; starts with `(cut)`. */
+  cutLine(fields: string[]): string;
+  links: Record<LinkLabel, string>;
+  digest: {
+    title: string;
+    received(n: number): string;
+    firing(n: number): string;
+    resolved(n: number): string;
+    bySeverity: string;
+    byAlertname: string;
+    byModel: string;
+    noLabel: string;
+    /** Entries of a count list not shown. */
+    moreEntries(n: number): string;
+    top(n: number): string;
+    silenceGroup: string;
+  };
+}
+
+const EN: Messages = {
+  firing: 'FIRING',
+  resolved: 'RESOLVED',
+  flapping: 'FLAPPING',
+  firingAgain: 'FIRING AGAIN',
+  firingAgainLine: 'Firing again: it was reported resolved, and it still fires',
+  alerts: 'alerts',
+  started: 'Started',
+  ended: 'Ended',
+  memoryTrend: 'Memory trend',
+  memoryOverWindow: 'Memory over the window',
+  whenFiredNow: 'When fired → now',
+  enrichmentUnavailable: (reason) => `enrichment unavailable: ${reason}`,
+  moreAlerts: (n) => `+${count(n)} more alert${n === 1 ? '' : 's'}`,
+  notIncluded: (n) => `+${count(n)} not included by Alertmanager`,
+  flappingLine: (times, since) => `Flapping: fired ${count(times)} times since ${since}`,
+  cutLine: (fields) => `(cut) too long or not valid text, shown in part: ${fields.join(', ')}`,
+  links: { Graph: 'Graph', Runbook: 'Runbook', Silence: 'Silence' },
+  digest: {
+    title: 'Alert storm',
+    received: (n) => `${count(n)} new alert${n === 1 ? '' : 's'} in this group`,
+    firing: (n) => `${count(n)} firing`,
+    resolved: (n) => `${count(n)} resolved`,
+    bySeverity: 'By severity',
+    byAlertname: 'By alert',
+    byModel: 'By model',
+    noLabel: '(none)',
+    moreEntries: (n) => `+${count(n)} more`,
+    top: (n) => `Top ${count(n)} by severity`,
+    silenceGroup: 'Silence group',
+  },
+};
+
+const ZH_CN: Messages = {
+  firing: '告警',
+  resolved: '已恢复',
+  flapping: '抖动',
+  firingAgain: '再次告警',
+  firingAgainLine: '再次告警：此前已报告恢复，但仍在触发',
+  alerts: '告警',
+  started: '开始于',
+  ended: '结束于',
+  memoryTrend: '显存趋势',
+  memoryOverWindow: '窗口内显存',
+  whenFiredNow: '触发时 → 现在',
+  enrichmentUnavailable: (reason) => `补充信息不可用：${reason}`,
+  moreAlerts: (n) => `另有 ${count(n)} 条告警`,
+  notIncluded: (n) => `另有 ${count(n)} 条未被 Alertmanager 包含`,
+  flappingLine: (times, since) => `抖动：自 ${since} 起已触发 ${count(times)} 次`,
+  cutLine: (fields) => `(cut) 内容过长或不是有效文本，仅显示部分：${fields.join('、')}`,
+  links: { Graph: '图表', Runbook: '处理手册', Silence: '静默' },
+  digest: {
+    title: '告警风暴',
+    received: (n) => `本组新增 ${count(n)} 条告警`,
+    firing: (n) => `${count(n)} 条告警中`,
+    resolved: (n) => `${count(n)} 条已恢复`,
+    bySeverity: '按级别',
+    byAlertname: '按告警名',
+    byModel: '按模型',
+    noLabel: '（无）',
+    moreEntries: (n) => `另有 ${count(n)} 项`,
+    top: (n) => `最严重的 ${count(n)} 条`,
+    silenceGroup: '静默本组',
+  },
+};
+
+const MESSAGES: Record<Locale, Messages> = { en: EN, 'zh-CN': ZH_CN };
+
+/** The words for `locale`. */
+export function messages(locale: Locale = 'en'): Messages {
+  return MESSAGES[locale];
+}
+
+/** A link's label in `locale`; labels without a translation are shown as they are. */
+export function linkLabel(label: string, locale: Locale = 'en'): string {
+  return (MESSAGES[locale].links as Record<string, string>)[label] ?? label;
+}

@@ -1,0 +1,94 @@
+/**
+ * Wires the configuration to the adapters, once per process (Lambda cold start or `npm start`).
+ * The only place that knows which concrete store, enricher and channels the app uses.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { createAckRuntime } from './ack.js';
+import { createAlertStateSource } from './alert-state.js';
+import type { AppDeps } from '../http/app.js';
+import { buildChannels } from './channels.js';
+import type { Config } from './config.js';
+import { DynamoDbDedupeStore } from '../store/dedupe-dynamodb.js';
+import { enrichAlerts } from '../enrich/index.js';
+import { checkHeartbeats, type HeartbeatState } from '../heartbeat/check.js';
+import { heartbeatReceiver } from '../heartbeat/receive.js';
+import { DynamoDbHeartbeatStore } from '../store/heartbeat.js';
+import { noMetrics } from '../metrics/catalogue.js';
+import type { Logger } from '../core/logger.js';
+import type { Metrics } from '../metrics/catalogue.js';
+import { createRouter } from '../routing/router.js';
+import { DEFAULT_TABLE_NAME } from '../store/table.js';
+
+
+export interface RuntimeClients {
+  dynamodb: DynamoDBClient;
+  /** Injected in tests; created from the topic ARN's region otherwise. */
+  sns?: SNSClient;
+  /** Where the console channel writes (default stdout). */
+  write?: (text: string) => void;
+  /** EventBridge Scheduler client for escalation checks; created when the stack's scheduler settings are set. */
+  scheduler?: Pick<SchedulerClient, 'send'>;
+  /** Whether escalation may run on in-process timers without EventBridge Scheduler (default true; Lambda: false). */
+  inProcessTimers?: boolean;
+  /** Where the pipeline's own metrics go: prom-client for `npm start`, EMF in Lambda; unset: nowhere. */
+  metrics?: Metrics;
+}
+
+/** The app's dependencies, and what the process must start besides serving requests. */
+export interface RuntimeDeps extends AppDeps {
+  /** Picks up escalations still scheduled in the table (`npm start`: call once at start). See `AckRuntime.resume`. */
+  resumeEscalations(): Promise<{ scheduled: number; overdue: number }>;
+}
+
+/** Builds the app's dependencies from validated configuration and AWS clients. */
+export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): RuntimeDeps {
+  const channels = buildChannels(config, { sns: clients.sns, write: clients.write });
+  const ack = createAckRuntime(config, clients, channels, logger);
+  const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
+  return {
+    heartbeat: config.heartbeat && heartbeatReceiver(config.heartbeat.alertname, new DynamoDbHeartbeatStore(clients.dynamodb, tableName), clients.metrics ?? noMetrics, () => Date.now()),
+    ack: ack.tracker,
+    ackPage: ack.page,
+    store: new DynamoDbDedupeStore(clients.dynamodb, {
+      tableName,
+      ttlSeconds: config.dedupeTtlSeconds,
+      leaseMs: config.dedupeLeaseMs,
+    }),
+    channels,
+    enrich: (alerts) =>
+      enrichAlerts(alerts, {
+        prometheusUrl: config.prometheusUrl,
+        timeoutMs: config.enrichment.timeoutMs,
+        memoryTrendWindowHours: config.enrichment.memoryTrendWindowHours,
+        gpuMemoryCapacityMiB: config.enrichment.gpuMemoryCapacityMiB,
+        memorySeries: config.enrichment.memorySeries,
+        memorySeriesUnit: config.enrichment.memorySeriesUnit,
+        queryTimeoutMs: config.enrichment.queryTimeoutMs,
+        logger,
+      }),
+    delivery: config.delivery,
+    // The routing file picks channels per alert; without one, every channel gets every alert.
+    route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
+    flapWindowMs: config.routing?.flapWindowMs,
+    // Asked only for alerts firing again after their announced resolve (shared/refire.ts).
+    alertState: createAlertStateSource(config),
+    logger,
+    now: () => Date.now(),
+    resumeEscalations: ack.resume,
+    metrics: clients.metrics,
+  };
+}
+
+/**
+ * The dead-man's switch check over the app's pipeline (run by a timer under `npm start`, by an
+ * EventBridge Scheduler event in Lambda).
+ * @returns `undefined` when heartbeats are off (`HEARTBEAT_ALERTNAME=""`)
+ */
+export function createHeartbeatCheck(config: Config, deps: AppDeps, clients: Pick<RuntimeClients, 'dynamodb' | 'metrics'>): (() => Promise<Record<string, HeartbeatState>>) | undefined {
+  const settings = config.heartbeat;
+  if (!settings) return undefined;
+  const store = new DynamoDbHeartbeatStore(clients.dynamodb, config.tableName ?? DEFAULT_TABLE_NAME);
+  return () => checkHeartbeats({ store, pipeline: deps, settings, metrics: clients.metrics ?? noMetrics, logger: deps.logger, now: deps.now });
+}

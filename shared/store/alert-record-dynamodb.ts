@@ -1,0 +1,301 @@
+/**
+ * DynamoDB adapter of {@link AckStore}, in the dedupe table (item layout: `records.ts`). Built on
+ * single-item conditional writes only, like the dedupe ledger, so dynalite and DynamoDB behave alike;
+ * items whose `expiresAt` has passed are treated as absent.
+ * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { alertJsonForRecord, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
+import type { Acknowledgement, AckOutcome, AckStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './alert-record.js';
+
+/** BatchGetItem's per-call key limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
+const BATCH_GET_MAX_KEYS = 100;
+/** Rounds of `UnprocessedKeys` retried when reading history. */
+const BATCH_GET_ROUNDS = 3;
+/** BatchWriteItem's per-call item limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html */
+const BATCH_WRITE_MAX_ITEMS = 25;
+/** Rounds of `UnprocessedItems` retried when writing history. */
+const BATCH_WRITE_ROUNDS = 3;
+
+/** Attribute names go through placeholders: `status`, `at` and others are DynamoDB reserved words. */
+const NAMES = {
+  '#fp': 'fingerprint', '#s': 'startsAt', '#st': 'status', '#a': 'alertJson', '#e': 'enrichmentJson', '#gk': 'groupKey',
+  '#ext': 'externalURL', '#ch': 'channels', '#n': 'notifiedAt', '#r': 'resolvedAt', '#ack': 'ack', '#esc': 'escalation',
+  '#seq': 'historySeq', '#exp': 'expiresAt', '#gen': 'generation', '#state': 'state', '#at': 'at', '#reason': 'reason', '#sid': 'silenceId',
+} as const;
+type Name = keyof typeof NAMES;
+
+export class DynamoDbAckStore implements AckStore {
+  readonly #doc: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #ttlSeconds: number;
+
+  /**
+   * @param client a configured DynamoDB client
+   * @param options.ttlSeconds how long records and history are kept after their last write, seconds
+   */
+  constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number }) {
+    this.#doc = DynamoDBDocumentClient.from(client);
+    this.#table = options.tableName;
+    this.#ttlSeconds = options.ttlSeconds;
+  }
+
+  async get(fingerprint: string, nowMs: number): Promise<AlertRecord | undefined> {
+    const item = await this.#getItem(fingerprint, nowMs);
+    return item && fromItem(item);
+  }
+
+  async recordNotified(n: NotifiedAlert, nowMs: number, batch?: HistoryBatch): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined> {
+    const startsAt = normaliseTime(n.alert.startsAt);
+    const resolved = n.alert.status === 'resolved';
+    const now = isoTime(nowMs);
+    const nowSec = Math.floor(nowMs / 1000);
+    // The record must fit DynamoDB's 400 KB item limit whatever the alert carries (`alertJsonForRecord`).
+    const enrichmentJson = n.enrichment && toJson(n.enrichment);
+    const alertJson = alertJsonForRecord(n.alert, enrichmentJson);
+    // Each write also counts the history event it records (`historySeq`), saving a call per alert in a storm.
+    // DynamoDB refuses an empty set: an alert no channel accepted carries no `channels` attribute.
+    const channels = n.channels.length ? { '#ch': new Set(n.channels) } : undefined;
+    const fresh: UpdateSpec = {
+      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, ...channels, '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }) },
+      remove: ['#ack', '#esc', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
+      add: { '#seq': 1 },
+      condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
+      values: { ':s': startsAt, ':nowSec': nowSec },
+    };
+    // The same occurrence: a repair, another channel, or its resolution. A late firing never un-resolves it.
+    const same: UpdateSpec = {
+      set: { '#exp': this.#expiry(nowMs), ...(resolved && { '#st': 'resolved', '#a': alertJson }) },
+      setExpr: resolved ? ['#r = if_not_exists(#r, :now)'] : [],
+      add: { ...channels, '#seq': 1 },
+      condition: '#s = :s AND #exp > :nowSec',
+      values: { ':s': startsAt, ':nowSec': nowSec, ...(resolved && { ':now': now }) },
+    };
+    // A resolve is usually of a known occurrence, a firing usually of a new one: try the likely write first.
+    const generation = n.generation ?? 0;
+    const specs = resolved ? [same, fresh] : generation > 0 ? [this.#again(n, startsAt, nowMs, channels), fresh, same] : [fresh, same];
+    for (const spec of specs) {
+      const item = await this.#update(n.alert.fingerprint, spec);
+      if (!item) continue;
+      const event = channels
+        ? { type: 'notified' as const, status: n.alert.status, channels: [...n.channels].sort(), startsAt, ...(generation > 0 && { generation }) }
+        : { type: 'not delivered' as const, status: n.alert.status, startsAt, ...(generation > 0 && { generation }) };
+      await this.#putHistory(n.alert.fingerprint, item, event, nowMs, batch);
+      return { record: fromItem(item), newOccurrence: spec === fresh };
+    }
+    return undefined;
+  }
+
+  /**
+   * The same occurrence firing again after its announced resolve (generation ≥ 1, see
+   * `shared/dedupe/occurrence.ts`): firing once more, its resolve time, finished escalation and
+   * acknowledgement cleared — the acknowledgement was of the firing that resolved, and a re-fire may
+   * be a missed incident — so a critical alert escalates again unless someone acknowledges anew.
+   */
+  #again(n: NotifiedAlert, startsAt: string, nowMs: number, channels: { '#ch': Set<string> } | undefined): UpdateSpec {
+    return {
+      set: { '#st': 'firing', '#a': toJson(n.alert), '#exp': this.#expiry(nowMs), '#gen': n.generation },
+      remove: ['#r', '#esc', '#ack'],
+      add: { ...channels, '#seq': 1 },
+      condition: '#s = :s AND #exp > :nowSec AND (attribute_not_exists(#gen) OR #gen < :g)',
+      values: { ':s': startsAt, ':nowSec': Math.floor(nowMs / 1000), ':g': n.generation },
+    };
+  }
+
+  async addChannels(fingerprint: string, startsAt: string, channels: string[], nowMs: number): Promise<void> {
+    await this.#update(fingerprint, { set: { '#exp': this.#expiry(nowMs) }, add: { '#ch': new Set(channels) }, condition: '#s = :s', values: { ':s': startsAt } });
+  }
+
+  async acknowledge(fingerprint: string, ack: Acknowledgement, latestStartMs: number, nowMs: number): Promise<AckOutcome> {
+    const stored = { by: ack.by, at: ack.at, channel: ack.channel, ...(ack.silenceId && { silenceId: ack.silenceId }) };
+    const item = await this.#update(fingerprint, {
+      set: { '#ack': stored, '#exp': this.#expiry(nowMs) },
+      condition: 'attribute_exists(pk) AND #st = :firing AND attribute_not_exists(#ack) AND #s <= :issued AND #exp > :nowSec',
+      values: { ':firing': 'firing', ':issued': isoTime(latestStartMs), ':nowSec': Math.floor(nowMs / 1000) },
+    });
+    if (item) return { outcome: 'acknowledged', record: fromItem(item) };
+    const record = await this.get(fingerprint, nowMs);
+    if (!record) return { outcome: 'unknown' };
+    if (record.startsAt > isoTime(latestStartMs)) return { outcome: 'newer occurrence', record };
+    if (record.acknowledgement) return { outcome: 'already acknowledged', record };
+    return { outcome: 'resolved', record };
+  }
+
+  async setSilence(fingerprint: string, startsAt: string, silenceId: string, nowMs: number): Promise<void> {
+    await this.#update(fingerprint, { set: { '#exp': this.#expiry(nowMs) }, setExpr: ['#ack.#sid = :id'], condition: '#s = :s AND attribute_exists(#ack)', values: { ':id': silenceId, ':s': startsAt } });
+  }
+
+  async scheduleEscalation(fingerprint: string, startsAt: string, dueAtMs: number, nowMs: number): Promise<boolean> {
+    const item = await this.#update(fingerprint, {
+      set: { '#esc': { state: 'scheduled', dueAt: isoTime(dueAtMs) }, '#exp': this.#expiry(nowMs) },
+      condition: '#s = :s AND attribute_not_exists(#esc)',
+      values: { ':s': startsAt },
+    });
+    return item !== undefined;
+  }
+
+  async unscheduleEscalation(fingerprint: string, startsAt: string): Promise<void> {
+    await this.#update(fingerprint, { removeExpr: ['#esc'], condition: '#s = :s AND #esc.#state = :scheduled', values: { ':s': startsAt, ':scheduled': 'scheduled' } });
+  }
+
+  async cancelEscalation(fingerprint: string, startsAt: string, reason: EscalationCancelReason, nowMs: number): Promise<boolean> {
+    const item = await this.#update(fingerprint, {
+      setExpr: ['#esc.#state = :cancelled', '#esc.#at = :now', '#esc.#reason = :reason'],
+      condition: '#s = :s AND #esc.#state = :scheduled',
+      values: { ':cancelled': 'cancelled', ':now': isoTime(nowMs), ':reason': reason, ':s': startsAt, ':scheduled': 'scheduled' },
+    });
+    return item !== undefined;
+  }
+
+  async claimEscalation(fingerprint: string, startsAt: string, nowMs: number): Promise<AlertRecord | undefined> {
+    const item = await this.#update(fingerprint, {
+      setExpr: ['#esc.#state = :sent', '#esc.#at = :now'],
+      condition: '#s = :s AND #st = :firing AND attribute_not_exists(#ack) AND #esc.#state = :scheduled AND #exp > :nowSec',
+      values: { ':sent': 'sent', ':now': isoTime(nowMs), ':s': startsAt, ':firing': 'firing', ':scheduled': 'scheduled', ':nowSec': Math.floor(nowMs / 1000) },
+    });
+    return item && fromItem(item);
+  }
+
+  async releaseEscalation(fingerprint: string, startsAt: string): Promise<void> {
+    await this.#update(fingerprint, {
+      setExpr: ['#esc.#state = :scheduled'],
+      removeExpr: ['#esc.#at'],
+      condition: '#s = :s AND #esc.#state = :sent',
+      values: { ':scheduled': 'scheduled', ':sent': 'sent', ':s': startsAt },
+    });
+  }
+
+  async addHistory(fingerprint: string, event: HistoryInput, nowMs: number): Promise<void> {
+    const item = await this.#update(fingerprint, { add: { '#seq': 1 }, condition: 'attribute_exists(pk)', values: {} });
+    if (item) await this.#putHistory(fingerprint, item, event, nowMs);
+  }
+
+  async getMany(fingerprints: string[], nowMs: number): Promise<Map<string, AlertRecord>> {
+    const found = new Map<string, AlertRecord>();
+    // By key: a fingerprint and its digest name one item, and BatchGetItem refuses duplicate keys.
+    const unique = [...new Set(fingerprints.map(recordKey))];
+    for (let i = 0; i < unique.length; i += BATCH_GET_MAX_KEYS) {
+      for (const item of await this.#batchGet<RecordItem>(unique.slice(i, i + BATCH_GET_MAX_KEYS))) {
+        if (item.expiresAt * 1000 > nowMs && item.startsAt) found.set(item.fingerprint, fromItem(item));
+      }
+    }
+    return found;
+  }
+
+  /** Writes history item number `item.historySeq` (the counter the caller's update just advanced), or adds it to `batch`. */
+  async #putHistory(fingerprint: string, item: RecordItem, event: HistoryInput, nowMs: number, batch?: HistoryBatch): Promise<void> {
+    if (!item.historySeq) return;
+    const row = { pk: historyKey(fingerprint, item.historySeq), eventJson: toJson({ at: isoTime(nowMs), ...event }), expiresAt: this.#expiry(nowMs) };
+    if (batch) batch.items.push(row);
+    else await this.#doc.send(new PutCommand({ TableName: this.#table, Item: row }));
+  }
+
+  async flushHistory(batch: HistoryBatch): Promise<void> {
+    const items = batch.items.splice(0);
+    for (let i = 0; i < items.length; i += BATCH_WRITE_MAX_ITEMS) {
+      let requests = items.slice(i, i + BATCH_WRITE_MAX_ITEMS).map((Item) => ({ PutRequest: { Item } }));
+      for (let round = 0; requests.length && round < BATCH_WRITE_ROUNDS; round++) {
+        const out = await this.#doc.send(new BatchWriteCommand({ RequestItems: { [this.#table]: requests } }));
+        requests = (out.UnprocessedItems?.[this.#table] ?? []) as typeof requests;
+      }
+      if (requests.length) throw new Error(`${requests.length} history events not written (DynamoDB left them unprocessed ${BATCH_WRITE_ROUNDS} times)`);
+    }
+  }
+
+  async history(fingerprint: string, limit: number, nowMs: number): Promise<HistoryEvent[]> {
+    const item = await this.#getItem(fingerprint, nowMs);
+    const last = item?.historySeq ?? 0;
+    const seqs = Array.from({ length: Math.min(limit, last) }, (_, i) => last - i).reverse();
+    const found = new Map<number, HistoryEvent>();
+    for (let i = 0; i < seqs.length; i += BATCH_GET_MAX_KEYS) {
+      for (const row of await this.#batchGet<HistoryRow>(seqs.slice(i, i + BATCH_GET_MAX_KEYS).map((s) => historyKey(fingerprint, s)))) {
+        if (row.expiresAt * 1000 > nowMs) found.set(Number(row.pk.split('#').pop()), eventFromItem(row));
+      }
+    }
+    return seqs.filter((s) => found.has(s)).map((s) => found.get(s)!);
+  }
+
+  async scheduledEscalations(nowMs: number): Promise<{ fingerprint: string; startsAt: string; dueAtMs: number }[]> {
+    const found: { fingerprint: string; startsAt: string; dueAtMs: number }[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.#doc.send(new ScanCommand({
+        TableName: this.#table,
+        ConsistentRead: true,
+        FilterExpression: 'begins_with(#pk, :alert) AND #esc.#state = :scheduled AND #exp > :nowSec',
+        ProjectionExpression: '#fp, #s, #esc',
+        ExpressionAttributeNames: { '#pk': 'pk', '#fp': NAMES['#fp'], '#s': NAMES['#s'], '#esc': NAMES['#esc'], '#state': NAMES['#state'], '#exp': NAMES['#exp'] },
+        ExpressionAttributeValues: { ':alert': recordKey(''), ':scheduled': 'scheduled', ':nowSec': Math.floor(nowMs / 1000) },
+        ExclusiveStartKey: start,
+      }));
+      for (const item of (out.Items ?? []) as Pick<RecordItem, 'fingerprint' | 'startsAt' | 'escalation'>[]) {
+        found.push({ fingerprint: item.fingerprint, startsAt: item.startsAt, dueAtMs: Date.parse(item.escalation!.dueAt) });
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return found;
+  }
+
+  #expiry(nowMs: number): number {
+    return Math.floor(nowMs / 1000) + this.#ttlSeconds;
+  }
+
+  async #getItem(fingerprint: string, nowMs: number): Promise<RecordItem | undefined> {
+    const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: { pk: recordKey(fingerprint) }, ConsistentRead: true }));
+    const item = out.Item as RecordItem | undefined;
+    return item && item.expiresAt * 1000 > nowMs && item.startsAt ? item : undefined;
+  }
+
+  async #batchGet<T>(keys: string[]): Promise<T[]> {
+    const rows: T[] = [];
+    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> | undefined = {
+      [this.#table]: { Keys: keys.map((pk) => ({ pk })), ConsistentRead: true },
+    };
+    for (let round = 0; request && round < BATCH_GET_ROUNDS; round++) {
+      const out: BatchGetCommandOutput = await this.#doc.send(new BatchGetCommand({ RequestItems: request }));
+      rows.push(...((out.Responses?.[this.#table] ?? []) as T[]));
+      const left: Record<string, unknown>[] | undefined = out.UnprocessedKeys?.[this.#table]?.Keys;
+      request = left?.length ? { [this.#table]: { Keys: left, ConsistentRead: true } } : undefined;
+    }
+    return rows;
+  }
+
+  /** One conditional `UpdateItem` returning the new item, or `undefined` when the condition failed. */
+  async #update(fingerprint: string, u: UpdateSpec): Promise<RecordItem | undefined> {
+    const sets = [...Object.keys(u.set ?? {}).map((n) => `${n} = :v${n.slice(1)}`), ...(u.setExpr ?? [])];
+    const removes = [...(u.remove ?? []), ...(u.removeExpr ?? [])];
+    const adds = Object.keys(u.add ?? {}).map((n) => `${n} :v${n.slice(1)}`);
+    const expression = [sets.length && `SET ${sets.join(', ')}`, removes.length && `REMOVE ${removes.join(', ')}`, adds.length && `ADD ${adds.join(', ')}`].filter(Boolean).join(' ');
+    const values: Record<string, unknown> = { ...u.values };
+    for (const [n, v] of Object.entries({ ...u.set, ...u.add })) values[`:v${n.slice(1)}`] = v;
+    const text = `${expression} ${u.condition}`;
+    const input: UpdateCommandInput = {
+      TableName: this.#table,
+      Key: { pk: recordKey(fingerprint) },
+      UpdateExpression: expression,
+      ConditionExpression: u.condition,
+      ExpressionAttributeNames: Object.fromEntries(Object.entries(NAMES).filter(([k]) => new RegExp(`${k}\\b`).test(text))),
+      ReturnValues: 'ALL_NEW',
+      ...(Object.keys(values).length && { ExpressionAttributeValues: values }),
+    };
+    try {
+      return (await this.#doc.send(new UpdateCommand(input))).Attributes as RecordItem | undefined;
+    } catch (err) {
+      if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
+      throw err;
+    }
+  }
+}
+
+type HistoryRow = { pk: string; eventJson: string; expiresAt: number };
+
+interface UpdateSpec {
+  set?: Partial<Record<Name, unknown>>;
+  setExpr?: string[];
+  remove?: Name[];
+  removeExpr?: string[];
+  add?: Partial<Record<Name, unknown>>;
+  condition: string;
+  values: Record<string, unknown>;
+}

@@ -1,0 +1,269 @@
+/**
+ * DynamoDB adapter of {@link DedupeStore}: one item per alert occurrence, its head (`head-item.ts`),
+ * moved through the state machine of `occurrence.ts` by single-item conditional writes only (no
+ * transactions), which real DynamoDB and dynalite both support. DynamoDB deletes expired items late
+ * and dynalite never does, so reads treat an item whose `expiresAt` has passed as absent.
+ *
+ * Cost per alert: a new firing is one write; a resolve of a known firing one write; a resend
+ * (`repeat_interval`, an HA duplicate) a failed write and a read, as before generations existed.
+ *
+ * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.ConditionExpressions.html
+ * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TTL.html
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { noteFiring } from './flap-record.js';
+import { headKey, incoming, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
+import { ledgerDecision, nextStep, type Head } from './occurrence.js';
+import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun } from './dedupe.js';
+
+export interface DynamoDbDedupeStoreOptions {
+  tableName: string;
+  /** How long an item is kept, seconds. */
+  ttlSeconds: number;
+  /** How long a claim excludes other deliverers, milliseconds; must exceed the delivery budget. */
+  leaseMs?: number;
+}
+
+/** Longer than the whole delivery budget (retries included) and the Lambda time-out (30 s). */
+export const DEFAULT_LEASE_MS = 60_000;
+/** Read-decide-write rounds before a claim that keeps losing races answers `in flight` (the retry settles it). */
+const MAX_ROUNDS = 3;
+
+interface Update {
+  set?: string[];
+  remove?: string[];
+  add?: string[];
+  delete?: string[];
+  condition?: string;
+  values?: Record<string, unknown>;
+}
+
+export class DynamoDbDedupeStore implements DedupeStore {
+  readonly #doc: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #ttlSeconds: number;
+  readonly #leaseMs: number;
+
+  /** @param client a configured DynamoDB client (real AWS, dynalite or any endpoint) */
+  constructor(client: DynamoDBClient, options: DynamoDbDedupeStoreOptions) {
+    this.#doc = DynamoDBDocumentClient.from(client);
+    this.#table = options.tableName;
+    this.#ttlSeconds = options.ttlSeconds;
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  async claim(alert: AlertEvent, channels: string[], nowMs: number): Promise<Claim> {
+    // The likely write first: a firing is usually new, a resolve usually ends a known firing.
+    const first = alert.status === 'firing' ? await this.#start(alert, channels, nowMs) : await this.#resolve(alert, channels, nowMs);
+    if (first) return first;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const { head, expiresAt } = await this.#read(alert, nowMs);
+      const generation = head?.generation ?? 0;
+      switch (nextStep(head, incoming(alert), nowMs)) {
+        case 'start': {
+          const claim = await this.#start(alert, channels, nowMs);
+          if (claim) return claim;
+          break;
+        }
+        case 'resolve': {
+          const claim = await this.#resolve(alert, channels, nowMs, generation);
+          if (claim) return claim;
+          break;
+        }
+        case 'ledger':
+          return this.#ledger(alert, head!, expiresAt, channels, nowMs);
+        case 'confirm':
+          return claimOf(alert, 'resolved before', [], generation);
+        case 'confirm resolve':
+          return claimOf(alert, 'fired again since', [], generation);
+        case 'wait':
+          return claimOf(alert, 'in flight', [], generation);
+      }
+    }
+    return claimOf(alert, 'in flight', [], 0);
+  }
+
+  async confirm(alert: AlertEvent, candidate: Claim, channels: string[], nowMs: number): Promise<Claim> {
+    const g = candidate.event.generation;
+    if (alert.status === 'resolved') {
+      const claim = await this.#resolve(alert, channels, nowMs, g, true);
+      if (claim) return claim;
+      const { head, expiresAt } = await this.#read(alert, nowMs);
+      return head?.state === 'resolved' ? this.#ledger(alert, head, expiresAt, channels, nowMs) : claimOf(alert, 'in flight', [], head?.generation ?? g);
+    }
+    const state = this.#newState('firing', channels, nowMs);
+    const moved = await this.#update(headKey(alert), {
+      set: [...state.set, '#gen = :g1'],
+      remove: state.remove,
+      condition: '#st = :resolved AND #gen = :g AND (attribute_not_exists(#p) OR #l <= :now) AND #x > :nowSec',
+      values: { ...state.values, ':g1': g + 1, ':g': g, ':resolved': 'resolved', ':now': nowMs, ':nowSec': sec(nowMs) },
+    });
+    if (moved) return claimOf(alert, 'firing again', [...channels], g + 1);
+    // Another deliverer moved it first, or its resolve is still being delivered.
+    const { head, expiresAt } = await this.#read(alert, nowMs);
+    if (head?.state === 'firing') return this.#ledger(alert, head, expiresAt, channels, nowMs);
+    return claimOf(alert, 'in flight', [], head?.generation ?? g);
+  }
+
+  async markDelivered(alert: AlertEvent, event: ClaimedEvent, channel: string | string[]): Promise<void> {
+    const channels = new Set([channel].flat());
+    if (channels.size === 0) return;
+    // Conditional on the event: a late write of a superseded state must not touch its successor's ledger.
+    await this.#update(headKey(alert), { delete: ['#p :c'], add: ['#d :c'], ...this.#sameEvent(event), values: { ':c': channels, ...this.#sameEvent(event).values } });
+  }
+
+  async release(alert: AlertEvent, event: ClaimedEvent): Promise<void> {
+    await this.#update(headKey(alert), { set: ['#l = :zero'], ...this.#sameEvent(event), values: { ':zero': 0, ...this.#sameEvent(event).values } });
+  }
+
+  /** See {@link DedupeStore.noteFiring}; the record is item `flap#<fingerprint>` (`flap-record.ts`). */
+  noteFiring(fingerprint: string, startsAtMs: number, windowMs: number, nowMs: number): Promise<FlapRun> {
+    return noteFiring(this.#doc, this.#table, fingerprint, { startsAtMs, windowMs, nowMs });
+  }
+
+  /** Creates the head in the post's state, generation 0, unless a live one exists. */
+  async #start(alert: AlertEvent, channels: string[], nowMs: number): Promise<Claim | undefined> {
+    const endsAtMs = incoming(alert).endsAtMs;
+    const item: HeadItem = {
+      pk: headKey(alert),
+      state: alert.status,
+      generation: 0,
+      // An empty channel list (nothing configured) still records the event as seen.
+      ...(channels.length && { pending: new Set(channels) }),
+      leaseUntil: nowMs + this.#leaseMs,
+      claimedAt: nowMs,
+      ...(alert.status === 'resolved' && endsAtMs !== undefined && { resolvedEndsAtMs: endsAtMs }),
+      expiresAt: sec(nowMs) + this.#ttlSeconds,
+    };
+    try {
+      await this.#doc.send(new PutCommand({ TableName: this.#table, Item: item, ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :nowSec', ExpressionAttributeValues: { ':nowSec': sec(nowMs) } }));
+      return claimOf(alert, 'first notification', [...channels], 0);
+    } catch (err) {
+      ignoreConditionFailed(err);
+      return undefined;
+    }
+  }
+
+  /**
+   * FIRING(g) → RESOLVED(g) unless the firing is in flight or the post is a stale copy (see
+   * `occurrence.ts`); `generation` when known, else any (the write returns which). `confirmed`: the
+   * source of truth said resolved, so a resolve no newer than the last one is not stale.
+   */
+  async #resolve(alert: AlertEvent, channels: string[], nowMs: number, generation?: number, confirmed = false): Promise<Claim | undefined> {
+    const endsAtMs = incoming(alert).endsAtMs;
+    const state = this.#newState('resolved', channels, nowMs);
+    const ends = setOrRemove('#e', ':ends', endsAtMs);
+    const conditions = ['#st = :firing', '(attribute_not_exists(#p) OR #l <= :now)', '#x > :nowSec'];
+    if (generation !== undefined) conditions.push('#gen = :g');
+    if (endsAtMs !== undefined && !confirmed) conditions.push('(attribute_not_exists(#e) OR #e < :ends)');
+    const item = await this.#update(headKey(alert), {
+      set: [...state.set!, ...(ends.set ? [ends.set] : [])],
+      remove: [...state.remove!, ...(ends.remove ? [ends.remove] : [])],
+      condition: conditions.join(' AND '),
+      values: { ...state.values, ':firing': 'firing', ':now': nowMs, ':nowSec': sec(nowMs), ...(generation !== undefined && { ':g': generation }), ...(ends.set && { ':ends': ends.value }) },
+    });
+    return item ? claimOf(alert, 'first notification', [...channels], item.generation ?? 0) : undefined;
+  }
+
+  /** A post in the head's own state: dedupe on its ledger, taking the lease over for a repair. */
+  async #ledger(alert: AlertEvent, head: Head, expiresAtSec: number, channels: string[], nowMs: number): Promise<Claim> {
+    const decision = ledgerDecision(head, nowMs);
+    const g = head.generation;
+    if (decision === 'already notified') await this.#keepAlive(alert, expiresAtSec, nowMs);
+    if (decision !== 'repair') return claimOf(alert, decision, [], g);
+    // Optimistic lease take-over: succeeds only if nobody renewed the lease or moved the state since we read it.
+    const taken = await this.#update(headKey(alert), {
+      set: ['#l = :lease'],
+      condition: '#l = :seen AND #st = :s AND #gen = :g',
+      values: { ':lease': nowMs + this.#leaseMs, ':seen': head.leaseUntil, ':s': head.state, ':g': g },
+    });
+    return taken ? claimOf(alert, 'repair', head.pending.filter((c) => channels.includes(c)), g) : claimOf(alert, 'in flight', [], g);
+  }
+
+  /**
+   * An alert still being resent (`repeat_interval`) is still firing: once past half its TTL, its
+   * record is extended, so an alert firing longer than the TTL is not announced again as new.
+   * One write per half-TTL per alert, not one per resend.
+   */
+  async #keepAlive(alert: AlertEvent, expiresAtSec: number, nowMs: number): Promise<void> {
+    if (expiresAtSec - sec(nowMs) > this.#ttlSeconds / 2) return;
+    await this.#update(headKey(alert), { set: ['#x = :exp'], condition: 'attribute_exists(pk)', values: { ':exp': sec(nowMs) + this.#ttlSeconds } });
+  }
+
+  /**
+   * The head as the state machine reads it (and its `expiresAt`, epoch seconds); a legacy
+   * occurrence is migrated first, by one conditional write that the first reader wins.
+   */
+  async #read(alert: AlertEvent, nowMs: number): Promise<{ head?: Head; expiresAt: number }> {
+    const item = await this.#get(headKey(alert));
+    const head = toHead(item, nowMs);
+    if (head || item?.state) return { head, expiresAt: item?.expiresAt ?? 0 };
+    const legacy = legacyHead(item, await this.#get(legacyResolvedKey(alert)), nowMs);
+    if (!legacy) return { expiresAt: 0 };
+    const pending = setOrRemove('#p', ':p', legacy.pending);
+    const delivered = setOrRemove('#d', ':d', legacy.delivered);
+    await this.#update(headKey(alert), {
+      set: ['#st = :s', '#gen = :zero', '#l = :l', '#x = :x', ...[pending.set, delivered.set].filter((s): s is string => !!s)],
+      remove: [pending.remove, delivered.remove].filter((s): s is string => !!s),
+      condition: 'attribute_not_exists(#st)',
+      values: { ':s': legacy.state, ':zero': 0, ':l': legacy.leaseUntil, ':x': legacy.expiresAt, ...(pending.set && { ':p': pending.value }), ...(delivered.set && { ':d': delivered.value }) },
+    });
+    const migrated = await this.#get(headKey(alert));
+    return { head: toHead(migrated, nowMs), expiresAt: migrated?.expiresAt ?? 0 };
+  }
+
+  /** The SET/REMOVE parts that start a state's ledger: every channel pending, none delivered, our lease. */
+  #newState(state: Head['state'], channels: string[], nowMs: number): Required<Pick<Update, 'set' | 'remove' | 'values'>> {
+    const pending = setOrRemove('#p', ':p', channels);
+    return {
+      set: ['#st = :state', '#l = :lease', '#c = :claimed', '#x = :exp', ...(pending.set ? [pending.set] : [])],
+      remove: ['#d', ...(pending.remove ? [pending.remove] : [])],
+      values: { ':state': state, ':lease': nowMs + this.#leaseMs, ':claimed': nowMs, ':exp': sec(nowMs) + this.#ttlSeconds, ...(pending.set && { ':p': pending.value }) },
+    };
+  }
+
+  #sameEvent(event: ClaimedEvent): { condition: string; values: Record<string, unknown> } {
+    return { condition: '#st = :evs AND #gen = :evg', values: { ':evs': event.status, ':evg': event.generation } };
+  }
+
+  async #get(key: string): Promise<HeadItem | undefined> {
+    const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: { pk: key }, ConsistentRead: true }));
+    return out.Item as HeadItem | undefined;
+  }
+
+  /** One conditional `UpdateItem` returning the new item, or `undefined` when the condition failed. */
+  async #update(key: string, u: Update): Promise<HeadItem | undefined> {
+    const clauses = [['SET', u.set], ['REMOVE', u.remove], ['ADD', u.add], ['DELETE', u.delete]] as const;
+    const expression = clauses.filter(([, parts]) => parts?.length).map(([verb, parts]) => `${verb} ${parts!.join(', ')}`).join(' ');
+    const text = `${expression} ${u.condition ?? ''}`;
+    try {
+      const out = await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { pk: key },
+          UpdateExpression: expression,
+          ...(u.condition && { ConditionExpression: u.condition }),
+          ExpressionAttributeNames: Object.fromEntries(Object.entries(NAMES).filter(([n]) => new RegExp(`${n}\\b`).test(text))),
+          ...(u.values && Object.keys(u.values).length && { ExpressionAttributeValues: u.values }),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return (out.Attributes as HeadItem | undefined) ?? ({ pk: key } as HeadItem);
+    } catch (err) {
+      ignoreConditionFailed(err);
+      return undefined;
+    }
+  }
+}
+
+function claimOf(alert: AlertEvent, decision: DedupeDecision, pending: string[], generation: number): Claim {
+  return { decision, pending, event: { key: generationKey(alert, generation), status: alert.status, generation } };
+}
+
+const sec = (ms: number) => Math.floor(ms / 1000);
+
+function ignoreConditionFailed(err: unknown): void {
+  if (err instanceof Error && err.name === 'ConditionalCheckFailedException') return;
+  throw err;
+}

@@ -1,0 +1,55 @@
+/**
+ * Development-only code never reaches a Lambda bundle: each entry the stack deploys is bundled with
+ * the construct's own esbuild settings (`LAMBDA_BUNDLING`) and the metafile's inputs are checked
+ * against the devDependencies and the local adapter (the embedded dynalite of `npm start`).
+ * `npm start`'s entry, which does use them, is the control that the check sees them.
+ * @see https://esbuild.github.io/api/#metafile
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { LAMBDA_BUNDLING, REPO_ROOT } from '../../infra/node-function.js';
+
+const DEV_PACKAGES = Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).devDependencies as Record<string, string>);
+const LOCAL_ONLY = ['shared/store/local-dynamodb.ts', 'shared/runtime/local.ts'];
+
+/** The metafile inputs of `entry` bundled as the stack bundles it (paths relative to the repository). */
+async function bundleInputs(entry: string): Promise<string[]> {
+  const { metafile } = await build({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    banner: { js: LAMBDA_BUNDLING.banner },
+    mainFields: LAMBDA_BUNDLING.mainFields,
+    target: LAMBDA_BUNDLING.target,
+    minify: LAMBDA_BUNDLING.minify,
+    external: LAMBDA_BUNDLING.externalModules,
+    logLevel: 'silent',
+  });
+  return Object.keys(metafile.inputs);
+}
+
+/** The devDependencies and development-only modules among `inputs`. */
+function devOnly(inputs: string[]): string[] {
+  return inputs.filter((input) => LOCAL_ONLY.includes(input) || DEV_PACKAGES.some((p) => input.includes(`node_modules/${p}/`)));
+}
+
+describe('Lambda bundles', () => {
+  it.each(['functions/lambda.ts', 'functions/escalation.ts'])('%s holds no development-only code', async (entry) => {
+    const inputs = await bundleInputs(entry);
+    expect(inputs).toContain('shared/store/alert-record-dynamodb.ts');
+    expect(inputs.some((i) => i.includes('node_modules/zod/'))).toBe(true);
+    expect(devOnly(inputs)).toEqual([]);
+  }, 60_000);
+
+  it("sees development-only code where it is: npm start's entry", async () => {
+    const inputs = await bundleInputs('functions/server.ts');
+    expect(devOnly(inputs)).toEqual(expect.arrayContaining(['shared/store/local-dynamodb.ts', 'shared/runtime/local.ts']));
+    expect(devOnly(inputs).some((i) => i.includes('node_modules/dynalite/'))).toBe(true);
+  }, 60_000);
+});

@@ -1,0 +1,153 @@
+/**
+ * The alert-state store on dynalite through the real AWS SDK: occurrences, once-only acknowledgement,
+ * silence ids, the escalation state machine and the history the audit route reads.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoDbAckStore } from '../../../shared/store/alert-record-dynamodb.js';
+import type { NotifiedAlert } from '../../../shared/store/alert-record.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../../shared/store/table.js';
+import { fixture } from '../../helpers/fixtures.js';
+
+const T0 = Date.parse('2026-11-29T12:45:00Z');
+const STARTS = '2026-11-29T12:42:23.143Z';
+let db: LocalDynamoDb;
+let store: DynamoDbAckStore;
+let n = 0;
+
+beforeAll(async () => {
+  db = await startLocalDynamoDb('ack-store-0');
+});
+afterAll(async () => db.close());
+beforeEach(async () => {
+  const tableName = `ack-store-${++n}`;
+  await ensureTable(db.client, tableName);
+  store = new DynamoDbAckStore(db.client, { tableName, ttlSeconds: 3600 });
+});
+
+function notified(overrides: Partial<NotifiedAlert['alert']> = {}, channels = ['slack', 'sns']): NotifiedAlert {
+  const message = fixture('firing-kv-cache-critical');
+  return {
+    alert: { ...message.alerts[0]!, ...overrides },
+    enrichment: { status: 'enriched', kind: 'kv_cache', signals: [{ name: 'x', label: 'TTFT p95', value: Number.NaN, unit: 'seconds', query: 'q' }] },
+    groupKey: message.groupKey,
+    externalURL: message.externalURL,
+    channels,
+  };
+}
+const ack = (by: string, at = T0 + 1000) => ({ by, at: new Date(at).toISOString(), channel: 'slack' });
+
+describe('DynamoDbAckStore', () => {
+  it('records an occurrence once, adds channels to it, and keeps NaN signal values', async () => {
+    const first = await store.recordNotified(notified({}, ['slack']), T0);
+    expect(first).toMatchObject({ newOccurrence: true, record: { status: 'firing', startsAt: STARTS, channels: ['slack'] } });
+    const again = await store.recordNotified(notified({}, ['sns']), T0 + 10);
+    expect(again).toMatchObject({ newOccurrence: false, record: { channels: ['slack', 'sns'] } });
+    const record = await store.get('936e109b8c52c001', T0);
+    expect(record?.enrichment?.status === 'enriched' && record.enrichment.signals[0]!.value).toBeNaN();
+    expect(record?.alert.labels.alertname).toBe('VLLMKVCacheNearlyFull');
+  });
+
+  it('acknowledges once: the second caller gets the first acknowledgement', async () => {
+    await store.recordNotified(notified(), T0);
+    const [a, b] = await Promise.all([store.acknowledge('936e109b8c52c001', ack('alice'), T0, T0 + 1), store.acknowledge('936e109b8c52c001', ack('bob'), T0, T0 + 1)]);
+    const outcomes = [a.outcome, b.outcome].sort();
+    expect(outcomes).toEqual(['acknowledged', 'already acknowledged']);
+    const winner = a.outcome === 'acknowledged' ? 'alice' : 'bob';
+    const third = await store.acknowledge('936e109b8c52c001', ack('carol'), T0, T0 + 2);
+    expect(third).toMatchObject({ outcome: 'already acknowledged', record: { acknowledgement: { by: winner } } });
+  });
+
+  it('refuses unknown alerts, resolved ones and occurrences newer than the link', async () => {
+    expect(await store.acknowledge('nope', ack('alice'), T0, T0)).toEqual({ outcome: 'unknown' });
+    await store.recordNotified(notified({ startsAt: '2026-11-29T13:00:00Z' }), T0);
+    expect((await store.acknowledge('936e109b8c52c001', ack('alice'), Date.parse('2026-11-29T12:59:00Z'), T0)).outcome).toBe('newer occurrence');
+    await store.recordNotified(notified({ startsAt: '2026-11-29T13:00:00Z', status: 'resolved', endsAt: '2026-11-29T13:05:00Z' }), T0);
+    expect((await store.acknowledge('936e109b8c52c001', ack('alice'), T0 + 3600_000, T0)).outcome).toBe('resolved');
+  });
+
+  it('resolves the same occurrence, keeping its acknowledgement; a new occurrence clears it', async () => {
+    await store.recordNotified(notified(), T0);
+    await store.acknowledge('936e109b8c52c001', ack('alice'), T0, T0 + 1);
+    await store.setSilence('936e109b8c52c001', STARTS, 'silence-1', T0 + 2);
+    const resolved = await store.recordNotified(notified({ status: 'resolved', endsAt: '2026-11-29T13:00:00Z' }), T0 + 60_000);
+    expect(resolved).toMatchObject({ newOccurrence: false, record: { status: 'resolved', acknowledgement: { by: 'alice', silenceId: 'silence-1' } } });
+    // A late firing repair of the same occurrence never un-resolves it.
+    expect((await store.recordNotified(notified(), T0 + 61_000))?.record.status).toBe('resolved');
+    const next = await store.recordNotified(notified({ startsAt: '2026-11-29T14:00:00Z' }), T0 + 3_600_000);
+    expect(next?.newOccurrence).toBe(true);
+    expect(next?.record.acknowledgement).toBeUndefined();
+    expect(await store.recordNotified(notified(), T0 + 3_600_001)).toBeUndefined();
+  });
+
+  it('runs escalation scheduled → sent once, releases on failure, and cancels only while scheduled', async () => {
+    await store.recordNotified(notified(), T0);
+    expect(await store.scheduleEscalation('936e109b8c52c001', STARTS, T0 + 900_000, T0)).toBe(true);
+    expect(await store.scheduleEscalation('936e109b8c52c001', STARTS, T0 + 900_000, T0)).toBe(false);
+    const [x, y] = await Promise.all([store.claimEscalation('936e109b8c52c001', STARTS, T0 + 1), store.claimEscalation('936e109b8c52c001', STARTS, T0 + 1)]);
+    expect([x, y].filter(Boolean)).toHaveLength(1);
+    expect(await store.cancelEscalation('936e109b8c52c001', STARTS, 'acknowledged', T0 + 2)).toBe(false);
+    await store.releaseEscalation('936e109b8c52c001', STARTS);
+    expect(await store.cancelEscalation('936e109b8c52c001', STARTS, 'acknowledged', T0 + 3)).toBe(true);
+    expect(await store.claimEscalation('936e109b8c52c001', STARTS, T0 + 4)).toBeUndefined();
+    expect((await store.get('936e109b8c52c001', T0))?.escalation).toMatchObject({ state: 'cancelled', reason: 'acknowledged' });
+  });
+
+  it('lists the escalations still scheduled, leaving out sent, cancelled and expired ones', async () => {
+    const fp = (i: number) => `f${String(i).padStart(15, '0')}`;
+    for (let i = 0; i < 6; i++) {
+      await store.recordNotified(notified({ fingerprint: fp(i), labels: { alertname: 'A', n: String(i) } }), T0);
+      await store.scheduleEscalation(fp(i), STARTS, T0 + i * 1000, T0);
+    }
+    await store.claimEscalation(fp(1), STARTS, T0);
+    await store.cancelEscalation(fp(2), STARTS, 'silenced', T0);
+    await store.recordNotified(notified({ fingerprint: fp(9), labels: { alertname: 'A', n: '9' } }), T0);
+    const listed = await store.scheduledEscalations(T0);
+    expect(listed.sort((a, b) => a.dueAtMs - b.dueAtMs)).toEqual([0, 3, 4, 5].map((i) => ({ fingerprint: fp(i), startsAt: STARTS, dueAtMs: T0 + i * 1000 })));
+    // Records past their TTL (an hour here) are absent, as everywhere in the store.
+    expect(await store.scheduledEscalations(T0 + 3_600_000)).toEqual([]);
+  });
+
+  it('does not claim the escalation of an acknowledged alert', async () => {
+    await store.recordNotified(notified(), T0);
+    await store.scheduleEscalation('936e109b8c52c001', STARTS, T0 + 900_000, T0);
+    await store.acknowledge('936e109b8c52c001', ack('alice'), T0, T0 + 1);
+    expect(await store.claimEscalation('936e109b8c52c001', STARTS, T0 + 2)).toBeUndefined();
+  });
+
+  it('keeps history in order, returns the last N, and records nothing for unknown alerts', async () => {
+    await store.addHistory('936e109b8c52c001', { type: 'escalated', target: 'x', startsAt: STARTS }, T0);
+    expect(await store.history('936e109b8c52c001', 10, T0)).toEqual([]);
+    await store.recordNotified(notified(), T0);
+    for (let i = 0; i < 5; i++) await store.addHistory('936e109b8c52c001', { type: 'notified', status: 'firing', channels: [`c${i}`], startsAt: STARTS }, T0 + i);
+    const last3 = await store.history('936e109b8c52c001', 3, T0);
+    expect(last3.map((e) => (e.type === 'notified' ? e.channels[0] : ''))).toEqual(['c2', 'c3', 'c4']);
+    expect(last3[0]).toEqual({ at: new Date(T0 + 2).toISOString(), type: 'notified', status: 'firing', channels: ['c2'], startsAt: STARTS });
+  });
+
+  it('reads many records in batches, leaving out unknown ones', async () => {
+    for (let i = 0; i < 120; i++) await store.recordNotified({ ...notified({ fingerprint: `fp${i}` }) }, T0);
+    const many = await store.getMany(['nope', ...Array.from({ length: 120 }, (_, i) => `fp${i}`), 'fp0'], T0);
+    expect(many.size).toBe(120);
+    expect(many.get('fp119')?.alert.fingerprint).toBe('fp119');
+    expect((await store.history('fp7', 10, T0)).map((e) => e.type)).toEqual(['notified']);
+  });
+
+  it('writes a batch of history events in batch requests, in sequence order whatever the write order', async () => {
+    const batch = { items: [] as Record<string, unknown>[] };
+    for (let i = 0; i < 60; i++) await store.recordNotified(notified({ fingerprint: `batch${i}` }), T0, batch);
+    await store.recordNotified(notified({ fingerprint: 'batch0' }, ['sns']), T0 + 1, batch);
+    expect(await store.history('batch0', 10, T0)).toEqual([]);
+    expect(batch.items).toHaveLength(61);
+    await store.flushHistory(batch);
+    expect(batch.items).toHaveLength(0);
+    expect((await store.history('batch59', 10, T0)).map((e) => e.type)).toEqual(['notified']);
+    expect((await store.history('batch0', 10, T0)).map((e) => (e.type === 'notified' ? e.channels : []))).toEqual([['slack', 'sns'], ['sns']]);
+  });
+
+  it('treats expired records as absent', async () => {
+    await store.recordNotified(notified(), T0);
+    expect(await store.get('936e109b8c52c001', T0 + 3_600_001)).toBeUndefined();
+    expect(await store.recordNotified(notified(), T0 + 3_600_001)).toMatchObject({ newOccurrence: true });
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger, withLogFields } from '../../../shared/core/logger.js';
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  return { lines, logger: createLogger('debug', (line) => lines.push(JSON.parse(line))) };
+}
+
+describe('withLogFields (the Lambda request id on every line)', () => {
+  it('adds the fields to every line written while the function runs, by loggers made before it too', async () => {
+    const { lines, logger } = capture();
+    const child = logger.child({ groupKey: 'g' });
+    await withLogFields({ awsRequestId: 'req-1' }, async () => {
+      logger.info('group received');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      child.warn('channel failed', { channel: 'slack' });
+    });
+    logger.info('after');
+    expect(lines.map(({ time: _t, ...rest }) => rest)).toEqual([
+      { level: 'info', event: 'group received', awsRequestId: 'req-1' },
+      { level: 'warn', event: 'channel failed', awsRequestId: 'req-1', groupKey: 'g', channel: 'slack' },
+      { level: 'info', event: 'after' },
+    ]);
+  });
+
+  it('keeps concurrent invocations apart and nests scopes', async () => {
+    const { lines, logger } = capture();
+    const run = (id: string, delayMs: number) =>
+      withLogFields({ awsRequestId: id }, async () => {
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        withLogFields({ phase: 'deliver' }, () => logger.info('line', { from: id }));
+      });
+    await Promise.all([run('a', 5), run('b', 0)]);
+    // Which line comes first is the timers' business (under load 5 ms and 0 ms can swap); each line must carry its own id.
+    expect(lines.map((l) => [l.from, l.awsRequestId, l.phase]).sort()).toEqual([['a', 'a', 'deliver'], ['b', 'b', 'deliver']]);
+  });
+
+  it('returns what the function returns', async () => {
+    expect(withLogFields({ awsRequestId: 'x' }, () => 42)).toBe(42);
+    await expect(withLogFields({ awsRequestId: 'x' }, async () => 'done')).resolves.toBe('done');
+  });
+});

@@ -1,0 +1,72 @@
+/** How the new enrichment fields read in a message: values when fired → now, NaN and bounds named, trend, sparkline, cause. */
+import { describe, expect, it } from 'vitest';
+import { alertLines, PLAIN } from '../../../shared/render/content.js';
+import type { EnrichedAlert, MemoryTrend, Signal } from '../../../shared/enrich/types.js';
+import { formatMemoryTrend } from '../../../shared/enrich/values.js';
+import { formatLikelyCause, formatReading, formatTrendBasis } from '../../../shared/render/format.js';
+import { ruleAlert } from '../../fixtures/prometheus/alerts.js';
+
+const p95: Signal = { name: 'ttft_p95_seconds', label: 'TTFT p95', unit: 'seconds', value: 2.5, query: 'q', nanMeans: 'no_requests', topBucket: 10 };
+const trend: MemoryTrend = {
+  growthMiBPerHour: 800, rSquared: 0.998, usedMiB: 22_000, capacityMiB: 81_559, hoursToFull: 74.4, windowSeconds: 9000, points: 151,
+  method: 'theil-sen', growing: true, restartedAt: '2026-11-29T10:15:00.000Z', outliers: 1, series: 'DCGM_FI_DEV_FB_USED', sparkline: '▃▄▅▆▇█▁▂▃▄',
+};
+
+describe('formatReading', () => {
+  it('names NaN "no requests" where NaN means that, and keeps "no data" for an empty result', () => {
+    expect(formatReading(Number.NaN, p95)).toBe('no requests');
+    expect(formatReading(Number.NaN, { unit: 'seconds' })).toBe('no data (NaN)');
+    expect(formatReading(null, p95)).toBe('no data');
+    expect(formatReading(undefined, p95)).toBe('no data');
+  });
+
+  it('shows a quantile at the top finite bucket as "≥ bound"', () => {
+    expect(formatReading(10, p95)).toBe('≥ 10.0 s');
+    expect(formatReading(9.99, p95)).toBe('9.99 s');
+    expect(formatReading(0.85, p95)).toBe('850 ms');
+  });
+});
+
+describe('memory trend', () => {
+  it('says "no upward trend" when the trend is not real, whatever its slope', () => {
+    expect(formatMemoryTrend({ ...trend, growing: false, hoursToFull: null })).toBe('no upward trend');
+    expect(formatMemoryTrend(trend)).toBe('+800 MiB/h · full in ~3.1 d · R² 1.00');
+  });
+
+  it('states the basis: method, window, restart, and a non-default series', () => {
+    expect(formatTrendBasis(trend)).toBe('Theil–Sen fit over 2.5 h, since a restart at 2026-11-29 10:15:00 UTC');
+    expect(formatTrendBasis({ ...trend, restartedAt: undefined, windowSeconds: 21_600, series: 'process_resident_memory_bytes' }))
+      .toBe('Theil–Sen fit over 6 h, of process_resident_memory_bytes');
+  });
+});
+
+describe('alertLines with the new fields', () => {
+  const alert = ruleAlert({ alertname: 'VLLMHighTTFT', model_name: 'm' }, 'x > 1', 'f');
+
+  it('shows each value when fired → now, the trend with its basis and sparkline, and the likely cause with evidence', () => {
+    const enriched: EnrichedAlert = {
+      ...alert,
+      enrichment: {
+        status: 'enriched',
+        kind: 'gpu_memory',
+        signals: [{ ...p95, atStart: Number.NaN }, { name: 'w', label: 'Requests waiting', unit: 'count', value: 40, atStart: 13, query: 'q' }],
+        trend,
+        likelyCause: { rule: 'memory_leak', cause: 'Memory leak.', action: 'Restart.', evidence: ['a', 'b'] },
+      },
+    };
+    expect(alertLines(enriched, PLAIN).slice(2, -1)).toEqual([
+      'When fired → now: TTFT p95: no requests → 2.50 s · Requests waiting: 13 → 40',
+      'Memory trend: +800 MiB/h · full in ~3.1 d · R² 1.00 (Theil–Sen fit over 2.5 h, since a restart at 2026-11-29 10:15:00 UTC)',
+      'Memory over the window: ▃▄▅▆▇█▁▂▃▄',
+      'Likely cause: Memory leak.',
+      'Evidence: a; b',
+      'Try: Restart.',
+    ]);
+  });
+
+  it('says nothing about a cause when there is none, and no legend without values at the start', () => {
+    const enriched: EnrichedAlert = { ...alert, enrichment: { status: 'enriched', kind: 'latency', signals: [p95] } };
+    expect(alertLines(enriched, PLAIN).slice(2, -1)).toEqual(['TTFT p95: 2.50 s']);
+    expect(formatLikelyCause({ rule: 'r', cause: 'c', action: 'a', evidence: ['e'] })).toEqual(['Likely cause: c', 'Evidence: e', 'Try: a']);
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { createConsoleChannel } from '../../../shared/channels/console.js';
+import { moreAlertsText } from '../../../shared/render/content.js';
+import { linkLabel } from '../../../shared/render/locale.js';
+import { renderSlack, type SlackBlock } from '../../../shared/channels/slack/index.js';
+import { renderText } from '../../../shared/render/text.js';
+import { fixtureNotification } from '../../helpers/notifications.js';
+
+const sections = (blocks: SlackBlock[]) => blocks.flatMap((b) => (b.type === 'section' ? [b.text.text] : []));
+
+describe('locales', () => {
+  it('renders Slack in Chinese when the instance asks for it, leaving label values and annotations as sent', () => {
+    const { blocks, text } = renderSlack(fixtureNotification('firing-kv-cache-critical'), { locale: 'zh-CN' });
+    expect(text.split('\n')[0]).toBe('🔥 告警 · critical · VLLMKVCacheNearlyFull (1)');
+    expect(sections(blocks)[0]).toContain('开始于 2026-11-29 12:42:23 UTC');
+    expect(sections(blocks)[0]).toContain('*KV cache 97% full on qwen3-8b*');
+    expect(JSON.stringify(blocks)).toContain('|图表>');
+  });
+
+  it('says what was left out: ours, Alertmanager’s, or both', () => {
+    expect(moreAlertsText(0)).toBe('');
+    expect(moreAlertsText(1)).toBe('+1 more alert');
+    expect(moreAlertsText(37)).toBe('+37 more alerts');
+    expect(moreAlertsText(0, { truncated: 1497 })).toBe('+1,497 not included by Alertmanager');
+    expect(moreAlertsText(2, { truncated: 1497, locale: 'zh-CN' })).toBe('另有 2 条告警 · 另有 1,497 条未被 Alertmanager 包含');
+  });
+
+  it('keeps labels it has no translation for', () => {
+    expect(linkLabel('Acknowledge', 'zh-CN')).toBe('Acknowledge');
+    expect(linkLabel('Runbook', 'zh-CN')).toBe('处理手册');
+  });
+
+  it('gives a console instance its locale', async () => {
+    const written: string[] = [];
+    await createConsoleChannel((s) => written.push(s), { name: 'ops-console', locale: 'zh-CN' }).send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(1000));
+    expect(written[0]).toContain('🔥 告警 · critical');
+  });
+});
+
+describe('flapping marks', () => {
+  const flapping = () => {
+    const n = fixtureNotification('firing-kv-cache-critical');
+    n.flapping = { [n.alerts[0]!.fingerprint]: { count: 3, sinceMs: Date.parse('2026-11-29T12:05:00Z') } };
+    return n;
+  };
+
+  it('heads the message FLAPPING and says how often the alert fired', () => {
+    const { blocks } = renderSlack(flapping());
+    expect(blocks[0]).toMatchObject({ type: 'header', text: { text: '🔁 FLAPPING · critical · VLLMKVCacheNearlyFull (1)' } });
+    expect(sections(blocks)[0]!.split('\n').slice(0, 2)).toEqual(['🔁 *KV cache 97% full on qwen3-8b*', '_Flapping: fired 3 times since 2026-11-29 12:05:00 UTC_']);
+  });
+
+  it('marks only the flapping alert when others in the group are new', () => {
+    const n = fixtureNotification('firing-queue-backlog-two-models');
+    n.flapping = { [n.alerts[1]!.fingerprint]: { count: 2, sinceMs: Date.parse('2026-11-29T12:30:00Z') } };
+    const text = renderText(n);
+    expect(text.split('\n')[0]).toBe('🔥 FIRING · warning · VLLMQueueBacklog (2)');
+    expect(text).toContain('🔁 qwen3-8b: 80 requests waiting\nFlapping: fired 2 times since 2026-11-29 12:30:00 UTC');
+    expect(text).toContain('🔥 llama-3.1-70b: 85 requests waiting\n');
+  });
+
+  it('speaks Chinese too', () => {
+    expect(renderText(flapping(), Infinity, { locale: 'zh-CN' })).toContain('抖动：自 2026-11-29 12:05:00 UTC 起已触发 3 次');
+  });
+});
