@@ -25,7 +25,7 @@ export const MAX_TRACKED_FIRINGS = MAX_DETAILED_ALERTS;
  * @param windowMs the flap window, milliseconds; `0` turns marking off
  * @param nowMs current time, epoch milliseconds
  */
-export async function noteFlapping(alerts: Alert[], store: DedupeStore, windowMs: number, nowMs: number, log: Logger): Promise<Map<string, Flapping>> {
+export async function recordFirings(alerts: Alert[], store: DedupeStore, windowMs: number, nowMs: number, log: Logger): Promise<Map<string, Flapping>> {
   const flapping = new Map<string, Flapping>();
   if (!store.noteFiring || windowMs <= 0) return flapping;
   const noteFiring = store.noteFiring.bind(store);
@@ -52,7 +52,7 @@ export async function noteFlapping(alerts: Alert[], store: DedupeStore, windowMs
 }
 
 /** The notification with the flap marks of its own alerts (none: unchanged). */
-export function markFlapping(notification: Notification, flapping: Map<string, Flapping>): Notification {
+export function markFlapping(notification: Notification, flapping: ReadonlyMap<string, Flapping>): Notification {
   const marks = notification.alerts.flatMap((a) => {
     const f = flapping.get(a.fingerprint);
     return f ? [[a.fingerprint, f] as const] : [];

@@ -4,101 +4,31 @@
  * with the source of truth an alert firing again after its announced resolve, `refire.ts`) → flapping (mark
  * alerts firing again within the flap window) → enrich (only what is new, and in a storm only what
  * a channel shows in detail) → fan out (one message per channel,
- * each with the alerts that channel still lacks; each channel's success goes to the ledger as soon
- * as it happens, `ledger.ts`) → release failed claims
+ * each with the alerts that channel still lacks, `fan-out.ts`; each channel's success goes to the
+ * ledger as soon as it happens, `record.ts`) → release failed claims
  * → acknowledgement state (`shared/ack/tracker.ts`: who was told, escalation scheduled or cancelled).
- * One bad alert never blocks its group: oversized or invalid text is cut before fan-out (`reduce.ts`).
+ * One bad alert never blocks its group: oversized or invalid text is cut before fan-out (`shared/render/reduce.ts`).
  * With `ack` set, each channel's message carries its own signed Acknowledge link, and a resolved
  * alert carries who acknowledged it.
  */
 import pLimit from 'p-limit';
-import type { AckTracker, AckView } from '../ack/tracker.js';
 import type { Alert, WebhookMessage } from '../alertmanager/schema.js';
-import { ContentRefusedError, deliveryFailureReason, type Channel } from '../channels/channel.js';
-import type { AlertStateSource } from '../alert-state/types.js';
-import { eventKey, type Claim, type DedupeStore } from '../store/dedupe.js';
-import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from '../channels/deliver.js';
-import type { Enrichment } from '../enrich/types.js';
-import { DEFAULT_FLAP_WINDOW_MS, markFlapping, noteFlapping } from './flap.js';
-import { DeliveryLedger } from './record.js';
 import type { Logger } from '../core/logger.js';
+import type { Enrichment } from '../enrich/types.js';
 import { noMetrics, type Metrics } from '../metrics/catalogue.js';
-import { buildNotification, type Flapping } from '../render/notification.js';
-import type { RouteFn } from '../routing/router.js';
 import { cutOversized } from '../render/reduce.js';
-import { confirmRefires, markGenerations } from './refire.js';
+import { eventKey, type Claim } from '../store/dedupe.js';
+import type { ClaimedAlert, GroupContext, GroupResult, PipelineDeps } from './context.js';
+import { fanOutTo } from './fan-out.js';
+import { DEFAULT_FLAP_WINDOW_MS, recordFirings } from './flap.js';
+import { DeliveryLedger } from './record.js';
+import { confirmRefires } from './refire.js';
 import { alertsToEnrich } from './select.js';
 
-export interface PipelineDeps {
-  store: DedupeStore;
-  channels: Channel[];
-  /** Enriches alerts; must never throw (see `enrichAlerts`). Keyed by `fingerprint`. */
-  enrich(alerts: Alert[]): Promise<Map<string, Enrichment>>;
-  /**
-   * `budgetMs` (default 20 s) bounds the whole group, from receipt to the last channel's last
-   * attempt: what claims and enrichment used is taken from the channels' budget (each channel
-   * still gets at least one attempt of `timeoutMs`).
-   */
-  delivery: { timeoutMs: number; retries: number; budgetMs?: number };
-  /** The channel names an alert goes to (the routing file); unset: every channel. */
-  route?: RouteFn;
-  /** Flap window, milliseconds (default {@link DEFAULT_FLAP_WINDOW_MS}; `0`: never mark flapping). */
-  flapWindowMs?: number;
-  logger: Logger;
-  /** Epoch milliseconds. */
-  now(): number;
-  /** Acknowledgement links, alert state and escalation (`shared/ack`); unset: none of those. */
-  ack?: AckTracker;
-  /** Source of truth for candidate re-fires (`PROMETHEUS_URL`, `ALERTMANAGER_URL`); unset: every candidate is announced. */
-  alertState?: AlertStateSource;
-  /** The pipeline's own metrics (`shared/metrics`); unset: none recorded. */
-  metrics?: Metrics;
-}
-
-/**
- * What one channel did with the group. `refused`: the platform refused the content, the reduced
- * rendering too (`deliver`); it is logged as an error naming the alerts and, being wrong forever,
- * does not make the answer 5xx (the claims are released: a later resend of the group tries again).
- */
-export type ChannelOutcome =
-  | { status: 'delivered'; alerts: number; attempts: number; durationMs: number }
-  | { status: 'failed'; alerts: number; error: string; durationMs: number }
-  | { status: 'refused'; alerts: number; error: string; durationMs: number };
-
-export interface GroupResult {
-  /** Alerts in the payload. */
-  received: number;
-  /** Alerts sent to at least one channel by this request (first notifications and repairs). */
-  notified: number;
-  /** Alerts every channel already had. */
-  duplicates: number;
-  /** Copies of a superseded state (a lagging HA peer, a late retry), not sent: see `shared/dedupe/occurrence.ts`. */
-  stale: number;
-  /** Alerts another delivery is handling right now (an HA peer, a concurrent retry); the answer is then 503. */
-  inFlight: number;
-  /** Per channel that had something to send. */
-  channels: Record<string, ChannelOutcome>;
-  /**
-   * False when a channel failed after its retries or an alert is in flight elsewhere: answer 5xx so
-   * Alertmanager retries. A channel that `refused` the content does not make it false: a retry would
-   * be refused again, forever.
-   */
-  ok: boolean;
-}
+export type { GroupResult, PipelineDeps } from './context.js';
 
 /** DynamoDB calls in flight at once for one group (a storm can bring thousands of alerts). */
 const STORE_CONCURRENCY = 16;
-/** Alerts named in one error log line. */
-const MAX_NAMED = 20;
-
-interface ClaimedAlert {
-  alert: Alert;
-  /** The channels its route selects. */
-  channels: string[];
-  claim: Claim;
-  /** The store refused this alert's item: it is sent without dedupe, and nothing is written to its ledger. */
-  unledgered?: true;
-}
 
 /**
  * Runs one webhook message through the pipeline.
@@ -114,7 +44,7 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   for (const c of claimed) deps.metrics?.inc('dedupe_decisions_total', { decision: c.claim.decision });
   // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
   const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cutOversized(c.alert, log) }));
-  const flapping = await noteFlapping(toSend.map((c) => c.alert), deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log);
+  const flapping = await recordFirings(toSend.map((c) => c.alert), deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log);
   const started = deps.now();
   const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
   if (toEnrich.length < toSend.length) log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
@@ -126,7 +56,8 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
 
   const ackView = deps.ack && toSend.length ? await deps.ack.prepare(toSend.map((c) => c.alert)) : undefined;
   const ledger = new DeliveryLedger(deps.store, log);
-  const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, message, toSend, enrichments, deps, log, ackView, { flapping, receivedAt, ledger })));
+  const group: GroupContext = { message, deps, log, receivedAt, toSend, enrichments, flapping, ackView, ledger };
+  const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, group)));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
   const undelivered = new Set(outcomes.filter((o) => o.outcome && o.outcome.status !== 'delivered').map((o) => o.channel));
@@ -204,61 +135,6 @@ function unclaimable(err: unknown, alert: Alert, log: Logger): undefined {
   return undefined;
 }
 
-async function fanOutTo(
-  channel: Channel,
-  message: WebhookMessage,
-  toSend: ClaimedAlert[],
-  enrichments: Map<string, Enrichment>,
-  deps: PipelineDeps,
-  log: Logger,
-  ackView: AckView | undefined,
-  group: { flapping: Map<string, Flapping>; receivedAt: number; ledger: DeliveryLedger },
-): Promise<{ channel: string; outcome?: ChannelOutcome }> {
-  const mine = toSend.filter((c) => c.claim.pending.includes(channel.name));
-  if (mine.length === 0) return { channel: channel.name };
-  const alerts = mine.map((c) => ({
-    ...c.alert,
-    enrichment: enrichments.get(c.alert.fingerprint) ?? { status: 'unavailable' as const, kind: 'unknown' as const, reason: 'not enriched' },
-  }));
-  const started = deps.now();
-  try {
-    const notification = markGenerations(markFlapping(buildNotification(message, alerts), group.flapping), mine);
-    const decorated = deps.ack && ackView ? deps.ack.decorate(notification, channel.name, ackView) : notification;
-    const budgetMs = Math.max(deps.delivery.timeoutMs, (deps.delivery.budgetMs ?? DEFAULT_DELIVERY_BUDGET_MS) - (started - group.receivedAt));
-    const attempts = await deliver(channel, decorated, { ...deps.delivery, budgetMs, logger: log });
-    group.ledger.delivered(mine.filter((c) => !c.unledgered), channel.name);
-    const outcome: ChannelOutcome = { status: 'delivered', alerts: mine.length, attempts, durationMs: deps.now() - started };
-    log.info('channel delivered', { channel: channel.name, ...outcome });
-    countDelivery(channel.name, outcome, 'ok', deps.metrics ?? noMetrics);
-    return { channel: channel.name, outcome };
-  } catch (err) {
-    const refused = err instanceof ContentRefusedError;
-    const outcome: ChannelOutcome = { status: refused ? 'refused' : 'failed', alerts: mine.length, error: (err as Error).message, durationMs: deps.now() - started };
-    if (refused) log.error('channel refused content', { channel: channel.name, ...outcome, ...named(mine.map((c) => c.alert)) });
-    else log.error('channel failed', { channel: channel.name, ...outcome });
-    countDelivery(channel.name, outcome, deliveryFailureReason(err), deps.metrics ?? noMetrics);
-    return { channel: channel.name, outcome };
-  }
-}
-
-/** The alerts an error log names: fingerprints and alert names, the first {@link MAX_NAMED} of each. */
-function named(alerts: Alert[]): { fingerprints: string[]; alertnames: string[] } {
-  return { fingerprints: alerts.slice(0, MAX_NAMED).map((a) => a.fingerprint), alertnames: [...new Set(alerts.map((a) => a.labels.alertname ?? ''))].slice(0, MAX_NAMED) };
-}
-
-function countDelivery(channel: string, outcome: ChannelOutcome, reason: string, metrics: Metrics): void {
-  // A refused message failed too: `outcome` is delivered or failed, the reason says which failure.
-  metrics.inc('notifications_total', { channel, outcome: outcome.status === 'delivered' ? 'delivered' : 'failed', reason });
-  metrics.observe('delivery_duration_seconds', { channel }, outcome.durationMs / 1000);
-}
-
-function countEnrichment(enrichments: Map<string, Enrichment>, seconds: number, metrics: Metrics): void {
-  metrics.observe('enrichment_duration_seconds', {}, seconds);
-  for (const e of enrichments.values()) {
-    if (e.status === 'unavailable') metrics.inc('enrichment_unavailable_total', { reason: e.cause ?? 'error' });
-  }
-}
-
 /** Frees the claims that still have undelivered channels, so Alertmanager's retry repairs them at once. */
 async function releaseFailed(toSend: ClaimedAlert[], failed: Set<string>, deps: PipelineDeps, log: Logger): Promise<void> {
   await releaseClaims(toSend.filter((c) => c.claim.pending.some((ch) => failed.has(ch))), deps, log);
@@ -276,4 +152,11 @@ async function releaseClaims(claims: ClaimedAlert[], deps: PipelineDeps, log: Lo
       ),
     ),
   );
+}
+
+function countEnrichment(enrichments: Map<string, Enrichment>, seconds: number, metrics: Metrics): void {
+  metrics.observe('enrichment_duration_seconds', {}, seconds);
+  for (const e of enrichments.values()) {
+    if (e.status === 'unavailable') metrics.inc('enrichment_unavailable_total', { reason: e.cause ?? 'error' });
+  }
 }
