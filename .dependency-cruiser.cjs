@@ -2,7 +2,7 @@
  * The dependency rule of the layout (README, Architecture; docs/architecture.md): the folders of
  * shared/ are layers, and a module imports only its own folder, core/, and the folders MAY_IMPORT
  * lists for its folder. Read top to bottom it is the pipeline's shape:
- *   functions → runtime → http → heartbeat → pipeline → ack → escalation → metrics → routing
+ *   functions → runtime → http, amp → heartbeat → pipeline → ack → escalation → metrics → routing
  *   → channels → store → render → enrich → prometheus, alertmanager, alert-state → core
  * `npm test` runs it (`npm run lint:deps`): a cycle, an upward import, or development-only code
  * reaching the product fails the build.
@@ -11,6 +11,8 @@
 const MAY_IMPORT = {
   runtime: ['http', 'heartbeat', 'pipeline', 'ack', 'escalation', 'metrics', 'routing', 'channels', 'alert-state', 'store', 'render', 'enrich', 'prometheus', 'alertmanager'],
   http: ['heartbeat', 'pipeline', 'ack', 'metrics', 'alertmanager'],
+  // AMP via SNS: an inbound source beside the webhook route, converting into the webhook's shape.
+  amp: ['heartbeat', 'pipeline', 'metrics', 'alertmanager'],
   heartbeat: ['pipeline', 'metrics', 'store', 'enrich', 'alertmanager'],
   pipeline: ['ack', 'metrics', 'routing', 'channels', 'alert-state', 'store', 'render', 'enrich', 'alertmanager'],
   ack: ['escalation', 'channels', 'store', 'render', 'enrich', 'alertmanager'],

@@ -1,7 +1,8 @@
 /**
  * AWS Lambda entry: HTTP requests from the Function URL go to the same app as `npm start`, served
- * by `hono/aws-lambda`; the heartbeat schedule's event ({@link HEARTBEAT_CHECK_EVENT}) runs the
- * dead-man's switch check. Configuration is read and validated once, at cold start; the webhook
+ * by `hono/aws-lambda`; SNS events (Amazon Managed Service for Prometheus publishing to a subscribed
+ * topic) go through the same pipeline (`shared/amp`; a thrown error makes Lambda retry the event); the
+ * heartbeat schedule's event ({@link HEARTBEAT_CHECK_EVENT}) runs the dead-man's switch check. Configuration is read and validated once, at cold start; the webhook
  * tokens are re-read from the settings secret every minute. Metrics go to CloudWatch as EMF lines.
  * Every line an invocation logs carries its `awsRequestId` (Lambda's text log format does not add
  * it to lines written to stdout).
@@ -9,6 +10,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { handle } from 'hono/aws-lambda';
+import type { SNSEvent } from 'aws-lambda';
+import { receiveSnsEvent } from '../shared/amp/receive.js';
+import { isSnsEvent } from '../shared/amp/sns-event.js';
 import { createApp } from '../shared/http/app.js';
 import { loadConfig } from '../shared/runtime/config.js';
 import { isHeartbeatCheck, type HEARTBEAT_CHECK_EVENT } from '../shared/heartbeat/event.js';
@@ -30,9 +34,10 @@ if (!config.webhookToken && !config.allowUnauthenticated) logger.error('no WEBHO
 const http = handle(createApp(config, deps));
 const checkHeartbeats = createHeartbeatCheck(config, deps, clients);
 
-export async function handler(event: Parameters<typeof http>[0] | typeof HEARTBEAT_CHECK_EVENT, context?: Parameters<typeof http>[1]) {
+export async function handler(event: Parameters<typeof http>[0] | SNSEvent | typeof HEARTBEAT_CHECK_EVENT, context?: Parameters<typeof http>[1]) {
   return withLogFields({ awsRequestId: context?.awsRequestId }, async () => {
     if (isHeartbeatCheck(event)) return { heartbeats: (await checkHeartbeats?.()) ?? 'off' };
+    if (isSnsEvent(event)) return { amp: await receiveSnsEvent(event, deps) };
     return http(event as Parameters<typeof http>[0], context);
   });
 }

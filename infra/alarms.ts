@@ -52,13 +52,34 @@ export function watchFunction(ops: Operations, group: string, fn: IFunction, tim
   });
 }
 
-/** Any message in a queue that only ever receives failures. */
-export function watchQueue(ops: Operations, group: string, queue: IQueue, holds: string): void {
+/**
+ * Any message in a queue that only ever receives failures.
+ * @param meaning what a message there means and what to do (default: the escalation check's)
+ */
+export function watchQueue(ops: Operations, group: string, queue: IQueue, holds: string, meaning = 'a critical alert may not have escalated. Each message keeps the job ({fingerprint, startsAt}); look at it, then delete it.'): void {
   ops.watch(group, {
     Depth: {
       metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
       threshold: 1,
-      description: `${group} holds ${holds}: a critical alert may not have escalated. Each message keeps the job ({fingerprint, startsAt}); look at it, then delete it.`,
+      description: `${group} holds ${holds}: ${meaning}`,
+    },
+  });
+}
+
+/**
+ * AMP's way in: its topic could not deliver to the receiver, SNS events that failed after Lambda's
+ * retries or could not be delivered at all (both keep the SNS message), and bodies delivered unparsed.
+ */
+export function watchAmp(ops: Operations, amp: { topic: ITopic; failedEvents: IQueue; undeliverable: IQueue }): void {
+  const redrive = 'those AMP alerts reached no channel. Each message keeps the SNS event with AMP\'s message; fix the cause (the receiver logs "AMP message not delivered" with it), then re-invoke the receiver with the event (README, Amazon Managed Service for Prometheus) and delete the message.';
+  watchQueue(ops, 'AmpFailedEvents', amp.failedEvents, 'SNS events from AMP the receiver still failed on after Lambda\'s retries', redrive);
+  watchQueue(ops, 'AmpUndeliverable', amp.undeliverable, 'AMP messages SNS could not deliver to the receiver', redrive);
+  watchTopic(ops, 'AmpTopic', amp.topic);
+  ops.watch('Amp', {
+    Unparsed: {
+      metric: new Metric({ namespace: METRICS_NAMESPACE, metricName: 'llm_alert_pipeline_amp_messages_total', dimensionsMap: { body: 'unparsed' }, statistic: 'Sum', period }),
+      threshold: 1,
+      description: 'An AMP message body could not be parsed: it was delivered as raw text in an AMPUnparsedMessage alert (no dedupe by alert, no enrichment). The receiver logs "AMP message not parsed" with the reason; use the template in infra/amp/alertmanager-definition.yml.',
     },
   });
 }

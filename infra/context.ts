@@ -94,3 +94,29 @@ export function alarmEmailFromContext(get: (key: string) => unknown): string | u
   if (!z.email().safeParse(value).success) throw new ContextError('alarmEmail', 'must be an e-mail address');
   return value;
 }
+
+/** An SNS topic ARN in any partition (`arn:aws:sns:eu-west-1:123456789012:amp-alerts`); FIFO topics excluded (AMP needs a standard topic). */
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+/** An AMP workspace ARN (`arn:aws:aps:eu-west-1:123456789012:workspace/ws-…`). */
+const APS_WORKSPACE_ARN = /^arn:aws[a-z-]*:aps:[a-z0-9-]+:\d{12}:workspace\/[A-Za-z0-9-]+$/;
+
+/**
+ * AMP via SNS (README, Amazon Managed Service for Prometheus): `ampTopicArn` subscribes the receiver to
+ * that topic; `ampTopic=create` creates one (AMP allowed to publish), optionally for one workspace only
+ * (`ampWorkspaceArn`).
+ * @returns `undefined` when neither is given
+ * @throws ContextError when the ARN is not a standard SNS topic's, `ampTopic` is not `create`, both are
+ *   given, or `ampWorkspaceArn` is not a workspace ARN or comes without `ampTopic=create`
+ */
+export function ampFromContext(get: (key: string) => unknown): { topicArn?: string; workspaceArn?: string } | undefined {
+  const topicArn = given(get, 'ampTopicArn');
+  const create = given(get, 'ampTopic');
+  const workspaceArn = given(get, 'ampWorkspaceArn');
+  if (create !== undefined && create !== 'create') throw new ContextError('ampTopic', 'the only value is "create" (or give ampTopicArn for an existing topic)');
+  if (topicArn !== undefined && create !== undefined) throw new ContextError('ampTopic', 'give either ampTopic=create or ampTopicArn, not both');
+  if (topicArn !== undefined && !SNS_TOPIC_ARN.test(topicArn)) throw new ContextError('ampTopicArn', 'must be a standard SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)');
+  if (workspaceArn !== undefined && create === undefined) throw new ContextError('ampWorkspaceArn', 'only with ampTopic=create (an existing topic keeps its own policy)');
+  if (workspaceArn !== undefined && !APS_WORKSPACE_ARN.test(workspaceArn)) throw new ContextError('ampWorkspaceArn', 'must be an AMP workspace ARN (arn:aws:aps:<region>:<account>:workspace/<id>)');
+  if (topicArn === undefined && create === undefined) return undefined;
+  return topicArn !== undefined ? { topicArn } : { workspaceArn };
+}

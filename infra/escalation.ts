@@ -17,26 +17,16 @@ import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { allow, allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
+import { failureQueue } from './queues.js';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
 
 
 /** The check reads one item, sends to at most two targets (each ≤ 20 s delivery budget) and writes a few items. */
 export const ESCALATION_TIMEOUT_SECONDS = 60;
 export const ESCALATION_MEMORY_MIB = 256;
-
-/** How long an undelivered check waits in either queue for someone to look, days (SQS's maximum). */
-const QUEUE_RETENTION_DAYS = 14;
-
-/** A TLS-only, encrypted queue that receives failures (it is itself the end of the line). */
-function failureQueue(scope: Construct, id: string, holds: string): Queue {
-  const queue = new Queue(scope, id, { retentionPeriod: Duration.days(QUEUE_RETENTION_DAYS), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
-  const reason = `This queue is the dead-letter destination for ${holds}; nothing consumes it, an alarm on its depth calls a person, so it needs no dead-letter queue of its own.`;
-  Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason }, { id: 'Serverless-SQSRedrivePolicy', reason });
-  return queue;
-}
 
 export interface EscalationCheckProps {
   /** Lambda entry exporting `handler`. Default: `functions/escalation.ts`. */

@@ -95,7 +95,7 @@ export class AlertReceiver extends Construct {
     if (this.routing?.publish) this.function.addToRolePolicy(this.routing.publish);
     Validations.of(this.function).acknowledge({
       id: 'Serverless-LambdaDLQ',
-      reason: 'Invoked synchronously by its Function URL only; a dead-letter queue catches asynchronous invocations, and a failed request answers 5xx so Alertmanager retries it.',
+      reason: 'Its Function URL invokes it synchronously (a failed request answers 5xx so Alertmanager retries it); when the stack subscribes it to AMP\'s SNS topic, failed asynchronous invocations go to the on-failure destination (the Amp/FailedEvents queue, which keeps the error with the event), so a dead-letter queue would only duplicate it.',
     });
     this.functionUrl = this.function.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     this.webhookUrl = `${this.functionUrl.url}v1/alertmanager`;

@@ -14,10 +14,11 @@ import { Alias } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { watchFunction, watchFunctionUrl, watchHeartbeat, watchPipeline, watchQueue, watchTable, watchTopic } from './alarms.js';
+import { watchAmp, watchFunction, watchFunctionUrl, watchHeartbeat, watchPipeline, watchQueue, watchTable, watchTopic } from './alarms.js';
 import { ESCALATION_TIMEOUT_SECONDS, EscalationCheck } from './escalation.js';
 import { HeartbeatCheck } from './heartbeat.js';
 import { Operations } from './operations.js';
+import { AmpIngest } from './amp.js';
 import { AlertReceiver, RECEIVER_TIMEOUT_SECONDS, type PlainSettings } from './receiver.js';
 
 /** Length of the generated `WEBHOOK_TOKEN`, characters (letters and digits only, so it fits a header as is). */
@@ -37,10 +38,15 @@ export interface LlmAlertPipelineStackProps extends StackProps {
   escalation?: { delaySeconds?: number; entry?: string };
   /** E-mail address subscribed to the ops topic (context `alarmEmail`). */
   alarmEmail?: string;
+  /**
+   * Alerts from Amazon Managed Service for Prometheus through SNS (context `ampTopicArn`, or
+   * `ampTopic=create` with an optional `ampWorkspaceArn`); unset: no subscription.
+   */
+  amp?: { topicArn?: string; workspaceArn?: string };
 }
 
 /**
- * Outputs: `WebhookUrl` (point Alertmanager's webhook_config here), `AlertTopicArn`,
+ * Outputs: `WebhookUrl` (point Alertmanager's webhook_config here), `AlertTopicArn`, `AmpTopicArn` (with `amp`),
  * `SettingsSecretArn` (fill it after deploy), `TableName`, `OpsTopicArn` (subscribe whoever keeps
  * the pipeline running), `DashboardName`.
  */
@@ -53,6 +59,8 @@ export class LlmAlertPipelineStack extends Stack {
   /** Present when `escalation` was given. */
   readonly escalationTopic?: Topic;
   readonly escalation?: EscalationCheck;
+  /** Present when `amp` was given. */
+  readonly amp?: AmpIngest;
 
   constructor(scope: Construct, id: string, props: LlmAlertPipelineStackProps = {}) {
     super(scope, id, props);
@@ -73,6 +81,7 @@ export class LlmAlertPipelineStack extends Stack {
       .useTopic(this.topic)
       .useSettingsSecret(this.settingsSecret);
     new HeartbeatCheck(this, 'Heartbeat', { receiver: this.receiver });
+    if (props.amp) this.amp = new AmpIngest(this, 'Amp', { receiver: this.receiver, ...props.amp });
 
     // The functions refuse escalation without acknowledgement links (nobody could stop one): say so at synth, not at cold start.
     if (props.escalation && !props.settings?.publicUrl) throw new Error('escalation needs settings.publicUrl (context publicUrl) and ACK_SECRET in the settings secret: without acknowledgement links every critical alert would escalate');
@@ -125,6 +134,7 @@ export class LlmAlertPipelineStack extends Stack {
     watchTopic(ops, 'AlertTopic', this.topic);
     watchPipeline(ops);
     watchHeartbeat(ops, { checkDeployed: true });
+    if (this.amp) watchAmp(ops, this.amp);
     if (this.escalation && this.escalationTopic) {
       const esc = this.escalation;
       watchFunction(ops, 'EscalationCheck', esc.function, ESCALATION_TIMEOUT_SECONDS, 'Lambda retries throttled asynchronous invocations for up to an hour, then the check lands in FailedChecks.');

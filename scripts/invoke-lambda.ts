@@ -1,7 +1,8 @@
 /**
- * `npm run lambda:invoke -- <webhook.json> [...]`: runs the deployed receiver's code locally. Bundles
- * functions/lambda.ts as `cdk deploy` does, starts the embedded DynamoDB, and sends each file (an
- * Alertmanager webhook body) as an authenticated Function URL event to one cold-started bundle.
+ * `npm run lambda:invoke -- <webhook.json | sns-event.json> [...]`: runs the deployed receiver's code
+ * locally. Bundles functions/lambda.ts as `cdk deploy` does, starts the embedded DynamoDB, and sends
+ * each file to one cold-started bundle: an Alertmanager webhook body as an authenticated Function URL
+ * event, a Lambda SNS event (e.g. test/fixtures/amp/*.event.json, what AMP publishes) as it is.
  * Prints, per file, every line the function wrote during its invocation (JSON logs with the
  * invocation's `awsRequestId`, the EMF records CloudWatch would turn into metrics, the console
  * channel's rendering) and then the handler's result.
@@ -12,18 +13,31 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isSnsEvent } from '../shared/amp/sns-event.js';
 import { startLocalDynamoDb } from '../shared/store/local-dynamodb.js';
 import { bundleReceiver, functionUrlEvent, invokeBundle } from './lambda-local.js';
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
-  console.error('usage: npm run lambda:invoke -- <alertmanager-webhook.json> [...]');
+  console.error('usage: npm run lambda:invoke -- <alertmanager-webhook.json | sns-event.json> [...]');
   process.exit(2);
 }
 
 const TABLE = 'llm-alert-pipeline-local';
 const token = process.env.WEBHOOK_TOKEN ?? randomBytes(24).toString('base64url');
-const events = files.map((file) => functionUrlEvent(readFileSync(file, 'utf8'), { authorization: `Bearer ${token}` }));
+const events = files.map((file) => {
+  const text = readFileSync(file, 'utf8');
+  return isSnsEvent(parseOrUndefined(text)) ? JSON.parse(text) : functionUrlEvent(text, { authorization: `Bearer ${token}` });
+});
+
+/** A webhook file need not be valid JSON (the receiver's answer to a bad body is worth seeing too). */
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 const db = await startLocalDynamoDb(TABLE);
 const bundle = bundleReceiver();

@@ -5,10 +5,12 @@
  * and by the infra tests, so both prove the same path.
  *
  * Events follow AWS's documented shapes: Function URL requests are payload format 2.0
- * (https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html#urls-payloads).
+ * (https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html#urls-payloads); SNS events
+ * (https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html) are passed as recorded.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
@@ -60,7 +62,7 @@ export function functionUrlEvent(body: string, headers: Record<string, string> =
 }
 
 export interface Invocation {
-  /** What the handler returned, one per event, in order. */
+  /** What the handler returned, one per event, in order; `{ errorType, errorMessage }` when it threw (Lambda's function error). */
   results: any[];
   /** Every JSON line the function wrote to stdout, cold start included: log lines and EMF metric records. */
   lines: Record<string, unknown>[];
@@ -84,16 +86,22 @@ export async function invokeBundle(
   { contexts = [], timeoutMs = 30_000 }: { contexts?: object[]; timeoutMs?: number } = {},
 ): Promise<Invocation> {
   const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+const { readFileSync } = await import('node:fs');
 const contexts = JSON.parse(process.env.CONTEXTS);
-for (const [i, event] of JSON.parse(process.env.EVENTS).entries()) {
+for (const [i, event] of JSON.parse(readFileSync(process.env.EVENTS_FILE, 'utf8')).entries()) {
   process.stdout.write('${BEGIN}\\n');
-  process.stdout.write('${RESULT}' + JSON.stringify(await handler(event, contexts[i] ?? {})) + '\\n');
+  // A thrown error is a function error: Lambda reports it as {errorType, errorMessage} (and retries an async event).
+  const result = await handler(event, contexts[i] ?? {}).catch((err) => ({ errorType: err?.name ?? 'Error', errorMessage: String(err?.message ?? err) }));
+  process.stdout.write('${RESULT}' + JSON.stringify(result) + '\\n');
 }`;
+  // Events go through a file: one environment string is capped at 128 KiB, and an SNS event can carry 256 KiB.
+  const dir = mkdtempSync(`${tmpdir()}/lambda-events-`);
+  writeFileSync(`${dir}/events.json`, JSON.stringify(events));
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     timeout: timeoutMs,
     maxBuffer: 64 * 1024 * 1024,
-    env: { PATH: process.env.PATH ?? '', ...env, EVENTS: JSON.stringify(events), CONTEXTS: JSON.stringify(contexts) },
-  });
+    env: { PATH: process.env.PATH ?? '', ...env, EVENTS_FILE: `${dir}/events.json`, CONTEXTS: JSON.stringify(contexts) },
+  }).finally(() => rmSync(dir, { recursive: true, force: true }));
   const results: any[] = [];
   const lines: Record<string, unknown>[] = [];
   const during: Record<string, unknown>[][] = [];

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { formatTime } from '../render/format.js';
+import { hasKnownStart } from '../alertmanager/schema.js';
 import type { FormNonce } from './csrf.js';
 import { elapsed } from '../render/elapsed.js';
 import type { AlertAckResult } from './acknowledge.js';
@@ -66,12 +67,14 @@ function alertSection(a: PageAlert, nowMs: number): string {
   if (!r) return `<section><h2>Alert ${escapeHtml(a.fingerprint)}</h2><p class="muted">Unknown here: never notified by this service, or its record expired.</p></section>`;
   const labels = Object.entries(r.alert.labels).filter(([k]) => k !== 'alertname').map(([k, v]) => `${escapeHtml(k)}=${escapeHtml(v)}`).join(' · ');
   const title = r.alert.annotations.summary || r.alert.labels.alertname || 'alert';
+  // An unknown start (AMP's default text sends none) is left out rather than shown as year 1.
+  const known = hasKnownStart(r);
   const state = r.status === 'firing'
-    ? `<span class="firing">Firing</span> since ${escapeHtml(formatTime(r.startsAt))} (${escapeHtml(elapsed(Date.parse(r.startsAt), nowMs))})`
-    : `<span class="resolved">Resolved</span> ${r.resolvedAt ? `at ${escapeHtml(formatTime(r.resolvedAt))}` : ''} · fired ${escapeHtml(formatTime(r.startsAt))}`;
+    ? `<span class="firing">Firing</span>${known ? ` since ${escapeHtml(formatTime(r.startsAt))} (${escapeHtml(elapsed(Date.parse(r.startsAt), nowMs))})` : ''}`
+    : `<span class="resolved">Resolved</span> ${r.resolvedAt ? `at ${escapeHtml(formatTime(r.resolvedAt))}` : ''}${known ? ` · fired ${escapeHtml(formatTime(r.startsAt))}` : ''}`;
   const ack = r.acknowledgement;
   const ackLine = ack
-    ? `<p class="acked">Acknowledged by <strong>${escapeHtml(ack.by)}</strong> at ${escapeHtml(formatTime(ack.at))} (${escapeHtml(elapsed(Date.parse(r.startsAt), Date.parse(ack.at)))} after it fired), from the ${escapeHtml(ack.channel)} link${ack.silenceId ? ` · silence <code>${escapeHtml(ack.silenceId)}</code>` : ''}</p>`
+    ? `<p class="acked">Acknowledged by <strong>${escapeHtml(ack.by)}</strong> at ${escapeHtml(formatTime(ack.at))}${known ? ` (${escapeHtml(elapsed(Date.parse(r.startsAt), Date.parse(ack.at)))} after it fired)` : ''}, from the ${escapeHtml(ack.channel)} link${ack.silenceId ? ` · silence <code>${escapeHtml(ack.silenceId)}</code>` : ''}</p>`
     : r.status === 'firing' ? '<p class="muted">Not acknowledged yet.</p>' : '';
   return `<section><h2>${escapeHtml(r.alert.labels.alertname ?? '')}${r.alert.labels.severity ? ` · ${escapeHtml(r.alert.labels.severity)}` : ''}</h2>` +
     `<p>${escapeHtml(title)}</p><p class="muted">${labels}</p><p>${state}</p>${ackLine}</section>`;

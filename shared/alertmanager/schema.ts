@@ -83,6 +83,14 @@ export function hasEnded(alert: Pick<Alert, 'endsAt'>): boolean {
 }
 
 /**
+ * Whether the alert's start is known. A sender that cannot say when an alert started (AMP's default
+ * SNS text, `shared/amp/default-text.ts`) sends Go's zero time; channels then show no start time.
+ */
+export function hasKnownStart(alert: Pick<Alert, 'startsAt'>): boolean {
+  return alert.startsAt !== GO_ZERO_TIME && !alert.startsAt.startsWith('0001-');
+}
+
+/**
  * The PromQL expression of the rule that produced an alert, read from `generatorURL`'s
  * `g0.expr` query parameter (Prometheus's graph link). Returns `undefined` when absent or unparsable.
  */

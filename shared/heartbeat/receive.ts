@@ -44,6 +44,20 @@ export function splitHeartbeats(message: WebhookMessage, alertname: string): { b
 }
 
 /**
+ * Records a heartbeat in `message` and takes the heartbeat alerts out (the webhook route and AMP's SNS
+ * messages both do this before the pipeline).
+ * @param alertmanager who sent it, when `message.externalURL` does not say (AMP's default text has none)
+ * @returns what is left for the pipeline, `undefined` when nothing is
+ * @throws the heartbeat store's error (answered 503: Alertmanager retries; AMP: Lambda retries)
+ */
+export async function takeHeartbeats(message: WebhookMessage, heartbeat: HeartbeatReceiver | undefined, alertmanager = message.externalURL): Promise<WebhookMessage | undefined> {
+  if (!heartbeat) return message;
+  const { beats, rest } = splitHeartbeats(message, heartbeat.alertname);
+  if (beats.length) await heartbeat.seen(alertmanager, beats);
+  return rest;
+}
+
+/**
  * @param store where heartbeats are recorded
  * @param metrics sets `heartbeat_last_seen_timestamp_seconds{alertmanager}`
  * @param now epoch milliseconds

@@ -20,7 +20,7 @@ import { auditRoutes } from '../ack/audit.js';
 import { ACK_PATH } from '../ack/links.js';
 import { ackRoutes, type AckRouteDeps } from '../ack/routes.js';
 import { SLACK_INTERACTIONS_PATH, slackInteractionRoutes, type SlackInteractionDeps } from '../ack/slack-interactions.js';
-import { splitHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
+import { takeHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
 import type { Logger } from '../core/logger.js';
 import { noMetrics } from '../metrics/catalogue.js';
 import { processGroup, type PipelineDeps } from '../pipeline/index.js';
@@ -141,18 +141,6 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     return c.json({ error: 'internal error, retry later' }, 503);
   });
   return app;
-}
-
-/**
- * Records a heartbeat in `message` and takes the heartbeat alerts out.
- * @returns what is left for the pipeline, `undefined` when nothing is
- * @throws the heartbeat store's error (answered 503: Alertmanager retries)
- */
-async function takeHeartbeats(message: WebhookMessage, heartbeat: HeartbeatReceiver | undefined): Promise<WebhookMessage | undefined> {
-  if (!heartbeat) return message;
-  const { beats, rest } = splitHeartbeats(message, heartbeat.alertname);
-  if (beats.length) await heartbeat.seen(message.externalURL, beats);
-  return rest;
 }
 
 /**

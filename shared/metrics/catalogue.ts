@@ -15,7 +15,7 @@ export const METRIC_PREFIX = 'llm_alert_pipeline_';
 export const CLOUDWATCH_NAMESPACE = 'LlmAlertPipeline';
 
 export const COUNTERS = {
-  alerts_received_total: { help: 'Alerts received in Alertmanager webhook payloads (heartbeats included).', labels: [] },
+  alerts_received_total: { help: 'Alerts received in Alertmanager webhook payloads and AMP messages (heartbeats included).', labels: [] },
   dedupe_decisions_total: { help: 'Dedupe decisions, one per alert event once settled (first notification, firing again, repair, already notified, in flight, stale copy).', labels: ['decision'] },
   notifications_total: { help: 'Notifications per channel instance, by outcome (delivered, failed) and failure reason (ok when delivered).', labels: ['channel', 'outcome', 'reason'] },
   enrichment_unavailable_total: {
@@ -24,6 +24,10 @@ export const COUNTERS = {
   },
   webhook_requests_total: { help: 'Webhook requests (POST /v1/alertmanager) by HTTP status code.', labels: ['code'] },
   webhook_unauthenticated_total: { help: 'Requests refused for authentication (missing, malformed or wrong token, or no WEBHOOK_TOKEN configured).', labels: ['reason'] },
+  amp_messages_total: {
+    help: 'SNS messages from Amazon Managed Service for Prometheus, by how the body was read: json, text (the default template), unparsed (delivered as raw text in an AMPUnparsedMessage alert).',
+    labels: ['body'],
+  },
 } as const;
 
 /** Histograms; values in seconds. */
@@ -58,6 +62,8 @@ export const KNOWN_VALUES = {
   unauthenticated: ['missing_token', 'malformed_header', 'invalid_token', 'no_token_configured'],
   // Every status the webhook answers (app.ts), so a rule's increase() sees the first 4xx of a series.
   webhookCode: ['200', '400', '401', '404', '413', '502', '503'],
+  /** How an AMP message's body was read (`amp_messages_total{body}`; `AmpBodyKind` in shared/amp). */
+  ampBody: ['json', 'text', 'unparsed'],
 } as const;
 
 /** Why a request was refused for authentication (`webhook_unauthenticated_total{reason}`). */

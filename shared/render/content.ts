@@ -3,7 +3,7 @@
  * the lines and links every channel shows. Slack, Feishu, SNS and the console render this same
  * content with their own markup, so the channels cannot drift apart.
  */
-import { hasEnded } from '../alertmanager/schema.js';
+import { hasEnded, hasKnownStart } from '../alertmanager/schema.js';
 import type { EnrichedAlert } from '../enrich/types.js';
 import { formatMemoryTrend } from '../enrich/values.js';
 import { formatLikelyCause, formatReading, formatTime, formatTrendBasis, silenceUrl } from './format.js';
@@ -178,7 +178,8 @@ function identifyingLines(alert: EnrichedAlert, m: Markup, options: AlertLineOpt
     }
     if (e.likelyCause) lines.push(...formatLikelyCause(e.likelyCause).map((line) => m.escape(line)));
   }
-  lines.push(timesLine(alert, options.locale));
+  const times = timesLine(alert, options.locale);
+  if (times) lines.push(times);
   const acked = acknowledgementLine(alert, m, options.locale);
   if (acked) lines.push(acked);
   return lines;
@@ -186,9 +187,10 @@ function identifyingLines(alert: EnrichedAlert, m: Markup, options: AlertLineOpt
 
 function timesLine(alert: EnrichedAlert, locale?: Locale): string {
   const t = messages(locale);
-  const started = `${t.started} ${formatTime(alert.startsAt)}`;
-  if (alert.status === 'resolved' && hasEnded(alert)) return `${started} · ${t.ended} ${formatTime(alert.endsAt)}`;
-  return started;
+  // An unknown start (AMP's default text) is left out rather than shown as year 1.
+  const started = hasKnownStart(alert) ? `${t.started} ${formatTime(alert.startsAt)}` : undefined;
+  const ended = alert.status === 'resolved' && hasEnded(alert) ? `${t.ended} ${formatTime(alert.endsAt)}` : undefined;
+  return [started, ended].filter(Boolean).join(' · ');
 }
 
 /** Longest link shown, characters: Slack's button `url` limit, and past what most clients open. */
@@ -260,9 +262,9 @@ const KIND_WORDS: Record<Locale, Record<Exclude<NotificationKind, 'alert'>, stri
   'zh-CN': { acknowledged: `${ACK_ICON} 已认领`, escalation: '🚨 无人认领' },
 };
 
-const ACK_WORDS: Record<Locale, { button: string; line(by: string, at: string, after: string): string; silence(id: string): string }> = {
-  en: { button: 'Acknowledge', line: (by, at, after) => `Acknowledged by ${by} at ${at} (${after} after it fired)`, silence: (id) => `silenced (${id})` },
-  'zh-CN': { button: '认领', line: (by, at, after) => `由 ${by} 于 ${at} 认领（触发后 ${after}）`, silence: (id) => `已静默（${id}）` },
+const ACK_WORDS: Record<Locale, { button: string; line(by: string, at: string, after?: string): string; silence(id: string): string }> = {
+  en: { button: 'Acknowledge', line: (by, at, after) => `Acknowledged by ${by} at ${at}${after ? ` (${after} after it fired)` : ''}`, silence: (id) => `silenced (${id})` },
+  'zh-CN': { button: '认领', line: (by, at, after) => `由 ${by} 于 ${at} 认领${after ? `（触发后 ${after}）` : ''}`, silence: (id) => `已静默（${id}）` },
 };
 
 /**
@@ -283,7 +285,7 @@ export function acknowledgementLine(alert: EnrichedAlert, m: Markup, locale: Loc
   const ack = alert.acknowledgement;
   if (!ack) return undefined;
   const w = ACK_WORDS[locale];
-  const line = w.line(m.bold(m.escape(ack.by)), formatTime(ack.at), elapsed(Date.parse(alert.startsAt), Date.parse(ack.at)));
+  const line = w.line(m.bold(m.escape(ack.by)), formatTime(ack.at), hasKnownStart(alert) ? elapsed(Date.parse(alert.startsAt), Date.parse(ack.at)) : undefined);
   return `${ACK_ICON} ${line}${ack.silenceId ? ` · ${m.escape(w.silence(ack.silenceId))}` : ''}`;
 }
 

@@ -44,7 +44,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
 }
 
-describe('IAM of the stack (escalation on, a routing file naming a second topic)', () => {
+describe('IAM of the stack (escalation on, a routing file naming a second topic, an AMP topic)', () => {
   const scratch = scratchApp({ 'aws:cdk:bundling-stacks': [] });
   let stack: LlmAlertPipelineStack;
   let template: Template;
@@ -53,7 +53,7 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic)
   const grants = (role: Role) => grantsOf(template, stack.getLogicalId(role.node.defaultChild as never), names);
 
   beforeAll(() => {
-    stack = new LlmAlertPipelineStack(scratch.app, 'Exact', { routingFile: ROUTING, settings: { publicUrl: 'https://alerts.example.com' }, escalation: { delaySeconds: 600 } });
+    stack = new LlmAlertPipelineStack(scratch.app, 'Exact', { routingFile: ROUTING, settings: { publicUrl: 'https://alerts.example.com' }, escalation: { delaySeconds: 600 }, amp: {} });
     template = Template.fromStack(stack);
     const esc = stack.escalation!;
     names = namesOf(stack, {
@@ -67,6 +67,7 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic)
       SchedulerRole: esc.schedulerRole,
       FailedChecks: esc.failedChecks,
       ScheduleDeadLetters: esc.scheduleDeadLetters,
+      AmpFailedEvents: stack.amp!.failedEvents,
     });
     group = stack.resolve(esc.scheduleGroup.scheduleGroupName) as string;
   });
@@ -74,7 +75,7 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic)
 
   const TABLE = ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} Table.Arn`);
 
-  it('gives the receiver exactly: its log streams, the table items, the three topics, the secret, and its schedules', () => {
+  it('gives the receiver exactly: its log streams, the table items, the three topics, the secret, its schedules, and its AMP failure queue', () => {
     const schedules = `arn:\${AWS::Partition}:scheduler:\${AWS::Region}:\${AWS::AccountId}:schedule/${group}/*`;
     expect(grants(stack.receiver.function.role as Role)).toEqual([
       ...TABLE,
@@ -87,6 +88,7 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic)
       'sns:Publish AlertTopic',
       'sns:Publish EscalationTopic',
       `sns:Publish ${AUDIT_TOPIC}`,
+      'sqs:SendMessage AmpFailedEvents.Arn',
     ].sort());
   });
 

@@ -1,6 +1,7 @@
 /**
- * cdk-nag's AwsSolutions and Serverless packs over the whole stack, in its two shapes (default, and
- * with escalation, a routing file and the alarm e-mail): no finding may be left unexplained. Each
+ * cdk-nag's AwsSolutions and Serverless packs over the whole stack, in its shapes (default; with
+ * escalation, a routing file, the alarm e-mail and a created AMP topic; subscribed to a given AMP
+ * topic): no finding may be left unexplained. Each
  * finding we accept is acknowledged on its resource with the reason, and the list below names them
  * all, so a new acknowledgment shows up in review as a change to this file.
  */
@@ -16,7 +17,8 @@ const ROUTING = fileURLToPath(new URL('./fixtures/routing-audit.yml', import.met
 
 const SHAPES: [string, LlmAlertPipelineStackProps][] = [
   ['default', {}],
-  ['escalation, routing file, alarm e-mail', { settings: { publicUrl: 'https://alerts.example.com' }, escalation: { delaySeconds: 600 }, routingFile: ROUTING, alarmEmail: 'oncall@example.com' }],
+  ['escalation, routing file, alarm e-mail, AMP topic created', { settings: { publicUrl: 'https://alerts.example.com' }, escalation: { delaySeconds: 600 }, routingFile: ROUTING, alarmEmail: 'oncall@example.com', amp: {} }],
+  ['AMP topic given', { amp: { topicArn: 'arn:aws:sns:eu-west-1:123456789012:amp-alerts' } }],
 ];
 
 /** `rule path` of every finding the packs report (the path below the stack). */
@@ -51,7 +53,7 @@ describe('cdk-nag (AwsSolutions, Serverless)', () => {
   });
 
   it('acknowledges exactly these findings, each with its reason', () => {
-    const stack = stacks.get('escalation, routing file, alarm e-mail')!;
+    const stack = stacks.get('escalation, routing file, alarm e-mail, AMP topic created')!;
     const group = stack.resolve(stack.escalation!.scheduleGroup.scheduleGroupName) as string;
     const acks = acknowledgments(stack);
     expect(acks.map((a) => `${a.rule} ${a.path}`).sort()).toEqual([
@@ -66,6 +68,10 @@ describe('cdk-nag (AwsSolutions, Serverless)', () => {
       'Serverless-SQSRedrivePolicy Escalation/FailedChecks',
       'AwsSolutions-SQS3 Escalation/ScheduleDeadLetters',
       'Serverless-SQSRedrivePolicy Escalation/ScheduleDeadLetters',
+      'AwsSolutions-SQS3 Amp/Undeliverable',
+      'Serverless-SQSRedrivePolicy Amp/Undeliverable',
+      'AwsSolutions-SQS3 Amp/FailedEvents',
+      'Serverless-SQSRedrivePolicy Amp/FailedEvents',
     ].sort());
     for (const a of acks) expect(a.reason.length, `${a.rule} ${a.path}: a reason a reviewer can check`).toBeGreaterThanOrEqual(40);
   });

@@ -1,0 +1,100 @@
+/**
+ * Amazon Managed Service for Prometheus (AMP) into the pipeline: AMP's alert manager can only publish
+ * to an SNS topic, so the receiver function is subscribed to one, either given (`-c ampTopicArn=…`) or
+ * created here (`-c ampTopic=create`). The function reads the SNS event (`shared/amp`) and runs the same
+ * pipeline as for a webhook.
+ *
+ * Nothing is lost quietly on the way:
+ * - SNS could not invoke the function (its retries for Lambda endpoints ran out): the message goes to
+ *   the subscription's dead-letter queue ({@link AmpIngest.undeliverable});
+ * - the function threw (a transient failure: DynamoDB, a channel, alerts in flight; see
+ *   `shared/amp/receive.ts`): Lambda retries the event twice, then sends it, with the error, to the
+ *   on-failure destination ({@link AmpIngest.failedEvents}).
+ * An alarm watches the depth of each (stack.ts).
+ *
+ * A created topic is encrypted with a key of its own: AMP publishes as the service principal
+ * `aps.amazonaws.com`, which the AWS managed `alias/aws/sns` key's policy cannot admit. The topic policy
+ * and the key policy let AMP publish only for workspaces of this account and region (or the one
+ * workspace given as `-c ampWorkspaceArn=…`). A given topic keeps its own policies: its owner grants AMP.
+ * @see https://docs.aws.amazon.com/prometheus/latest/userguide/AMP-alertmanager-receiver.html ("Giving Amazon Managed Service for Prometheus permission to send messages to your Amazon SNS topic")
+ * @see https://docs.aws.amazon.com/prometheus/latest/userguide/Troubleshooting-alerting-no-policy.html
+ * @see https://docs.aws.amazon.com/sns/latest/dg/sns-dead-letter-queues.html
+ * @see https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html
+ */
+import { Aws, CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
+import { LambdaSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { allow } from './node-function.js';
+import { failureQueue } from './queues.js';
+import type { AlertReceiver } from './receiver.js';
+
+/** How often Lambda retries an SNS event the function threw for (its maximum, and its default). */
+export const AMP_RETRY_ATTEMPTS = 2;
+/** How long Lambda keeps trying an SNS event, hours (its maximum and default, 6 h). */
+export const AMP_MAX_EVENT_AGE_HOURS = 6;
+
+export interface AmpIngestProps {
+  receiver: AlertReceiver;
+  /** The topic AMP publishes to (context `ampTopicArn`); unset: a topic is created. */
+  topicArn?: string;
+  /** With a created topic: the one AMP workspace allowed to publish (context `ampWorkspaceArn`); default: any of this account and region. */
+  workspaceArn?: string;
+}
+
+export class AmpIngest extends Construct {
+  readonly topic: ITopic;
+  /** Set when the topic was created here. */
+  readonly key?: Key;
+  /** Messages SNS could not deliver to the function (the subscription's dead-letter queue). */
+  readonly undeliverable: Queue;
+  /** SNS events the function still failed on after Lambda's retries (the on-failure destination). */
+  readonly failedEvents: Queue;
+
+  constructor(scope: Construct, id: string, props: AmpIngestProps) {
+    super(scope, id);
+    if (props.topicArn) this.topic = Topic.fromTopicArn(this, 'Topic', props.topicArn);
+    else ({ topic: this.topic, key: this.key } = this.#createTopic(props.workspaceArn));
+
+    this.undeliverable = failureQueue(this, 'Undeliverable', 'AMP messages SNS could not deliver to the receiver function');
+    this.topic.addSubscription(new LambdaSubscription(props.receiver.function, { deadLetterQueue: this.undeliverable }));
+
+    this.failedEvents = failureQueue(this, 'FailedEvents', "AMP messages the receiver still failed on after Lambda's retries");
+    const fn = props.receiver.function;
+    // The destination by ARN plus sqs:SendMessage alone (SqsDestination would also grant GetQueueUrl and GetQueueAttributes).
+    fn.configureAsyncInvoke({
+      retryAttempts: AMP_RETRY_ATTEMPTS,
+      maxEventAge: Duration.hours(AMP_MAX_EVENT_AGE_HOURS),
+      onFailure: { bind: () => ({ destination: this.failedEvents.queueArn }) },
+    });
+    allow(fn, ['sqs:SendMessage'], [this.failedEvents.queueArn]);
+    new CfnOutput(this, 'TopicArn', {
+      key: 'AmpTopicArn',
+      value: this.topic.topicArn,
+      description: "topic_arn of the AMP alert manager definition's sns_configs (infra/amp/alertmanager-definition.yml)",
+    });
+  }
+
+  #createTopic(workspaceArn: string | undefined): { topic: Topic; key: Key } {
+    const key = new Key(this, 'TopicKey', {
+      description: 'llm-alert-pipeline AMP topic (Amazon Managed Service for Prometheus publishes here)',
+      enableKeyRotation: true,
+      // Only the topic uses it; with the stack gone nothing needs to decrypt its messages.
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+    const topic = new Topic(this, 'Topic', { displayName: 'LLM fleet alerts from Amazon Managed Service for Prometheus', masterKey: key, enforceSSL: true });
+    // Confused-deputy guard: only AMP workspaces of this account (and region, or the one named) may publish.
+    const fromOurWorkspaces = {
+      StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+      ArnLike: { 'aws:SourceArn': workspaceArn ?? `arn:${Aws.PARTITION}:aps:${Aws.REGION}:${Aws.ACCOUNT_ID}:workspace/*` },
+    };
+    const aps = new ServicePrincipal('aps.amazonaws.com');
+    key.addToResourcePolicy(new PolicyStatement({ principals: [aps], actions: ['kms:Decrypt', 'kms:GenerateDataKey*'], resources: ['*'], conditions: fromOurWorkspaces }));
+    topic.addToResourcePolicy(new PolicyStatement({ principals: [aps], actions: ['sns:Publish', 'sns:GetTopicAttributes'], resources: [topic.topicArn], conditions: fromOurWorkspaces }));
+    return { topic, key };
+  }
+}
