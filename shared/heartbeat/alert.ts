@@ -47,7 +47,11 @@ export function heartbeatMissingMessage(missing: MissingHeartbeat, resolvedAtMs?
   const alertmanager = labels.alertmanager ?? '';
   const from = alertmanager.includes(PEER_SEPARATOR) ? `any peer of the Alertmanager cluster ${alertmanager}` : `Alertmanager ${alertmanager}`;
   const annotations = {
-    summary: `No ${missing.heartbeatAlertname} heartbeat from ${from} since ${new Date(missing.lastSeenMs).toISOString()}`,
+    // Resolved: the last heartbeat is the one that just came back, so the message says when it went missing.
+    summary:
+      resolvedAtMs === undefined
+        ? `No ${missing.heartbeatAlertname} heartbeat from ${from} since ${new Date(missing.lastSeenMs).toISOString()}`
+        : `${missing.heartbeatAlertname} heartbeats from ${from} are back; missing since the alert was raised at ${new Date(missing.sinceMs).toISOString()}`,
     description:
       `The alerting pipeline has received no ${missing.heartbeatAlertname} alert from ${from} for more than ` +
       `${missing.timeoutSeconds} s (HEARTBEAT_TIMEOUT_SECONDS). Alerts routed through this Alertmanager may reach nobody: ` +

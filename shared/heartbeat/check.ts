@@ -134,7 +134,9 @@ function neverSeen(snapshot: HeartbeatSnapshot, now: number, deps: HeartbeatChec
 
 /** @returns whether every channel has it */
 async function send(message: ReturnType<typeof heartbeatMissingMessage>, deps: HeartbeatCheckDeps): Promise<boolean> {
-  const result = await processGroup(message, { ...deps.pipeline, enrich: notFromPrometheus });
+  // Never marked flapping: a flapping mark reads as noise (the README's SNS filter drops it from phones),
+  // and a real Alertmanager outage right after a blip is exactly what this alert exists for.
+  const result = await processGroup(message, { ...deps.pipeline, enrich: notFromPrometheus, flapWindowMs: 0 });
   return result.ok;
 }
 

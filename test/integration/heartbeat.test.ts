@@ -143,6 +143,24 @@ describe('the heartbeat check', () => {
     expect(sent).toHaveLength(2);
   });
 
+  it('never marks its own alert flapping (a real outage after a blip must not be filtered away), and its resolve says when it was raised', async () => {
+    const a = app();
+    const outage = async () => {
+      await post(a, watchdog());
+      clock += TIMEOUT_S * 1000 + 1000;
+      expect(await check()).toEqual({ [AM]: 'raised' });
+      await post(a, watchdog());
+      clock += 1000;
+      expect(await check()).toEqual({ [AM]: 'resolved' });
+    };
+    await outage();
+    const raisedAt = new Date(clock - 1000).toISOString();
+    expect(sent[1]!.alerts[0]!.annotations.summary).toBe(`Watchdog heartbeats from Alertmanager ${AM} are back; missing since the alert was raised at ${raisedAt}`);
+    await outage(); // within the 30-minute flap window of the first
+    expect(sent.map((n) => n.status)).toEqual(['firing', 'resolved', 'firing', 'resolved']);
+    expect(sent[2]!.flapping).toBeUndefined();
+  });
+
   it('watches each heartbeat alert (Alertmanagers with their own Watchdog) on its own', async () => {
     const a = app();
     await post(a, watchdog(AM, 'firing', '1111111111111111'));
