@@ -51,7 +51,14 @@ export async function checkHeartbeats(deps: HeartbeatCheckDeps): Promise<Record<
   }
   const isMissing = (w: WatchdogRecord) => now - w.lastSeenMs > deps.settings.timeoutSeconds * 1000;
   reportPeers(snapshot, isMissing, deps.metrics);
+  const never = neverSeen(snapshot, now, deps);
+  // Every run reports, even with nothing seen yet: the CloudWatch alarm on the plain name (no
+  // dimensions, Maximum) treats no data as a check that stopped. The empty `alertmanager` is "any
+  // Alertmanager", or none ever heard of; the EMF adapter drops empty dimensions. Set before any
+  // message goes out, so a scrape after a channel has the resolve never reads the old state.
+  deps.metrics.set('heartbeat_missing', { alertmanager: '' }, never === 'never_seen' || snapshot.watchdogs.some(isMissing) ? 1 : 0);
   const states: Record<string, HeartbeatState> = {};
+  if (never) states[''] = never;
   for (const watchdog of snapshot.watchdogs) {
     const key = stateKey(watchdog, snapshot.watchdogs);
     try {
@@ -61,12 +68,6 @@ export async function checkHeartbeats(deps: HeartbeatCheckDeps): Promise<Record<
       deps.logger.error('heartbeat check failed', { alertmanager: key, fingerprint: watchdog.fingerprint, error: err });
     }
   }
-  const never = neverSeen(snapshot, now, deps);
-  if (never) states[''] = never;
-  // Every run reports, even with nothing seen yet: the CloudWatch alarm on the plain name (no
-  // dimensions, Maximum) treats no data as a check that stopped. The empty `alertmanager` is "any
-  // Alertmanager", or none ever heard of; the EMF adapter drops empty dimensions.
-  deps.metrics.set('heartbeat_missing', { alertmanager: '' }, never === 'never_seen' || snapshot.watchdogs.some(isMissing) ? 1 : 0);
   return states;
 }
 

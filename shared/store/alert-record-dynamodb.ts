@@ -26,6 +26,7 @@ const NAMES = {
   '#fp': 'fingerprint', '#s': 'startsAt', '#st': 'status', '#a': 'alertJson', '#e': 'enrichmentJson', '#gk': 'groupKey',
   '#ext': 'externalURL', '#ch': 'channels', '#n': 'notifiedAt', '#r': 'resolvedAt', '#ack': 'ack', '#esc': 'escalation',
   '#seq': 'historySeq', '#exp': 'expiresAt', '#gen': 'generation', '#state': 'state', '#at': 'at', '#reason': 'reason', '#sid': 'silenceId',
+  '#rf': 'refiredAt',
 } as const;
 type Name = keyof typeof NAMES;
 
@@ -63,7 +64,7 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     const fresh: UpdateSpec = {
       set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, ...channels, '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }) },
       // A new occurrence starts at generation 0: an earlier occurrence's generation would make its re-fire's write (`#again`) fail.
-      remove: ['#ack', '#esc', '#gen', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
+      remove: ['#ack', '#esc', '#gen', '#rf', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
       add: { '#seq': 1 },
       condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
       values: { ':s': startsAt, ':nowSec': nowSec },
@@ -99,7 +100,8 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
    */
   #again(n: NotifiedAlert, startsAt: string, nowMs: number, channels: { '#ch': Set<string> } | undefined): UpdateSpec {
     return {
-      set: { '#st': 'firing', '#a': toJson(n.alert), '#exp': this.#expiry(nowMs), '#gen': n.generation },
+      // When it fired again (our clock): links issued before it do not acknowledge it (`acknowledge`).
+      set: { '#st': 'firing', '#a': toJson(n.alert), '#exp': this.#expiry(nowMs), '#gen': n.generation, '#rf': isoTime(nowMs) },
       remove: ['#r', '#esc', '#ack'],
       add: { ...channels, '#seq': 1 },
       condition: '#s = :s AND #exp > :nowSec AND (attribute_not_exists(#gen) OR #gen < :g)',
@@ -115,13 +117,14 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     const stored = { by: ack.by, at: ack.at, channel: ack.channel, ...(ack.silenceId && { silenceId: ack.silenceId }) };
     const item = await this.#update(fingerprint, {
       set: { '#ack': stored, '#exp': this.#expiry(nowMs) },
-      condition: 'attribute_exists(pk) AND #st = :firing AND attribute_not_exists(#ack) AND #s <= :issued AND #exp > :nowSec',
+      // A link covers the occurrence and generation that were firing when it was issued, not a later re-fire.
+      condition: 'attribute_exists(pk) AND #st = :firing AND attribute_not_exists(#ack) AND #s <= :issued AND (attribute_not_exists(#rf) OR #rf <= :issued) AND #exp > :nowSec',
       values: { ':firing': 'firing', ':issued': isoTime(latestStartMs), ':nowSec': Math.floor(nowMs / 1000) },
     });
     if (item) return { outcome: 'acknowledged', record: fromItem(item) };
     const record = await this.get(fingerprint, nowMs);
     if (!record) return { outcome: 'unknown' };
-    if (record.startsAt > isoTime(latestStartMs)) return { outcome: 'newer occurrence', record };
+    if (record.startsAt > isoTime(latestStartMs) || (record.refiredAt ?? '') > isoTime(latestStartMs)) return { outcome: 'newer occurrence', record };
     if (record.acknowledgement) return { outcome: 'already acknowledged', record };
     return { outcome: 'resolved', record };
   }

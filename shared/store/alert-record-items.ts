@@ -35,6 +35,8 @@ export interface RecordItem {
   historySeq?: number;
   /** The occurrence's generation (`shared/dedupe/occurrence.ts`), once it fired again; absent: 0. */
   generation?: number;
+  /** When the current generation fired again (RFC 3339, our clock); absent for generation 0. */
+  refiredAt?: string;
   /** Epoch seconds. */
   expiresAt: number;
 }
@@ -114,6 +116,7 @@ export function fromItem(item: RecordItem): AlertRecord {
   if (item.ack) record.acknowledgement = { ...item.ack };
   if (item.escalation) record.escalation = { ...item.escalation };
   if (item.generation) record.generation = item.generation;
+  if (item.refiredAt) record.refiredAt = item.refiredAt;
   return record;
 }
 

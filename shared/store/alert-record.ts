@@ -51,6 +51,8 @@ export interface AlertRecord {
    * announced resolve; absent: 0. Follow-ups name the same event as the messages before them (PagerDuty's `dedup_key`).
    */
   generation?: number;
+  /** When that generation fired again (RFC 3339, our clock): links issued before it do not acknowledge it. */
+  refiredAt?: string;
 }
 
 /** One line of an alert's history, as the audit route returns it. `at` is RFC 3339; `startsAt` names the occurrence. */

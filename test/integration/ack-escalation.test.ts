@@ -125,12 +125,19 @@ describe('escalation through the in-process timer', () => {
     await client.submit(path, { name: 'alice' });
     await h.webhook(resolvedFixture());
     expect(h.runtime.timers!.pending()).toEqual([]);
-    // Alertmanager sends it firing again with the same startsAt (a missed resend resolved it): generation 1.
+    // Two minutes later Alertmanager sends it firing again with the same startsAt (a missed resend resolved it): generation 1.
+    h.advance(120_000);
     expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
     expect(h.runtime.timers!.pending()).toEqual([`${FP}@${JOB.startsAt}`]);
     const record = (await (await h.audit(FP)).json()) as { record: { acknowledgement?: unknown; status: string } };
     expect(record.record).toMatchObject({ status: 'firing' });
     expect(record.record.acknowledgement).toBeUndefined();
+    // The first firing's link (same fingerprint and startsAt) does not acknowledge the re-fire.
+    const stale = new FormClient(h.app);
+    await stale.open(path);
+    await stale.submit(path, { name: 'bob' });
+    expect(h.runtime.timers!.pending()).toEqual([`${FP}@${JOB.startsAt}`]);
+    expect(((await (await h.audit(FP)).json()) as { record: { acknowledgement?: unknown } }).record.acknowledgement).toBeUndefined();
   });
 
   it('never schedules a warning', async () => {
