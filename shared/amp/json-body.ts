@@ -28,14 +28,17 @@ export type JsonBodyResult = { ok: true; message: WebhookMessage; lost: number }
 /**
  * Parses a JSON body from AMP into a webhook message.
  * @param body the SNS `Message`, as AMP published it
- * @param truncated whether AMP marked it cut (message attribute `truncated=true`); a body that does not
- *   parse whole is tried as a cut prefix in any case
+ * @param truncated whether AMP marked it cut (message attribute `truncated=true`). Only then is a body
+ *   that does not parse whole read as a cut prefix: a body broken mid-way (an unescaped quote from a
+ *   template that does not quote values) would otherwise lose every alert after the break as "cut"
+ *   — unparsed, it reaches the channels whole, as raw text, and is counted.
  * @returns `ok: false` with the reason when it is not such JSON (the caller delivers it unparsed)
  */
 export function parseJsonBody(body: string, truncated: boolean): JsonBodyResult {
   const text = goEscapesToJson(body);
   const whole = tryParse(text);
   if (whole !== undefined) return toMessage(whole, 0);
+  if (!truncated) return { ok: false, reason: 'malformed JSON (not marked truncated by AMP)' };
   const salvaged = salvagePrefix(text);
   if (!salvaged) return { ok: false, reason: truncated ? 'truncated JSON without a whole group header' : 'malformed JSON' };
   return toMessage(salvaged.group, salvaged.lost);

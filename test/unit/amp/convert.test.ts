@@ -56,6 +56,19 @@ describe('recorded AMP events', () => {
     expect(c.message.alerts.map((a) => a.fingerprint)).toEqual(webhook(name).alerts.map((a) => a.fingerprint));
   });
 
+  it('delivers a JSON body AMP did not mark cut but that breaks mid-way unparsed, whole, not as a cut prefix', () => {
+    const [message] = ampMessages(recorded('several-json'));
+    let seen = 0;
+    // An unescaped quote in the third alert (what AMP's documented template produces for such a value).
+    const broken = message!.body.replace(/"summary":"/g, (m) => (++seen === 3 ? '"summary":"a "quoted" ' : m));
+    expect(seen).toBeGreaterThan(3);
+    const c = convertAmpMessage({ ...message!, body: broken });
+    expect(c).toMatchObject({ kind: 'unparsed', truncated: false, lost: 0 });
+    // Every alert's text reaches the channels in the raw body, none is lost as "cut".
+    const raw = JSON.stringify(c.message.alerts[0]!.annotations);
+    for (const alert of webhook('several-json').alerts) expect(raw).toContain(alert.labels.model_name ?? alert.labels.alertname);
+  });
+
   it('keeps every alert a truncated JSON body holds whole, and counts the rest as left out', () => {
     const c = convert('truncated-json');
     const all = webhook('truncated-json');
