@@ -6,17 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error(`expected a ConfigError for ${Object.keys(env).join(', ')}`);
-}
+import { loadConfig } from '../../../shared/runtime/config.js';
+import { configProblems as problems } from '../../helpers/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'config-silent-'));
 function routingFile(text: string): string {

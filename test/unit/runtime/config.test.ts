@@ -1,16 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { loadConfig } from '../../../shared/runtime/config.js';
+import { configProblems as problems } from '../../helpers/config.js';
 
 describe('loadConfig', () => {
   it('has working defaults with nothing set', () => {

@@ -9,25 +9,16 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildChannels } from '../../../../shared/runtime/channels.js';
-import { ConfigError, loadConfig } from '../../../../shared/runtime/config.js';
+import { loadConfig } from '../../../../shared/runtime/config.js';
 import { createLogger } from '../../../../shared/core/logger.js';
 import { routingSecretNames } from '../../../../shared/routing/load.js';
 import { redactSecrets } from '../../../../shared/core/secret.js';
 import { SECRET_SETTINGS, withSecretSettings } from '../../../../shared/runtime/settings-secret.js';
+import { configProblems as problems } from '../../../helpers/config.js';
 
 const KEY = 'e93facc04764012d7bfb002500d5d1a6';
 const dir = mkdtempSync(join(tmpdir(), 'pd-routing-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('PagerDuty settings', () => {
   it('PAGERDUTY_ROUTING_KEY turns the pagerduty channel on; the key prints redacted and is scrubbed from any text', () => {

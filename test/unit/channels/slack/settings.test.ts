@@ -9,9 +9,10 @@ import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildChannels } from '../../../../shared/runtime/channels.js';
 import type { SlackThreadStore } from '../../../../shared/channels/slack/threads.js';
-import { ConfigError, loadConfig } from '../../../../shared/runtime/config.js';
+import { loadConfig } from '../../../../shared/runtime/config.js';
 import { routingSecretNames } from '../../../../shared/routing/load.js';
 import { SECRET_SETTINGS } from '../../../../shared/runtime/settings-secret.js';
+import { configProblems as problems } from '../../../helpers/config.js';
 
 const TOKEN = 'xoxb-1111-2222-SETTINGStoken';
 const ACK = { PUBLIC_URL: 'https://alerts.example.com', ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef' };
@@ -24,16 +25,6 @@ const routingFile = (text: string) => {
   writeFileSync(path, text);
   return path;
 };
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('Slack app settings', () => {
   it('builds the channel named slack from SLACK_BOT_TOKEN and SLACK_CHANNEL; the token prints redacted', () => {
