@@ -21,6 +21,20 @@ const WEBHOOK_TOKEN = 'test-token-0123456789abcdef';
 const SIGNING_SECRET = 'slack-signing-secret-0123456789';
 const BOT_TOKEN = 'xoxb-1111-2222-FLOWtokenXYZ';
 
+
+/** The settings both flows share: the Slack app with interactivity, acknowledgement links, the webhook token. */
+function slackAppSettings(tableName: string, apiUrl: string): Record<string, string> {
+  return {
+    WEBHOOK_TOKEN,
+    PUBLIC_URL: 'https://alerts.example.com',
+    ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef',
+    TABLE_NAME: tableName,
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_CHANNEL: 'C0ALERTS01',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: apiUrl,
+  };
+}
 describe('Slack app: one message per alert group, updated in place', () => {
   let db: LocalDynamoDb;
   let slack: FakeSlackApi;
@@ -31,14 +45,7 @@ describe('Slack app: one message per alert group, updated in place', () => {
     db = await startLocalDynamoDb('slack-app-flow');
     slack = await startFakeSlackApi();
     const config = loadConfig({
-      WEBHOOK_TOKEN,
-      PUBLIC_URL: 'https://alerts.example.com',
-      ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef',
-      TABLE_NAME: db.tableName,
-      SLACK_BOT_TOKEN: BOT_TOKEN,
-      SLACK_CHANNEL: 'C0ALERTS01',
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_API_URL: slack.url,
+      ...slackAppSettings(db.tableName, slack.url),
       DELIVERY_RETRIES: '0',
     });
     const logger = createLogger('info', (line) => void logs.push(line));
@@ -138,14 +145,7 @@ describe('Slack app: follow-ups after answering, and the escalation in the threa
     slack = await startFakeSlackApi();
     escalationTarget = await startLoopback();
     const config = loadConfig({
-      WEBHOOK_TOKEN,
-      PUBLIC_URL: 'https://alerts.example.com',
-      ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef',
-      TABLE_NAME: db.tableName,
-      SLACK_BOT_TOKEN: BOT_TOKEN,
-      SLACK_CHANNEL: 'C0ALERTS01',
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_API_URL: slack.url,
+      ...slackAppSettings(db.tableName, slack.url),
       ESCALATION_SLACK_WEBHOOK_URL: `${escalationTarget.url}/services/T0/B0/escalation`,
       ESCALATION_DELAY_SECONDS: '0.2',
     });
