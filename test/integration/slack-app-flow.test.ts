@@ -21,7 +21,6 @@ const WEBHOOK_TOKEN = 'test-token-0123456789abcdef';
 const SIGNING_SECRET = 'slack-signing-secret-0123456789';
 const BOT_TOKEN = 'xoxb-1111-2222-FLOWtokenXYZ';
 
-
 /** The settings both flows share: the Slack app with interactivity, acknowledgement links, the webhook token. */
 function slackAppSettings(tableName: string, apiUrl: string): Record<string, string> {
   return {
