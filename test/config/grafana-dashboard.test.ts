@@ -18,6 +18,8 @@ const END_S = FLEET_END.getTime() / 1000;
 /** The panels' range: the last 45 minutes at a 60 s step (Grafana's `$__interval` for such a range on a wide panel). */
 const RANGE = { startSeconds: END_S - 45 * 60, endSeconds: END_S };
 const STEP_S = 60;
+/** Every query goes through the dashboard's data source variable (not a uid of the author's Grafana). */
+const DATASOURCE = { type: 'prometheus', uid: `\${datasource}` };
 
 interface Series {
   metric: Record<string, string>;
@@ -99,10 +101,10 @@ describe('layout', () => {
     const ids = dashboard.panels.map((p) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const p of queryPanels(dashboard)) {
-      expect(p.datasource, p.title).toEqual({ type: 'prometheus', uid: '${datasource}' });
+      expect(p.datasource, p.title).toEqual(DATASOURCE);
       for (const t of p.targets!) expect(t.expr, p.title).not.toMatch(/\$\{?DS_|\[\[/);
     }
-    for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) expect(v.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });
+    for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) expect(v.datasource).toEqual(DATASOURCE);
     const cells = new Set<string>();
     for (const { gridPos: g, title } of dashboard.panels) {
       expect(g.x + g.w, title).toBeLessThanOrEqual(24);
