@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DASHBOARD_UID, grafanaUrl } from '../../shared/render/grafana.js';
-import { FLEET, FLEET_END, FOREIGN_GPU_NODE, fleetOpenMetrics, type FleetEngine } from '../fixtures/prometheus/dashboard-fleet.js';
+import { ERROR_SHARE, FLEET, FLEET_END, FOREIGN_GPU_NODE, fleetOpenMetrics, type FleetEngine } from '../fixtures/prometheus/dashboard-fleet.js';
 import { startPrometheus, type RunningPrometheus } from '../fixtures/prometheus/real-prometheus.js';
 import { type Choice, interpolate, intervals, loadDashboard, queryPanels, resolveVariables } from '../helpers/grafana.js';
 
@@ -170,6 +170,19 @@ describe('every panel query returns data against the real Prometheus', () => {
         expect(series.some((s) => s.metric.Hostname === FOREIGN_GPU_NODE)).toBe(false);
       }
     }
+  });
+
+  it('success rate: errors lower it, the abort series at 0 does not, and the missing failure counter is read as none', async () => {
+    const rates = new Map<string, number>();
+    for (const engine of FLEET) {
+      const queries = await queriesUnder(choicesOfLink(engine));
+      const [, , expr] = queries.find(([title]) => title === 'Success rate')!;
+      const [series] = withData(await rangeQuery(expr));
+      rates.set(engine.generation, Number(series!.values.at(-1)![1]));
+    }
+    expect(rates.get('V0')).toBe(1);
+    expect(rates.get('V1 0.8')).toBe(1);
+    expect(rates.get('V1 0.10')).toBeCloseTo(1 / (1 + ERROR_SHARE), 2);
   });
 
   it("the annotation of firing alerts finds the selected server's alerts", async () => {
