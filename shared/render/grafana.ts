@@ -3,8 +3,8 @@
  * the alert's model and instance and on a time range around its start. Pure: the base URL comes from
  * `GRAFANA_URL` (validated in `runtime/config.ts`), the rest from the alert.
  *
- * @see https://grafana.com/docs/grafana/latest/dashboards/variables/#url-variables (`var-<name>`)
- * @see https://grafana.com/docs/grafana/latest/dashboards/use-dashboards/#time-units-and-relative-ranges (`from`/`to`, epoch ms)
+ * @see https://grafana.com/docs/grafana/latest/dashboards/build-dashboards/create-dashboard-url-variables/ (`var-<name>=value`)
+ * @see https://grafana.com/docs/grafana/latest/visualizations/dashboards/variables/built-in-variables/ (`from`/`to` in a dashboard URL, epoch ms)
  */
 import { hasEnded, hasKnownStart, type Alert } from '../alertmanager/schema.js';
 
