@@ -205,15 +205,16 @@ export const MAX_LINK_CHARS = 3000;
  * these URLs come from whoever wrote the rule or posted the alert, so one that is not http(s) is left out.
  * A cut field gives no link (a cut URL is broken; a silence of cut labels would not match the alert),
  * nor does a URL over {@link MAX_LINK_CHARS}.
+ * @param externalURL Alertmanager's base URL (`Notification.externalURL`), for the silence link
+ * @param grafanaBase `GRAFANA_URL` (`Notification.grafanaUrl`); unset: no Grafana link
  */
-export function alertLinks(alert: EnrichedAlert, notification: Pick<Notification, 'externalURL' | 'grafanaUrl'>): Link[] {
-  const { externalURL } = notification;
+export function alertLinks(alert: EnrichedAlert, externalURL: string, grafanaBase?: string): Link[] {
   const cut = new Set(alert.cut);
   const candidates: [Link['label'], string][] = [];
   if (!cut.has('generatorURL')) candidates.push(['Graph', alert.generatorURL]);
   // A cut model or instance would open the dashboard on a value no series has: left out, it shows All.
   const labels = Object.fromEntries(Object.entries(alert.labels).filter(([name]) => !cut.has(`labels.${name}`)));
-  candidates.push(['Grafana', grafanaUrl(notification.grafanaUrl, { ...alert, labels }) ?? '']);
+  candidates.push(['Grafana', grafanaUrl(grafanaBase, { ...alert, labels }) ?? '']);
   if (!cut.has('annotations.runbook_url')) candidates.push(['Runbook', alert.annotations.runbook_url ?? '']);
   if (externalURL && alert.status === 'firing' && ![...cut].some((f) => f.startsWith('labels.'))) candidates.push(['Silence', silenceUrl(externalURL, alert.labels)]);
   return candidates.flatMap(([label, raw]) => {

@@ -52,7 +52,7 @@ const textTargets = (text: string) => [...text.matchAll(/^(?:Graph|Runbook|Silen
 describe('links taken from alerts', () => {
   it.each(HOSTILE_URLS)('are dropped when not http(s): %j', (url) => {
     const n = withLinks(url);
-    expect(alertLinks(n.alerts[0]!, n)).toEqual([]);
+    expect(alertLinks(n.alerts[0]!, n.externalURL)).toEqual([]);
     expect(slackTargets(renderSlack(n))).toEqual([]);
     expect(feishuButtons(renderFeishu(n))).toEqual([]);
     const text = renderText(n);
@@ -70,7 +70,7 @@ describe('links taken from alerts', () => {
 
   it('keep http(s) links whatever the case of the scheme or the whitespace around it, normalised', () => {
     const n = withLinks('  HTTPS://Runbooks.Example.com/kv cache\n', 'HTTP://am.example.com:9093');
-    expect(alertLinks(n.alerts[0]!, n).map((l) => l.url)).toEqual([
+    expect(alertLinks(n.alerts[0]!, n.externalURL).map((l) => l.url)).toEqual([
       'https://runbooks.example.com/kv%20cache',
       'https://runbooks.example.com/kv%20cache',
       expect.stringMatching(/^http:\/\/am\.example\.com:9093\/#\/silences\/new\?filter=/),

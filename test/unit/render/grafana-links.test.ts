@@ -23,8 +23,8 @@ const withGrafana = (n: Notification): Notification => ({ ...n, grafanaUrl: GRAF
 describe('the Grafana link in messages', () => {
   it('is one of the alert links, after the Graph, in every channel', () => {
     const n = withGrafana(fixtureNotification('firing-kv-cache-critical'));
-    expect(alertLinks(n.alerts[0]!, n).map((l) => l.label)).toEqual(['Graph', 'Grafana', 'Silence']);
-    expect(alertLinks(n.alerts[0]!, n)[1]!.url).toBe(KV_LINK);
+    expect(alertLinks(n.alerts[0]!, n.externalURL, n.grafanaUrl).map((l) => l.label)).toEqual(['Graph', 'Grafana', 'Silence']);
+    expect(alertLinks(n.alerts[0]!, n.externalURL, n.grafanaUrl)[1]!.url).toBe(KV_LINK);
   });
 
   it('Slack: a link in the alert context line (mrkdwn escapes the &)', () => {
@@ -52,21 +52,21 @@ describe('the Grafana link in messages', () => {
 
   it("a GPU alert opens the dashboard on All instances (its instance is dcgm-exporter's)", () => {
     const n = withGrafana(fixtureNotification('firing-gpu-memory-leak'));
-    const url = new URL(alertLinks(n.alerts[0]!, n).find((l) => l.label === 'Grafana')!.url);
+    const url = new URL(alertLinks(n.alerts[0]!, n.externalURL, n.grafanaUrl).find((l) => l.label === 'Grafana')!.url);
     expect(url.searchParams.has('var-instance')).toBe(false);
   });
 
   it('a cut label is left out of the link rather than carried cut', () => {
     const n = withGrafana(fixtureNotification('firing-kv-cache-critical'));
     const alert = { ...n.alerts[0]!, cut: ['labels.model_name'] };
-    const url = new URL(alertLinks(alert, n).find((l) => l.label === 'Grafana')!.url);
+    const url = new URL(alertLinks(alert, n.externalURL, n.grafanaUrl).find((l) => l.label === 'Grafana')!.url);
     expect(url.searchParams.has('var-model')).toBe(false);
     expect(url.searchParams.get('var-instance')).toBe('127.0.0.1:9800');
   });
 
   it('is absent without GRAFANA_URL', () => {
     const n = fixtureNotification('firing-kv-cache-critical');
-    expect(alertLinks(n.alerts[0]!, n).map((l) => l.label)).not.toContain('Grafana');
+    expect(alertLinks(n.alerts[0]!, n.externalURL, n.grafanaUrl).map((l) => l.label)).not.toContain('Grafana');
     expect(renderText(n)).not.toContain('Grafana');
     expect(JSON.stringify(renderSlack(n))).not.toContain('Grafana');
   });
