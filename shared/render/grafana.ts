@@ -6,7 +6,7 @@
  * @see https://grafana.com/docs/grafana/latest/dashboards/build-dashboards/create-dashboard-url-variables/ (`var-<name>=value`)
  * @see https://grafana.com/docs/grafana/latest/visualizations/dashboards/variables/built-in-variables/ (`from`/`to` in a dashboard URL, epoch ms)
  */
-import { hasEnded, hasKnownStart, type Alert } from '../alertmanager/schema.js';
+import { alertExpression, hasEnded, hasKnownStart, type Alert } from '../alertmanager/schema.js';
 
 /** The shipped dashboard's `uid` (its JSON's `uid`): `GRAFANA_URL` without a `/d/` path gets `/d/<uid>/<slug>` appended. */
 export const DASHBOARD_UID = 'vllm-fleet';
@@ -19,6 +19,19 @@ export const RANGE_AFTER_END_MS = 10 * 60_000;
 
 /** dcgm-exporter's node label (`Hostname` before 2026, `hostname` since): its `instance` is the exporter, not a vLLM server. */
 const DCGM_NODE_LABELS = ['Hostname', 'hostname'] as const;
+/** Labels only vLLM's and dcgm-exporter's series carry. */
+const FLEET_LABELS = ['model_name', 'engine', ...DCGM_NODE_LABELS] as const;
+/** A rule expression about vLLM (`vllm:` metrics, a `vllm` job) or its GPUs (`DCGM_FI_…`). */
+const FLEET_EXPRESSION = /vllm|DCGM_/i;
+
+/**
+ * Whether the dashboard shows something about the alert: it carries a label of vLLM's or
+ * dcgm-exporter's series, or its rule's expression (`generatorURL`) reads them. Other alerts routed
+ * through the pipeline (its own, a web service's) get no link to an unrelated dashboard.
+ */
+function aboutTheFleet(alert: Pick<Alert, 'labels' | 'generatorURL'>): boolean {
+  return FLEET_LABELS.some((name) => alert.labels[name]) || FLEET_EXPRESSION.test(alertExpression(alert) ?? '');
+}
 
 /**
  * The dashboard link of one alert.
@@ -31,10 +44,11 @@ const DCGM_NODE_LABELS = ['Hostname', 'hostname'] as const;
  *   The range is `from` = `startsAt` − 1 h to `to` = `startsAt` + 1 h, or `endsAt` + 10 min when the
  *   alert is resolved later than that (epoch milliseconds); an unknown start (Go's zero time) gives
  *   no range (Grafana's default).
- * @returns the absolute URL, or `undefined` without `base`
+ * @returns the absolute URL; `undefined` without `base`, or when the alert is not about vLLM or its GPUs
+ *   (none of `model_name`, `engine`, `Hostname`, `hostname`, and no `vllm` or `DCGM_` in its rule's expression)
  */
-export function grafanaUrl(base: string | undefined, alert: Pick<Alert, 'labels' | 'startsAt' | 'endsAt' | 'status'>): string | undefined {
-  if (!base) return undefined;
+export function grafanaUrl(base: string | undefined, alert: Pick<Alert, 'labels' | 'startsAt' | 'endsAt' | 'status' | 'generatorURL'>): string | undefined {
+  if (!base || !aboutTheFleet(alert)) return undefined;
   const url = new URL(base);
   if (!/\/d\/[^/]+/.test(url.pathname)) url.pathname = `${url.pathname.replace(/\/+$/, '')}/d/${DASHBOARD_UID}/${DASHBOARD_SLUG}`;
   const { model_name: model, instance } = alert.labels;

@@ -55,6 +55,7 @@ function choicesOfLink(engine: FleetEngine): Record<string, Choice> {
       startsAt: FLEET_END.toISOString(),
       endsAt: '0001-01-01T00:00:00Z',
       status: 'firing',
+      generatorURL: '',
     })!,
   );
   return Object.fromEntries([...url.searchParams].filter(([k]) => k.startsWith('var-')).map(([k, v]) => [k.slice(4), [v]]));

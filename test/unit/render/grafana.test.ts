@@ -6,8 +6,14 @@ const STARTS_AT = '2026-11-29T12:00:00Z';
 const START_MS = Date.parse(STARTS_AT);
 const HOUR = 3_600_000;
 
-function alert(labels: Record<string, string>, over: Partial<Pick<Alert, 'startsAt' | 'endsAt' | 'status'>> = {}): Pick<Alert, 'labels' | 'startsAt' | 'endsAt' | 'status'> {
-  return { labels: { alertname: 'VLLMHighTTFT', ...labels }, startsAt: STARTS_AT, endsAt: '0001-01-01T00:00:00Z', status: 'firing', ...over };
+/** A rule's graph link as Prometheus writes it (`g0.expr`). */
+const graph = (expr: string) => `http://prometheus:9090/graph?g0.expr=${encodeURIComponent(expr)}&g0.tab=1`;
+const TTFT_RULE = graph('histogram_quantile(0.99, sum by (model_name, le) (rate(vllm:time_to_first_token_seconds_bucket[5m]))) > 5');
+
+type LinkedAlert = Pick<Alert, 'labels' | 'startsAt' | 'endsAt' | 'status' | 'generatorURL'>;
+
+function alert(labels: Record<string, string>, over: Partial<LinkedAlert> = {}): LinkedAlert {
+  return { labels: { alertname: 'VLLMHighTTFT', ...labels }, startsAt: STARTS_AT, endsAt: '0001-01-01T00:00:00Z', status: 'firing', generatorURL: TTFT_RULE, ...over };
 }
 
 const params = (url: string | undefined) => Object.fromEntries(new URL(url!).searchParams);
@@ -58,6 +64,22 @@ describe('grafanaUrl', () => {
     expect(params(longer)).toMatchObject({ from: String(START_MS - HOUR), to: String(START_MS + 3 * HOUR + 10 * 60_000) });
     const shorter = grafanaUrl('https://g.example.com', alert({}, { status: 'resolved', endsAt: '2026-11-29T12:05:00Z' }));
     expect(params(shorter)).toMatchObject({ to: String(START_MS + HOUR) });
+  });
+
+  it('links only alerts about vLLM or its GPUs: by their labels or by their rule expression', () => {
+    const base = 'https://g.example.com';
+    // The pipeline's own alerts and a web service's: an unrelated dashboard would only mislead.
+    expect(
+      grafanaUrl(base, alert({ instance: 'pipeline:8080', job: 'llm-alert-pipeline' }, { generatorURL: graph('rate(llm_alert_pipeline_notifications_total{result="failed"}[5m]) > 0') })),
+    ).toBeUndefined();
+    expect(grafanaUrl(base, alert({ alertname: 'AlertingPipelineHeartbeatMissing' }, { generatorURL: '' }))).toBeUndefined();
+    expect(grafanaUrl(base, alert({ instance: 'web:80' }, { generatorURL: graph('sum(rate(http_requests_total{status="5xx"}[5m])) > 1') }))).toBeUndefined();
+    // A server that stopped answering scrapes: only its rule says vLLM.
+    expect(params(grafanaUrl(base, alert({ instance: '10.0.1.7:8000', job: 'vllm' }, { generatorURL: graph('up{job=~"(?i).*vllm.*"} == 0') })))).toMatchObject({ 'var-instance': '10.0.1.7:8000' });
+    for (const labels of [{ model_name: 'm' }, { engine: '0' }, { Hostname: 'gpu-node-1' }, { hostname: 'gpu-node-1' }] as Record<string, string>[]) {
+      expect(grafanaUrl(base, alert(labels, { generatorURL: '' }))).toBeDefined();
+    }
+    expect(grafanaUrl(base, alert({}, { generatorURL: graph('DCGM_FI_DEV_FB_USED > 70000') }))).toBeDefined();
   });
 
   it("gives no range for an unknown start (Go's zero time), so Grafana shows its default", () => {
