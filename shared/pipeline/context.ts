@@ -40,6 +40,8 @@ export interface PipelineDeps {
   alertState?: AlertStateSource;
   /** The pipeline's own metrics (`shared/metrics`); unset: none recorded. */
   metrics?: Metrics;
+  /** `GRAFANA_URL`: messages link each alert to the dashboard there (`Notification.grafanaUrl`); unset: no such link. */
+  grafanaUrl?: string;
 }
 
 /**

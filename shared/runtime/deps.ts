@@ -87,6 +87,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     now: () => Date.now(),
     resumeEscalations: ack.resume,
     metrics: clients.metrics,
+    grafanaUrl: config.grafanaUrl,
   };
 }
 
