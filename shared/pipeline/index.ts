@@ -49,15 +49,19 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
   const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cutOversized(c.alert, log) }));
   const { flapping, enrichments, ackView } = await prepareGroup(message, toSend, deps, log, receivedAt);
-  const ledger = new DeliveryLedger(deps.store, log);
+  // With alert records, an alert every channel accepted is recorded and ledgered by one write (`record.ts`).
+  const records = deps.ack?.session(message, enrichments);
+  const mark = records && ((alert: Alert, claim: Claim, channels: string[]) => records.delivered({ alert, channels, generation: claim.event.generation }, claim.event.key));
+  const ledger = new DeliveryLedger(deps.store, log, mark);
   const group: GroupContext = { message, deps, log, receivedAt, toSend, enrichments, flapping, ackView, ledger };
   const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, group)));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
   const undelivered = new Set(outcomes.filter((o) => o.outcome && o.outcome.status !== 'delivered').map((o) => o.channel));
-  const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered'), generation: c.claim.event.generation }));
-  // The ledger and the acknowledgement state are separate items: written side by side, not one after the other.
-  await Promise.all([settleLedger(ledger, toSend, undelivered, deps, log), deps.ack?.record(message, sent, enrichments)]);
+  const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered'), generation: c.claim.event.generation, eventKey: c.claim.event.key }));
+  // The ledger first: the records it wrote with their delivery mark are not written again.
+  await settleLedger(ledger, toSend, undelivered, deps, log);
+  await records?.finish(sent);
 
   const count = (d: Claim['decision']) => claimed.filter((c) => c.claim.decision === d).length;
   const inFlight = count('in flight');
