@@ -223,10 +223,9 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
 
   it('writes the head’s ledger when the record write fails, so the delivery is still known', async () => {
     const store = records();
-    const failing: AlertRecordStore = Object.assign(Object.create(store) as AlertRecordStore, {
-      recordNotified: (...args: Parameters<AlertRecordStore['recordNotified']>) =>
-        args[0].deliveredEvent ? Promise.reject(Object.assign(new Error('throttled (test)'), { name: 'ThrottlingException' })) : store.recordNotified(...args),
-    });
+    const recordNotified: AlertRecordStore['recordNotified'] = (...args) =>
+      args[0].deliveredEvent ? Promise.reject(Object.assign(new Error('throttled (test)'), { name: 'ThrottlingException' })) : store.recordNotified(...args);
+    const failing = new Proxy(store, { get: (target, key: keyof AlertRecordStore) => (key === 'recordNotified' ? recordNotified : target[key].bind(target)) }) as AlertRecordStore;
     const a = alertOf();
     await processGroup(group([a]), pipeline(failing));
     expect((await headOf(a))?.pending).toBeUndefined();
