@@ -18,6 +18,7 @@ import { escalates } from '../escalation/escalation.js';
 import type { AckLinks } from './links.js';
 import { normaliseTime } from '../store/alert-record-items.js';
 import type { EscalationScheduler } from '../escalation/scheduler.js';
+import type { FlapRun } from '../store/dedupe.js';
 import type { AlertRecordStore, AlertRecord, HistoryBatch } from '../store/alert-record.js';
 
 /** Store calls in flight at once while recording a group (a storm can bring thousands of alerts). */
@@ -50,6 +51,8 @@ export interface SentAlert {
   channels: string[];
   /** The event's generation (`shared/store/occurrence.ts`); absent: 0. */
   generation?: number;
+  /** The firing's flap run counted from its record (`runFromRecord`), stored with the record. */
+  flapRun?: FlapRun;
 }
 
 export class AckTracker {
@@ -96,7 +99,7 @@ export class AckTracker {
 
   /** @internal One alert's record write (see {@link AlertRecordStore.recordNotified}); `undefined`: ignored (an older occurrence). */
   write(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, history: HistoryBatch, deliveredEvent?: string): ReturnType<AlertRecordStore['recordNotified']> {
-    const notified = { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }), ...(deliveredEvent && { deliveredEvent }) };
+    const notified = { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }), ...(deliveredEvent && { deliveredEvent }), ...(s.flapRun && { flapRun: s.flapRun }) };
     return this.deps.store.recordNotified(notified, this.deps.now(), history);
   }
 

@@ -26,7 +26,7 @@ const NAMES = {
   '#fp': 'fingerprint', '#s': 'startsAt', '#st': 'status', '#a': 'alertJson', '#e': 'enrichmentJson', '#gk': 'groupKey',
   '#ext': 'externalURL', '#ch': 'channels', '#n': 'notifiedAt', '#r': 'resolvedAt', '#ack': 'ack', '#esc': 'escalation',
   '#seq': 'historySeq', '#exp': 'expiresAt', '#gen': 'generation', '#state': 'state', '#at': 'at', '#reason': 'reason', '#sid': 'silenceId',
-  '#rf': 'refiredAt', '#de': 'deliveredEvent',
+  '#rf': 'refiredAt', '#de': 'deliveredEvent', '#rc': 'runCount', '#rs': 'runSince',
 } as const;
 type Name = keyof typeof NAMES;
 
@@ -63,10 +63,12 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     const channels = n.channels.length ? { '#ch': new Set(n.channels) } : undefined;
     // The delivery mark (`delivery-mark.ts`): this write then also records the delivery.
     const mark = n.deliveredEvent ? { '#de': n.deliveredEvent } : undefined;
+    // A new occurrence's flap run (`runFromRecord`); a firing not counted (a storm) starts none.
+    const run = n.flapRun && !resolved ? { '#rc': n.flapRun.count, '#rs': n.flapRun.sinceMs } : undefined;
     const fresh: UpdateSpec = {
-      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, ...channels, '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }), ...mark },
+      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, ...channels, '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }), ...mark, ...run },
       // A new occurrence starts at generation 0: an earlier occurrence's generation would make its re-fire's write (`#again`) fail.
-      remove: ['#ack', '#esc', '#gen', '#rf', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const]), ...(mark ? [] : ['#de' as const])],
+      remove: ['#ack', '#esc', '#gen', '#rf', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const]), ...(mark ? [] : ['#de' as const]), ...(run ? [] : ['#rc' as const, '#rs' as const])],
       add: { '#seq': 1 },
       condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
       values: { ':s': startsAt, ':nowSec': nowSec },

@@ -5,6 +5,7 @@
  *   `escalation` are maps, `channels` a string set, `historySeq` the number of history items;
  *   `deliveredEvent` the key of the alert event (`generationKey`) whose claimed channels all accepted it,
  *   written by the same request as the rest of the record (`delivery-mark.ts`: the dedupe ledger reads it);
+ *   `runCount` and `runSince`, the flap run of its firing (`flap-record.ts`);
  * - `history#<fingerprint>#<seq, 10 digits>`: one history event (`eventJson`).
  * An over-long fingerprint appears in keys as its digest (`shared/store/keys.ts`); the record's
  * `fingerprint` attribute keeps it whole.
@@ -41,6 +42,9 @@ export interface RecordItem {
   refiredAt?: string;
   /** Key of the event every claimed channel accepted (`delivery-mark.ts`); absent in records written before it existed. */
   deliveredEvent?: string;
+  /** The flap run of the occurrence's firing (`flap-record.ts`, `runFromRecord`): firings in it, and its first `startsAt` (epoch ms). */
+  runCount?: number;
+  runSince?: number;
   /** Epoch seconds. */
   expiresAt: number;
 }

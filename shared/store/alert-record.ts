@@ -108,6 +108,8 @@ export interface NotifiedAlert {
    * ledger is written apart.
    */
   deliveredEvent?: string;
+  /** The firing's flap run as the pipeline counted it from the record (`runFromRecord`); stored with a new occurrence. */
+  flapRun?: { count: number; sinceMs: number };
 }
 
 /**

@@ -18,7 +18,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import { recordKey } from './alert-record-items.js';
 import { batchGet } from './batch-get.js';
 import { applyMark, type RecordMark } from './delivery-mark.js';
-import { noteFiring } from './flap-record.js';
+import { noteFiring, runFromRecord, type RecordRun } from './flap-record.js';
 import { headKey, incoming, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
 import { ledgerDecision, nextStep, type Head } from './occurrence.js';
 import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun, type Seen } from './dedupe.js';
@@ -52,7 +52,7 @@ interface Update {
  * and its alert record (whose delivery mark may say the head's event is delivered, `delivery-mark.ts`).
  */
 interface ReadItems extends Seen {
-  readonly items: readonly [HeadItem | undefined, HeadItem | undefined, RecordMark | undefined];
+  readonly items: readonly [HeadItem | undefined, HeadItem | undefined, (RecordMark & RecordRun) | undefined];
 }
 
 /** The head as read (delivery mark applied) and its item's `expiresAt`, epoch seconds. */
@@ -78,7 +78,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
   /** The three items `#read` may need of each alert, in one BatchGetItem per 33 alerts. */
   // `nowMs` is part of the port: expiry is judged by `claim`, which gets the same time.
   async readMany(alerts: AlertEvent[], _nowMs: number): Promise<(Seen | undefined)[]> {
-    const read = await batchGet<HeadItem & RecordMark>(this.#doc, this.#table, alerts.flatMap(itemKeys));
+    const read = await batchGet<HeadItem & RecordMark & RecordRun>(this.#doc, this.#table, alerts.flatMap(itemKeys));
     return alerts.map((a) => {
       const keys = itemKeys(a);
       if (!keys.every((k) => read.has(k))) return undefined;
@@ -173,6 +173,12 @@ export class DynamoDbDedupeStore implements DedupeStore {
   /** See {@link DedupeStore.noteFiring}; the record is item `flap#<fingerprint>` (`flap-record.ts`). */
   noteFiring(fingerprint: string, startsAtMs: number, windowMs: number, nowMs: number): Promise<FlapRun> {
     return noteFiring(this.#doc, this.#table, fingerprint, { startsAtMs, windowMs, nowMs });
+  }
+
+  /** See {@link DedupeStore.runOf}: the run from the alert record read with the head. */
+  runOf(alert: AlertEvent, seen: Seen, windowMs: number, nowMs: number): FlapRun | undefined {
+    const items = (seen as ReadItems).items;
+    return items.length === 3 ? runFromRecord(items[2], Date.parse(alert.startsAt), windowMs, nowMs) : undefined;
   }
 
   /** Creates the head in the post's state, generation 0, unless a live one exists. */

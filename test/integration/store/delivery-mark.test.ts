@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AckTracker } from '../../../shared/ack/tracker.js';
 import type { Alert, WebhookMessage } from '../../../shared/alertmanager/schema.js';
 import type { Channel } from '../../../shared/channels/channel.js';
+import type { Notification } from '../../../shared/render/notification.js';
 import { silentLogger } from '../../../shared/core/logger.js';
 import type { Enrichment } from '../../../shared/enrich/types.js';
 import { processGroup, type PipelineDeps } from '../../../shared/pipeline/index.js';
@@ -167,21 +168,20 @@ describe('delivery mark: the record write stands for the ledger write', () => {
 });
 
 class Accepting implements Channel {
-  received = 0;
+  received: Notification[] = [];
   constructor(readonly name: string) {}
-  async send(): Promise<void> {
-    this.received++;
+  async send(n: Notification): Promise<void> {
+    this.received.push(n);
   }
 }
 
-function pipeline(recordStore: AlertRecordStore = records()): PipelineDeps {
-  const now = () => T0 + 1000;
+function pipeline(recordStore: AlertRecordStore = records(), now = () => T0 + 1000, flapWindowMs = 0): PipelineDeps {
   return {
     store: dedupe(),
     channels: [new Accepting('slack'), new Accepting('feishu'), new Accepting('sns')],
     enrich: async (alerts) => new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'kv_cache', reason: 'test' }])),
     delivery: { timeoutMs: 2000, retries: 0 },
-    flapWindowMs: 0,
+    flapWindowMs,
     logger: silentLogger,
     now,
     ack: new AckTracker({ store: recordStore, logger: silentLogger, now }),
@@ -232,5 +232,65 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
     expect((await headOf(a))?.delivered?.SS?.sort()).toEqual(['feishu', 'slack', 'sns']);
     expect((await store.get(a.fingerprint, T0 + 2000))?.channels).toEqual(['feishu', 'slack', 'sns']);
     expect(decision(await readClaim(a, ['slack', 'feishu', 'sns'], T0 + 2000))).toEqual({ decision: 'already notified', pending: [] });
+  });
+
+  it('counts flapping from the alert record read with the claims: no flap item, no request of its own', async () => {
+    const MIN = 60_000;
+    let clock = T0;
+    const deps = pipeline(records(), () => clock, 30 * MIN);
+    const fp = `flapping-${++n}`;
+    const fire = (startsAt: string) => group([alertOf(fp, { startsAt })]);
+    const resolve = (startsAt: string, endsAt: string) => group([{ ...alertOf(fp, { startsAt }), status: 'resolved', endsAt }]);
+    const steps: [number, WebhookMessage][] = [
+      [0, fire('2026-11-29T12:00:00.000Z')],
+      [4, resolve('2026-11-29T12:00:00.000Z', '2026-11-29T12:04:00.000Z')],
+      [7, fire('2026-11-29T12:07:00.000Z')],
+      [8, fire('2026-11-29T12:07:00.000Z')],
+      [9, resolve('2026-11-29T12:07:00.000Z', '2026-11-29T12:09:00.000Z')],
+      [12, fire('2026-11-29T12:12:00.000Z')],
+      [15, resolve('2026-11-29T12:12:00.000Z', '2026-11-29T12:15:00.000Z')],
+      [240, fire('2026-11-29T16:00:00.000Z')],
+    ];
+    const cost: Record<string, number>[] = [];
+    for (const [minute, message] of steps) {
+      clock = T0 + minute * MIN;
+      cost.push(await requests(() => processGroup(message, deps)));
+    }
+    const slack = deps.channels[0] as Accepting;
+    const marks = slack.received.map((m) => (m.status === 'resolved' ? 'resolved' : (m.flapping?.[fp]?.count ?? 1)));
+    expect(marks).toEqual([1, 'resolved', 2, 'resolved', 3, 'resolved', 1]);
+    expect(slack.received[4]!.flapping).toEqual({ [fp]: { count: 3, sinceMs: Date.parse('2026-11-29T12:00:00Z') } });
+    // A new firing: read, claim, its record's write, its history event; the resend (step 4) only the read.
+    expect(cost[2]).toEqual({ BatchGetItem: 1, PutItem: 1, UpdateItem: 1, BatchWriteItem: 1 });
+    expect(cost[3]).toEqual({ BatchGetItem: 1 });
+    const flapItem = await db.client.send(new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: `flap#${fp}` } } }));
+    expect(flapItem.Item).toBeUndefined();
+  });
+
+  it('reads a record without a run (written by the previous version) as a run of one', async () => {
+    const MIN = 60_000;
+    const fp = `old-run-${++n}`;
+    const sec = T0 / 1000;
+    await db.client.send(
+      new PutItemCommand({
+        TableName: db.tableName,
+        Item: {
+          pk: { S: `alert#${fp}` },
+          fingerprint: { S: fp },
+          startsAt: { S: STARTS_AT },
+          status: { S: 'resolved' },
+          alertJson: { S: JSON.stringify(alertOf(fp)) },
+          groupKey: { S: 'g' },
+          externalURL: { S: 'http://am' },
+          channels: { SS: ['slack'] },
+          notifiedAt: { S: STARTS_AT },
+          historySeq: { N: '2' },
+          expiresAt: { N: String(sec + 3600) },
+        },
+      }),
+    );
+    const deps = pipeline(records(), () => T0 + 10 * MIN, 30 * MIN);
+    await processGroup(group([alertOf(fp, { startsAt: '2026-11-29T12:08:00.000Z' })]), deps);
+    expect((deps.channels[0] as Accepting).received[0]!.flapping).toEqual({ [fp]: { count: 2, sinceMs: T0 } });
   });
 });
