@@ -13,7 +13,7 @@ import { bundle, bytesByPackage, coldInitMs, helloBundle, OUT, serverBundle } fr
 import { productEnv, startFakes, type Fakes } from './floor-fakes.js';
 import { selfTimeByOwner } from './floor-profile.js';
 import { newGroup, npmStartArgs, post, ROOT, serve, type Served } from './floor-processes.js';
-import { storeCost } from './floor-store.js';
+import { storeCost, storeFindings } from './floor-store.js';
 import { round, table, type Benchmark, type Row } from './harness.js';
 
 /** `BENCH_QUICK=1`: a smoke run of every phase with few runs and small sizes (its numbers mean little). */
@@ -233,6 +233,7 @@ export const floor: Benchmark = {
 
       notes.push(
         `\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table(cost.map((c) => ({ alerts: c.alerts, 'per new alert': round(c.perNew), 'per duplicate': round(c.perDuplicate), 'new group': c.newBreakdown, 'same group again': c.duplicateBreakdown })))}`,
+        storeFindings(cost),
       );
       notes.push(
         `\n### Storm (${STORM.alerts} alerts + ${STORM.truncated} truncated, median of ${STORM.runs})\n\nmessages slack/feishu/sns per storm: ${s.messages}; the same storm again (all duplicates): ${round(s.repeatMs / 1000)} s`,

@@ -2,8 +2,9 @@
  * The pipeline's side of acknowledgements, in the order the pipeline calls it:
  * `prepare` (read who acknowledged the alerts about to be sent) → `decorate` (per channel message:
  * the signed Acknowledge link, and each alert's acknowledgement, so a resolved message says who acked
- * and how long it took) → `record` (after delivery, delivered or not: the alert's state and history,
- * escalation scheduled for a new critical occurrence, cancelled on resolve).
+ * and how long it took) → `session` (the record stage: as soon as every channel accepted an alert,
+ * its record with the delivery mark; after delivery, delivered or not, the others' records and
+ * history, escalation scheduled for a new critical occurrence, cancelled on resolve).
  *
  * It never fails the pipeline: the alert matters more than its bookkeeping, so store errors are logged.
  */
@@ -17,6 +18,7 @@ import { escalates } from '../escalation/escalation.js';
 import type { AckLinks } from './links.js';
 import { normaliseTime } from '../store/alert-record-items.js';
 import type { EscalationScheduler } from '../escalation/scheduler.js';
+import type { FlapRun } from '../store/dedupe.js';
 import type { AlertRecordStore, AlertRecord, HistoryBatch } from '../store/alert-record.js';
 
 /** Store calls in flight at once while recording a group (a storm can bring thousands of alerts). */
@@ -49,6 +51,8 @@ export interface SentAlert {
   channels: string[];
   /** The event's generation (`shared/store/occurrence.ts`); absent: 0. */
   generation?: number;
+  /** The firing's flap run counted from its record (`runFromRecord`), stored with the record. */
+  flapRun?: FlapRun;
 }
 
 export class AckTracker {
@@ -83,34 +87,25 @@ export class AckTracker {
     return { ...notification, alerts, ...(acknowledgeUrl && { acknowledgeUrl }) };
   }
 
-  /** Records what was delivered; schedules or cancels escalation. Never throws. */
-  async record(message: WebhookMessage, sent: SentAlert[], enrichments: ReadonlyMap<string, Enrichment>): Promise<void> {
-    const limit = pLimit(CONCURRENCY);
-    const budget = { left: MAX_ESCALATIONS_PER_MESSAGE, skipped: 0 };
-    // The group's `notified` events go out in batch writes after the records: one request per 25, not per alert.
-    const history: HistoryBatch = { items: [] };
-    // Every alert, delivered or not: an undelivered critical one still escalates (the target is the way
-    // out of a platform outage), and an undelivered resolve still cancels its escalation.
-    await Promise.all(sent.map((s) => limit(async () => {
-      try {
-        await this.#recordOne(message, s, enrichments.get(s.alert.fingerprint), budget, history);
-      } catch (err) {
-        this.deps.logger.error('ack state write failed', { fingerprint: s.alert.fingerprint, error: (err as Error).message });
-      }
-    })));
-    await this.deps.store.flushHistory(history).catch((err: Error) => {
-      this.deps.logger.error('ack history write failed', { groupKey: message.groupKey, error: err.message });
-    });
-    if (budget.skipped) this.deps.logger.warn('escalations capped', { groupKey: message.groupKey, scheduled: MAX_ESCALATIONS_PER_MESSAGE, notScheduled: budget.skipped });
+  /**
+   * The record stage of one group, in two steps: {@link AckSession.delivered} while fan-out runs (an
+   * alert every claimed channel accepted: its record write also carries the delivery mark, so it is
+   * the alert's only write after delivery), then {@link AckSession.finish} (the other alerts'
+   * records, escalation, the history batch).
+   */
+  session(message: WebhookMessage, enrichments: ReadonlyMap<string, Enrichment>): AckSession {
+    return new AckSession(this, message, enrichments);
   }
 
-  async #recordOne(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, budget: { left: number; skipped: number }, history: HistoryBatch): Promise<void> {
-    const { store, now } = this.deps;
-    const notified = { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }) };
-    const result = await store.recordNotified(notified, now(), history);
-    if (!result) return;
-    const { record } = result;
-    if (s.alert.status === 'firing') await this.#schedule(record, budget);
+  /** @internal One alert's record write (see {@link AlertRecordStore.recordNotified}); `undefined`: ignored (an older occurrence). */
+  write(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, history: HistoryBatch, deliveredEvent?: string): ReturnType<AlertRecordStore['recordNotified']> {
+    const notified = { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }), ...(deliveredEvent && { deliveredEvent }), ...(s.flapRun && { flapRun: s.flapRun }) };
+    return this.deps.store.recordNotified(notified, this.deps.now(), history);
+  }
+
+  /** @internal Escalation after an alert's record write: scheduled for a firing, cancelled by a resolve. */
+  async escalate(alert: Alert, record: AlertRecord, budget: { left: number; skipped: number }): Promise<void> {
+    if (alert.status === 'firing') await this.#schedule(record, budget);
     else await this.#cancel(record);
   }
 
@@ -141,5 +136,60 @@ export class AckTracker {
     if (!(await this.deps.store.cancelEscalation(record.fingerprint, record.startsAt, 'resolved', this.deps.now()))) return;
     await this.deps.store.addHistory(record.fingerprint, { type: 'escalation cancelled', reason: 'resolved', startsAt: record.startsAt }, this.deps.now());
     await this.deps.escalation?.scheduler.cancel({ fingerprint: record.fingerprint, startsAt: record.startsAt });
+  }
+}
+
+type Written = Awaited<ReturnType<AlertRecordStore['recordNotified']>>;
+
+/** See {@link AckTracker.session}. */
+export class AckSession {
+  /** The group's `notified` events, written in batch requests at the end: one request per 25, not per alert. */
+  readonly #history: HistoryBatch = { items: [] };
+  /** Records written with their delivery mark, by event key. */
+  readonly #written = new Map<string, Written>();
+
+  constructor(
+    private readonly tracker: AckTracker,
+    private readonly message: WebhookMessage,
+    private readonly enrichments: ReadonlyMap<string, Enrichment>,
+  ) {}
+
+  /**
+   * Writes the record of an alert that every channel of its claim accepted, with the delivery mark
+   * `eventKey` (the dedupe ledger reads it as delivered). Once per event: the record's history event
+   * lists `channels`.
+   * @returns whether the mark stands: written, or the record holds a later occurrence (this one is
+   *   over); false for a late firing of a record already resolved (the caller then writes the ledger apart)
+   * @throws the store's error (the caller then writes the ledger apart)
+   */
+  async delivered(s: SentAlert, eventKey: string): Promise<boolean> {
+    const written = await this.tracker.write(this.message, s, this.enrichments.get(s.alert.fingerprint), this.#history, eventKey);
+    this.#written.set(eventKey, written);
+    return written === undefined || s.alert.status === 'resolved' || written.record.status === 'firing';
+  }
+
+  /**
+   * Writes the records not written by {@link delivered} (every alert, delivered or not: an undelivered
+   * critical one still escalates — the target is the way out of a platform outage — and an undelivered
+   * resolve still cancels its escalation), schedules or cancels escalation, writes the history. Never throws.
+   * @param sent every alert of the group that was to be sent, with its event key and the channels that accepted it
+   */
+  async finish(sent: (SentAlert & { eventKey?: string })[]): Promise<void> {
+    const { logger } = this.tracker.deps;
+    const limit = pLimit(CONCURRENCY);
+    const budget = { left: MAX_ESCALATIONS_PER_MESSAGE, skipped: 0 };
+    await Promise.all(sent.map((s) => limit(async () => {
+      try {
+        const done = s.eventKey !== undefined && this.#written.has(s.eventKey);
+        const result = done ? this.#written.get(s.eventKey!) : await this.tracker.write(this.message, s, this.enrichments.get(s.alert.fingerprint), this.#history);
+        if (result) await this.tracker.escalate(s.alert, result.record, budget);
+      } catch (err) {
+        logger.error('ack state write failed', { fingerprint: s.alert.fingerprint, error: (err as Error).message });
+      }
+    })));
+    await this.tracker.store.flushHistory(this.#history).catch((err: Error) => {
+      logger.error('ack history write failed', { groupKey: this.message.groupKey, error: err.message });
+    });
+    if (budget.skipped) logger.warn('escalations capped', { groupKey: this.message.groupKey, scheduled: MAX_ESCALATIONS_PER_MESSAGE, notScheduled: budget.skipped });
   }
 }

@@ -13,7 +13,7 @@ import type { Enrichment } from '../enrich/types.js';
 import type { Metrics } from '../metrics/catalogue.js';
 import type { Flapping } from '../render/notification.js';
 import type { RouteFn } from '../routing/router.js';
-import type { Claim, DedupeStore } from '../store/dedupe.js';
+import type { Claim, DedupeStore, Seen } from '../store/dedupe.js';
 import type { DeliveryLedger } from './record.js';
 
 export interface PipelineDeps {
@@ -82,6 +82,8 @@ export interface ClaimedAlert {
   claim: Claim;
   /** The store refused this alert's item: it is sent without dedupe, and nothing is written to its ledger. */
   unledgered?: true;
+  /** What the group's batched read saw of the alert (`DedupeStore.readMany`), if it was read. */
+  seen?: Seen;
 }
 
 /** One group on its way out, after claims, flapping, enrichment and the acknowledgement read. */

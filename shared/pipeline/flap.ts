@@ -6,7 +6,7 @@
 import pLimit from 'p-limit';
 import type { Alert } from '../alertmanager/schema.js';
 import { MAX_DETAILED_ALERTS } from '../render/digest.js';
-import type { DedupeStore } from '../store/dedupe.js';
+import type { DedupeStore, FlapRun } from '../store/dedupe.js';
 import type { Logger } from '../core/logger.js';
 import type { Flapping, Notification } from '../render/notification.js';
 
@@ -24,9 +24,19 @@ export const MAX_TRACKED_FIRINGS = MAX_DETAILED_ALERTS;
  * Records the firing alerts among `alerts` and returns those that flap, by fingerprint.
  * @param windowMs the flap window, milliseconds; `0` turns marking off
  * @param nowMs current time, epoch milliseconds
+ * @param known runs already counted from the alert records read with the claims (`DedupeStore.runOf`):
+ *   those alerts cost no request here (their record's write stores the run)
  */
-export async function recordFirings(alerts: Alert[], store: DedupeStore, windowMs: number, nowMs: number, log: Logger): Promise<Map<string, Flapping>> {
+export async function recordFirings(
+  alerts: Alert[],
+  store: DedupeStore,
+  windowMs: number,
+  nowMs: number,
+  log: Logger,
+  known: ReadonlyMap<string, FlapRun> = new Map(),
+): Promise<Map<string, Flapping>> {
   const flapping = new Map<string, Flapping>();
+  for (const [fingerprint, run] of known) if (run.count > 1) flapping.set(fingerprint, { count: run.count, sinceMs: run.sinceMs });
   if (!store.noteFiring || windowMs <= 0) return flapping;
   const noteFiring = store.noteFiring.bind(store);
   const limit = pLimit(CONCURRENCY);
@@ -36,16 +46,18 @@ export async function recordFirings(alerts: Alert[], store: DedupeStore, windowM
     return flapping;
   }
   await Promise.all(
-    firing.map((alert) =>
-      limit(async () => {
-        try {
-          const run = await noteFiring(alert.fingerprint, Date.parse(alert.startsAt), windowMs, nowMs);
-          if (run.count > 1) flapping.set(alert.fingerprint, { count: run.count, sinceMs: run.sinceMs });
-        } catch (err) {
-          log.warn('flap record failed', { fingerprint: alert.fingerprint, error: (err as Error).message });
-        }
-      }),
-    ),
+    firing
+      .filter((alert) => !known.has(alert.fingerprint))
+      .map((alert) =>
+        limit(async () => {
+          try {
+            const run = await noteFiring(alert.fingerprint, Date.parse(alert.startsAt), windowMs, nowMs);
+            if (run.count > 1) flapping.set(alert.fingerprint, { count: run.count, sinceMs: run.sinceMs });
+          } catch (err) {
+            log.warn('flap record failed', { fingerprint: alert.fingerprint, error: (err as Error).message });
+          }
+        }),
+      ),
   );
   if (flapping.size) log.info('alerts flapping', { alerts: flapping.size, fingerprints: [...flapping.keys()].slice(0, 20) });
   return flapping;

@@ -17,10 +17,10 @@ import type { Logger } from '../core/logger.js';
 import type { Enrichment } from '../enrich/types.js';
 import { noMetrics, type Metrics } from '../metrics/catalogue.js';
 import { cutOversized } from '../render/reduce.js';
-import { eventKey, type Claim, type Seen } from '../store/dedupe.js';
+import { eventKey, type Claim, type DedupeStore, type FlapRun, type Seen } from '../store/dedupe.js';
 import type { ClaimedAlert, GroupContext, GroupResult, PipelineDeps } from './context.js';
 import { fanOutTo } from './fan-out.js';
-import { DEFAULT_FLAP_WINDOW_MS, recordFirings } from './flap.js';
+import { DEFAULT_FLAP_WINDOW_MS, MAX_TRACKED_FIRINGS, recordFirings } from './flap.js';
 import { DeliveryLedger } from './record.js';
 import { confirmRefires } from './refire.js';
 import { alertsToEnrich } from './select.js';
@@ -48,16 +48,20 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   for (const c of claimed) deps.metrics?.inc('dedupe_decisions_total', { decision: c.claim.decision });
   // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
   const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cutOversized(c.alert, log) }));
-  const { flapping, enrichments, ackView } = await prepareGroup(message, toSend, deps, log, receivedAt);
-  const ledger = new DeliveryLedger(deps.store, log);
+  const { flapping, runs, enrichments, ackView } = await prepareGroup(message, toSend, deps, log, receivedAt);
+  // With alert records, an alert every channel accepted is recorded and ledgered by one write (`record.ts`).
+  const records = deps.ack?.session(message, enrichments);
+  const mark = records && ((alert: Alert, claim: Claim, channels: string[]) => records.delivered({ alert, channels, generation: claim.event.generation, flapRun: runs.get(alert.fingerprint) }, claim.event.key));
+  const ledger = new DeliveryLedger(deps.store, log, mark);
   const group: GroupContext = { message, deps, log, receivedAt, toSend, enrichments, flapping, ackView, ledger };
   const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, group)));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
   const failed = new Set(outcomes.filter((o) => o.outcome?.status === 'failed').map((o) => o.channel));
   const undelivered = new Set(outcomes.filter((o) => o.outcome && o.outcome.status !== 'delivered').map((o) => o.channel));
-  const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered'), generation: c.claim.event.generation }));
-  // The ledger and the acknowledgement state are separate items: written side by side, not one after the other.
-  await Promise.all([settleLedger(ledger, toSend, undelivered, deps, log), deps.ack?.record(message, sent, enrichments)]);
+  const sent = toSend.map((c) => ({ alert: c.alert, channels: c.claim.pending.filter((name) => channels[name]?.status === 'delivered'), generation: c.claim.event.generation, eventKey: c.claim.event.key, flapRun: runs.get(c.alert.fingerprint) }));
+  // The ledger first: the records it wrote with their delivery mark are not written again.
+  await settleLedger(ledger, toSend, undelivered, deps, log);
+  await records?.finish(sent);
 
   const count = (d: Claim['decision']) => claimed.filter((c) => c.claim.decision === d).length;
   const inFlight = count('in flight');
@@ -85,12 +89,27 @@ async function prepareGroup(message: WebhookMessage, toSend: ClaimedAlert[], dep
     // Sent in a digest, without enrichment: counted so the metric covers every alert sent without it.
     (deps.metrics ?? noMetrics).inc('enrichment_unavailable_total', { reason: 'storm' }, toSend.length - toEnrich.length);
   }
+  const windowMs = deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS;
+  // With alert records, a firing's flap run comes from the record read with its claim, and is stored by the record's write.
+  const runs = deps.ack ? runsFromRead(toSend, deps.store, windowMs, receivedAt) : new Map<string, FlapRun>();
   const [flapping, enrichments, ackView] = await Promise.all([
-    recordFirings(alerts, deps.store, deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS, receivedAt, log),
+    recordFirings(alerts, deps.store, windowMs, receivedAt, log, runs),
     toEnrich.length ? enrichTimed(toEnrich, deps, log) : new Map<string, Enrichment>(),
     deps.ack && toSend.length ? deps.ack.prepare(alerts) : undefined,
   ]);
-  return { flapping, enrichments, ackView };
+  return { flapping, runs, enrichments, ackView };
+}
+
+/** The flap runs of the firing alerts the group's batched read saw (none when flapping is off or not tracked). */
+function runsFromRead(toSend: ClaimedAlert[], store: DedupeStore, windowMs: number, nowMs: number): Map<string, FlapRun> {
+  const runs = new Map<string, FlapRun>();
+  const firing = toSend.filter((c) => c.alert.status === 'firing' && !Number.isNaN(Date.parse(c.alert.startsAt)));
+  if (!store.runOf || windowMs <= 0 || firing.length > MAX_TRACKED_FIRINGS) return runs;
+  for (const c of firing) {
+    const run = c.seen && store.runOf(c.alert, c.seen, windowMs, nowMs);
+    if (run) runs.set(c.alert.fingerprint, run);
+  }
+  return runs;
 }
 
 async function enrichTimed(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Map<string, Enrichment>> {
@@ -165,7 +184,7 @@ function claimEach(alerts: Alert[], seen: (Seen | undefined)[], now: number, dep
           generation: claim.event.generation,
           pending: claim.pending,
         });
-        return { alert, channels: routed, claim };
+        return { alert, channels: routed, claim, ...(seen[i] && { seen: seen[i] }) };
       }),
     )
   );

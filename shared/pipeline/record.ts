@@ -9,6 +9,11 @@
  * record longer), and carries all those channels (DynamoDB `ADD`/`DELETE` on sets). So a group whose
  * channels all succeed costs one write per alert, not one per alert and channel, and a crash
  * re-sends at most what was accepted in those few milliseconds.
+ *
+ * The write of an alert that every channel of its claim accepted is its alert record's write, with
+ * the delivery mark (`shared/store/delivery-mark.ts`), when the group records alerts (`markDelivered`
+ * given): one request after delivery instead of a ledger write and a record write. A partial delivery,
+ * or a record write that fails, goes to the occurrence's head as before (`DedupeStore.markDelivered`).
  */
 import pLimit from 'p-limit';
 import type { Alert } from '../alertmanager/schema.js';
@@ -19,6 +24,14 @@ import type { Logger } from '../core/logger.js';
 const CONCURRENCY = 64;
 /** Longest an accepted channel waits for the alert's other channels before its record is written, milliseconds. */
 export const COALESCE_MS = 50;
+
+/**
+ * Writes the alert's record with the delivery mark of `claim.event` (every channel of the claim
+ * accepted it); `channels` are all that accepted it in this round.
+ * @returns whether the mark stands (false: write the head's ledger too)
+ * @throws the store's error
+ */
+export type MarkDelivered = (alert: Alert, claim: Claim, channels: string[]) => Promise<boolean>;
 
 interface Entry {
   alert: Alert;
@@ -35,10 +48,14 @@ export class DeliveryLedger {
   readonly #queued = new Map<string, Entry>();
   readonly #writes: Promise<void>[] = [];
   readonly #unrecorded = new Set<string>();
+  /** Channels already written to the head, by event key (a later write completes them). */
+  readonly #written = new Map<string, Set<string>>();
 
+  /** @param mark writes an alert's record with its delivery mark; unset: every write goes to the head */
   constructor(
     private readonly store: Pick<DedupeStore, 'markDelivered'>,
     private readonly log: Logger,
+    private readonly mark?: MarkDelivered,
   ) {}
 
   /** Records, in the background, that `channel` accepted the alerts of `claimed`. */
@@ -78,8 +95,19 @@ export class DeliveryLedger {
   async #write(entry: Entry): Promise<void> {
     // From here on a later channel of the alert gets a write of its own.
     if (this.#queued.get(entry.claim.event.key) === entry) this.#queued.delete(entry.claim.event.key);
+    const key = entry.claim.event.key;
     const channels = [...entry.channels];
+    const all = new Set([...(this.#written.get(key) ?? []), ...channels]);
     try {
+      if (this.mark && entry.claim.pending.every((name) => all.has(name))) {
+        const marked = await this.mark(entry.alert, entry.claim, [...all]).catch((err: Error) => {
+          // The record's own problem (its size, a throttle) must not cost the delivery its ledger.
+          this.log.warn('record write with delivery mark failed', { fingerprint: entry.alert.fingerprint, error: err.message });
+          return false;
+        });
+        if (marked) return;
+      }
+      this.#written.set(key, all);
       await this.store.markDelivered(entry.alert, entry.claim.event, channels);
     } catch (err) {
       this.#unrecorded.add(entry.claim.event.key);

@@ -26,7 +26,7 @@ const NAMES = {
   '#fp': 'fingerprint', '#s': 'startsAt', '#st': 'status', '#a': 'alertJson', '#e': 'enrichmentJson', '#gk': 'groupKey',
   '#ext': 'externalURL', '#ch': 'channels', '#n': 'notifiedAt', '#r': 'resolvedAt', '#ack': 'ack', '#esc': 'escalation',
   '#seq': 'historySeq', '#exp': 'expiresAt', '#gen': 'generation', '#state': 'state', '#at': 'at', '#reason': 'reason', '#sid': 'silenceId',
-  '#rf': 'refiredAt',
+  '#rf': 'refiredAt', '#de': 'deliveredEvent', '#rc': 'runCount', '#rs': 'runSince',
 } as const;
 type Name = keyof typeof NAMES;
 
@@ -61,10 +61,14 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     // Each write also counts the history event it records (`historySeq`), saving a call per alert in a storm.
     // DynamoDB refuses an empty set: an alert no channel accepted carries no `channels` attribute.
     const channels = n.channels.length ? { '#ch': new Set(n.channels) } : undefined;
+    // The delivery mark (`delivery-mark.ts`): this write then also records the delivery.
+    const mark = n.deliveredEvent ? { '#de': n.deliveredEvent } : undefined;
+    // A new occurrence's flap run (`runFromRecord`); a firing not counted (a storm) starts none.
+    const run = n.flapRun && !resolved ? { '#rc': n.flapRun.count, '#rs': n.flapRun.sinceMs } : undefined;
     const fresh: UpdateSpec = {
-      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, ...channels, '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }) },
+      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, ...channels, '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }), ...mark, ...run },
       // A new occurrence starts at generation 0: an earlier occurrence's generation would make its re-fire's write (`#again`) fail.
-      remove: ['#ack', '#esc', '#gen', '#rf', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const])],
+      remove: ['#ack', '#esc', '#gen', '#rf', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const]), ...(mark ? [] : ['#de' as const]), ...(run ? [] : ['#rc' as const, '#rs' as const])],
       add: { '#seq': 1 },
       condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
       values: { ':s': startsAt, ':nowSec': nowSec },
@@ -77,9 +81,12 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
       condition: '#s = :s AND #exp > :nowSec',
       values: { ':s': startsAt, ':nowSec': nowSec, ...(resolved && { ':now': now }) },
     };
+    // A firing's mark only while the record is firing: a late firing must not take a delivered resolve's mark.
+    const sameMarked: UpdateSpec | undefined = mark && { ...same, set: { ...same.set, ...mark }, condition: resolved ? same.condition : `${same.condition} AND #st = :firing`, values: { ...same.values, ...(!resolved && { ':firing': 'firing' }) } };
     // A resolve is usually of a known occurrence, a firing usually of a new one: try the likely write first.
     const generation = n.generation ?? 0;
-    const specs = resolved ? [same, fresh] : generation > 0 ? [this.#again(n, startsAt, nowMs, channels), fresh, same] : [fresh, same];
+    const sames = sameMarked ? (resolved ? [sameMarked] : [sameMarked, same]) : [same];
+    const specs = resolved ? [...sames, fresh] : generation > 0 ? [this.#again(n, startsAt, nowMs, channels), fresh, ...sames] : [fresh, ...sames];
     for (const spec of specs) {
       const item = await this.#update(n.alert.fingerprint, spec);
       if (!item) continue;
@@ -101,7 +108,7 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
   #again(n: NotifiedAlert, startsAt: string, nowMs: number, channels: { '#ch': Set<string> } | undefined): UpdateSpec {
     return {
       // When it fired again (our clock): links issued before it do not acknowledge it (`acknowledge`).
-      set: { '#st': 'firing', '#a': toJson(n.alert), '#exp': this.#expiry(nowMs), '#gen': n.generation, '#rf': isoTime(nowMs) },
+      set: { '#st': 'firing', '#a': toJson(n.alert), '#exp': this.#expiry(nowMs), '#gen': n.generation, '#rf': isoTime(nowMs), ...(n.deliveredEvent && { '#de': n.deliveredEvent }) },
       remove: ['#r', '#esc', '#ack'],
       add: { ...channels, '#seq': 1 },
       condition: '#s = :s AND #exp > :nowSec AND (attribute_not_exists(#gen) OR #gen < :g)',

@@ -3,6 +3,9 @@
  * - `alert#<fingerprint>`: the record; `alertJson` and `enrichmentJson` hold the alert and its
  *   enrichment as JSON (DynamoDB numbers cannot be `NaN` or ±Infinity, which signals may be), `ack` and
  *   `escalation` are maps, `channels` a string set, `historySeq` the number of history items;
+ *   `deliveredEvent` the key of the alert event (`generationKey`) whose claimed channels all accepted it,
+ *   written by the same request as the rest of the record (`delivery-mark.ts`: the dedupe ledger reads it);
+ *   `runCount` and `runSince`, the flap run of its firing (`flap-record.ts`);
  * - `history#<fingerprint>#<seq, 10 digits>`: one history event (`eventJson`).
  * An over-long fingerprint appears in keys as its digest (`shared/store/keys.ts`); the record's
  * `fingerprint` attribute keeps it whole.
@@ -37,6 +40,11 @@ export interface RecordItem {
   generation?: number;
   /** When the current generation fired again (RFC 3339, our clock); absent for generation 0. */
   refiredAt?: string;
+  /** Key of the event every claimed channel accepted (`delivery-mark.ts`); absent in records written before it existed. */
+  deliveredEvent?: string;
+  /** The flap run of the occurrence's firing (`flap-record.ts`, `runFromRecord`): firings in it, and its first `startsAt` (epoch ms). */
+  runCount?: number;
+  runSince?: number;
   /** Epoch seconds. */
   expiresAt: number;
 }

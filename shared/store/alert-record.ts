@@ -102,6 +102,14 @@ export interface NotifiedAlert {
   channels: string[];
   /** The event's generation (`shared/store/occurrence.ts`): ≥ 1 for a re-fire with the same `startsAt` and its resolve. */
   generation?: number;
+  /**
+   * The event's key (`generationKey`) when every channel its claim named has accepted it: the record's
+   * write then also stands for the dedupe ledger's (`shared/store/delivery-mark.ts`). Unset: the
+   * ledger is written apart.
+   */
+  deliveredEvent?: string;
+  /** The firing's flap run as the pipeline counted it from the record (`runFromRecord`); stored with a new occurrence. */
+  flapRun?: { count: number; sinceMs: number };
 }
 
 /**

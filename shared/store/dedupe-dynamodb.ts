@@ -15,8 +15,10 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { recordKey } from './alert-record-items.js';
 import { batchGet } from './batch-get.js';
-import { noteFiring } from './flap-record.js';
+import { applyMark, type RecordMark } from './delivery-mark.js';
+import { noteFiring, runFromRecord, type RecordRun } from './flap-record.js';
 import { headKey, incoming, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
 import { ledgerDecision, nextStep, type Head } from './occurrence.js';
 import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun, type Seen } from './dedupe.js';
@@ -45,9 +47,18 @@ interface Update {
   returnItem?: true;
 }
 
-/** What a batched read holds for one alert: its head item and a legacy resolve item, each maybe absent. */
+/**
+ * What a batched read holds for one alert, each maybe absent: its head item, a legacy resolve item,
+ * and its alert record (whose delivery mark may say the head's event is delivered, `delivery-mark.ts`).
+ */
 interface ReadItems extends Seen {
-  readonly items: readonly [HeadItem | undefined, HeadItem | undefined];
+  readonly items: readonly [HeadItem | undefined, HeadItem | undefined, (RecordMark & RecordRun) | undefined];
+}
+
+/** The head as read (delivery mark applied) and its item's `expiresAt`, epoch seconds. */
+interface Read {
+  head?: Head & { marked?: true };
+  expiresAt: number;
 }
 
 export class DynamoDbDedupeStore implements DedupeStore {
@@ -64,13 +75,15 @@ export class DynamoDbDedupeStore implements DedupeStore {
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
-  /** Both items `#read` may need of each alert, in one BatchGetItem per 50 alerts. */
+  /** The three items `#read` may need of each alert, in one BatchGetItem per 33 alerts. */
   // `nowMs` is part of the port: expiry is judged by `claim`, which gets the same time.
   async readMany(alerts: AlertEvent[], _nowMs: number): Promise<(Seen | undefined)[]> {
-    const read = await batchGet<HeadItem>(this.#doc, this.#table, alerts.flatMap((a) => [headKey(a), legacyResolvedKey(a)]));
+    const read = await batchGet<HeadItem & RecordMark & RecordRun>(this.#doc, this.#table, alerts.flatMap(itemKeys));
     return alerts.map((a) => {
-      const [head, resolved] = [headKey(a), legacyResolvedKey(a)];
-      return read.has(head) && read.has(resolved) ? ({ items: [read.get(head), read.get(resolved)] } satisfies ReadItems) : undefined;
+      const keys = itemKeys(a);
+      if (!keys.every((k) => read.has(k))) return undefined;
+      const [head, resolved, record] = keys.map((k) => read.get(k));
+      return { items: [head, resolved, record] } satisfies ReadItems;
     });
   }
 
@@ -82,6 +95,8 @@ export class DynamoDbDedupeStore implements DedupeStore {
     }
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const { head, expiresAt } = round === 0 && seen ? await this.#fromItems(alert, (seen as ReadItems).items, nowMs) : await this.#read(alert, nowMs);
+      // Delivered by the record's mark: the item's `pending` is stale, the lease read stands for it.
+      const seenLease = head?.marked ? head.leaseUntil : undefined;
       const generation = head?.generation ?? 0;
       switch (nextStep(head, incoming(alert), nowMs)) {
         case 'start': {
@@ -90,7 +105,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
           break;
         }
         case 'resolve': {
-          const claim = await this.#resolve(alert, channels, nowMs, generation);
+          const claim = await this.#resolve(alert, channels, nowMs, generation, false, seenLease);
           if (claim) return claim;
           break;
         }
@@ -112,21 +127,36 @@ export class DynamoDbDedupeStore implements DedupeStore {
     if (alert.status === 'resolved') {
       const claim = await this.#resolve(alert, channels, nowMs, g, true);
       if (claim) return claim;
-      const { head, expiresAt } = await this.#read(alert, nowMs);
+      let { head, expiresAt } = await this.#read(alert, nowMs);
+      // Delivered by the record's mark (the item still lists its channels as pending): try again on the lease read.
+      if (head?.marked && head.state === 'firing' && head.generation === g) {
+        const marked = await this.#resolve(alert, channels, nowMs, g, true, head.leaseUntil);
+        if (marked) return marked;
+        ({ head, expiresAt } = await this.#read(alert, nowMs));
+      }
       return head?.state === 'resolved' ? this.#ledger(alert, head, expiresAt, channels, nowMs) : claimOf(alert, 'in flight', [], head?.generation ?? g);
     }
+    if (await this.#refire(alert, g, channels, nowMs)) return claimOf(alert, 'firing again', [...channels], g + 1);
+    // Another deliverer moved it first, or its resolve is still being delivered (or delivered, by the record's mark).
+    let { head, expiresAt } = await this.#read(alert, nowMs);
+    if (head?.marked && head.state === 'resolved' && head.generation === g) {
+      if (await this.#refire(alert, g, channels, nowMs, head.leaseUntil)) return claimOf(alert, 'firing again', [...channels], g + 1);
+      ({ head, expiresAt } = await this.#read(alert, nowMs));
+    }
+    if (head?.state === 'firing') return this.#ledger(alert, head, expiresAt, channels, nowMs);
+    return claimOf(alert, 'in flight', [], head?.generation ?? g);
+  }
+
+  /** RESOLVED(g) → FIRING(g+1) unless the resolve is in flight; `seenLease`: the lease read with a delivery mark. */
+  async #refire(alert: AlertEvent, g: number, channels: string[], nowMs: number, seenLease?: number): Promise<boolean> {
     const state = this.#newState('firing', channels, nowMs);
     const moved = await this.#update(headKey(alert), {
       set: [...state.set, '#gen = :g1'],
       remove: state.remove,
-      condition: '#st = :resolved AND #gen = :g AND (attribute_not_exists(#p) OR #l <= :now) AND #x > :nowSec',
-      values: { ...state.values, ':g1': g + 1, ':g': g, ':resolved': 'resolved', ':now': nowMs, ':nowSec': sec(nowMs) },
+      condition: `#st = :resolved AND #gen = :g AND ${notInFlight(seenLease)} AND #x > :nowSec`,
+      values: { ...state.values, ':g1': g + 1, ':g': g, ':resolved': 'resolved', ':now': nowMs, ':nowSec': sec(nowMs), ...(seenLease !== undefined && { ':seen': seenLease }) },
     });
-    if (moved) return claimOf(alert, 'firing again', [...channels], g + 1);
-    // Another deliverer moved it first, or its resolve is still being delivered.
-    const { head, expiresAt } = await this.#read(alert, nowMs);
-    if (head?.state === 'firing') return this.#ledger(alert, head, expiresAt, channels, nowMs);
-    return claimOf(alert, 'in flight', [], head?.generation ?? g);
+    return moved !== undefined;
   }
 
   async markDelivered(alert: AlertEvent, event: ClaimedEvent, channel: string | string[]): Promise<void> {
@@ -143,6 +173,12 @@ export class DynamoDbDedupeStore implements DedupeStore {
   /** See {@link DedupeStore.noteFiring}; the record is item `flap#<fingerprint>` (`flap-record.ts`). */
   noteFiring(fingerprint: string, startsAtMs: number, windowMs: number, nowMs: number): Promise<FlapRun> {
     return noteFiring(this.#doc, this.#table, fingerprint, { startsAtMs, windowMs, nowMs });
+  }
+
+  /** See {@link DedupeStore.runOf}: the run from the alert record read with the head. */
+  runOf(alert: AlertEvent, seen: Seen, windowMs: number, nowMs: number): FlapRun | undefined {
+    const items = (seen as ReadItems).items;
+    return items.length === 3 ? runFromRecord(items[2], Date.parse(alert.startsAt), windowMs, nowMs) : undefined;
   }
 
   /** Creates the head in the post's state, generation 0, unless a live one exists. */
@@ -173,18 +209,18 @@ export class DynamoDbDedupeStore implements DedupeStore {
    * `occurrence.ts`); `generation` when known, else any (the write returns which). `confirmed`: the
    * source of truth said resolved, so a resolve no newer than the last one is not stale.
    */
-  async #resolve(alert: AlertEvent, channels: string[], nowMs: number, generation?: number, confirmed = false): Promise<Claim | undefined> {
+  async #resolve(alert: AlertEvent, channels: string[], nowMs: number, generation?: number, confirmed = false, seenLease?: number): Promise<Claim | undefined> {
     const endsAtMs = incoming(alert).endsAtMs;
     const state = this.#newState('resolved', channels, nowMs);
     const ends = setOrRemove('#e', ':ends', endsAtMs);
-    const conditions = ['#st = :firing', '(attribute_not_exists(#p) OR #l <= :now)', '#x > :nowSec'];
+    const conditions = ['#st = :firing', notInFlight(seenLease), '#x > :nowSec'];
     if (generation !== undefined) conditions.push('#gen = :g');
     if (endsAtMs !== undefined && !confirmed) conditions.push('(attribute_not_exists(#e) OR #e < :ends)');
     const item = await this.#update(headKey(alert), {
       set: [...state.set!, ...(ends.set ? [ends.set] : [])],
       remove: [...state.remove!, ...(ends.remove ? [ends.remove] : [])],
       condition: conditions.join(' AND '),
-      values: { ...state.values, ':firing': 'firing', ':now': nowMs, ':nowSec': sec(nowMs), ...(generation !== undefined && { ':g': generation }), ...(ends.set && { ':ends': ends.value }) },
+      values: { ...state.values, ':firing': 'firing', ':now': nowMs, ':nowSec': sec(nowMs), ...(generation !== undefined && { ':g': generation }), ...(ends.set && { ':ends': ends.value }), ...(seenLease !== undefined && { ':seen': seenLease }) },
       ...(generation === undefined && { returnItem: true as const }),
     });
     return item ? claimOf(alert, 'first notification', [...channels], generation ?? item.generation ?? 0) : undefined;
@@ -219,16 +255,19 @@ export class DynamoDbDedupeStore implements DedupeStore {
    * The head as the state machine reads it (and its `expiresAt`, epoch seconds); a legacy
    * occurrence is migrated first, by one conditional write that the first reader wins.
    */
-  async #read(alert: AlertEvent, nowMs: number): Promise<{ head?: Head; expiresAt: number }> {
-    const item = await this.#get(headKey(alert));
-    if (toHead(item, nowMs) || item?.state) return this.#fromItems(alert, [item, undefined], nowMs);
-    return this.#fromItems(alert, [item, await this.#get(legacyResolvedKey(alert))], nowMs);
+  async #read(alert: AlertEvent, nowMs: number): Promise<Read> {
+    const [head, record] = [headKey(alert), recordKey(alert.fingerprint)];
+    const read = await batchGet<HeadItem & RecordMark>(this.#doc, this.#table, [head, record]);
+    if (!read.has(head) || !read.has(record)) throw new Error(`dedupe read of ${head} left unprocessed`);
+    const item = read.get(head);
+    const legacyResolved = toHead(item, nowMs) || item?.state ? undefined : await this.#get(legacyResolvedKey(alert));
+    return this.#fromItems(alert, [item, legacyResolved, read.get(record)], nowMs);
   }
 
-  /** The head from its item and, for a legacy occurrence, its resolve item (read by `#read` or `readMany`). */
-  async #fromItems(alert: AlertEvent, [item, resolved]: ReadItems['items'], nowMs: number): Promise<{ head?: Head; expiresAt: number }> {
+  /** The head from its item, its delivery mark and, for a legacy occurrence, its resolve item (read by `#read` or `readMany`). */
+  async #fromItems(alert: AlertEvent, [item, resolved, record]: ReadItems['items'], nowMs: number): Promise<Read> {
     const head = toHead(item, nowMs);
-    if (head || item?.state) return { head, expiresAt: item?.expiresAt ?? 0 };
+    if (head || item?.state) return { head: head && applyMark(head, alert, record, nowMs), expiresAt: item?.expiresAt ?? 0 };
     const legacy = legacyHead(item, resolved, nowMs);
     if (!legacy) return { expiresAt: 0 };
     const pending = setOrRemove('#p', ':p', legacy.pending);
@@ -240,7 +279,8 @@ export class DynamoDbDedupeStore implements DedupeStore {
       values: { ':s': legacy.state, ':zero': 0, ':l': legacy.leaseUntil, ':x': legacy.expiresAt, ...(pending.set && { ':p': pending.value }), ...(delivered.set && { ':d': delivered.value }) },
     });
     const migrated = await this.#get(headKey(alert));
-    return { head: toHead(migrated, nowMs), expiresAt: migrated?.expiresAt ?? 0 };
+    const moved = toHead(migrated, nowMs);
+    return { head: moved && applyMark(moved, alert, record, nowMs), expiresAt: migrated?.expiresAt ?? 0 };
   }
 
   /** The SET/REMOVE parts that start a state's ledger: every channel pending, none delivered, our lease. */
@@ -285,6 +325,19 @@ export class DynamoDbDedupeStore implements DedupeStore {
       return undefined;
     }
   }
+}
+
+/** The three items of an alert a claim may read: its head, a legacy resolve item, its alert record. */
+function itemKeys(alert: AlertEvent): [string, string, string] {
+  return [headKey(alert), legacyResolvedKey(alert), recordKey(alert.fingerprint)];
+}
+
+/**
+ * The head's state is not being delivered: every channel has it, or the lease ran out, or (`seenLease`)
+ * the record's delivery mark said so of the head whose lease was read, and nobody took it since.
+ */
+function notInFlight(seenLease: number | undefined): string {
+  return seenLease === undefined ? '(attribute_not_exists(#p) OR #l <= :now)' : '(attribute_not_exists(#p) OR #l <= :now OR #l = :seen)';
 }
 
 function claimOf(alert: AlertEvent, decision: DedupeDecision, pending: string[], generation: number): Claim {

@@ -78,7 +78,7 @@ export interface DedupeStore {
    */
   claim(alert: AlertEvent, channels: string[], nowMs: number, seen?: Seen): Promise<Claim>;
   /**
-   * Reads the records of many alerts in batches (one request per up to 50 alerts), so that
+   * Reads the records of many alerts in batches (one request per up to 33 alerts), so that
    * {@link DedupeStore.claim} decides from what was read: a duplicate (`already notified`, `in flight`,
    * a candidate) then costs no write, and a new alert only its one conditional write. Optional: a
    * store without it is asked alert by alert.
@@ -113,6 +113,13 @@ export interface DedupeStore {
    * @throws the store's own error when it cannot be reached (the caller marks nothing)
    */
   noteFiring?(fingerprint: string, startsAtMs: number, windowMs: number, nowMs: number): Promise<FlapRun>;
+  /**
+   * The run a firing continues, from what {@link DedupeStore.readMany} read (the alert record): no
+   * request; the record's write after delivery stores it (`NotifiedAlert.flapRun`). Use it instead of
+   * {@link DedupeStore.noteFiring} only where the pipeline writes alert records.
+   * @returns `undefined` when `seen` holds no record read
+   */
+  runOf?(alert: AlertEvent, seen: Seen, windowMs: number, nowMs: number): FlapRun | undefined;
 }
 
 /** What {@link DedupeStore.readMany} saw of one alert; only the store that read it knows its shape. */

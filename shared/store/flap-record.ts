@@ -5,6 +5,10 @@
  *
  * Single-item conditional writes only (dynalite and DynamoDB alike): the common case, a firing that
  * starts a new run, is one write; a flapping firing is two; a firing seen before is two writes and a read.
+ *
+ * Where the pipeline keeps alert records, the run needs no item and no request of its own
+ * ({@link runFromRecord}): the record read with the dedupe state holds the previous firing's `startsAt`
+ * and its run (`runCount`, `runSince`), and the record's write after delivery stores the new run.
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keyPart } from './keys.js';
@@ -68,4 +72,30 @@ async function conditional(doc: DynamoDBDocumentClient, input: ConstructorParame
     if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
     throw err;
   }
+}
+
+/** What {@link runFromRecord} reads of an alert record (`alert-record-items.ts`). */
+export interface RecordRun {
+  /** The occurrence last notified, RFC 3339. */
+  startsAt?: string;
+  /** Its run; absent in records written before runs were kept there (read as a run of 1). */
+  runCount?: number;
+  /** Epoch milliseconds. */
+  runSince?: number;
+  /** Epoch seconds. */
+  expiresAt?: number;
+}
+
+/**
+ * The run of a firing from the alert's record as read before this firing was recorded: the same
+ * firing (a repair, a re-fire with the same `startsAt`) keeps the stored run; a firing within
+ * `windowMs` of the recorded one continues it; else, or out of order, a new run.
+ * @param startsAtMs the firing's `startsAt`, epoch milliseconds
+ */
+export function runFromRecord(record: RecordRun | undefined, startsAtMs: number, windowMs: number, nowMs: number): FlapRun {
+  const lastMs = record?.startsAt && (record.expiresAt ?? 0) * 1000 > nowMs ? Date.parse(record.startsAt) : Number.NaN;
+  const run = { count: record?.runCount ?? 1, sinceMs: record?.runSince ?? lastMs };
+  if (lastMs === startsAtMs) return run;
+  if (lastMs < startsAtMs && lastMs >= startsAtMs - windowMs) return { count: run.count + 1, sinceMs: run.sinceMs };
+  return { count: 1, sinceMs: startsAtMs };
 }

@@ -9,12 +9,17 @@
  * - each channel's last message is the alert's last real state;
  * - each channel gets each event (status, generation) at most once and in order, except a copy right
  *   after a death between a channel's acceptance and its ledger write (the README's one duplicate case).
+ * Run twice: the head's own ledger (no alert records), and with alert records, where the record's
+ * write carries the delivery mark (`shared/store/delivery-mark.ts`) and is the ledger write a death may interrupt.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookMessage } from '../../shared/alertmanager/schema.js';
 import type { AlertStateSource } from '../../shared/alert-state/types.js';
 import { DeliveryError, type Channel } from '../../shared/channels/channel.js';
+import { AckTracker } from '../../shared/ack/tracker.js';
+import { DynamoDbAlertRecordStore } from '../../shared/store/alert-record-dynamodb.js';
+import type { AlertRecordStore } from '../../shared/store/alert-record.js';
 import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import type { DedupeStore } from '../../shared/store/dedupe.js';
@@ -27,11 +32,15 @@ const CHANNELS = ['slack', 'sns'] as const;
 const ZERO = '0001-01-01T00:00:00Z';
 let db: LocalDynamoDb;
 let store: DynamoDbDedupeStore;
+let records: DynamoDbAlertRecordStore;
+/** Whether the pipeline writes alert records (the delivery mark); set per test. */
+let withRecords = false;
 let runs = 0;
 
 beforeAll(async () => {
   db = await startLocalDynamoDb('occurrence-property');
   store = new DynamoDbDedupeStore(db.client, { tableName: db.tableName, ttlSeconds: 86_400, leaseMs: LEASE_MS });
+  records = new DynamoDbAlertRecordStore(db.client, { tableName: db.tableName, ttlSeconds: 86_400 });
 });
 afterAll(async () => db.close());
 
@@ -123,6 +132,16 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
       }),
     release: live(store.release.bind(store)),
   };
+  // The record write with the delivery mark is the ledger write of a fully delivered alert.
+  const overrides: Partial<AlertRecordStore> = {
+    recordNotified: (...args) =>
+      live(records.recordNotified.bind(records))(...args).then((r) => {
+        if (args[0].deliveredEvent) for (const name of args[0].channels) unrecorded.delete(name);
+        return r;
+      }),
+    flushHistory: live(records.flushHistory.bind(records)),
+  };
+  const recordStore = new Proxy(records, { get: (target, key: keyof AlertRecordStore) => overrides[key] ?? target[key].bind(target) }) as AlertRecordStore;
   const channels: Channel[] = CHANNELS.map((name, i) => ({
     name,
     send: async (n) => {
@@ -137,7 +156,7 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
       if (f.death?.channel === i && f.death.afterAccept) return (die(), never);
     },
   }));
-  return { store: crashable, channels, died, alertState: source };
+  return { store: crashable, channels, died, alertState: source, recordStore };
 }
 
 /**
@@ -169,6 +188,7 @@ async function post(world: World, store: DedupeStore, s: fc.Scheduler, peerView:
     logger: silentLogger,
     now: () => world.clock,
     alertState: d.alertState,
+    ...(withRecords && { ack: new AckTracker({ store: d.recordStore, logger: silentLogger, now: () => world.clock }) }),
   }).then((r) => (r.ok ? 200 : 503));
   return Promise.race([run, d.died]);
 }
@@ -188,8 +208,12 @@ function checkOrder(events: string[], allowedCopies: number): void {
   expect(copies, `duplicates beyond the deaths after acceptance: ${events.join(' ')}`).toBeLessThanOrEqual(allowedCopies);
 }
 
-describe('the alert-event state machine under HA peers, retries, failures and restarts', () => {
+describe.each([
+  ['the head’s own ledger', false],
+  ['alert records carrying the delivery mark', true],
+])('the alert-event state machine under HA peers, retries, failures and restarts (%s)', (_, records) => {
   it('ends with every channel saying the last real state, each state at most once and in order', async () => {
+    withRecords = records;
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 2, max: 3 }).chain((peers) => fc.tuple(fc.constant(peers), fc.array(command(peers), { minLength: 3, maxLength: 12 }))), fc.scheduler(), async ([peers, commands], s) => {
         const world = new World(s);
