@@ -74,12 +74,15 @@ export const FINISHED_PER_SECOND: SignalDef = {
 
 /**
  * The HTTP 5xx share (vLLM ≥ 0.8.3 under V1 only: V0 servers have no HTTP counters, so "no data"
- * there), the engine's own failure evidence (failed/s and share), and finished requests/s by
- * `finished_reason`. No aborted share: vLLM produces no evidence of client aborts.
+ * there), the engine's own failure evidence (failed/s and share), the length-capped share of
+ * finished requests, and finished requests/s by `finished_reason`. No aborted share: vLLM produces
+ * no evidence of client aborts.
  */
 export const ERROR_RATE_SIGNALS: readonly SignalDef[] = [
   share('http_5xx_ratio', 'HTTP 5xx share', 'http_requests_total', 'status="5xx"', HTTP_SCOPE_LABELS),
   FAILED_RATIO,
+  // Length-capped finishes are counted by every version (a 0 here is real): max_tokens or the context length cut the answer.
+  share('length_capped_ratio', 'Length-capped share', 'vllm:request_success_total', 'finished_reason="length"', VLLM_SCOPE_LABELS),
   FAILED_PER_SECOND,
   FINISHED_PER_SECOND,
 ];
