@@ -94,7 +94,22 @@ export interface MemoryTrend {
   series?: string;
   /** The whole window's shape in Unicode blocks (`▁▂▃▄▅▆▇█`), oldest first. */
   sparkline?: string;
+  /** Why there is no forecast, when `growing` is `false` (the first of these that applies). */
+  noForecast?: NoForecast;
 }
+
+/**
+ * Why a memory trend gives no forecast, in the order they are checked:
+ * - `short_history`: the points since the last restart span `seconds`, fewer than `neededSeconds`;
+ * - `few_points`: `points` samples since the last restart, fewer than `neededPoints`;
+ * - `not_growing`: flat or shrinking (growth over the window below 1 MiB);
+ * - `poor_fit`: growing, but the line explains too little of the variance (`rSquared` below `neededRSquared`).
+ */
+export type NoForecast =
+  | { reason: 'short_history'; seconds: number; neededSeconds: number }
+  | { reason: 'few_points'; points: number; neededPoints: number }
+  | { reason: 'not_growing' }
+  | { reason: 'poor_fit'; rSquared: number; neededRSquared: number };
 
 /**
  * Why an enrichment is unavailable, as a metric label (`enrichment_unavailable_total{reason}`):
