@@ -166,7 +166,7 @@ export const CAUSE_RULES: readonly CauseRule[] = [
       { signal: 'generation_tokens_per_second', op: '>', value: 0 },
     ],
     cause: 'Concurrency too low: only one or two requests run at a time and none wait, so the GPU idles between them.',
-    action: 'Send more requests at once (raise the client\'s concurrency or the router\'s per-replica limit); check --max-num-seqs is not set to 1–2.',
+    action: "Send more requests at once (raise the client's concurrency or the router's per-replica limit); check --max-num-seqs is not set to 1–2.",
   },
   {
     id: 'memory_leak',
@@ -203,7 +203,7 @@ export const CAUSE_RULES: readonly CauseRule[] = [
     kinds: ['error_rate'],
     when: [{ signal: 'http_4xx_ratio', op: '>=', value: HIGH_4XX_RATIO }],
     cause: 'Input validation: the API server rejects requests (HTTP 4xx) before they reach the engine: malformed parameters, an unknown model name, or prompts over the context length.',
-    action: 'Read the 400 answers in the API server\'s log (they name the field); check the clients\' model name, parameters and prompt lengths.',
+    action: "Read the 400 answers in the API server's log (they name the field); check the clients' model name, parameters and prompt lengths.",
   },
   {
     id: 'client_aborts',
