@@ -115,7 +115,8 @@ export type NoForecast =
  * Why an enrichment is unavailable, as a metric label (`enrichment_unavailable_total{reason}`):
  * `not_configured` (no `PROMETHEUS_URL`), `timeout` (the group's budget ran out), `network` (no HTTP
  * answer), `prometheus_error` (an error answer), `no_query` (nothing to ask for this alert), `error`;
- * `storm` (counted by the pipeline: an alert shown only in a storm digest is never enriched).
+ * `storm` (no longer counted: storms are enriched like any group since the digest shows values; kept
+ * so the metric's label values stay a superset of what earlier versions reported).
  */
 export type UnavailableCause = 'not_configured' | 'timeout' | 'network' | 'prometheus_error' | 'no_query' | 'error' | 'storm';
 
