@@ -54,9 +54,6 @@ export const KV_CACHE_FULL_RATIO = 0.9;
  */
 export const LONG_PROMPT_TOKENS = 2048;
 
-/** An aborted share of finished requests (ratio 0–1) from which aborts explain errors. */
-export const HIGH_ABORT_RATIO = 0.1;
-
 /** DCGM GPU utilization (ratio 0–1) from which the GPU counts as busy. */
 export const GPU_BUSY_RATIO = 0.9;
 
@@ -133,7 +130,13 @@ export const CAUSE_RULES: readonly CauseRule[] = [
     when: [
       { signal: 'gpu_utilization_ratio', op: '>=', value: GPU_BUSY_RATIO },
       { signal: 'generation_tokens_per_second', op: '<=', value: FLAT_THROUGHPUT_FACTOR, sinceFired: true },
-      { signal: 'itl_p95_seconds', op: '>=', value: SLOW_DECODE_SECONDS },
+      // V1 names it inter-token latency (a quantile on latency alerts); queue alerts read the mean time per output token.
+      {
+        any: [
+          { signal: 'itl_p95_seconds', op: '>=', value: SLOW_DECODE_SECONDS },
+          { signal: 'tpot_mean_seconds', op: '>=', value: SLOW_DECODE_SECONDS },
+        ],
+      },
     ],
     cause: 'Decode-bound: the GPU is busy but tokens/s stays flat and each token is slow; little compute per request per step (long generations), or a quantized model on slower kernels.',
     action: 'Batch more per step (raise --max-num-seqs), use a faster kernel for the quantization (e.g. Marlin for GPTQ/AWQ, FP8 on Hopper) or speculative decoding, or add replicas.',
@@ -182,8 +185,7 @@ export const CAUSE_RULES: readonly CauseRule[] = [
       {
         any: [
           { signal: 'http_5xx_ratio', op: '>', value: 0 },
-          { signal: 'finished_per_second:error', op: '>', value: 0 },
-          { signal: 'request_failures_per_second', op: '>', value: 0 },
+          { signal: 'failed_per_second', op: '>', value: 0 },
         ],
       },
       { signal: 'gpu_memory_used_ratio', op: '>=', value: GPU_MEMORY_FULL_RATIO },
@@ -204,12 +206,5 @@ export const CAUSE_RULES: readonly CauseRule[] = [
     when: [{ signal: 'http_4xx_ratio', op: '>=', value: HIGH_4XX_RATIO }],
     cause: 'Input validation: the API server rejects requests (HTTP 4xx) before they reach the engine: malformed parameters, an unknown model name, or prompts over the context length.',
     action: "Read the 400 answers in the API server's log (they name the field); check the clients' model name, parameters and prompt lengths.",
-  },
-  {
-    id: 'client_aborts',
-    kinds: ['error_rate'],
-    when: [{ signal: 'aborted_ratio', op: '>=', value: HIGH_ABORT_RATIO }],
-    cause: 'Client aborts: clients give up on requests before they finish (time-outs, cancelled streams).',
-    action: 'Compare client time-outs with TTFT; aborts grow when requests queue.',
   },
 ];

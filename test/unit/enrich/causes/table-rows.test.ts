@@ -17,6 +17,11 @@ import {
   TAIL_TO_MEDIAN_FACTOR,
 } from '../../../../shared/enrich/causes/rules.js';
 import { checkCondition, likelyCause, type Facts } from '../../../../shared/enrich/causes/likely-cause.js';
+import type { Condition } from '../../../../shared/enrich/causes/rules.js';
+import { ERROR_RATE_GPU_SIGNALS, ERROR_RATE_SIGNALS } from '../../../../shared/enrich/kinds/error-rate.js';
+import { KV_CACHE_GPU_SIGNALS, KV_CACHE_SIGNALS } from '../../../../shared/enrich/kinds/kv-cache.js';
+import { LATENCY_GPU_SIGNALS, LATENCY_SIGNALS } from '../../../../shared/enrich/kinds/latency.js';
+import { QUEUE_GPU_SIGNALS, QUEUE_SIGNALS } from '../../../../shared/enrich/kinds/queue.js';
 import type { AlertKind, Signal, SignalUnit } from '../../../../shared/enrich/types.js';
 
 const UNITS: Record<string, [string, SignalUnit]> = {
@@ -33,7 +38,8 @@ const UNITS: Record<string, [string, SignalUnit]> = {
   prompt_tokens_mean: ['Mean prompt (tokens)', 'count'],
   http_5xx_ratio: ['HTTP 5xx share', 'ratio'],
   http_4xx_ratio: ['HTTP 4xx share', 'ratio'],
-  'finished_per_second:error': ['Finished (error)', 'per_second'],
+  failed_per_second: ['Failed (vLLM)', 'per_second'],
+  tpot_mean_seconds: ['Mean time per output token', 'seconds'],
   length_capped_ratio: ['Length-capped share', 'ratio'],
 };
 
@@ -70,6 +76,12 @@ describe('row 3 — GPU busy, throughput flat: decode_bound', () => {
     expect(ruleOf('queue', { ...at, gpu_utilization_ratio: 0.89 })).toBe('queueing');
     expect(ruleOf('queue', { ...at, generation_tokens_per_second: [1000, 1111] })).toBe('queueing');
     expect(ruleOf('queue', { ...at, itl_p95_seconds: 0.049 })).toBe('queueing');
+  });
+
+  it('on a queue alert, the mean time per output token stands for the inter-token latency', () => {
+    const queue = { ...without(busy, 'itl_p95_seconds'), tpot_mean_seconds: 0.08 };
+    expect(cause('queue', queue)?.evidence[2]).toBe('Mean time per output token 80 ms (≥ 50 ms)');
+    expect(ruleOf('queue', { ...queue, tpot_mean_seconds: 0.02 })).toBe('queueing');
   });
 
   it('is silent without DCGM data, or without the value when fired', () => {
@@ -159,8 +171,8 @@ describe('row 7 — success rate low: out_of_memory, context_length_exceeded, in
       rule: 'out_of_memory',
       evidence: ['HTTP 5xx share 20% (> 0%)', 'GPU memory used 99% (≥ 95%)'],
     });
-    expect(cause('error_rate', { http_5xx_ratio: null, 'finished_per_second:error': 0.5, gpu_memory_used_ratio: GPU_MEMORY_FULL_RATIO })?.evidence).toEqual([
-      'Finished (error) 0.5/s (> 0/s)',
+    expect(cause('error_rate', { http_5xx_ratio: null, failed_per_second: 0.5, gpu_memory_used_ratio: GPU_MEMORY_FULL_RATIO })?.evidence).toEqual([
+      'Failed (vLLM) 0.5/s (> 0/s)',
       'GPU memory used 95% (≥ 95%)',
     ]);
   });
@@ -217,5 +229,29 @@ describe('conditions', () => {
   it('every rule needing GPU utilization names it, so each is silent without DCGM', () => {
     const needsGpu = CAUSE_RULES.filter((r) => JSON.stringify(r.when).includes('gpu_')).map((r) => r.id);
     expect(needsGpu).toEqual(['memory_bound', 'decode_bound', 'low_concurrency', 'out_of_memory']);
+  });
+});
+
+describe('every signal a rule names is read for one of its kinds', () => {
+  /** The signal names each kind's enricher reads (a breakdown as `name:`, any value). */
+  const READ: Record<AlertKind, string[]> = {
+    latency: [...LATENCY_SIGNALS, ...LATENCY_GPU_SIGNALS].map((d) => d.name),
+    queue: [...QUEUE_SIGNALS, ...QUEUE_GPU_SIGNALS].map((d) => d.name),
+    kv_cache: [...KV_CACHE_SIGNALS, ...KV_CACHE_GPU_SIGNALS].map((d) => d.name),
+    error_rate: [...ERROR_RATE_SIGNALS, ...ERROR_RATE_GPU_SIGNALS].map((d) => ('breakdown' in d && d.breakdown ? `${d.name}:` : d.name)),
+    gpu_memory: ['gpu_memory_used_mib', 'gpu_memory_total_mib', 'memory_used_mib'],
+    unknown: ['expression_value'],
+  };
+  const names = (c: Condition): string[] => ('any' in c ? c.any.flatMap(names) : 'trend' in c ? [] : 'of' in c ? [c.signal, c.of] : [c.signal]);
+  const isRead = (kind: AlertKind, name: string) => READ[kind].some((n) => n === name || (n.endsWith(':') && name.startsWith(n)));
+
+  it.each(CAUSE_RULES.map((r) => [r.id, r] as const))('%s', (_, rule) => {
+    for (const condition of rule.when) {
+      // An any-of holds when one of its names is read; every other condition's names must all be.
+      const wanted = names(condition);
+      const read = wanted.filter((name) => rule.kinds.some((kind) => isRead(kind, name)));
+      if ('any' in condition) expect(read.length, JSON.stringify(condition)).toBeGreaterThan(0);
+      else expect(read, `${rule.id} reads ${wanted.join(', ')}`).toEqual(wanted);
+    }
   });
 });
