@@ -8,7 +8,7 @@
  */
 import { aggregate, selector } from '../../prometheus/promql.js';
 import { RATE_WINDOW, type Enricher, type QueryScope, type SignalDef } from '../enricher.js';
-import { GPU_XID, readGpuSignals, type GpuSignalDef } from '../signals/dcgm.js';
+import { GPU_MEMORY_USED_RATIO, GPU_XID, readGpuSignals, type GpuSignalDef } from '../signals/dcgm.js';
 import { readSignals } from '../signals/read.js';
 import { HTTP_SCOPE_LABELS, VLLM_SCOPE_LABELS } from '../signals/scope.js';
 
@@ -81,14 +81,20 @@ export const FINISHED_PER_SECOND: SignalDef = {
 export const ERROR_RATE_SIGNALS: readonly SignalDef[] = [
   share('http_5xx_ratio', 'HTTP 5xx share', 'http_requests_total', 'status="5xx"', HTTP_SCOPE_LABELS),
   FAILED_RATIO,
-  // Length-capped finishes are counted by every version (a 0 here is real): max_tokens or the context length cut the answer.
-  share('length_capped_ratio', 'Length-capped share', 'vllm:request_success_total', 'finished_reason="length"', VLLM_SCOPE_LABELS),
   FAILED_PER_SECOND,
   FINISHED_PER_SECOND,
+  // Rejected input (validation, prompts over the context length): answered 4xx before the engine sees it.
+  share('http_4xx_ratio', 'HTTP 4xx share', 'http_requests_total', 'status="4xx"', HTTP_SCOPE_LABELS),
+  // Finished at the length limit (prompt + output reached --max-model-len or max_tokens): counted by every
+  // version, so a 0 here is real; abort (always 0) adds nothing to the total.
+  share('length_capped_ratio', 'Length-capped share', 'vllm:request_success_total', 'finished_reason="length"', VLLM_SCOPE_LABELS),
 ];
 
-/** The last XID error code of the server's GPUs (DCGM matched to the server): a GPU fault behind failures. */
-export const ERROR_RATE_GPU_SIGNALS: readonly GpuSignalDef[] = [GPU_XID];
+/**
+ * The last XID error code of the server's GPUs (DCGM matched to the server): a GPU fault behind
+ * failures; and the fullest GPU's memory used (ratio): out of memory behind failures.
+ */
+export const ERROR_RATE_GPU_SIGNALS: readonly GpuSignalDef[] = [GPU_XID, GPU_MEMORY_USED_RATIO];
 
 export const errorRateEnricher: Enricher<'error_rate'> = {
   kind: 'error_rate',

@@ -70,6 +70,21 @@ export const GPU_XID: GpuSignalDef = {
   expr: (select) => perGpu(anyOf(select('DCGM_FI_DEV_XID_ERRORS').map((s) => `max_over_time(${s}[${RATE_WINDOW}])`))),
 };
 
+/**
+ * GPU memory used ÷ total per GPU (`DCGM_FI_DEV_FB_USED / (FB_USED + FB_FREE)`, both MiB), ratio 0–1;
+ * the fullest of the server's GPUs: the one that runs out first fails the engine.
+ */
+export const GPU_MEMORY_USED_RATIO: GpuSignalDef = {
+  name: 'gpu_memory_used_ratio',
+  label: 'GPU memory used',
+  unit: 'ratio',
+  combine: 'max',
+  expr: (select) => {
+    const used = `(${anyOf(select('DCGM_FI_DEV_FB_USED'))})`;
+    return perGpu(`${used} / (${used} + (${anyOf(select('DCGM_FI_DEV_FB_FREE'))}))`);
+  },
+};
+
 /** The host part of an `instance` (`gpu-node-1:9400` → `gpu-node-1`, `[::1]:9400` → `::1`). */
 export function hostOf(instance: string): string {
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(instance);
