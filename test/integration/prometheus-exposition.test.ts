@@ -95,6 +95,23 @@ describe('quantiles per engine generation', () => {
   });
 });
 
+describe('prefix cache and request phases, by version', () => {
+  it("reads the prefix-cache hit rate from V0's gauge, early V1's gpu_ counters and 0.10's new names", () => {
+    expect(read(expo.mixedV0Latency).s.prefix_cache_hit_ratio!.value).toBe(0.3);
+    expect(read(expo.earlyLatency).s.prefix_cache_hit_ratio!.value).toBe(0.5);
+    expect(read(expo.mixedV1Latency).s.prefix_cache_hit_ratio!.value).toBe(0.25);
+  });
+
+  it('reads the mean queue, prefill, decode and per-token times of V1; V0 has none: no data', () => {
+    const { s } = read(expo.mixedV1Latency);
+    expect(s.queue_time_mean_seconds!.value).toBeCloseTo(0.1, 9);
+    expect(s.prefill_time_mean_seconds!.value).toBeCloseTo(0.2, 9);
+    expect(s.decode_time_mean_seconds!.value).toBeCloseTo(0.1, 9);
+    expect(s.tpot_mean_seconds!.value).toBeCloseTo(0.02, 9);
+    expect(read(expo.mixedV0Latency).s.queue_time_mean_seconds!.value).toBeNull();
+  });
+});
+
 describe('label sets of each release', () => {
   it('V1 0.8 (no engine label, the old KV gauge name) reads its KV cache and requests', () => {
     const { s } = read(expo.earlyKv);
