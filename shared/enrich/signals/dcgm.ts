@@ -126,9 +126,33 @@ function selectorsFor(metric: string, peers: readonly Alert[]): string[] {
   return [...(pods.length ? byPod : []), ...(hosts.length ? byHost : [])].map((m) => `${metric}{${m}}`);
 }
 
+/** Samples by pod (mapped or own) and by host name, built once per answer so an alert's lookup does not scan it. */
+const INDEXES = new WeakMap<readonly Sample[], Map<string, Sample[]>>();
+
+function indexed(samples: readonly Sample[]): Map<string, Sample[]> {
+  let index = INDEXES.get(samples);
+  if (!index) {
+    index = new Map();
+    for (const sample of samples) {
+      const m = sample.metric;
+      const keys = [`pod:${m.exported_pod || m.pod || ''}`, ...[...DCGM_HOST_LABELS.map((n) => m[n]), m.instance ? hostOf(m.instance) : undefined].map((h) => `host:${h ?? ''}`)];
+      for (const key of new Set(keys)) {
+        const list = index.get(key);
+        if (list) list.push(sample);
+        else index.set(key, [sample]);
+      }
+    }
+    INDEXES.set(samples, index);
+  }
+  return index;
+}
+
 /** The combined value of the samples that belong to the alert; null when none does. */
 function combined(samples: readonly Sample[] | undefined, alert: Alert, combine: GpuSignalDef['combine']): number | null {
-  const values = (samples ?? []).filter((s) => gpuBelongs(s.metric, alert.labels)).map((s) => s.value);
+  const index = indexed(samples ?? []);
+  const keys = [...(alert.labels.pod ? [`pod:${alert.labels.pod}`] : []), ...alertHosts(alert.labels).map((h) => `host:${h}`)];
+  const candidates = new Set(keys.flatMap((key) => index.get(key) ?? []));
+  const values = [...candidates].filter((s) => gpuBelongs(s.metric, alert.labels)).map((s) => s.value);
   if (values.length === 0) return null;
   return combine === 'max' ? Math.max(...values) : values.reduce((a, b) => a + b, 0) / values.length;
 }
