@@ -92,6 +92,22 @@ export interface SignalDef {
   nanMeans?: 'no_requests';
   /** Bucket metrics (`…_bucket`, either vLLM generation's name) whose highest finite `le` bounds a quantile. */
   histogram?: readonly string[];
+  /**
+   * A label the expression adds whose values must not be summed together (e.g. `engine_generation`:
+   * V0 and V1 histograms have different bucket sets). One value present reads as the plain signal;
+   * several read as one signal each, named `name:value` and labelled with `splitLabels[value]`.
+   */
+  split?: SignalSplit;
+}
+
+/** See {@link SignalDef.split}. */
+export interface SignalSplit {
+  /** The label the expression adds, e.g. `engine_generation`. */
+  label: string;
+  /** Human text of each value, e.g. `{ v1: 'V1, engine label' }`. */
+  labels: Readonly<Record<string, string>>;
+  /** Adds `label` to any expression's series (used for the histogram's bucket bounds too). */
+  tag(expr: string): string;
 }
 
 /** Rate window of every `rate()` the enrichers send. */

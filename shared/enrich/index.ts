@@ -77,7 +77,10 @@ async function enrichAll(
   const byKind = new Map<AlertKind, Alert[]>();
   for (const alert of alerts) {
     const kind = kinds.get(alert.fingerprint) ?? 'unknown';
-    byKind.set(kind, [...(byKind.get(kind) ?? []), alert]);
+    // Appended in place: a storm brings thousands of alerts of one kind.
+    const peers = byKind.get(kind);
+    if (peers) peers.push(alert);
+    else byKind.set(kind, [alert]);
   }
   const started = Date.now();
   const work = Promise.all(

@@ -94,13 +94,29 @@ export interface MemoryTrend {
   series?: string;
   /** The whole window's shape in Unicode blocks (`▁▂▃▄▅▆▇█`), oldest first. */
   sparkline?: string;
+  /** Why there is no forecast, when `growing` is `false` (the first of these that applies). */
+  noForecast?: NoForecast;
 }
+
+/**
+ * Why a memory trend gives no forecast, in the order they are checked:
+ * - `short_history`: the points since the last restart span `seconds`, fewer than `neededSeconds`;
+ * - `few_points`: `points` samples since the last restart, fewer than `neededPoints`;
+ * - `not_growing`: flat or shrinking (growth over the window below 1 MiB);
+ * - `poor_fit`: growing, but the line explains too little of the variance (`rSquared` below `neededRSquared`).
+ */
+export type NoForecast =
+  | { reason: 'short_history'; seconds: number; neededSeconds: number }
+  | { reason: 'few_points'; points: number; neededPoints: number }
+  | { reason: 'not_growing' }
+  | { reason: 'poor_fit'; rSquared: number; neededRSquared: number };
 
 /**
  * Why an enrichment is unavailable, as a metric label (`enrichment_unavailable_total{reason}`):
  * `not_configured` (no `PROMETHEUS_URL`), `timeout` (the group's budget ran out), `network` (no HTTP
  * answer), `prometheus_error` (an error answer), `no_query` (nothing to ask for this alert), `error`;
- * `storm` (counted by the pipeline: an alert shown only in a storm digest is never enriched).
+ * `storm` (no longer counted: storms are enriched like any group since the digest shows values; kept
+ * so the metric's label values stay a superset of what earlier versions reported).
  */
 export type UnavailableCause = 'not_configured' | 'timeout' | 'network' | 'prometheus_error' | 'no_query' | 'error' | 'storm';
 

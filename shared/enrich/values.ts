@@ -3,7 +3,7 @@
  * evidence (stored with the enrichment) and every channel's rendering (`shared/render/format.ts`).
  * Pure functions; numbers use `en-US` grouping (`61,440`) so output is the same on every host.
  */
-import type { MemoryTrend, SignalUnit } from './types.js';
+import type { MemoryTrend, NoForecast, SignalUnit } from './types.js';
 
 /** Typographic minus (U+2212) for −Inf, as Grafana and Prometheus UIs show it. */
 const MINUS = '\u2212';
@@ -65,11 +65,13 @@ function formatSeconds(seconds: number): string {
 /**
  * One-line summary of a GPU memory trend, e.g. `+1,200 MiB/h · full in ~9.6 h · R² 0.98`.
  * Growth is MiB per hour (integer from 10 MiB/h up, one decimal below); `full in` appears only when
- * `hoursToFull` is known (shown in days, `~3.5 d`, from 48 h on). A trend that is not growing
- * (`growing: false`, growth ≤ 0, or not a finite number) reads `no upward trend`.
+ * `hoursToFull` is known (shown in days, `~3.5 d`, from 48 h on). A trend that is not growing says
+ * why ({@link formatNoForecast}); without a reason (growth ≤ 0, or not a finite number) it reads
+ * `no upward trend`.
  */
 export function formatMemoryTrend(trend: MemoryTrend): string {
   const growth = trend.growthMiBPerHour;
+  if (trend.noForecast && trend.growing === false) return formatNoForecast(trend.noForecast);
   if (trend.growing === false || !Number.isFinite(growth) || growth <= 0) return 'no upward trend';
   const parts = [`+${growth < 10 ? UP_TO_ONE_DECIMAL.format(growth) : INTEGER.format(growth)} MiB/h`];
   if (trend.hoursToFull !== null && Number.isFinite(trend.hoursToFull)) {
@@ -77,6 +79,28 @@ export function formatMemoryTrend(trend: MemoryTrend): string {
   }
   parts.push(`R² ${TWO_DECIMALS.format(trend.rSquared)}`);
   return parts.join(' · ');
+}
+
+/**
+ * Why a trend gives no forecast, e.g. `not enough history (6 min of the 30 min needed)`,
+ * `not enough samples (6 of the 10 needed)`, `no upward trend`, `no upward trend (R² 0.42, below the 0.70 needed)`.
+ */
+export function formatNoForecast(reason: NoForecast): string {
+  switch (reason.reason) {
+    case 'short_history':
+      return `not enough history (${formatMinutes(reason.seconds)} of the ${formatMinutes(reason.neededSeconds)} needed)`;
+    case 'few_points':
+      return `not enough samples (${INTEGER.format(reason.points)} of the ${INTEGER.format(reason.neededPoints)} needed)`;
+    case 'not_growing':
+      return 'no upward trend';
+    case 'poor_fit':
+      return `no upward trend (R² ${TWO_DECIMALS.format(reason.rSquared)}, below the ${TWO_DECIMALS.format(reason.neededRSquared)} needed)`;
+  }
+}
+
+/** Seconds as whole minutes, rounded down so that "29 min of the 30 min needed" never reads "30 of 30": `6 min`. */
+function formatMinutes(seconds: number): string {
+  return `${INTEGER.format(Math.floor(Math.max(0, seconds) / 60))} min`;
 }
 
 /** Hours as `9.6 h`, or in days (`~3.5 d` reads `3.5 d`) from 48 h on. */

@@ -19,7 +19,7 @@ export const COUNTERS = {
   dedupe_decisions_total: { help: 'Dedupe decisions, one per alert event once settled (first notification, firing again, repair, already notified, in flight, stale copy).', labels: ['decision'] },
   notifications_total: { help: 'Notifications per channel instance, by outcome (delivered, failed) and failure reason (ok when delivered).', labels: ['channel', 'outcome', 'reason'] },
   enrichment_unavailable_total: {
-    help: 'Alerts sent without enrichment, by reason (not_configured, timeout, network, prometheus_error, no_query, error, storm: shown only in a storm digest).',
+    help: 'Alerts sent without enrichment, by reason (not_configured, timeout, network, prometheus_error, no_query, error, storm: no longer counted, storms are enriched).',
     labels: ['reason'],
   },
   webhook_requests_total: { help: 'Webhook requests (POST /v1/alertmanager) by HTTP status code.', labels: ['code'] },

@@ -2,8 +2,8 @@
  * The pipeline for one Alertmanager webhook message, in the order of its stages:
  * route and dedupe (claim each alert event for the channels its route selects) → re-fires (confirm
  * with the source of truth an alert firing again after its announced resolve, `refire.ts`) → flapping (mark
- * alerts firing again within the flap window) → enrich (only what is new, and in a storm only what
- * a channel shows in detail) → fan out (one message per channel,
+ * alerts firing again within the flap window) → enrich (only what is new; a storm too, with the same
+ * O(kinds) queries, so its digest can rank and explain) → fan out (one message per channel,
  * each with the alerts that channel still lacks, `fan-out.ts`; each channel's success goes to the
  * ledger as soon as it happens, `record.ts`) → release failed claims
  * → acknowledgement state (`shared/ack/tracker.ts`: who was told, escalation scheduled or cancelled).
@@ -18,12 +18,12 @@ import type { Enrichment } from '../enrich/types.js';
 import { noMetrics, type Metrics } from '../metrics/catalogue.js';
 import { cutOversized } from '../render/reduce.js';
 import { eventKey, type Claim, type DedupeStore, type FlapRun, type Seen } from '../store/dedupe.js';
+import { stormSized } from './select.js';
 import type { ClaimedAlert, GroupContext, GroupResult, PipelineDeps } from './context.js';
 import { fanOutTo } from './fan-out.js';
 import { DEFAULT_FLAP_WINDOW_MS, MAX_TRACKED_FIRINGS, recordFirings } from './flap.js';
 import { DeliveryLedger } from './record.js';
 import { confirmRefires } from './refire.js';
-import { alertsToEnrich } from './select.js';
 
 export type { GroupResult, PipelineDeps } from './context.js';
 
@@ -79,22 +79,19 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
 
 /**
  * What fan-out needs besides the claims, asked side by side (none needs another's answer): which
- * alerts flap, the enrichment (in a storm only of what a channel shows in detail), who acknowledged.
+ * alerts flap, the enrichment, who acknowledged. A storm is enriched whole: enrichment queries once
+ * per signal and kind for all alerts of the group (`shared/enrich`), so a digest of 5,000 alerts costs
+ * Prometheus what one alert does, and the digest shows values and the cause most alerts share.
  */
 async function prepareGroup(message: WebhookMessage, toSend: ClaimedAlert[], deps: PipelineDeps, log: Logger, receivedAt: number) {
   const alerts = toSend.map((c) => c.alert);
-  const toEnrich = alertsToEnrich(toSend, message.truncatedAlerts);
-  if (toEnrich.length < toSend.length) {
-    log.info('alert storm', { alerts: toSend.length, enriched: toEnrich.length, truncatedAlerts: message.truncatedAlerts });
-    // Sent in a digest, without enrichment: counted so the metric covers every alert sent without it.
-    (deps.metrics ?? noMetrics).inc('enrichment_unavailable_total', { reason: 'storm' }, toSend.length - toEnrich.length);
-  }
+  if (stormSized(toSend, message.truncatedAlerts)) log.info('alert storm', { alerts: toSend.length, truncatedAlerts: message.truncatedAlerts });
   const windowMs = deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS;
   // With alert records, a firing's flap run comes from the record read with its claim, and is stored by the record's write.
   const runs = deps.ack ? runsFromRead(toSend, deps.store, windowMs, receivedAt) : new Map<string, FlapRun>();
   const [flapping, enrichments, ackView] = await Promise.all([
     recordFirings(alerts, deps.store, windowMs, receivedAt, log, runs),
-    toEnrich.length ? enrichTimed(toEnrich, deps, log) : new Map<string, Enrichment>(),
+    alerts.length ? enrichTimed(alerts, deps, log) : new Map<string, Enrichment>(),
     deps.ack && toSend.length ? deps.ack.prepare(alerts) : undefined,
   ]);
   return { flapping, runs, enrichments, ackView };

@@ -1,10 +1,13 @@
 /**
  * Alert storms: when a group brings more alerts than one readable message holds, each channel
- * sends a digest instead — counts by severity, alert name and model, the top alerts by severity,
- * and what was left out, with Alertmanager's `truncatedAlerts` added to the total.
+ * sends a digest instead — counts by severity, alert name and model, the top alerts by severity and
+ * then by their kind's main value (shown beside each), the likely cause most of them share, and what
+ * was left out, with Alertmanager's `truncatedAlerts` added to the total. The values come from the
+ * same O(kinds) queries that enrich one alert, so a storm costs Prometheus no more than a single alert.
  */
-import type { EnrichedAlert } from '../enrich/types.js';
-import { silenceUrl } from './format.js';
+import type { EnrichedAlert, LikelyCause, Signal } from '../enrich/types.js';
+import { mainSignal } from '../enrich/main-signal.js';
+import { formatReading, silenceUrl } from './format.js';
 import type { Notification } from './notification.js';
 import { alertTitle, FLAPPING_ICON, headline, httpLink, type Markup, statusIcon } from './content.js';
 import { count, messages, type Locale } from './locale.js';
@@ -54,8 +57,13 @@ export interface Digest {
   bySeverity: LabelCount[];
   byAlertname: LabelCount[];
   byModel: LabelCount[];
-  /** The most severe alerts, firing first, then in Alertmanager's order. */
+  /**
+   * The most severe alerts, firing first; among equals, those with a main value (grouped by signal,
+   * the most common first) by that value, highest first; then in Alertmanager's order.
+   */
   top: EnrichedAlert[];
+  /** The likely cause found for the most alerts, with how many (at least one); absent when none has one. */
+  sharedCause?: { cause: LikelyCause; alerts: number };
 }
 
 /** Counts a label over alerts, most frequent first (ties by value); a missing label counts as `''`. */
@@ -68,12 +76,12 @@ export function countBy(alerts: EnrichedAlert[], label: string): LabelCount[] {
   return [...counts].map(([value, alerts]) => ({ value, alerts })).sort((a, b) => b.alerts - a.alerts || (a.value < b.value ? -1 : 1));
 }
 
-/** Summarises a notification for a digest. Linear in the number of alerts (a storm may bring thousands). */
+/** Summarises a notification for a digest. Linear in the number of alerts, bar one sort (a storm may bring thousands). */
 export function summarize(notification: Notification, topAlerts = DIGEST_TOP_ALERTS): Digest {
   const { alerts } = notification;
   const firing = alerts.filter((a) => a.status === 'firing').length;
   const bySeverity = countBy(alerts, 'severity').sort((a, b) => (SEVERITY_RANK[b.value] ?? 0) - (SEVERITY_RANK[a.value] ?? 0) || b.alerts - a.alerts);
-  const top = alerts.map((alert, index) => ({ alert, index })).sort((a, b) => rank(b.alert) - rank(a.alert) || a.index - b.index);
+  const sharedCause = mostCommonCause(alerts);
   return {
     received: alerts.length,
     firing,
@@ -82,8 +90,38 @@ export function summarize(notification: Notification, topAlerts = DIGEST_TOP_ALE
     bySeverity,
     byAlertname: countBy(alerts, 'alertname'),
     byModel: countBy(alerts, 'model_name'),
-    top: top.slice(0, topAlerts).map((t) => t.alert),
+    top: topAlertsOf(alerts, topAlerts),
+    ...(sharedCause ? { sharedCause } : {}),
   };
+}
+
+/**
+ * The `n` alerts a digest names: by rank (firing, severity); among equals, alerts with a main value
+ * before those without, grouped by signal (the signal most alerts have first: values of different
+ * signals do not compare), highest value first; then Alertmanager's order.
+ */
+function topAlertsOf(alerts: EnrichedAlert[], n: number): EnrichedAlert[] {
+  const keyed = alerts.map((alert, index) => ({ alert, index, rank: rank(alert), main: mainSignal(alert.enrichment) }));
+  const perSignal = new Map<string, number>();
+  for (const k of keyed) if (k.main) perSignal.set(k.main.name, (perSignal.get(k.main.name) ?? 0) + 1);
+  const order = new Map([...perSignal].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([name], i) => [name, i]));
+  const group = (main: Signal | undefined) => (main ? order.get(main.name)! : order.size);
+  keyed.sort((a, b) => b.rank - a.rank || group(a.main) - group(b.main) || (b.main?.value ?? 0) - (a.main?.value ?? 0) || a.index - b.index);
+  return keyed.slice(0, n).map((k) => k.alert);
+}
+
+/** The likely cause (by rule) found for the most alerts; ties go to the cause met first. */
+function mostCommonCause(alerts: EnrichedAlert[]): Digest['sharedCause'] {
+  const byRule = new Map<string, { cause: LikelyCause; alerts: number }>();
+  for (const { enrichment: e } of alerts) {
+    if (e.status !== 'enriched' || !e.likelyCause) continue;
+    const entry = byRule.get(e.likelyCause.rule);
+    if (entry) entry.alerts += 1;
+    else byRule.set(e.likelyCause.rule, { cause: e.likelyCause, alerts: 1 });
+  }
+  let best: Digest['sharedCause'];
+  for (const entry of byRule.values()) if (!best || entry.alerts > best.alerts) best = entry;
+  return best;
 }
 
 /** A digest as lines of one platform's markup; each renderer lays these out in its own blocks. */
@@ -94,8 +132,13 @@ export interface DigestText {
   counts: string[];
   /** Heading of {@link top}. */
   topTitle: string;
-  /** One line per top alert: icon, severity, title, model and instance. */
+  /** One line per top alert: icon, severity, title, model and instance, and its main value. */
   top: string[];
+  /**
+   * The likely cause most alerts share, as lines (`Likely cause of 812 of 1,000 alerts: …`, `Try: …`);
+   * empty when no alert has one.
+   */
+  cause: string[];
   /** What the message leaves out: `+4,990 more alerts · +1,497 not included by Alertmanager`. */
   more: string;
   /** Alertmanager's new-silence form for the whole group (its `groupLabels`), when known. */
@@ -117,11 +160,13 @@ export function digestText(notification: Notification, m: Markup, locale?: Local
   const counts = [list(t.digest.bySeverity, d.bySeverity), list(t.digest.byAlertname, d.byAlertname), list(t.digest.byModel, d.byModel)];
   const top = d.top.map((alert) => topLine(alert, m, Boolean(notification.flapping?.[alert.fingerprint])));
   const group = Object.keys(notification.groupLabels).length ? notification.groupLabels : notification.commonLabels;
+  const cause = d.sharedCause ? [`${m.bold(t.digest.sharedCause(d.sharedCause.alerts, d.received))}: ${m.escape(d.sharedCause.cause.cause)}`, m.escape(`Try: ${d.sharedCause.cause.action}`)] : [];
   return {
     summary,
     counts,
-    topTitle: m.bold(t.digest.top(d.top.length)),
+    topTitle: m.bold(d.top.some((a) => mainSignal(a.enrichment)) ? t.digest.topByValue(d.top.length) : t.digest.top(d.top.length)),
     top,
+    cause,
     more: digestMoreText(notification, d.top.length, locale),
     silenceUrl: notification.externalURL && Object.keys(group).length ? httpLink(silenceUrl(notification.externalURL, group)) : undefined,
   };
@@ -138,7 +183,9 @@ export function digestMoreText(notification: Notification, shown: number, locale
 function topLine(alert: EnrichedAlert, m: Markup, flapping: boolean): string {
   const icon = flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
   const where = [alert.labels.model_name, alert.labels.instance].filter(Boolean).join(' @ ');
-  const text = [alert.labels.severity, alertTitle(alert), where].filter(Boolean).join(' · ');
+  const main = mainSignal(alert.enrichment);
+  const value = main ? `${main.label} ${formatReading(main.value, main)}` : '';
+  const text = [alert.labels.severity, alertTitle(alert), where, value].filter(Boolean).join(' · ');
   const cut = truncateChars(text, TOP_LINE_CHARS);
   return `${icon} ${m.escape(cut)}`;
 }

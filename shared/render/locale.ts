@@ -54,6 +54,10 @@ export interface Messages {
     /** Entries of a count list not shown. */
     moreEntries(n: number): string;
     top(n: number): string;
+    /** The top list's heading when it is ordered by value too. */
+    topByValue(n: number): string;
+    /** Heading of the likely cause that `n` of `total` alerts share. */
+    sharedCause(n: number, total: number): string;
     silenceGroup: string;
   };
 }
@@ -87,6 +91,8 @@ const EN: Messages = {
     noLabel: '(none)',
     moreEntries: (n) => `+${count(n)} more`,
     top: (n) => `Top ${count(n)} by severity`,
+    topByValue: (n) => `Top ${count(n)} by severity, then value`,
+    sharedCause: (n, total) => `Likely cause of ${count(n)} of ${count(total)} alerts`,
     silenceGroup: 'Silence group',
   },
 };
@@ -120,6 +126,8 @@ const ZH_CN: Messages = {
     noLabel: '（无）',
     moreEntries: (n) => `另有 ${count(n)} 项`,
     top: (n) => `最严重的 ${count(n)} 条`,
+    topByValue: (n) => `最严重的 ${count(n)} 条（同级按数值）`,
+    sharedCause: (n, total) => `${count(total)} 条告警中 ${count(n)} 条的可能原因`,
     silenceGroup: '静默本组',
   },
 };

@@ -62,7 +62,7 @@ function renderTextDigest(notification: Notification, maxBytes: number, locale: 
   const d = digestText(notification, PLAIN, locale);
   const silence = d.silenceUrl ? `${messages(locale).digest.silenceGroup}: ${d.silenceUrl}` : '';
   const build = (top: string[]) =>
-    [[digestTitle(notification, locale), ...d.summary, ...d.counts].join('\n'), [d.topTitle, ...top].join('\n'), d.more, silence].filter(Boolean).join('\n\n');
+    [[digestTitle(notification, locale), ...d.summary, ...d.counts, ...d.cause].join('\n'), [d.topTitle, ...top].join('\n'), d.more, silence].filter(Boolean).join('\n\n');
   let top = d.top;
   while (top.length > 0 && utf8Bytes(build(top)) > maxBytes) top = top.slice(0, -1);
   return truncateBytes(build(top), maxBytes);

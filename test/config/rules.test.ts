@@ -48,14 +48,14 @@ describe('infra/prometheus/vllm-rules.yml', () => {
     const result = await runBinary(promtool, ['check', 'rules', SHIPPED.rules]);
     expect(result.stderr).toBe('');
     expect(result).toMatchObject({ code: 0 });
-    expect(result.stdout).toContain('SUCCESS: 5 rules found');
+    expect(result.stdout).toContain('SUCCESS: 6 rules found');
   });
 
   it('gives every alert severity, a known kind, and summary/description/runbook_url', async () => {
     const doc = parse(await readFile(SHIPPED.rules, 'utf8')) as { groups: { rules: Rule[] }[] };
     const rules = doc.groups.flatMap((g) => g.rules);
     expect(rules.map((r) => r.alert).sort()).toEqual(
-      ['GPUMemoryLeak', 'VLLMErrorRateHigh', 'VLLMKVCacheNearlyFull', 'VLLMQueueBacklog', 'VLLMTimeToFirstTokenHigh'],
+      ['GPUMemoryLeak', 'VLLMErrorRateHigh', 'VLLMKVCacheNearlyFull', 'VLLMQueueBacklog', 'VLLMServerDown', 'VLLMTimeToFirstTokenHigh'],
     );
     for (const rule of rules) {
       expect(['warning', 'critical'], rule.alert).toContain(rule.labels.severity);
@@ -88,6 +88,20 @@ describe('infra/prometheus/vllm-rules.yml', () => {
     const result = await runBinary(promtool, ['test', 'rules', testFile]);
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toContain('alertname: VLLMKVCacheNearlyFull');
+  });
+
+  it('has unit tests that catch an error rule no longer scoped to vLLM servers', async () => {
+    const testFile = await mutatedRules((r) => r.replace(' and on (job, instance) group by (job, instance) (vllm:num_requests_running)', ''));
+    const result = await runBinary(promtool, ['test', 'rules', testFile]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('instance="api:8080"');
+  });
+
+  it('has unit tests that catch a server-down rule that recognises vLLM only by job name', async () => {
+    const testFile = await mutatedRules((r) => r.replace(/\n\s*or\n\s*\(up == 0 and on \(job, instance\)[^\n]*\)\)/, ''));
+    const result = await runBinary(promtool, ['test', 'rules', testFile]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('alertname: VLLMServerDown');
   });
 });
 
@@ -145,7 +159,7 @@ describe('infra/prometheus/prometheus.example.yml', () => {
     const result = await runBinary(promtool, ['check', 'config', config]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('SUCCESS: 2 rule files found');
-    expect(result.stdout).toContain('SUCCESS: 5 rules found'); // vllm-rules.yml
+    expect(result.stdout).toContain('SUCCESS: 6 rules found'); // vllm-rules.yml
     expect(result.stdout).toContain('SUCCESS: 6 rules found'); // pipeline-rules.yml
   });
 });

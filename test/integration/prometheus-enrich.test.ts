@@ -134,12 +134,15 @@ describe('enrichAlerts per kind', () => {
     expect(enriched(result, alerts.latencyAlert.fingerprint).likelyCause?.rule).toBe('queueing');
   });
 
-  it('error_rate: 5xx share, aborted share, and finished requests/s by finished_reason', async () => {
+  it('error_rate: 5xx share, vLLM failures, finished requests/s by finished_reason, and never the false-zero aborted share', async () => {
     const result = await enrichAgainst('error-rate', [alerts.errorRateAlert]);
     const s = signals(result, alerts.errorRateAlert.fingerprint);
     expect(s.http_5xx_ratio).toMatchObject({ value: 0.1, unit: 'ratio' });
-    expect(s.aborted_ratio).toMatchObject({ value: 0.0625, unit: 'ratio', nanMeans: 'no_requests' });
-    expect(s['finished_per_second:abort']).toMatchObject({ label: 'Finished (abort)', value: 0.2, atStart: 0.2, unit: 'per_second' });
+    expect(s.failed_per_second).toMatchObject({ value: 0.5, atStart: 0.5, unit: 'per_second' });
+    expect(s.failed_ratio!.value).toBeCloseTo(0.5 / 3.5, 9);
+    // V1 creates finished_reason="abort" at 0 and never increments it: no signal may show it as 0.
+    expect(Object.keys(s).filter((name) => name.includes('abort'))).toEqual([]);
+    expect(s['finished_per_second:error']).toMatchObject({ label: 'Finished (error)', value: 0.5, atStart: 0.5, unit: 'per_second' });
     expect(s['finished_per_second:stop']!.value).toBe(3);
     expect(enriched(result, alerts.errorRateAlert.fingerprint).likelyCause).toBeUndefined();
   });
@@ -234,7 +237,8 @@ describe('enrichAlerts query economy', () => {
     const result = await enrichAgainst('kv-cache', [alert!, twin], { logger });
     expect(result.get(twin.fingerprint)).toEqual(result.get(alert!.fingerprint));
     const done = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'enrich.done');
-    expect(done).toMatchObject({ level: 'debug', alerts: 2, queries: 8, queriesByKind: { kv_cache: 8 } });
+    // 4 vLLM signals and GPU utilization (DCGM matched by host), each now and when fired.
+    expect(done).toMatchObject({ level: 'debug', alerts: 2, queries: 10, queriesByKind: { kv_cache: 10 } });
   });
 });
 

@@ -76,7 +76,8 @@ describe('latency alerts of one group (fired at different times)', () => {
   });
 
   it('costs the same queries as one alert would: one per signal now, one range for the starts, one per histogram', () => {
-    expect(queries).toBe(22);
+    // 18 vLLM signals now + one range each for the starts + 3 histograms' bucket bounds + GPU utilization (now, range).
+    expect(queries).toBe(41);
   });
 });
 

@@ -94,6 +94,7 @@ function stormEvent(n: Notification): RenderedEvent {
         summary: text.summary,
         counts: text.counts,
         top_alerts: text.top,
+        ...(text.cause.length && { likely_cause: text.cause }),
         ...(text.more && { left_out: text.more }),
         firing_fingerprints: firing.slice(0, STORM_FINGERPRINTS).map((a) => a.fingerprint),
         started: formatTime(firing.map((a) => a.startsAt).sort()[0]!),

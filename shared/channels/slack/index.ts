@@ -160,7 +160,7 @@ function renderSlackFollowUp(notification: Notification, locale: Locale): SlackM
 function renderSlackDigest(notification: Notification, locale: Locale): SlackMessage {
   const head = digestTitle(notification, locale);
   const d = digestText(notification, SLACK_MARKUP, locale);
-  const blocks: SlackBlock[] = [header(head), section([...d.summary, ...d.counts].join('\n')), section([d.topTitle, ...d.top].join('\n'))];
+  const blocks: SlackBlock[] = [header(head), section([...d.summary, ...d.counts, ...d.cause].join('\n')), section([d.topTitle, ...d.top].join('\n'))];
   if (d.more) blocks.push(section(d.more));
   if (d.silenceUrl) blocks.push({ type: 'context', elements: [mrkdwn(linksText([{ label: 'Silence', url: d.silenceUrl }], locale))] });
   const text = truncateEscaped([escapeMrkdwn(head), ...d.summary].join('\n'), SLACK_MAX_TEXT_CHARS);

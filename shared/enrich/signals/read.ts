@@ -57,7 +57,9 @@ export function itemsOf<T extends { metric: Record<string, string> }>(items: rea
 /**
  * Reads `defs` for `alert` (concurrently; identical queries of the group are sent once).
  * @returns the signals in the order of `defs`, a breakdown signal expanded into one per label value
- *   (sorted), each with its value now, when the alert fired, and for quantiles the top finite bucket
+ *   (sorted), a split signal likewise when the alert's series hold several values of the split label
+ *   (else the plain signal), each with its value now, when the alert fired, and for quantiles the top
+ *   finite bucket (of its own split value)
  */
 export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readonly SignalDef[]): Promise<Signal[]> {
   return (await Promise.all(defs.map((def) => readSignal(ctx, alert, def)))).flat();
@@ -66,26 +68,32 @@ export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readon
 async function readSignal(ctx: EnrichContext, alert: Alert, def: SignalDef): Promise<Signal[]> {
   const { peers, by, scope } = shapePeers(alert, ctx.peers, def.scopeLabels);
   const query = def.expr(def.breakdown ? { ...scope, by: [...by, def.breakdown] } : scope);
-  const [now, atStart, topBucket] = await Promise.all([
+  const [now, atStart, bounds] = await Promise.all([
     ctx.instant(query),
     samplesAtStart(ctx, query, alert, peers, by),
-    def.histogram ? topFiniteBucket(ctx, def.histogram, scope, alert) : undefined,
+    def.histogram ? bucketBounds(ctx, def, def.histogram, scope, alert) : undefined,
   ]);
-  const base = { unit: def.unit, query, ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}), ...(topBucket !== undefined ? { topBucket } : {}) };
   const mine = itemsOf(now, alert, by);
-  if (!def.breakdown) {
-    return [{ name: def.name, label: def.label, value: mine[0]?.value ?? null, ...base, ...startValue(atStart, () => true) }];
-  }
-  const key = def.breakdown;
+  const key = def.breakdown ?? def.split?.label;
+  const base = (pick: (s: { metric: Record<string, string> }) => boolean) => {
+    const topBucket = bounds && topFinite(bounds.filter(pick));
+    return { unit: def.unit, query, ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}), ...(topBucket !== undefined ? { topBucket } : {}) };
+  };
+  if (!key) return [{ name: def.name, label: def.label, value: mine[0]?.value ?? null, ...base(() => true), ...startValue(atStart, () => true) }];
   const values = [...new Set(mine.map((s) => s.metric[key] ?? ''))].sort();
-  if (values.length === 0) return [{ name: def.name, label: def.label, value: null, ...base }];
-  return values.map((v) => ({
-    name: `${def.name}:${v}`,
-    label: `${def.label} (${v})`,
-    value: mine.find((s) => s.metric[key] === v)?.value ?? null,
-    ...base,
-    ...startValue(atStart, (s) => (s.metric[key] ?? '') === v),
-  }));
+  if (values.length === 0) return [{ name: def.name, label: def.label, value: null, ...base(() => true) }];
+  return values.map((v) => {
+    const pick = (s: { metric: Record<string, string> }) => (s.metric[key] ?? '') === v;
+    // A split label read once is the plain signal: the split only keeps apart what must not be summed.
+    const plain = def.split !== undefined && values.length === 1;
+    return {
+      name: plain ? def.name : `${def.name}:${v}`,
+      label: plain ? def.label : `${def.label} (${def.split?.labels[v] ?? v})`,
+      value: mine.find(pick)?.value ?? null,
+      ...base(pick),
+      ...startValue(atStart, pick),
+    };
+  });
 }
 
 /** `{ atStart }` from the alert's samples at its start, `{}` when that was not read. */
@@ -142,13 +150,19 @@ function distinctStarts(peers: readonly Alert[], nowMs: number): number[] {
 }
 
 /**
- * The highest finite `le` among the alert's buckets of `histograms` (either generation's name).
- * @returns `undefined` when the histogram has no finite bucket for the alert
+ * The alert's bucket bounds of `histograms` (either generation's name): one sample per `le` (and
+ * split value), for {@link topFinite}.
  */
-async function topFiniteBucket(ctx: EnrichContext, histograms: readonly string[], scope: QueryScope, alert: Alert): Promise<number | undefined> {
-  const selectors = histograms.map((h) => (scope.matchers.length ? `${h}{${scope.matchers.join(',')}}` : h));
-  const samples = await ctx.instant(aggregate('count', ['le', ...scope.by], selectors.join(' or ')));
-  const bounds = itemsOf(samples, alert, scope.by).map((s) => Number(s.metric.le)).filter(Number.isFinite);
+async function bucketBounds(ctx: EnrichContext, def: SignalDef, histograms: readonly string[], scope: QueryScope, alert: Alert): Promise<Sample[]> {
+  const selectors = histograms.map((h) => (scope.matchers.length ? `${h}{${scope.matchers.join(',')}}` : h)).join(' or ');
+  const by = def.split ? ['le', def.split.label, ...scope.by] : ['le', ...scope.by];
+  const samples = await ctx.instant(aggregate('count', by, def.split ? def.split.tag(selectors) : selectors));
+  return itemsOf(samples, alert, scope.by);
+}
+
+/** The highest finite `le` of bucket samples; `undefined` when there is none. */
+function topFinite(samples: readonly Sample[]): number | undefined {
+  const bounds = samples.map((s) => Number(s.metric.le)).filter(Number.isFinite);
   return bounds.length ? Math.max(...bounds) : undefined;
 }
 

@@ -15,8 +15,11 @@ export const VLLM_SCOPE_LABELS = ['model_name', 'instance', 'job', 'namespace', 
  */
 export const HTTP_SCOPE_LABELS = ['instance', 'job', 'namespace', 'pod', 'handler'] as const;
 
-/** Labels on NVIDIA DCGM exporter metrics (`DCGM_FI_*`). */
-export const DCGM_SCOPE_LABELS = ['gpu', 'Hostname', 'UUID', 'instance', 'job'] as const;
+/**
+ * Labels on NVIDIA dcgm-exporter metrics (`DCGM_FI_*`): the node label is `Hostname` before the 2026
+ * releases and `hostname` since; a MIG instance adds `GPU_I_ID`, Kubernetes mapping `pod`/`namespace`.
+ */
+export const DCGM_SCOPE_LABELS = ['gpu', 'Hostname', 'hostname', 'UUID', 'GPU_I_ID', 'instance', 'job', 'namespace', 'pod'] as const;
 
 /** Labels every scraped series carries, for other exporters' metrics (e.g. `process_resident_memory_bytes`). */
 export const TARGET_SCOPE_LABELS = ['instance', 'job', 'namespace', 'pod', 'container'] as const;

@@ -10,7 +10,7 @@
  * @see https://docs.vllm.ai/en/latest/design/metrics.html
  */
 import { aggregate, selector } from '../../prometheus/promql.js';
-import { RATE_WINDOW, type QueryScope, type SignalDef } from '../enricher.js';
+import { RATE_WINDOW, type QueryScope, type SignalDef, type SignalSplit } from '../enricher.js';
 import { VLLM_SCOPE_LABELS } from './scope.js';
 
 const sel = (metric: string, scope: QueryScope) => selector(metric, scope.matchers);
@@ -75,8 +75,21 @@ export const PROMPT_TOKENS_MEAN: SignalDef = {
 };
 
 /**
- * A quantile of a latency histogram over the rate window, seconds. NaN when no request was observed
- * in the window; the top finite bucket when the quantile lies beyond it.
+ * Keeps the engine generations apart: V0 and V1 declare different bucket sets, so a quantile of
+ * their summed buckets (a fleet mid-migration) is distorted. The generation is told by the `engine`
+ * label, which V1 puts on every series (0.10 does; 0.8.0/0.8.1 do not, and read as `v0` here: their
+ * request-latency buckets stop at 60 s like V0's, while 0.10's go on to 7,680 s).
+ */
+export const ENGINE_GENERATION: SignalSplit = {
+  label: 'engine_generation',
+  labels: { v0: 'V0 engine', v1: 'V1 engine' },
+  tag: (expr) => `label_replace(label_replace(${expr}, "engine_generation", "v0", "engine", ""), "engine_generation", "v1", "engine", ".+")`,
+};
+
+/**
+ * A quantile of a latency histogram over the rate window, seconds, per engine generation
+ * ({@link ENGINE_GENERATION}). NaN when no request was observed in the window; the top finite
+ * bucket when the quantile lies beyond it.
  * @param buckets the `…_bucket` metric, V1's name first when the generations differ
  */
 export function latencyQuantile(name: string, label: string, q: number, buckets: readonly string[]): SignalDef {
@@ -87,8 +100,19 @@ export function latencyQuantile(name: string, label: string, q: number, buckets:
     scopeLabels: VLLM_SCOPE_LABELS,
     nanMeans: 'no_requests',
     histogram: buckets,
-    expr: (s) => `histogram_quantile(${q}, ${aggregate('sum', ['le', ...s.by], buckets.map((b) => rate(b, s)).join(' or '))})`,
+    split: ENGINE_GENERATION,
+    expr: (s) => `histogram_quantile(${q}, ${aggregate('sum', ['le', ENGINE_GENERATION.label, ...s.by], ENGINE_GENERATION.tag(buckets.map((b) => rate(b, s)).join(' or ')))})`,
   };
+}
+
+/**
+ * The mean of a histogram over the rate window (`rate(_sum) / rate(_count)`), in its unit: unlike a
+ * quantile it is exact whatever the bucket sets, so it is summed across generations. NaN when no
+ * request was observed. `names` are the histogram's base names, V1's first (`or`: V1's wins).
+ */
+export function histogramMean(name: string, label: string, unit: SignalDef['unit'], names: readonly string[]): SignalDef {
+  const part = (suffix: string, s: QueryScope) => names.map((n) => sumRate(`${n}${suffix}`, s)).join(' or ');
+  return { name, label, unit, scopeLabels: VLLM_SCOPE_LABELS, nanMeans: 'no_requests', expr: (s) => `(${part('_sum', s)}) / (${part('_count', s)})` };
 }
 
 /** TTFT histogram (same name in both generations). */
@@ -96,3 +120,47 @@ export const TTFT_BUCKETS = ['vllm:time_to_first_token_seconds_bucket'] as const
 
 /** Inter-token latency histogram: V1's name, then V0's. */
 export const ITL_BUCKETS = ['vllm:inter_token_latency_seconds_bucket', 'vllm:time_per_output_token_seconds_bucket'] as const;
+
+/** End-to-end request latency histogram: today's name, then the older `request_duration_seconds` some builds expose. */
+export const E2E_BUCKETS = ['vllm:e2e_request_latency_seconds_bucket', 'vllm:request_duration_seconds_bucket'] as const;
+
+/** End-to-end latency p50, seconds, per engine generation. */
+export const E2E_P50 = latencyQuantile('e2e_p50_seconds', 'End-to-end latency p50', 0.5, E2E_BUCKETS);
+
+/** End-to-end latency p99, seconds, per engine generation: with p50, the tail an occasional slow request makes. */
+export const E2E_P99 = latencyQuantile('e2e_p99_seconds', 'End-to-end latency p99', 0.99, E2E_BUCKETS);
+
+/** Time per output token p95, seconds (V1: inter-token latency), per engine generation. */
+export const ITL_P95 = latencyQuantile('itl_p95_seconds', 'Inter-token latency p95', 0.95, ITL_BUCKETS);
+
+/** Mean time per output token, seconds (V1: inter-token latency), both generations. */
+export const TPOT_MEAN = histogramMean('tpot_mean_seconds', 'Time per output token (mean)', 'seconds', ['vllm:inter_token_latency_seconds', 'vllm:time_per_output_token_seconds']);
+
+/** Mean time a finished request waited in the queue, seconds (`vllm:request_queue_time_seconds`). */
+export const QUEUE_TIME_MEAN = histogramMean('queue_time_mean_seconds', 'Queue time (mean)', 'seconds', ['vllm:request_queue_time_seconds']);
+
+/** Mean time a finished request spent in prefill, seconds (`vllm:request_prefill_time_seconds`). */
+export const PREFILL_TIME_MEAN = histogramMean('prefill_time_mean_seconds', 'Prefill time (mean)', 'seconds', ['vllm:request_prefill_time_seconds']);
+
+/** Mean time a finished request spent in decode, seconds (`vllm:request_decode_time_seconds`). */
+export const DECODE_TIME_MEAN = histogramMean('decode_time_mean_seconds', 'Decode time (mean)', 'seconds', ['vllm:request_decode_time_seconds']);
+
+/**
+ * Prefix-cache hit rate over the rate window, ratio 0–1. Names differ by version: V1 ≥ 0.10
+ * `prefix_cache_hits_total / prefix_cache_queries_total`, V1 before it `gpu_prefix_cache_hits_total
+ * / gpu_prefix_cache_queries_total` (both counted in tokens), V0 the gauge `gpu_prefix_cache_hit_rate`
+ * (already a ratio, the mean over the alert's series). NaN when no token was looked up.
+ */
+export const PREFIX_CACHE_HIT_RATIO: SignalDef = {
+  name: 'prefix_cache_hit_ratio',
+  label: 'Prefix-cache hit rate',
+  unit: 'ratio',
+  scopeLabels: VLLM_SCOPE_LABELS,
+  nanMeans: 'no_requests',
+  expr: (s) =>
+    [
+      `${sumRate('vllm:prefix_cache_hits_total', s)} / ${sumRate('vllm:prefix_cache_queries_total', s)}`,
+      `${sumRate('vllm:gpu_prefix_cache_hits_total', s)} / ${sumRate('vllm:gpu_prefix_cache_queries_total', s)}`,
+      aggregate('avg', s.by, sel('vllm:gpu_prefix_cache_hit_rate', s)),
+    ].join(' or '),
+};

@@ -6,7 +6,7 @@ import type { Point } from '../../prometheus/client.js';
 import { median } from 'simple-statistics';
 import { robustFit } from './theil-sen.js';
 import { sparkline } from './sparkline.js';
-import type { MemoryTrend } from '../types.js';
+import type { MemoryTrend, NoForecast } from '../types.js';
 
 /** Fewer finite points than this give no trend at all. */
 export const MIN_TREND_POINTS = 3;
@@ -70,7 +70,8 @@ export function lastRestartIndex(points: readonly Point[]): number {
  *   the points since the last restart ({@link lastRestartIndex}): growth in MiB/hour and R² of the
  *   Theil–Sen line, `growing` when growth is positive, at least {@link MIN_WINDOW_GROWTH_MIB} over the
  *   window and fitted with R² ≥ {@link MIN_FORECAST_R_SQUARED} on enough points, and `hoursToFull`
- *   only then (and when capacity is known). Fewer than 3 points since a restart give growth 0.
+ *   only then (and when capacity is known); otherwise `noForecast` says why ({@link noForecastReason}).
+ *   Fewer than 3 points since a restart give growth 0.
  *   The sparkline covers every finite point, before the restart too.
  */
 export function fitMemoryTrend(points: readonly Point[], capacityMiB: number | null): MemoryTrend | undefined {
@@ -91,16 +92,13 @@ export function fitMemoryTrend(points: readonly Point[], capacityMiB: number | n
     sparkline: sparkline(finite.map((p) => p.value)),
   };
   if (segment.length < MIN_TREND_POINTS) {
-    return { ...base, growthMiBPerHour: 0, rSquared: 0, hoursToFull: null, growing: false, outliers: 0 };
+    const noForecast = noForecastReason({ slope: 0, rSquared: 0 }, segment.length, windowSeconds);
+    return { ...base, growthMiBPerHour: 0, rSquared: 0, hoursToFull: null, growing: false, outliers: 0, ...(noForecast ? { noForecast } : {}) };
   }
   // Hours since the first point: Unix seconds would make every pairwise slope lose precision.
   const fit = robustFit(segment.map((p) => (p.time - first.time) / SECONDS_PER_HOUR), segment.map((p) => p.value));
-  const growing =
-    fit.slope > 0 &&
-    fit.slope * (windowSeconds / SECONDS_PER_HOUR) >= MIN_WINDOW_GROWTH_MIB &&
-    fit.rSquared >= MIN_FORECAST_R_SQUARED &&
-    segment.length >= MIN_FORECAST_POINTS &&
-    windowSeconds >= MIN_FORECAST_SECONDS;
+  const noForecast = noForecastReason(fit, segment.length, windowSeconds);
+  const growing = noForecast === undefined;
   return {
     ...base,
     growthMiBPerHour: fit.slope,
@@ -108,5 +106,19 @@ export function fitMemoryTrend(points: readonly Point[], capacityMiB: number | n
     hoursToFull: growing && capacityMiB !== null ? Math.max(0, (capacityMiB - last.value) / fit.slope) : null,
     growing,
     outliers: fit.outliers,
+    ...(noForecast ? { noForecast } : {}),
   };
+}
+
+/**
+ * Why a fit of `points` samples over `windowSeconds` gives no forecast, or `undefined` when it
+ * gives one. History and samples come first: on a short window no slope, rising or not, is evidence,
+ * and the message must say so rather than "no upward trend" over a rising sparkline.
+ */
+export function noForecastReason(fit: { slope: number; rSquared: number }, points: number, windowSeconds: number): NoForecast | undefined {
+  if (windowSeconds < MIN_FORECAST_SECONDS) return { reason: 'short_history', seconds: windowSeconds, neededSeconds: MIN_FORECAST_SECONDS };
+  if (points < MIN_FORECAST_POINTS) return { reason: 'few_points', points, neededPoints: MIN_FORECAST_POINTS };
+  if (!(fit.slope > 0) || fit.slope * (windowSeconds / SECONDS_PER_HOUR) < MIN_WINDOW_GROWTH_MIB) return { reason: 'not_growing' };
+  if (!(fit.rSquared >= MIN_FORECAST_R_SQUARED)) return { reason: 'poor_fit', rSquared: fit.rSquared, neededRSquared: MIN_FORECAST_R_SQUARED };
+  return undefined;
 }

@@ -39,7 +39,7 @@ describe('scope', () => {
     expect(queries()[0]).toBe(
       '(sum by (job) (rate(http_requests_total{status="5xx",job="vllm"}[5m])) or 0 * sum by (job) (rate(http_requests_total{job="vllm"}[5m]))) / sum by (job) (rate(http_requests_total{job="vllm"}[5m]))',
     );
-    expect(queries()[1]).toContain('rate(vllm:request_success_total{finished_reason="abort",model_name="m",job="vllm"}[5m])');
+    expect(queries()[1]).toContain('rate(vllm:request_failure_total{model_name="m",job="vllm"}[5m])');
   });
 });
 
@@ -57,11 +57,12 @@ describe('metric names of both vLLM generations', () => {
   it('reads inter-token latency from the V1 histogram or the V0 one, and its top bucket from either', async () => {
     const { ctx, queries } = fakeContext([alert]);
     await ENRICHERS.latency.enrich(alert, ctx);
+    const tag = (e: string) => `label_replace(label_replace(${e}, "engine_generation", "v0", "engine", ""), "engine_generation", "v1", "engine", ".+")`;
     expect(queries()).toContain(
-      'histogram_quantile(0.95, sum by (le, model_name, engine) (rate(vllm:inter_token_latency_seconds_bucket{model_name="m",engine="0"}[5m]) or rate(vllm:time_per_output_token_seconds_bucket{model_name="m",engine="0"}[5m])))',
+      `histogram_quantile(0.95, sum by (le, engine_generation, model_name, engine) (${tag('rate(vllm:inter_token_latency_seconds_bucket{model_name="m",engine="0"}[5m]) or rate(vllm:time_per_output_token_seconds_bucket{model_name="m",engine="0"}[5m])')}))`,
     );
     expect(queries()).toContain(
-      'count by (le, model_name, engine) (vllm:inter_token_latency_seconds_bucket{model_name="m",engine="0"} or vllm:time_per_output_token_seconds_bucket{model_name="m",engine="0"})',
+      `count by (le, engine_generation, model_name, engine) (${tag('vllm:inter_token_latency_seconds_bucket{model_name="m",engine="0"} or vllm:time_per_output_token_seconds_bucket{model_name="m",engine="0"}')})`,
     );
   });
 });
@@ -76,8 +77,10 @@ describe('signal values', () => {
       ['requests_waiting', Number.NaN, 7],
       ['requests_running', null, null],
       ['generation_tokens_per_second', null, null],
+      ['tpot_mean_seconds', null, null],
       ['kv_cache_usage_ratio', null, null],
       ['preemptions_per_second', null, null],
+      ['gpu_utilization_ratio', null, null],
     ]);
     expect(asked).toContain(`instant @${at(alert)} ${waiting}`);
   });

@@ -9,7 +9,6 @@ const UNITS: Record<string, [string, SignalUnit]> = {
   kv_cache_usage_ratio: ['KV cache usage', 'ratio'],
   preemptions_per_second: ['Preemptions', 'per_second'],
   prompt_tokens_mean: ['Mean prompt (tokens)', 'count'],
-  aborted_ratio: ['Aborted share', 'ratio'],
 };
 
 /** Signals with these values now (`null` = no data). */
@@ -88,17 +87,6 @@ describe('likely-cause rules', () => {
     it('is silent when the trend is not real, or there is none', () => {
       expect(likelyCause('gpu_memory', facts({}, { ...LEAK, growing: false, hoursToFull: null }))).toBeUndefined();
       expect(likelyCause('gpu_memory', facts({}))).toBeUndefined();
-    });
-  });
-
-  describe('client_aborts', () => {
-    it('holds when at least 10% of finished requests were aborted', () => {
-      expect(likelyCause('error_rate', facts({ aborted_ratio: 0.25 }))).toMatchObject({ rule: 'client_aborts', evidence: ['Aborted share 25% (≥ 10%)'] });
-    });
-
-    it('is silent below that, and with no traffic (NaN)', () => {
-      expect(likelyCause('error_rate', facts({ aborted_ratio: 0.02 }))).toBeUndefined();
-      expect(likelyCause('error_rate', facts({ aborted_ratio: Number.NaN }))).toBeUndefined();
     });
   });
 });

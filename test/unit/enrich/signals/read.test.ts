@@ -5,6 +5,7 @@ import { aggregate, selector } from '../../../../shared/prometheus/promql.js';
 import type { SignalDef } from '../../../../shared/enrich/enricher.js';
 import { pointAt, readSignals, shapePeers } from '../../../../shared/enrich/signals/read.js';
 import { ENRICHERS } from '../../../../shared/enrich/kinds/index.js';
+import { ENGINE_GENERATION, latencyQuantile } from '../../../../shared/enrich/signals/vllm.js';
 import { ruleAlert } from '../../../fixtures/prometheus/alerts.js';
 import { fakeContext, NOW, sample } from '../fake-context.js';
 
@@ -35,7 +36,8 @@ describe('readSignals across peers', () => {
       return new Set(asked).size;
     };
     const one = await distinct(1);
-    expect(one).toBe(22);
+    // latency: 18 vLLM signals × (now, when fired) + 3 histograms' bucket bounds + GPU utilization × 2.
+    expect(one).toBe(41);
     expect(await distinct(10)).toBe(one);
     expect(await distinct(100)).toBe(one);
   });
@@ -107,6 +109,35 @@ describe('readSignals across peers', () => {
     const [signal] = await readSignals(ctx, alert, [def]);
     expect(signal).toMatchObject({ topBucket: 10, nanMeans: 'no_requests' });
     expect(queries()).toContain('count by (le, model_name) (h_bucket{model_name="a"})');
+  });
+});
+
+describe('quantiles per engine generation', () => {
+  const quantile = latencyQuantile('e2e_p99_seconds', 'End-to-end latency p99', 0.99, ['h_bucket']);
+  const alert = modelAlert('a', 1);
+  const expr = quantile.expr({ matchers: ['model_name="a"'], by: ['model_name'] });
+  const bounds = `count by (le, engine_generation, model_name) (${ENGINE_GENERATION.tag('h_bucket{model_name="a"}')})`;
+  const bucket = (gen: string, le: string) => sample({ model_name: 'a', engine_generation: gen, le }, 1);
+
+  it('never sums V0 and V1 buckets: a fleet mid-migration reads one quantile per generation, each with its own top bucket', async () => {
+    expect(expr).toContain('sum by (le, engine_generation, model_name) (label_replace(');
+    const { ctx } = fakeContext([alert], {
+      instant: {
+        [expr]: [sample({ model_name: 'a', engine_generation: 'v0' }, 12), sample({ model_name: 'a', engine_generation: 'v1' }, 3)],
+        [bounds]: [bucket('v0', '60.0'), bucket('v0', '+Inf'), bucket('v1', '7680.0'), bucket('v1', '+Inf')],
+      },
+    });
+    const signals = await readSignals(ctx, alert, [quantile]);
+    expect(signals.map((s) => [s.name, s.label, s.value, s.topBucket])).toEqual([
+      ['e2e_p99_seconds:v0', 'End-to-end latency p99 (V0 engine)', 12, 60],
+      ['e2e_p99_seconds:v1', 'End-to-end latency p99 (V1 engine)', 3, 7680],
+    ]);
+  });
+
+  it('reads one generation as the plain signal', async () => {
+    const { ctx } = fakeContext([alert], { instant: { [expr]: [sample({ model_name: 'a', engine_generation: 'v1' }, 3)], [bounds]: [bucket('v1', '7680.0')] } });
+    const signals = await readSignals(ctx, alert, [quantile]);
+    expect(signals.map((s) => [s.name, s.label, s.value, s.topBucket])).toEqual([['e2e_p99_seconds', 'End-to-end latency p99', 3, 7680]]);
   });
 });
 
