@@ -32,7 +32,7 @@ export async function fanOutTo(channel: Channel, group: GroupContext): Promise<{
   const started = deps.now();
   try {
     const notification = markGenerations(markFlapping(buildNotification(message, alerts), group.flapping), mine);
-    const decorated = deps.ack && ackView ? deps.ack.decorate(notification, channel.name, ackView) : notification;
+    const decorated = deps.ack && ackView ? await deps.ack.decorate(notification, channel.name, ackView) : notification;
     const budgetMs = Math.max(deps.delivery.timeoutMs, (deps.delivery.budgetMs ?? DEFAULT_DELIVERY_BUDGET_MS) - (started - group.receivedAt));
     const attempts = await deliver(channel, decorated, { ...deps.delivery, budgetMs, logger: log });
     group.ledger.delivered(
