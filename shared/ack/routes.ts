@@ -11,6 +11,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { acknowledge, type AcknowledgeDeps } from './acknowledge.js';
 import { CSRF_COOKIE, checkFormNonce, checkOrigin, issueFormNonce } from './csrf.js';
 import { latestCoveredStart, type AckLinks } from './links.js';
+import type { ChartLinkSettings } from '../chart/url.js';
 import { PAGE_HEADERS, renderAckPage, renderProblemPage, type PageModel } from './page.js';
 import { SILENCE_HOURS } from '../alertmanager/silences.js';
 import { AckTokenError, TOKEN_PROBLEM_STATUS, verifyAckToken, type AckClaims } from './token.js';
@@ -25,6 +26,8 @@ const NAME_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 3600;
 
 export interface AckRouteDeps extends AcknowledgeDeps {
   links: AckLinks;
+  /** Signs the alerts' chart URLs (`chartUrl` of `shared/chart/url.ts`) when `PROMETHEUS_URL` is set too; unset: no chart. */
+  charts?: ChartLinkSettings;
 }
 
 type Page = { status: 200 | 400 | 403 | 405 | 410 | 503; html: string };
