@@ -13,6 +13,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { acknowledge, type AcknowledgeDeps } from './acknowledge.js';
 import { CSRF_COOKIE, checkFormNonce, checkOrigin, issueFormNonce } from './csrf.js';
 import { coversFiring, type AckLinks } from './links.js';
+import { chartUrl, type ChartLinkSettings } from '../chart/url.js';
 import { PAGE_HEADERS, renderAckPage, renderProblemPage, type PageAlert, type PageModel } from './page.js';
 import type { Alert } from '../alertmanager/schema.js';
 import type { Enrichment } from '../enrich/types.js';
@@ -44,8 +45,8 @@ export interface AckRouteDeps extends AcknowledgeDeps {
    * `enrichAlerts`: Prometheus down gives `unavailable`). Unset: the page shows what the records kept.
    */
   refresh?: (alerts: Alert[]) => Promise<Map<string, Enrichment>>;
-  /** An alert's signed, expiring chart URL; `undefined` when charts are off. */
-  chartUrl?: (record: AlertRecord, nowMs: number) => string | undefined;
+  /** Signs the alerts' chart URLs (`chartUrl` of `shared/chart/url.ts`) when `PROMETHEUS_URL` is set too; unset: no chart. */
+  charts?: ChartLinkSettings;
   /** An alert's Grafana dashboard link; `undefined` without `GRAFANA_URL`. */
   grafanaUrl?: (record: AlertRecord) => string | undefined;
 }
@@ -171,9 +172,9 @@ class AckPages {
     return fingerprints.map((fingerprint) => {
       const record = records.get(keyPart(fingerprint));
       if (!record) return { fingerprint };
-      const chartUrl = this.deps.chartUrl?.(record, now);
+      const chart = chartUrl({ ...record.alert, enrichment: record.enrichment }, this.deps.charts, now);
       const grafanaUrl = this.deps.grafanaUrl?.(record);
-      return { fingerprint, record, fresh: fresh?.get(record.fingerprint), ...(chartUrl && { chartUrl }), ...(grafanaUrl && { grafanaUrl }) };
+      return { fingerprint, record, fresh: fresh?.get(record.fingerprint), ...(chart && { chartUrl: chart }), ...(grafanaUrl && { grafanaUrl }) };
     });
   }
 

@@ -6,6 +6,7 @@
 import type { Alert } from '../alertmanager/schema.js';
 import { ContentRefusedError, deliveryFailureReason, type Channel } from '../channels/channel.js';
 import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from '../channels/deliver.js';
+import { withChartUrl } from '../chart/url.js';
 import { noMetrics, type Metrics } from '../metrics/catalogue.js';
 import { buildNotification } from '../render/notification.js';
 import type { ChannelOutcome, GroupContext } from './context.js';
@@ -25,11 +26,13 @@ export async function fanOutTo(channel: Channel, group: GroupContext): Promise<{
   const { message, deps, log, ackView } = group;
   const mine = group.toSend.filter((c) => c.claim.pending.includes(channel.name));
   if (mine.length === 0) return { channel: channel.name };
-  const alerts = mine.map((c) => ({
-    ...c.alert,
-    enrichment: group.enrichments.get(c.alert.fingerprint) ?? { status: 'unavailable' as const, kind: 'unknown' as const, reason: 'not enriched' },
-  }));
   const started = deps.now();
+  // Only the alerts enriched are shown in detail (a storm's digest lists the rest): those get a chart.
+  const alerts = mine.map((c) => {
+    const enrichment = group.enrichments.get(c.alert.fingerprint);
+    const alert = { ...c.alert, enrichment: enrichment ?? { status: 'unavailable' as const, kind: 'unknown' as const, reason: 'not enriched' } };
+    return withChartUrl(alert, enrichment !== undefined, deps.charts, started);
+  });
   try {
     const notification = markGenerations(markFlapping(buildNotification(message, alerts), group.flapping), mine);
     const decorated = deps.ack && ackView ? await deps.ack.decorate(notification, channel.name, ackView) : notification;

@@ -16,6 +16,7 @@ import { DynamoDbAlertSetStore } from '../store/alert-set.js';
 import { checkEscalation, type EscalationDeps } from '../escalation/escalation.js';
 import { EventBridgeScheduler } from '../escalation/eventbridge-scheduler.js';
 import { AckLinks } from '../ack/links.js';
+import { chartLinkSettings } from './chart.js';
 import type { AckRouteDeps } from '../ack/routes.js';
 import { TimerScheduler, type EscalationScheduler } from '../escalation/scheduler.js';
 import { AckTracker } from '../ack/tracker.js';
@@ -100,6 +101,7 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   const page: AckRouteDeps | undefined = links && {
     store,
     links,
+    charts: chartLinkSettings(config),
     channels: [...channels, ...targets],
     silences: config.alertmanagerUrl ? { alertmanagerUrl: config.alertmanagerUrl, timeoutMs: config.delivery.timeoutMs } : undefined,
     scheduler,

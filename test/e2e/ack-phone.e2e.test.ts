@@ -76,13 +76,11 @@ async function open(url: string): Promise<Page> {
 
 /** Nothing on the page is wider than the phone's screen: no horizontal scroll. */
 async function expectFitsWidth(page: Page): Promise<void> {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  // Evaluated in the page (as strings: this file is compiled without the DOM's types).
+  const { scrollWidth, innerWidth } = (await page.evaluate('({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })')) as { scrollWidth: number; innerWidth: number };
   expect(innerWidth).toBe(PHONE.width);
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-  const overflowing = await page.evaluate(
-    (width) => [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > width + 0.5).map((e) => e.outerHTML.slice(0, 80)),
-    PHONE.width,
-  );
+  const overflowing = await page.evaluate(`[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > ${PHONE.width} + 0.5).map((e) => e.outerHTML.slice(0, 80))`);
   expect(overflowing).toEqual([]);
 }
 
@@ -103,7 +101,7 @@ describe('the acknowledgement page at phone width', () => {
       expect(text).toContain('KV cache is tight: sequences are preempted');
       expect(text).toContain('Try: Lower --max-num-seqs, or add replicas');
       expect(await page.locator('.links a').allTextContents()).toEqual(['Graph', 'Runbook', 'Silence in Alertmanager']);
-      const fontPx = await page.evaluate(() => Number.parseFloat(getComputedStyle(document.body).fontSize));
+      const fontPx = (await page.evaluate('Number.parseFloat(getComputedStyle(document.body).fontSize)')) as number;
       expect(fontPx).toBeGreaterThanOrEqual(16);
       const button = (await page.locator('button[value="ack"]').boundingBox())!;
       expect(button.x + button.width).toBeLessThanOrEqual(PHONE.width);

@@ -52,7 +52,7 @@ let tables = 0;
 /** What a test may lay over the harness: the pipeline's enrichment, and the page's extra dependencies. */
 export interface HarnessExtras {
   enrich?: (alerts: Alert[]) => Promise<Map<string, Enrichment>>;
-  page?: Pick<AckRouteDeps, 'refresh' | 'chartUrl' | 'grafanaUrl'>;
+  page?: Pick<AckRouteDeps, 'refresh' | 'charts' | 'grafanaUrl'>;
 }
 
 /**

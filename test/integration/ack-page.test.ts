@@ -15,7 +15,7 @@ import { silentLogger } from '../../shared/core/logger.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { fixture } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/processes.js';
-import { ACK_SECRET, ackHarness, ackPath, FormClient, type AckHarness } from './ack-harness.js';
+import { ACK_SECRET, PUBLIC_URL, ackHarness, ackPath, FormClient, type AckHarness } from './ack-harness.js';
 import { stormWebhook } from './storm-webhook.js';
 
 const FP = '936e109b8c52c001';
@@ -96,22 +96,21 @@ describe('evidence, cause, chart and links', () => {
     }
   });
 
-  it('shows the chart and the Grafana link when they are configured, and allows only same-origin images', async () => {
-    const chart = 'https://ack.example.com/v1/chart/abc.def?x=1&y="2"';
+  it('shows the chart (its signed URL) and the Grafana link when they are configured, and allows only same-origin images', async () => {
     const h = await ackHarness(
       db,
       {},
       {},
       {
         enrich: sentEnrichment,
-        page: { chartUrl: (r) => (r.fingerprint === FP ? chart : undefined), grafanaUrl: () => 'https://grafana.example.com/d/vllm?var-model=qwen3-8b&from=1' },
+        page: { charts: { publicUrl: PUBLIC_URL, keys: { current: new Secret(ACK_SECRET) }, ttlSeconds: 3600 }, grafanaUrl: () => 'https://grafana.example.com/d/vllm?var-model=qwen3-8b&from=1' },
       },
     );
     expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
     const res = await new FormClient(h.app).open(ackPath(h.channels[0]!.received[0]));
     expect(res.headers.get('content-security-policy')).toContain("img-src 'self';");
     const html = await res.text();
-    expect(html).toContain('<img src="https://ack.example.com/v1/chart/abc.def?x=1&amp;y=&quot;2&quot;" alt="Chart of VLLMKVCacheNearlyFull');
+    expect(html).toMatch(/<figure><img src="https:\/\/ack\.example\.com\/v1\/chart\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.png" alt="Chart of VLLMKVCacheNearlyFull/);
     expect(html).toContain('<a href="https://grafana.example.com/d/vllm?var-model=qwen3-8b&amp;from=1" rel="noopener noreferrer">Grafana</a>');
   });
 
