@@ -1,7 +1,7 @@
 /**
  * One alert on the acknowledgement page, as the place to decide: what it is and its state, the
  * evidence (each signal when it fired, when the message went out, and now), the likely cause and what
- * to try, the chart, and the links onward (the rule's graph, the runbook, Grafana, the silence form).
+ * to try, the chart, and the links onward (the rule's graph, Grafana, the runbook, the silence form).
  *
  * Where the evidence comes from: the values when fired and at notification, and the cause the message
  * gave, are the enrichment the alert record kept from the moment of sending (its existing write, no
@@ -11,7 +11,7 @@
 import { hasKnownStart } from '../alertmanager/schema.js';
 import type { Enrichment, LikelyCause, Signal } from '../enrich/types.js';
 import { formatMemoryTrend } from '../enrich/values.js';
-import { alertLinks, httpLink } from '../render/content.js';
+import { alertLinks } from '../render/content.js';
 import { elapsed } from '../render/elapsed.js';
 import { formatLikelyCause, formatReading, formatTime } from '../render/format.js';
 import type { AlertRecord } from '../store/alert-record.js';
@@ -32,12 +32,14 @@ export interface PageAlert {
   fresh?: Enrichment;
   /** The signed URL of its chart (`<img>`), when charts are configured. */
   chartUrl?: string;
-  /** Its Grafana dashboard around `startsAt`, when `GRAFANA_URL` is set. */
-  grafanaUrl?: string;
 }
 
-/** One alert's section; `nowMs` epoch milliseconds. */
-export function alertSection(a: PageAlert, nowMs: number): string {
+/**
+ * One alert's section.
+ * @param nowMs epoch milliseconds
+ * @param grafanaBase `GRAFANA_URL`: the Grafana dashboard link around the alert's start; unset: none
+ */
+export function alertSection(a: PageAlert, nowMs: number, grafanaBase?: string): string {
   const r = a.record;
   if (!r) return `<section><h2>Alert ${escapeHtml(a.fingerprint)}</h2><p class="muted">Unknown here: never notified by this service, or its record expired.</p></section>`;
   const labels = Object.entries(r.alert.labels)
@@ -49,7 +51,7 @@ export function alertSection(a: PageAlert, nowMs: number): string {
   return (
     `<section><h2>${escapeHtml(r.alert.labels.alertname ?? '')}${r.alert.labels.severity ? ` · ${escapeHtml(r.alert.labels.severity)}` : ''}</h2>` +
     `<p>${escapeHtml(title)}</p><p class="muted">${labels}</p><p>${stateLine(r, nowMs)}</p>${ackLine(r)}` +
-    `${evidence(r, a.fresh)}${causes(r.enrichment, a.fresh)}${chart(a)}${description}${links(a)}</section>`
+    `${evidence(r, a.fresh)}${causes(r.enrichment, a.fresh)}${chart(a)}${description}${links(a, grafanaBase)}</section>`
   );
 }
 
@@ -121,16 +123,12 @@ function chart(a: PageAlert): string {
   return `<figure><img src="${escapeHtml(a.chartUrl)}" alt="${escapeHtml(`Chart of ${name}: its main signal from before it fired to now`)}" loading="lazy"></figure>`;
 }
 
-/** Graph, Runbook and Silence as messages show them (http(s) only), with Grafana after the runbook. */
-function links(a: PageAlert): string {
+/** Graph, Grafana, Runbook and Silence as messages show them (`alertLinks`: http(s) only). */
+function links(a: PageAlert, grafanaBase: string | undefined): string {
   const r = a.record!;
-  const shown: { label: string; url: string }[] = alertLinks({ ...r.alert, enrichment: r.enrichment ?? { status: 'unavailable', kind: 'unknown', reason: '' } }, r.externalURL).map((l) => ({
-    label: l.label === 'Silence' ? 'Silence in Alertmanager' : l.label,
-    url: l.url,
-  }));
-  const grafana = a.grafanaUrl && httpLink(a.grafanaUrl);
-  const silence = shown.findIndex((l) => l.label.startsWith('Silence'));
-  if (grafana) shown.splice(silence < 0 ? shown.length : silence, 0, { label: 'Grafana', url: grafana });
+  const alert = { ...r.alert, enrichment: r.enrichment ?? { status: 'unavailable' as const, kind: 'unknown' as const, reason: '' } };
+  const shown = alertLinks(alert, r.externalURL, grafanaBase);
   if (!shown.length) return '';
-  return `<p class="links">${shown.map((l) => `<a href="${escapeHtml(l.url)}" rel="noopener noreferrer">${escapeHtml(l.label)}</a>`).join(' · ')}</p>`;
+  const label = (l: string) => (l === 'Silence' ? 'Silence in Alertmanager' : l);
+  return `<p class="links">${shown.map((l) => `<a href="${escapeHtml(l.url)}" rel="noopener noreferrer">${escapeHtml(label(l.label))}</a>`).join(' · ')}</p>`;
 }

@@ -61,6 +61,8 @@ export interface PageModel {
    * could not be found, so only the alerts the link itself carries are listed (and acknowledged).
    */
   list?: { total: number; page: number; pages: number; partial?: { named: number } };
+  /** `GRAFANA_URL`: each alert links to the dashboard around its start; unset: no such link. */
+  grafanaUrl?: string;
 }
 
 /** Results listed one by one up to this many; a longer result is counted by outcome, and only what was not acknowledged is listed. */
@@ -115,7 +117,7 @@ export function renderAckPage(model: PageModel): string {
   const heading = `<h1>Acknowledge ${n === 1 ? 'alert' : `${count(n)} alerts`}</h1><p class="muted">Link from the ${escapeHtml(model.channel)} message. ${model.form ? 'Opening this page changes nothing; only the button below acknowledges.' : 'Nothing is left to acknowledge here.'}</p>${scope}`;
   const nav = list && list.pages > 1 ? pagesNav(list) : '';
   const form = model.form ? formSection(model.form, list?.partial ? list.partial.named : n, model.alerts.length) : '';
-  const body = [heading, model.result ? resultSection(model.result) : '', form && nav ? form : '', nav, ...model.alerts.map((a) => alertSection(a, model.nowMs)), nav, form && !nav ? form : ''];
+  const body = [heading, model.result ? resultSection(model.result) : '', form && nav ? form : '', nav, ...model.alerts.map((a) => alertSection(a, model.nowMs, model.grafanaUrl)), nav, form && !nav ? form : ''];
   const name = model.alerts[0]?.record?.alert.labels.alertname;
   return layout(`Acknowledge${name ? `: ${name}` : ''}`, body.join(''));
 }

@@ -47,8 +47,8 @@ export interface AckRouteDeps extends AcknowledgeDeps {
   refresh?: (alerts: Alert[]) => Promise<Map<string, Enrichment>>;
   /** Signs the alerts' chart URLs (`chartUrl` of `shared/chart/url.ts`) when `PROMETHEUS_URL` is set too; unset: no chart. */
   charts?: ChartLinkSettings;
-  /** An alert's Grafana dashboard link; `undefined` without `GRAFANA_URL`. */
-  grafanaUrl?: (record: AlertRecord) => string | undefined;
+  /** `GRAFANA_URL`: each alert links to the dashboard around its start (`shared/render/grafana.ts`); unset: no such link. */
+  grafanaUrl?: string;
 }
 
 type Page = { status: 200 | 400 | 403 | 405 | 410 | 503; html: string };
@@ -160,7 +160,7 @@ class AckPages {
       form = { nonce, name: extra.name ?? cleanName(getCookie(c, NAME_COOKIE)), silenceHours: this.deps.silences ? SILENCE_HOURS : undefined };
     }
     const list = scope.list && { ...scope.list, page, pages };
-    return { status: 200, html: renderAckPage({ alerts, channel: claims.channel, form, result: extra.result, nowMs: now, list }) };
+    return { status: 200, html: renderAckPage({ alerts, channel: claims.channel, form, result: extra.result, nowMs: now, list, grafanaUrl: this.deps.grafanaUrl }) };
   }
 
   /** The records of the alerts shown, their values now (a short list only), chart and Grafana links. */
@@ -173,8 +173,7 @@ class AckPages {
       const record = records.get(keyPart(fingerprint));
       if (!record) return { fingerprint };
       const chart = chartUrl({ ...record.alert, enrichment: record.enrichment }, this.deps.charts, now);
-      const grafanaUrl = this.deps.grafanaUrl?.(record);
-      return { fingerprint, record, fresh: fresh?.get(record.fingerprint), ...(chart && { chartUrl: chart }), ...(grafanaUrl && { grafanaUrl }) };
+      return { fingerprint, record, fresh: fresh?.get(record.fingerprint), ...(chart && { chartUrl: chart }) };
     });
   }
 

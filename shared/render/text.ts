@@ -52,7 +52,7 @@ export function renderText(notification: Notification, maxBytes = Number.POSITIV
 
 /** One alert's lines followed by its links spelled out (`Graph: <url>`). */
 function alertParagraph(notification: Notification, alert: EnrichedAlert, locale: Locale): string {
-  const links = alertLinks(alert, notification.externalURL).map((l) => `${linkLabel(l.label, locale)}: ${l.url}`);
+  const links = alertLinks(alert, notification.externalURL, notification.grafanaUrl).map((l) => `${linkLabel(l.label, locale)}: ${l.url}`);
   const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
   return [...lines, ...links].join('\n');
 }

@@ -79,7 +79,7 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   const links = keys && config.publicUrl ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger) : undefined;
   const targets = escalationTargets(config, clients.sns);
   const alertmanager = config.alertmanagerUrl ? { url: config.alertmanagerUrl, timeoutMs: config.delivery.timeoutMs } : undefined;
-  const escalation: EscalationDeps | undefined = targets.length ? { store, targets, threaded: channels.filter((c) => c.threaded), links, delivery: config.delivery, alertmanager, logger, now } : undefined;
+  const escalation: EscalationDeps | undefined = targets.length ? { store, targets, threaded: channels.filter((c) => c.threaded), links, delivery: config.delivery, alertmanager, grafanaUrl: config.grafanaUrl, logger, now } : undefined;
 
   let scheduler: EscalationScheduler | undefined;
   let timers: TimerScheduler | undefined;
@@ -102,6 +102,7 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
     store,
     links,
     charts: chartLinkSettings(config),
+    grafanaUrl: config.grafanaUrl,
     channels: [...channels, ...targets],
     silences: config.alertmanagerUrl ? { alertmanagerUrl: config.alertmanagerUrl, timeoutMs: config.delivery.timeoutMs } : undefined,
     scheduler,

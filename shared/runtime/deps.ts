@@ -96,6 +96,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     resumeEscalations: ack.resume,
     metrics: clients.metrics,
     charts: chartLinkSettings(config),
+    grafanaUrl: config.grafanaUrl,
   };
 }
 

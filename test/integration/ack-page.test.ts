@@ -103,7 +103,7 @@ describe('evidence, cause, chart and links', () => {
       {},
       {
         enrich: sentEnrichment,
-        page: { charts: { publicUrl: PUBLIC_URL, keys: { current: new Secret(ACK_SECRET) }, ttlSeconds: 3600 }, grafanaUrl: () => 'https://grafana.example.com/d/vllm?var-model=qwen3-8b&from=1' },
+        page: { charts: { publicUrl: PUBLIC_URL, keys: { current: new Secret(ACK_SECRET) }, ttlSeconds: 3600 }, grafanaUrl: 'https://grafana.example.com/g' },
       },
     );
     expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
@@ -111,7 +111,10 @@ describe('evidence, cause, chart and links', () => {
     expect(res.headers.get('content-security-policy')).toContain("img-src 'self';");
     const html = await res.text();
     expect(html).toMatch(/<figure><img src="https:\/\/ack\.example\.com\/v1\/chart\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.png" alt="Chart of VLLMKVCacheNearlyFull/);
-    expect(html).toContain('<a href="https://grafana.example.com/d/vllm?var-model=qwen3-8b&amp;from=1" rel="noopener noreferrer">Grafana</a>');
+    const from = Date.parse('2026-11-29T12:42:23.143Z') - 3_600_000;
+    expect(html).toContain(
+      `<a href="https://grafana.example.com/g/d/vllm-fleet/vllm-fleet?var-model=qwen3-8b&amp;var-instance=127.0.0.1%3A9800&amp;from=${from}&amp;to=${from + 7_200_000}" rel="noopener noreferrer">Grafana</a>`,
+    );
   });
 
   it('opens while Prometheus is down: the values kept from the notification, and why "now" is missing', async () => {

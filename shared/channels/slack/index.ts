@@ -103,7 +103,7 @@ function alertBlocks(notification: Notification, index: number, locale: Locale):
   const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification), maxChars: SLACK_MAX_SECTION_CHARS });
   const section = truncateEscaped(lines.join('\n'), SLACK_MAX_SECTION_CHARS);
   const blocks: SlackBlock[] = [{ type: 'section', text: mrkdwn(section) }];
-  const links = linksText(alertLinks(alert, notification.externalURL), locale);
+  const links = linksText(alertLinks(alert, notification.externalURL, notification.grafanaUrl), locale);
   if (links) blocks.push({ type: 'context', elements: [mrkdwn(links)] });
   return blocks;
 }
