@@ -4,6 +4,7 @@
  * links, all escaped, a hostile runbook never linked, Prometheus down at GET time; and a storm
  * digest's one link: paged, acknowledging its whole alert set together, only it, not a later re-fire.
  */
+import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAckToken } from '../../shared/ack/token.js';
 import { enrichAlerts } from '../../shared/enrich/index.js';
@@ -138,6 +139,23 @@ describe('evidence, cause, chart and links', () => {
   });
 });
 
+describe('what the form offers', () => {
+  it('offers no form once the only alert fired again after the link was issued (refiredAt), as the POST would refuse it', async () => {
+    const h = await ackHarness(db);
+    expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
+    const path = ackPath(h.channels[0]!.received[0]);
+    const alert = fixture('firing-kv-cache-critical').alerts[0]!;
+    const common = { groupKey: 'g', externalURL: '', channels: ['slack'] };
+    h.advance(5 * 60_000);
+    await h.runtime.tracker.store.recordNotified({ ...common, alert: { ...alert, status: 'resolved', endsAt: new Date(h.now()).toISOString() } }, h.now());
+    h.advance(60_000);
+    await h.runtime.tracker.store.recordNotified({ ...common, alert, generation: 1 }, h.now());
+    const html = await (await new FormClient(h.app).open(path)).text();
+    expect(html).toContain('Nothing is left to acknowledge here.');
+    expect(html).not.toContain('<form');
+  });
+});
+
 describe('a storm digest: one link for all its alerts', () => {
   const STORM = 120;
 
@@ -177,6 +195,17 @@ describe('a storm digest: one link for all its alerts', () => {
     expect(last).toContain('10.0.0.119:8000');
     for (const odd of ['0', '-1', '999', 'x', '1e3']) expect((await client.open(`${path}?page=${odd}`)).status).toBe(200);
     expect(await h.scan()).toBe(before);
+  });
+
+  it('falls back to the alerts the link names when its set is gone, and says so', async () => {
+    const { h, path } = await storm();
+    const claims = verifyAckToken(path.split('/').pop()!, { current: new Secret(ACK_SECRET) }, h.now());
+    await db.client.send(new DeleteItemCommand({ TableName: h.tableName, Key: { pk: { S: `set#${claims.set!.id}` } } }));
+    const client = new FormClient(h.app);
+    const html = await (await client.open(path)).text();
+    expect(html).toContain("This link's list of 120 alerts could not be read; shown and acknowledged here: the 50 it names itself.");
+    const res = await client.submit(path, { name: 'dave' });
+    expect(await res.text()).toContain('<strong>50 alerts</strong>: 50 acknowledged');
   });
 
   it('acknowledges all its alerts in one POST, and only them: not another group, not a later alert of its group, not a re-fire after the link', async () => {
