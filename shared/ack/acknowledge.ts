@@ -16,8 +16,12 @@ import { createSilence, SilenceError, silenceFor } from '../alertmanager/silence
 import type { AckClaims } from './token.js';
 import type { AckOutcome, AlertRecordStore, AlertRecord } from '../store/alert-record.js';
 
-/** Store calls in flight at once for one link (a link names at most 50 alerts). */
-const CONCURRENCY = 8;
+/**
+ * Store calls in flight at once for one link. A storm digest's link names up to 10,000 alerts (an
+ * alert set), each ~6 requests (acknowledge, history, escalation cancel, follow-up history): at 8 in
+ * flight 1,000 alerts took ~6 s of DynamoDB round trips alone, at 32 a quarter of that.
+ */
+const CONCURRENCY = 32;
 
 export interface AcknowledgeDeps {
   store: AlertRecordStore;
