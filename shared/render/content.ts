@@ -197,7 +197,7 @@ function timesLine(alert: EnrichedAlert, locale?: Locale): string {
 export const MAX_LINK_CHARS = 3000;
 
 /**
- * The alert's links: Prometheus graph (`generatorURL`), `runbook_url` annotation, Alertmanager silence
+ * The alert's links: Prometheus graph (`generatorURL`), its chart (`chartUrl`, signed PNG), `runbook_url` annotation, Alertmanager silence
  * form (firing alerts only: nothing is left to silence once resolved). Each passes {@link httpLink}:
  * these URLs come from whoever wrote the rule or posted the alert, so one that is not http(s) is left out.
  * A cut field gives no link (a cut URL is broken; a silence of cut labels would not match the alert),
@@ -207,6 +207,8 @@ export function alertLinks(alert: EnrichedAlert, externalURL: string): Link[] {
   const cut = new Set(alert.cut);
   const candidates: [Link['label'], string][] = [];
   if (!cut.has('generatorURL')) candidates.push(['Graph', alert.generatorURL]);
+  // Our own signed chart PNG (`shared/chart`); Slack shows it as an image instead.
+  if (alert.chartUrl) candidates.push(['Chart', alert.chartUrl]);
   if (!cut.has('annotations.runbook_url')) candidates.push(['Runbook', alert.annotations.runbook_url ?? '']);
   if (externalURL && alert.status === 'firing' && ![...cut].some((f) => f.startsWith('labels.'))) candidates.push(['Silence', silenceUrl(externalURL, alert.labels)]);
   return candidates.flatMap(([label, raw]) => {
