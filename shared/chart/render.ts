@@ -138,7 +138,10 @@ function option(d: ChartData): EChartsCoreOption {
         'dashed',
       ),
     );
+  // The threshold and capacity stay in view even when the series is far from them: an invisible point
+  // at each level widens the axis, which ECharts then rounds to nice ticks (mark lines do not count).
   const levels = [d.threshold?.value, d.capacityMiB].filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  if (levels.length) series.push(line('levels', levels.map((v) => [ms(d.xMin), v]), 'transparent', 'solid', { lineStyle: { opacity: 0 } }));
   if (d.trend?.projection)
     series.push(
       line(
@@ -172,9 +175,6 @@ function option(d: ChartData): EChartsCoreOption {
     yAxis: {
       type: 'value',
       scale: true,
-      // The threshold and capacity lines stay in view even when the series is far from them.
-      min: (v: { min: number }) => Math.min(v.min, ...levels),
-      max: (v: { max: number }) => Math.max(v.max, ...levels),
       axisLabel: { color: COLORS.muted, formatter: (v: number) => formatSignalValue(v, d.unit) },
       splitLine: { lineStyle: { color: '#eaecf0' } },
     },
