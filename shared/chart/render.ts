@@ -141,7 +141,16 @@ function option(d: ChartData): EChartsCoreOption {
   // The threshold and capacity stay in view even when the series is far from them: an invisible point
   // at each level widens the axis, which ECharts then rounds to nice ticks (mark lines do not count).
   const levels = [d.threshold?.value, d.capacityMiB].filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-  if (levels.length) series.push(line('levels', levels.map((v) => [ms(d.xMin), v]), 'transparent', 'solid', { lineStyle: { opacity: 0 } }));
+  if (levels.length)
+    series.push(
+      line(
+        'levels',
+        levels.map((v) => [ms(d.xMin), v]),
+        'transparent',
+        'solid',
+        { lineStyle: { opacity: 0 } },
+      ),
+    );
   if (d.trend?.projection)
     series.push(
       line(

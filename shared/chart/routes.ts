@@ -10,8 +10,8 @@
  */
 import { Hono, type Context } from 'hono';
 import type { Logger } from '../core/logger.js';
-import type { PrometheusClient } from '../prometheus/client.js';
-import { chartData, chartWindow } from './data.js';
+import type { PrometheusClient, Series } from '../prometheus/client.js';
+import { chartData, chartWindow, type ChartWindow } from './data.js';
 import type { ChartRenderer } from './load.js';
 import { CHART_TOKEN_STATUS, ChartTokenError, verifyChartToken, type ChartKeys } from './token.js';
 import { CHART_SUFFIX } from './url.js';
@@ -64,17 +64,24 @@ async function answer(c: Context, deps: ChartRouteDeps): Promise<Response> {
   }
   const renderer = await deps.renderer();
   const window = chartWindow(verified.spec, deps.now() / 1000);
-  let series;
-  try {
-    const signal = AbortSignal.timeout(deps.timeoutMs);
-    series = (await deps.prometheus.rangeQuery(verified.spec.query, { start: new Date(window.start * 1000), end: new Date(window.end * 1000), step: window.step, signal })).result;
-  } catch (err) {
-    deps.logger.warn('chart query failed', { error: (err as Error).message });
+  const series = await readSeries(deps, verified.spec.query, window);
+  if (series instanceof Error) {
+    deps.logger.warn('chart query failed', { error: series.message });
     const png = await renderer.renderMessagePng('Chart unavailable', 'Prometheus could not be reached or refused the query. Reload in a moment.');
     return png503(c, png);
   }
   const png = await renderer.renderChartPng(chartData(verified.spec, series, window));
   return c.body(png as Uint8Array<ArrayBuffer>, 200, { ...COMMON_HEADERS, 'content-type': 'image/png', 'cache-control': `private, max-age=${CHART_MAX_AGE_SECONDS}` });
+}
+
+/** The range query's series, or the error that kept them (no connection, time-out, an error answer). */
+async function readSeries(deps: ChartRouteDeps, query: string, window: ChartWindow): Promise<Series[] | Error> {
+  try {
+    const signal = AbortSignal.timeout(deps.timeoutMs);
+    return (await deps.prometheus.rangeQuery(query, { start: new Date(window.start * 1000), end: new Date(window.end * 1000), step: window.step, signal })).result;
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
 }
 
 function png503(c: Context, png: Uint8Array): Response {
