@@ -1,6 +1,6 @@
 /**
  * CDK app entry (`cdk.json` "app"). Settings come from context: `prometheusUrl`, `alertmanagerUrl`,
- * `publicUrl`, `logLevel` (e.g. `npx cdk deploy -c prometheusUrl=https://prom.example.com`), and
+ * `publicUrl`, `grafanaUrl`, `logLevel` (e.g. `npx cdk deploy -c prometheusUrl=https://prom.example.com`), and
  * `routingFile` (e.g. `-c routingFile=infra/routing.yml`, see the README, Routing),
  * `escalationDelaySeconds` (turns on escalation of unacknowledged critical alerts to a second topic),
  * `alarmEmail` (subscribed to the ops topic the alarms notify), and `ampTopicArn` / `ampTopic=create`

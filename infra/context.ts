@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { LogLevel } from '../shared/core/logger.js';
 import type { PlainSettings } from './receiver.js';
 
-const URL_KEYS = ['prometheusUrl', 'alertmanagerUrl', 'publicUrl'] as const;
+const URL_KEYS = ['prometheusUrl', 'alertmanagerUrl', 'publicUrl', 'grafanaUrl'] as const;
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** Thrown by {@link settingsFromContext}; the message names the context key, e.g. `prometheusUrl: must be an http(s) URL`. */

@@ -31,8 +31,8 @@ export const ESCALATION_MEMORY_MIB = 256;
 export interface EscalationCheckProps {
   /** Lambda entry exporting `handler`. Default: `functions/escalation.ts`. */
   entry?: string;
-  /** `LOG_LEVEL`, `PUBLIC_URL` (the escalation message's Acknowledge link) and `ALERTMANAGER_URL` (silenced or inhibited alerts do not escalate) are passed on. */
-  settings?: Pick<PlainSettings, 'logLevel' | 'publicUrl' | 'alertmanagerUrl'>;
+  /** `LOG_LEVEL`, `PUBLIC_URL` (the escalation message's Acknowledge link), `ALERTMANAGER_URL` (silenced or inhibited alerts do not escalate) and `GRAFANA_URL` (the dashboard link) are passed on. */
+  settings?: Pick<PlainSettings, 'logLevel' | 'publicUrl' | 'alertmanagerUrl' | 'grafanaUrl'>;
   /** `ESCALATION_DELAY_SECONDS` for the receiver; default: the app's (900 s). */
   delaySeconds?: number;
 }

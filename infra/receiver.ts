@@ -45,6 +45,8 @@ export interface PlainSettings {
   alertmanagerUrl?: string;
   /** `PUBLIC_URL`: this service's public base URL, e.g. a custom domain in front of the Function URL. */
   publicUrl?: string;
+  /** `GRAFANA_URL`: Grafana's root URL (or the shipped dashboard's); messages link each alert to the dashboard there. */
+  grafanaUrl?: string;
   /** `LOG_LEVEL`; the app defaults to `info`. */
   logLevel?: LogLevel;
   /** `SLACK_CHANNEL`: the channel id the Slack app posts to (its bot token is `SLACK_BOT_TOKEN` in the settings secret). */
@@ -132,6 +134,7 @@ export function plainEnvironment(settings: PlainSettings): Record<string, string
     ['PROMETHEUS_URL', settings.prometheusUrl],
     ['ALERTMANAGER_URL', settings.alertmanagerUrl],
     ['PUBLIC_URL', settings.publicUrl],
+    ['GRAFANA_URL', settings.grafanaUrl],
     ['LOG_LEVEL', settings.logLevel],
     ['SLACK_CHANNEL', settings.slackChannel],
   ];

@@ -87,7 +87,7 @@ export class LlmAlertPipelineStack extends Stack {
     if (props.escalation && !props.settings?.publicUrl) throw new Error('escalation needs settings.publicUrl (context publicUrl) and ACK_SECRET in the settings secret: without acknowledgement links every critical alert would escalate');
     if (props.escalation) {
       this.escalationTopic = new Topic(this, 'EscalationTopic', { displayName: 'LLM fleet escalations (unacknowledged critical alerts)', masterKey: snsKey, enforceSSL: true });
-      this.escalation = new EscalationCheck(this, 'Escalation', { entry: props.escalation.entry, delaySeconds: props.escalation.delaySeconds, settings: { logLevel: props.settings?.logLevel, publicUrl: props.settings?.publicUrl, alertmanagerUrl: props.settings?.alertmanagerUrl } })
+      this.escalation = new EscalationCheck(this, 'Escalation', { entry: props.escalation.entry, delaySeconds: props.escalation.delaySeconds, settings: { logLevel: props.settings?.logLevel, publicUrl: props.settings?.publicUrl, alertmanagerUrl: props.settings?.alertmanagerUrl, grafanaUrl: props.settings?.grafanaUrl } })
         .useTable(this.table)
         .useTopic(this.escalationTopic)
         .useSettingsSecret(this.settingsSecret)

@@ -12,6 +12,7 @@ import type { Alert } from '../alertmanager/schema.js';
 import type { Channel } from '../channels/channel.js';
 import type { Logger } from '../core/logger.js';
 import { noticeFromRecords } from './notices.js';
+import type { Notification } from '../render/notification.js';
 import type { EscalationJob } from './scheduler.js';
 import { alertStatus, AlertStatusError } from '../alertmanager/alert-status.js';
 import type { AlertRecord, AlertRecordStore } from '../store/alert-record.js';
@@ -33,9 +34,16 @@ export interface EscalationDeps {
   delivery: { timeoutMs: number; retries: number; budgetMs?: number };
   /** Set when `ALERTMANAGER_URL` is: asked whether the alert is silenced or inhibited before it escalates. */
   alertmanager?: { url: string; timeoutMs: number };
+  /** `GRAFANA_URL`: the escalation message links the alert to the dashboard there, as the first message did. */
+  grafanaUrl?: string;
   logger: Logger;
   /** Epoch milliseconds. */
   now(): number;
+}
+
+/** The escalation message about `record`, with its Acknowledge link and, with `GRAFANA_URL`, its dashboard link. */
+function escalationNotice(record: AlertRecord, acknowledgeUrl: string | undefined, deps: Pick<EscalationDeps, 'grafanaUrl'>): Notification {
+  return { ...noticeFromRecords('escalation', [record], acknowledgeUrl), ...(deps.grafanaUrl && { grafanaUrl: deps.grafanaUrl }) };
 }
 
 /** Whether an alert escalates when nobody acknowledges it: firing with severity `critical`. */
@@ -61,7 +69,7 @@ export async function checkEscalation(job: EscalationJob, deps: EscalationDeps):
   }
   const outcomes = await Promise.allSettled(deps.targets.map(async (target) => {
     const url = deps.links?.url([job.fingerprint], record.groupKey, target.name, now);
-    await deliver(target, noticeFromRecords('escalation', [record], url), { ...deps.delivery, logger: log });
+    await deliver(target, escalationNotice(record, url, deps), { ...deps.delivery, logger: log });
     return target.name;
   }));
   const sent = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
@@ -88,7 +96,7 @@ async function updateThreads(record: AlertRecord, deps: EscalationDeps, log: Log
   const carried = (deps.threaded ?? []).filter((c) => record.channels.includes(c.name));
   await Promise.all(carried.map(async (channel) => {
     const url = deps.links?.url([record.fingerprint], record.groupKey, channel.name, now);
-    await deliver(channel, noticeFromRecords('escalation', [record], url), { ...deps.delivery, logger: log }).catch((err: Error) => {
+    await deliver(channel, escalationNotice(record, url, deps), { ...deps.delivery, logger: log }).catch((err: Error) => {
       log.warn('escalation thread update failed', { channel: channel.name, error: err.message });
     });
   }));

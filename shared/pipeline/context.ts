@@ -43,6 +43,8 @@ export interface PipelineDeps {
   metrics?: Metrics;
   /** Signs each detailed alert's chart URL (`PUBLIC_URL`, `ACK_SECRET` and `PROMETHEUS_URL` set); unset: no charts. */
   charts?: ChartLinkSettings;
+  /** `GRAFANA_URL`: messages link each alert to the dashboard there (`Notification.grafanaUrl`); unset: no such link. */
+  grafanaUrl?: string;
 }
 
 /**

@@ -37,8 +37,9 @@ export async function fanOutTo(channel: Channel, group: GroupContext): Promise<{
     return withChartUrl(alert, detailed && enrichment !== undefined, deps.charts, started);
   });
   try {
-    const notification = markGenerations(markFlapping(buildNotification(message, alerts), group.flapping), mine);
-    const decorated = deps.ack && ackView ? deps.ack.decorate(notification, channel.name, ackView) : notification;
+    const built = { ...buildNotification(message, alerts), ...(deps.grafanaUrl && { grafanaUrl: deps.grafanaUrl }) };
+    const notification = markGenerations(markFlapping(built, group.flapping), mine);
+    const decorated = deps.ack && ackView ? await deps.ack.decorate(notification, channel.name, ackView) : notification;
     const budgetMs = Math.max(deps.delivery.timeoutMs, (deps.delivery.budgetMs ?? DEFAULT_DELIVERY_BUDGET_MS) - (started - group.receivedAt));
     const attempts = await deliver(channel, decorated, { ...deps.delivery, budgetMs, logger: log });
     group.ledger.delivered(

@@ -33,6 +33,11 @@ export interface Notification {
    */
   acknowledgeUrl?: string;
   /**
+   * `GRAFANA_URL` (Grafana's root or the shipped dashboard's URL), when set: each alert links to the
+   * dashboard on its model and instance (`grafanaUrl` in `./grafana.ts`).
+   */
+  grafanaUrl?: string;
+  /**
    * Firing alerts that fired again soon after an earlier firing of the same alert (flapping), by
    * `fingerprint`. Channels mark them instead of presenting them as a new page.
    */

@@ -52,7 +52,7 @@ export function renderText(notification: Notification, maxBytes = Number.POSITIV
 
 /** One alert's lines followed by its links spelled out (`Graph: <url>`). */
 function alertParagraph(notification: Notification, alert: EnrichedAlert, locale: Locale): string {
-  const links = alertLinks(alert, notification.externalURL).map((l) => `${linkLabel(l.label, locale)}: ${l.url}`);
+  const links = alertLinks(alert, notification.externalURL, notification.grafanaUrl).map((l) => `${linkLabel(l.label, locale)}: ${l.url}`);
   const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
   return [...lines, ...links].join('\n');
 }
@@ -61,8 +61,10 @@ function alertParagraph(notification: Notification, alert: EnrichedAlert, locale
 function renderTextDigest(notification: Notification, maxBytes: number, locale: Locale): string {
   const d = digestText(notification, PLAIN, locale);
   const silence = d.silenceUrl ? `${messages(locale).digest.silenceGroup}: ${d.silenceUrl}` : '';
+  // Right under the title, like a detailed message's: the one link for every firing alert of the digest.
+  const ack = acknowledgeLink(notification, locale);
   const build = (top: string[]) =>
-    [[digestTitle(notification, locale), ...d.summary, ...d.counts].join('\n'), [d.topTitle, ...top].join('\n'), d.more, silence].filter(Boolean).join('\n\n');
+    [[digestTitle(notification, locale), ...(ack ? [`${ack.label}: ${ack.url}`] : []), ...d.summary, ...d.counts].join('\n'), [d.topTitle, ...top].join('\n'), d.more, silence].filter(Boolean).join('\n\n');
   let top = d.top;
   while (top.length > 0 && utf8Bytes(build(top)) > maxBytes) top = top.slice(0, -1);
   return truncateBytes(build(top), maxBytes);

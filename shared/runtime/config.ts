@@ -50,6 +50,10 @@ function httpUrl() {
 const publicUrl = () =>
   httpUrl().refine((s) => !/[?#]/.test(s), { message: 'must not have a query or fragment (links append /v1/ack/… to it); a path prefix is fine' });
 
+/** Grafana's root URL or a dashboard's URL: links set `var-…`, `from` and `to` in its query, so a fragment would hide them. */
+const grafanaUrlSetting = () =>
+  httpUrl().refine((s) => !s.includes('#'), { message: 'must not have a fragment (#…); a path prefix, a dashboard path /d/<uid> or a query such as ?orgId=2 is fine' });
+
 /** A Prometheus or Alertmanager base URL: not a UI page, an API path, a query or a fragment ({@link baseUrlProblem}). */
 const baseUrl = (example: string) =>
   httpUrl().superRefine((s, ctx) => {
@@ -100,6 +104,8 @@ const envSchema = z.object({
   PUBLIC_URL: optional(publicUrl()),
   ACK_SECRET: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
   ALERTMANAGER_URL: optional(baseUrl('http://alertmanager:9093')),
+  // Messages and the acknowledgement page link each alert to the shipped dashboard there (shared/render/grafana.ts).
+  GRAFANA_URL: optional(grafanaUrlSetting()),
   // Acknowledgement links and escalation (shared/ack).
   ACK_SECRET_PREVIOUS: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
   ACK_SECRET_PREVIOUS_UNTIL: optional(pointInTime()),
@@ -160,6 +166,11 @@ export interface Config {
   publicUrl?: string;
   ackSecret?: Secret;
   alertmanagerUrl?: string;
+  /**
+   * `GRAFANA_URL`: Grafana's root URL or the shipped dashboard's URL (no trailing slash); messages link
+   * each alert to the dashboard there (`grafanaUrl` in `shared/render/grafana.ts`). Unset: no such link.
+   */
+  grafanaUrl?: string;
   /** The previous `ACK_SECRET`, accepted for links until `untilMs` (epoch ms, `ACK_SECRET_PREVIOUS_UNTIL`). */
   ackPreviousSecret?: { secret: Secret; untilMs: number };
   /** Lifetime of acknowledgement links, seconds. */
@@ -263,6 +274,7 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
     publicUrl: e.PUBLIC_URL,
     ackSecret: secret(e.ACK_SECRET),
     alertmanagerUrl: e.ALERTMANAGER_URL,
+    grafanaUrl: e.GRAFANA_URL,
     ackPreviousSecret: e.ACK_SECRET_PREVIOUS && e.ACK_SECRET_PREVIOUS_UNTIL ? { secret: new Secret(e.ACK_SECRET_PREVIOUS), untilMs: e.ACK_SECRET_PREVIOUS_UNTIL } : undefined,
     ackTokenTtlSeconds: e.ACK_TOKEN_TTL_SECONDS,
     escalation: e.ESCALATION_SNS_TOPIC_ARN || e.ESCALATION_SLACK_WEBHOOK_URL

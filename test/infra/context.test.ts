@@ -14,12 +14,14 @@ describe('settingsFromContext', () => {
         prometheusUrl: 'https://prom.example.com/',
         alertmanagerUrl: 'http://am.internal:9093',
         publicUrl: 'https://alerts.example.com//',
+        grafanaUrl: 'https://grafana.example.com/',
         logLevel: 'debug',
       }),
     ).toEqual({
       prometheusUrl: 'https://prom.example.com',
       alertmanagerUrl: 'http://am.internal:9093',
       publicUrl: 'https://alerts.example.com',
+      grafanaUrl: 'https://grafana.example.com',
       logLevel: 'debug',
     });
   });
@@ -32,6 +34,7 @@ describe('settingsFromContext', () => {
   it.each([
     ['prometheusUrl', 'prom.example.com:9090', /^prometheusUrl: must be an http\(s\) URL/],
     ['alertmanagerUrl', 'ftp://am.example.com', /^alertmanagerUrl: must be an http\(s\) URL/],
+    ['grafanaUrl', 'grafana.example.com', /^grafanaUrl: must be an http\(s\) URL/],
     ['logLevel', 'verbose', /^logLevel: must be one of debug, info, warn, error/],
     ['publicUrl', 42, /^publicUrl: must be a string/],
   ])('rejects %s = %j, naming the key', (key, value, message) => {

@@ -30,7 +30,7 @@ describe('LlmAlertPipelineStack with escalation', () => {
     statements.some((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action) && [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)));
 
   beforeAll(() => {
-    stack = new LlmAlertPipelineStack(scratch.app, 'Escalating', { settings: { publicUrl: 'https://alerts.example.com', alertmanagerUrl: 'https://am.example.com', logLevel: 'debug' }, escalation: { delaySeconds: 600 } });
+    stack = new LlmAlertPipelineStack(scratch.app, 'Escalating', { settings: { publicUrl: 'https://alerts.example.com', alertmanagerUrl: 'https://am.example.com', grafanaUrl: 'https://grafana.example.com', logLevel: 'debug' }, escalation: { delaySeconds: 600 } });
     template = Template.fromStack(stack);
   });
   afterAll(() => scratch.dispose());
@@ -91,6 +91,8 @@ describe('LlmAlertPipelineStack with escalation', () => {
       PUBLIC_URL: 'https://alerts.example.com',
       // The check asks Alertmanager whether the alert is silenced or inhibited before it escalates.
       ALERTMANAGER_URL: 'https://am.example.com',
+      // The escalation message links the alert to the dashboard, as the first message did.
+      GRAFANA_URL: 'https://grafana.example.com',
       TABLE_NAME: { Ref: id(stack.table) },
       ESCALATION_SNS_TOPIC_ARN: { Ref: id(stack.escalationTopic!) },
       SETTINGS_SECRET_ARN: { Ref: id(stack.settingsSecret) },

@@ -16,7 +16,7 @@ interface Statement {
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
 
-const PLAIN_ENV = ['NODE_OPTIONS', 'LOG_LEVEL', 'PROMETHEUS_URL', 'ALERTMANAGER_URL', 'PUBLIC_URL', 'SLACK_CHANNEL', 'TABLE_NAME', 'SNS_TOPIC_ARN', 'SETTINGS_SECRET_ARN'];
+const PLAIN_ENV = ['NODE_OPTIONS', 'LOG_LEVEL', 'PROMETHEUS_URL', 'ALERTMANAGER_URL', 'PUBLIC_URL', 'GRAFANA_URL', 'SLACK_CHANNEL', 'TABLE_NAME', 'SNS_TOPIC_ARN', 'SETTINGS_SECRET_ARN'];
 
 // Bundles the real Lambda entry (functions/lambda.ts) with local esbuild.
 describe('LlmAlertPipelineStack', () => {
@@ -29,7 +29,7 @@ describe('LlmAlertPipelineStack', () => {
 
   beforeAll(() => {
     stack = new LlmAlertPipelineStack(scratch.app, 'Pipeline', {
-      settings: { prometheusUrl: 'https://prom.example.com', alertmanagerUrl: 'https://am.example.com', logLevel: 'debug', slackChannel: 'C0ALERTS01' },
+      settings: { prometheusUrl: 'https://prom.example.com', alertmanagerUrl: 'https://am.example.com', grafanaUrl: 'https://grafana.example.com', logLevel: 'debug', slackChannel: 'C0ALERTS01' },
     });
     template = Template.fromStack(stack);
     const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0]!;
@@ -103,7 +103,7 @@ describe('LlmAlertPipelineStack', () => {
   });
 
   it('passes the given plain settings as environment variables', () => {
-    expect(env).toMatchObject({ PROMETHEUS_URL: 'https://prom.example.com', ALERTMANAGER_URL: 'https://am.example.com', LOG_LEVEL: 'debug', SLACK_CHANNEL: 'C0ALERTS01' });
+    expect(env).toMatchObject({ PROMETHEUS_URL: 'https://prom.example.com', ALERTMANAGER_URL: 'https://am.example.com', GRAFANA_URL: 'https://grafana.example.com', LOG_LEVEL: 'debug', SLACK_CHANNEL: 'C0ALERTS01' });
     expect(env.PUBLIC_URL).toBeUndefined();
   });
 

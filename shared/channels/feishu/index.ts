@@ -92,7 +92,7 @@ const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements
 function alertElements(notification: Notification, alert: EnrichedAlert, first: boolean, locale: Locale): FeishuElement[] {
   const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification), maxChars: FEISHU_MAX_ALERT_CHARS });
   const elements: FeishuElement[] = first ? [] : [{ tag: 'hr' }];
-  elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL), locale));
+  elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL, notification.grafanaUrl), locale));
   return elements;
 }
 
@@ -147,6 +147,7 @@ function renderFeishuDigest(notification: Notification, template: Template, loca
   const d = digestText(notification, PLAIN, locale);
   const build = (top: string[]) =>
     card(digestTitle(notification, locale), template, [
+      ...acknowledgeButton(notification, locale),
       div([...d.summary, ...d.counts].join('\n')),
       { tag: 'hr' },
       div([d.topTitle, ...top].join('\n')),

@@ -61,7 +61,7 @@ function trigger(alert: EnrichedAlert, n: Notification, generation: number): Omi
       ...timestamp(alert.startsAt),
       custom_details: details,
     },
-    ...linksOf(n, alertLinks(alert, n.externalURL)),
+    ...linksOf(n, alertLinks(alert, n.externalURL, n.grafanaUrl)),
     ...client(n),
   };
   if (utf8Bytes(JSON.stringify(event)) <= PAGERDUTY_MAX_EVENT_BYTES) return event;

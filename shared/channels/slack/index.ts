@@ -114,7 +114,7 @@ function alertBlocks(notification: Notification, index: number, locale: Locale):
   const blocks: SlackBlock[] = [{ type: 'section', text: mrkdwn(section) }];
   if (alert.chartUrl && alert.chartUrl.length <= SLACK_MAX_IMAGE_URL_CHARS) blocks.push({ type: 'image', image_url: alert.chartUrl, alt_text: truncateChars(`Chart: ${alertTitle(alert)}`, SLACK_MAX_ALT_TEXT_CHARS) });
   // The chart is the image above, not a link too.
-  const links = linksText(alertLinks(alert, notification.externalURL).filter((l) => l.label !== 'Chart'), locale);
+  const links = linksText(alertLinks(alert, notification.externalURL, notification.grafanaUrl).filter((l) => l.label !== 'Chart'), locale);
   if (links) blocks.push({ type: 'context', elements: [mrkdwn(links)] });
   return blocks;
 }
@@ -167,11 +167,11 @@ function renderSlackFollowUp(notification: Notification, locale: Locale): SlackM
   return { text: truncateEscaped([escapeMrkdwn(head), body].join('\n'), SLACK_MAX_TEXT_CHARS), blocks: [header(head), section(body)] };
 }
 
-/** The storm digest: header, summary and counts, the top alerts, what is left out, a group silence link. */
+/** The storm digest: header, one Acknowledge button for all its firing alerts, summary and counts, the top alerts, what is left out, a group silence link. */
 function renderSlackDigest(notification: Notification, locale: Locale): SlackMessage {
   const head = digestTitle(notification, locale);
   const d = digestText(notification, SLACK_MARKUP, locale);
-  const blocks: SlackBlock[] = [header(head), section([...d.summary, ...d.counts].join('\n')), section([d.topTitle, ...d.top].join('\n'))];
+  const blocks: SlackBlock[] = [header(head), ...acknowledgeButton(notification, locale), section([...d.summary, ...d.counts].join('\n')), section([d.topTitle, ...d.top].join('\n'))];
   if (d.more) blocks.push(section(d.more));
   if (d.silenceUrl) blocks.push({ type: 'context', elements: [mrkdwn(linksText([{ label: 'Silence', url: d.silenceUrl }], locale))] });
   const text = truncateEscaped([escapeMrkdwn(head), ...d.summary].join('\n'), SLACK_MAX_TEXT_CHARS);
