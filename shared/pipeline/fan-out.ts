@@ -8,6 +8,7 @@ import { ContentRefusedError, deliveryFailureReason, type Channel } from '../cha
 import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from '../channels/deliver.js';
 import { withChartUrl } from '../chart/url.js';
 import { noMetrics, type Metrics } from '../metrics/catalogue.js';
+import { MAX_DETAILED_ALERTS } from '../render/digest.js';
 import { buildNotification } from '../render/notification.js';
 import type { ChannelOutcome, GroupContext } from './context.js';
 import { markFlapping } from './flap.js';
@@ -27,11 +28,13 @@ export async function fanOutTo(channel: Channel, group: GroupContext): Promise<{
   const mine = group.toSend.filter((c) => c.claim.pending.includes(channel.name));
   if (mine.length === 0) return { channel: channel.name };
   const started = deps.now();
-  // Only the alerts enriched are shown in detail (a storm's digest lists the rest): those get a chart.
+  // Charts only for a message that shows its alerts in detail: a storm's digest shows none, and
+  // signing thousands of URLs would only cost the storm's time budget.
+  const detailed = mine.length + message.truncatedAlerts <= MAX_DETAILED_ALERTS;
   const alerts = mine.map((c) => {
     const enrichment = group.enrichments.get(c.alert.fingerprint);
     const alert = { ...c.alert, enrichment: enrichment ?? { status: 'unavailable' as const, kind: 'unknown' as const, reason: 'not enriched' } };
-    return withChartUrl(alert, enrichment !== undefined, deps.charts, started);
+    return withChartUrl(alert, detailed && enrichment !== undefined, deps.charts, started);
   });
   try {
     const built = { ...buildNotification(message, alerts), ...(deps.grafanaUrl && { grafanaUrl: deps.grafanaUrl }) };

@@ -7,7 +7,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { createAckRuntime } from './ack.js';
 import { createAlertStateSource } from './alert-state.js';
-import { chartLinkSettings } from './chart.js';
+import { chartLinkSettings, chartRouteDeps } from './chart.js';
 import type { AppDeps } from '../http/app.js';
 import { buildChannels } from './channels.js';
 import type { Config } from './config.js';
@@ -96,6 +96,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     resumeEscalations: ack.resume,
     metrics: clients.metrics,
     charts: chartLinkSettings(config),
+    chartRoutes: chartRouteDeps(config, logger),
     grafanaUrl: config.grafanaUrl,
   };
 }
