@@ -109,7 +109,7 @@ describe('evidence, cause, chart and links', () => {
     );
     expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
     const res = await new FormClient(h.app).open(ackPath(h.channels[0]!.received[0]));
-    expect(res.headers.get('content-security-policy')).toContain("img-src https://ack.example.com/v1/chart/;");
+    expect(res.headers.get('content-security-policy')).toContain('img-src https://ack.example.com/v1/chart/;');
     const html = await res.text();
     expect(html).toMatch(/<figure><img src="https:\/\/ack\.example\.com\/v1\/chart\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.png" alt="Chart of VLLMKVCacheNearlyFull/);
     const from = Date.parse('2026-11-29T12:42:23.143Z') - 3_600_000;
