@@ -3,25 +3,27 @@
  * shared/ are layers, and a module imports only its own folder, core/, and the folders MAY_IMPORT
  * lists for its folder. Read top to bottom it is the pipeline's shape:
  *   functions → runtime → http, amp → heartbeat → pipeline → ack → escalation → metrics → routing
- *   → channels → store → render → enrich → prometheus, alertmanager, alert-state → core
+ *   → channels → store → render → chart → enrich → prometheus, alertmanager, alert-state → core
  * `npm test` runs it (`npm run lint:deps`): a cycle, an upward import, or development-only code
  * reaching the product fails the build.
  * @see https://github.com/sverweij/dependency-cruiser/blob/main/doc/rules-reference.md
  */
 const MAY_IMPORT = {
-  runtime: ['http', 'heartbeat', 'pipeline', 'ack', 'escalation', 'metrics', 'routing', 'channels', 'alert-state', 'store', 'render', 'enrich', 'prometheus', 'alertmanager'],
-  http: ['heartbeat', 'pipeline', 'ack', 'metrics', 'alertmanager'],
+  runtime: ['http', 'heartbeat', 'pipeline', 'ack', 'escalation', 'metrics', 'routing', 'channels', 'alert-state', 'store', 'render', 'chart', 'enrich', 'prometheus', 'alertmanager'],
+  http: ['heartbeat', 'pipeline', 'ack', 'metrics', 'chart', 'alertmanager'],
   // AMP via SNS: an inbound source beside the webhook route, converting into the webhook's shape.
   amp: ['heartbeat', 'pipeline', 'metrics', 'alertmanager'],
   heartbeat: ['pipeline', 'metrics', 'store', 'enrich', 'alertmanager'],
-  pipeline: ['ack', 'metrics', 'routing', 'channels', 'alert-state', 'store', 'render', 'enrich', 'alertmanager'],
-  ack: ['escalation', 'channels', 'store', 'render', 'enrich', 'alertmanager'],
+  pipeline: ['ack', 'metrics', 'routing', 'channels', 'alert-state', 'store', 'render', 'chart', 'enrich', 'alertmanager'],
+  ack: ['escalation', 'channels', 'store', 'render', 'chart', 'enrich', 'alertmanager'],
   escalation: ['channels', 'store', 'render', 'enrich', 'alertmanager'],
   metrics: ['channels', 'store'],
   routing: ['channels', 'render', 'alertmanager'],
   channels: ['store', 'render', 'enrich', 'alertmanager'],
   store: ['render', 'enrich', 'alertmanager'],
   render: ['enrich', 'alertmanager'],
+  // Chart images: the signed URL (pure), the GET route, and the renderer loaded lazily.
+  chart: ['enrich', 'prometheus', 'alertmanager'],
   enrich: ['prometheus', 'alertmanager'],
   'alert-state': ['prometheus', 'alertmanager'],
   prometheus: [],

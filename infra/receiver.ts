@@ -15,6 +15,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { LogLevel } from '../shared/core/logger.js';
 import { allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
+import { withChartRenderer } from './chart-asset.js';
 import { LAMBDA_ROUTING_FILE, shipRoutingFile, type RoutingShipment } from './routing.js';
 import { SECRET_SETTINGS } from '../shared/runtime/settings-secret.js';
 
@@ -92,7 +93,8 @@ export class AlertReceiver extends Construct {
       memoryMiB: RECEIVER_MEMORY_MIB,
       timeoutSeconds: RECEIVER_TIMEOUT_SECONDS,
       environment: { ...plainEnvironment(props.settings ?? {}), ...routingEnv },
-      commandHooks: this.routing?.commandHooks,
+      // The chart renderer is a file of its own in the asset, loaded on the first chart request.
+      commandHooks: withChartRenderer(this.routing?.commandHooks),
     }));
     if (this.routing?.publish) this.function.addToRolePolicy(this.routing.publish);
     Validations.of(this.function).acknowledge({

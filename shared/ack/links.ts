@@ -2,8 +2,12 @@
  * Builds the signed "Acknowledge" links: `PUBLIC_URL/v1/ack/<token>`, one per channel message, so the
  * acknowledgement records which channel's link was used.
  */
+import { randomBytes } from 'node:crypto';
 import { keyPart } from '../store/keys.js';
-import { signAckToken, type AckKeys } from './token.js';
+import { MAX_SET_ALERTS, type AlertSetStore } from '../store/alert-set.js';
+import type { AlertRecord } from '../store/alert-record.js';
+import type { Logger } from '../core/logger.js';
+import { MAX_TOKEN_ALERTS, signAckToken, type AckKeys } from './token.js';
 
 /** Route prefix of the acknowledgement page (see `shared/ack/routes.ts`). */
 export const ACK_PATH = '/v1/ack';
@@ -27,9 +31,27 @@ export function latestCoveredStart(issuedAt: number): number {
   return issuedAt * 1000 + CLOCK_SKEW_MS;
 }
 
+/**
+ * Whether a link issued at `issuedAt` (epoch seconds) still acknowledges the record's current firing:
+ * it had started by then (plus {@link CLOCK_SKEW_MS}) and has not fired again since (`refiredAt`), the
+ * same rule the store's `acknowledge` applies; the page offers its form only when one alert passes.
+ */
+export function coversFiring(record: AlertRecord, issuedAt: number): boolean {
+  const latest = new Date(latestCoveredStart(issuedAt)).toISOString();
+  return record.status === 'firing' && !record.acknowledgement && record.startsAt <= latest && (record.refiredAt ?? '') <= latest;
+}
+
 /** Signs links; absent when `PUBLIC_URL` or `ACK_SECRET` is unset (messages then carry no link). */
 export class AckLinks {
-  constructor(readonly settings: AckLinkSettings) {}
+  /**
+   * @param sets where a storm digest's alert set is stored ({@link urlForAll}); unset: such a link
+   *   covers its first {@link MAX_TOKEN_ALERTS} alerts only
+   */
+  constructor(
+    readonly settings: AckLinkSettings,
+    readonly sets?: AlertSetStore,
+    private readonly logger?: Logger,
+  ) {}
 
   /** The service's own origin (`https://host[:port]`), for the POST's `Origin` check. */
   get origin(): string {
@@ -56,5 +78,25 @@ export class AckLinks {
     const issuedAt = Math.ceil(nowMs / 1000);
     const token = signAckToken({ fingerprints: fingerprints.map(keyPart), group, channel, issuedAt, expiresAt: issuedAt + this.settings.ttlSeconds }, this.settings.keys);
     return `${this.settings.publicUrl}${ACK_PATH}/${token}`;
+  }
+
+  /**
+   * Like {@link url}, for any number of alerts: above {@link MAX_TOKEN_ALERTS} (a storm digest) the
+   * fingerprints are stored as an alert set first (one write) and the token names the set. When the
+   * write fails the link still goes out, covering the first alerts, and the failure is logged.
+   */
+  async urlForAll(fingerprints: string[], group: string, channel: string, nowMs: number): Promise<string> {
+    if (fingerprints.length <= MAX_TOKEN_ALERTS || !this.sets) return this.url(fingerprints, group, channel, nowMs);
+    const id = randomBytes(16).toString('hex');
+    const issuedAt = Math.ceil(nowMs / 1000);
+    const expiresAt = issuedAt + this.settings.ttlSeconds;
+    try {
+      await this.sets.put(id, { fingerprints, groupKey: group }, expiresAt * 1000);
+    } catch (err) {
+      this.logger?.error('alert set write failed: the link covers only the first alerts', { group, channel, alerts: fingerprints.length, covered: MAX_TOKEN_ALERTS, error: (err as Error).message });
+      return this.url(fingerprints, group, channel, nowMs);
+    }
+    const claims = { fingerprints: fingerprints.slice(0, MAX_TOKEN_ALERTS).map(keyPart), group, channel, issuedAt, expiresAt, set: { id, alerts: Math.min(fingerprints.length, MAX_SET_ALERTS) } };
+    return `${this.settings.publicUrl}${ACK_PATH}/${signAckToken(claims, this.settings.keys)}`;
   }
 }

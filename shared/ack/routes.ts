@@ -1,17 +1,25 @@
 /**
  * HTTP routes of the acknowledgement page, mounted at `/v1/ack` (see `shared/http/app.ts`):
- * - `GET /v1/ack/:token` shows the alerts and a form, and changes no state (link unfurlers, mail
- *   scanners and prefetchers fetch links on their own);
- * - `POST /v1/ack/:token` acknowledges, behind the CSRF checks of `csrf.ts`.
- * Refusals are small HTML pages with a 4xx status; every page carries {@link PAGE_HEADERS}.
+ * - `GET /v1/ack/:token[?page=N]` shows the alerts (their evidence, cause, chart and links: `page-alert.ts`)
+ *   and a form, and changes no state (link unfurlers, mail scanners and prefetchers fetch links on their own);
+ * - `POST /v1/ack/:token` acknowledges every alert the link names together, behind the CSRF checks of `csrf.ts`.
+ * A storm digest's link names a stored alert set (`AckClaims.set`): the page lists it {@link PAGE_SIZE} at a
+ * time, and the form acknowledges the whole set.
+ * Refusals are small HTML pages with a 4xx status; every page carries `pageHeaders` (`PAGE_HEADERS`, chart images allowed).
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { acknowledge, type AcknowledgeDeps } from './acknowledge.js';
 import { CSRF_COOKIE, checkFormNonce, checkOrigin, issueFormNonce } from './csrf.js';
-import { latestCoveredStart, type AckLinks } from './links.js';
-import { PAGE_HEADERS, renderAckPage, renderProblemPage, type PageModel } from './page.js';
+import { coversFiring, type AckLinks } from './links.js';
+import { CHART_PATH, chartUrl, type ChartLinkSettings } from '../chart/url.js';
+import { pageHeaders, renderAckPage, renderProblemPage, type PageAlert, type PageModel } from './page.js';
+import type { Alert } from '../alertmanager/schema.js';
+import type { Enrichment } from '../enrich/types.js';
+import type { AlertRecord } from '../store/alert-record.js';
+import { keyPart } from '../store/keys.js';
+import { linkScope, type Scope } from './scope.js';
 import { SILENCE_HOURS } from '../alertmanager/silences.js';
 import { AckTokenError, TOKEN_PROBLEM_STATUS, verifyAckToken, type AckClaims } from './token.js';
 
@@ -22,9 +30,25 @@ export const MAX_NAME_CHARS = 64;
 /** The form is a few short fields. */
 const MAX_FORM_BYTES = 8 * 1024;
 const NAME_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 3600;
+/** Alerts per page of a long list (a storm digest's link). */
+export const PAGE_SIZE = 20;
+/**
+ * Most alerts whose values are read again from Prometheus when the page opens (one enrichment: its
+ * queries are per kind, not per alert); a longer list shows what the records kept.
+ */
+const MAX_REFRESHED_ALERTS = 10;
 
 export interface AckRouteDeps extends AcknowledgeDeps {
   links: AckLinks;
+  /**
+   * Re-runs enrichment for the alerts shown (their values now), time-boxed; must never throw (like
+   * `enrichAlerts`: Prometheus down gives `unavailable`). Unset: the page shows what the records kept.
+   */
+  refresh?: (alerts: Alert[]) => Promise<Map<string, Enrichment>>;
+  /** Signs the alerts' chart URLs (`chartUrl` of `shared/chart/url.ts`) when `PROMETHEUS_URL` is set too; unset: no chart. */
+  charts?: ChartLinkSettings;
+  /** `GRAFANA_URL`: each alert links to the dashboard around its start (`shared/render/grafana.ts`); unset: no such link. */
+  grafanaUrl?: string;
 }
 
 type Page = { status: 200 | 400 | 403 | 405 | 410 | 503; html: string };
@@ -39,7 +63,8 @@ const problem = (status: Page['status'], heading: string, message: string): Page
 
 /** Builds the sub-app for `ACK_PATH`. */
 export function ackRoutes(deps: AckRouteDeps): Hono {
-  const pages = new AckPages(deps);
+  const send = sender(deps.charts);
+  const pages = new AckPages(deps, send);
   const app = new Hono();
   const tooLarge = (c: Context) => send(c, problem(400, 'Form too large', 'The form is larger than this page ever sends.'));
   app.get('/:token', (c) => pages.answer(c, () => pages.view(c)));
@@ -51,22 +76,29 @@ export function ackRoutes(deps: AckRouteDeps): Hono {
   return app;
 }
 
-const send = (c: Context, page: Page) => c.html(page.html, page.status, PAGE_HEADERS);
+/** Sends a page with its security headers; `charts` set: the chart images are allowed. */
+const sender = (charts: ChartLinkSettings | undefined) => {
+  const headers = pageHeaders(charts && `${charts.publicUrl}${CHART_PATH}/`);
+  return (c: Context, page: Page) => c.html(page.html, page.status, headers);
+};
 
 /** The two pages of one link: the view (GET) and the form's submit (POST). */
 class AckPages {
   readonly #secure: boolean;
-  constructor(private readonly deps: AckRouteDeps) {
+  constructor(
+    private readonly deps: AckRouteDeps,
+    private readonly send: (c: Context, page: Page) => Response,
+  ) {
     this.#secure = deps.links.settings.publicUrl.startsWith('https:');
   }
 
   /** Sends what `handler` renders; a store failure becomes a 503 page that says nothing changed. */
   async answer(c: Context, handler: () => Promise<Page>): Promise<Response> {
     try {
-      return send(c, await handler());
+      return this.send(c, await handler());
     } catch (err) {
       this.deps.logger.error('ack page failed', { method: c.req.method, error: err as Error });
-      return send(c, problem(503, 'Try again', 'The acknowledgement store could not be reached. Nothing was changed; reload in a moment.'));
+      return this.send(c, problem(503, 'Try again', 'The acknowledgement store could not be reached. Nothing was changed; reload in a moment.'));
     }
   }
 
@@ -84,9 +116,14 @@ class AckPages {
     if (crossSite) return problem(403, 'Not acknowledged', crossSite);
     const request = await this.#readForm(c, token);
     if ('html' in request) return request;
-    const result = await acknowledge(claims, { by: request.name || 'anonymous', silenceHours: request.silenceHours }, this.deps);
+    const scope = await linkScope(claims, { sets: this.deps.links.sets, logger: this.deps.logger }, PAGE_SIZE, this.deps.now());
+    const result = await acknowledge({ ...claims, fingerprints: scope.fingerprints }, { by: request.name || 'anonymous', silenceHours: request.silenceHours }, this.deps);
+    if (claims.set) {
+      const acknowledged = result.alerts.filter((r) => r.outcome === 'acknowledged').length;
+      this.deps.logger.info('alert set acknowledged', { set: claims.set.id, group: claims.group, channel: claims.channel, by: request.name || 'anonymous', alerts: scope.fingerprints.length, acknowledged });
+    }
     if (request.name) setCookie(c, NAME_COOKIE, request.name, { path: this.deps.links.pagePath, httpOnly: true, sameSite: 'Lax', secure: this.#secure, maxAge: NAME_COOKIE_MAX_AGE_SECONDS });
-    return this.#page(c, token, claims, { result, name: request.name });
+    return this.#page(c, token, claims, { result, name: request.name, scope });
   }
 
   #verify(token: string): AckClaims | Page {
@@ -114,11 +151,15 @@ class AckPages {
   }
 
   /** Renders the page with the alerts' current state; issues a fresh form nonce when something can be acknowledged. */
-  async #page(c: Context, token: string, claims: AckClaims, extra: Pick<PageModel, 'result'> & { name?: string }): Promise<Page> {
+  async #page(c: Context, token: string, claims: AckClaims, extra: Pick<PageModel, 'result'> & { name?: string; scope?: Scope }): Promise<Page> {
     const now = this.deps.now();
-    const records = await this.deps.store.getMany(claims.fingerprints, now);
-    const alerts = claims.fingerprints.map((fingerprint) => ({ fingerprint, record: records.get(fingerprint) }));
-    const open = alerts.some((a) => a.record?.status === 'firing' && !a.record.acknowledgement && Date.parse(a.record.startsAt) <= latestCoveredStart(claims.issuedAt));
+    const scope = extra.scope ?? (await linkScope(claims, { sets: this.deps.links.sets, logger: this.deps.logger }, PAGE_SIZE, this.deps.now()));
+    const pages = Math.max(1, Math.ceil(scope.fingerprints.length / PAGE_SIZE));
+    const page = scope.list ? pageNumber(c.req.query('page'), pages) : 1;
+    const shown = scope.list ? scope.fingerprints.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE) : scope.fingerprints;
+    const alerts = await this.#alerts(shown, now);
+    // A long list may have open alerts on other pages: its form stays (the result then says what each was).
+    const open = alerts.some((a) => a.record && coversFiring(a.record, claims.issuedAt)) || (pages > 1 && !extra.result);
     let form: PageModel['form'];
     if (open) {
       const nonce = issueFormNonce(token, this.deps.links.settings.keys);
@@ -126,6 +167,38 @@ class AckPages {
       setCookie(c, CSRF_COOKIE, nonce.nonce, { path: `${this.deps.links.pagePath}/${token}`, httpOnly: true, sameSite: 'Strict', secure: this.#secure });
       form = { nonce, name: extra.name ?? cleanName(getCookie(c, NAME_COOKIE)), silenceHours: this.deps.silences ? SILENCE_HOURS : undefined };
     }
-    return { status: 200, html: renderAckPage({ alerts, channel: claims.channel, form, result: extra.result, nowMs: now }) };
+    const list = scope.list && { ...scope.list, page, pages };
+    return { status: 200, html: renderAckPage({ alerts, channel: claims.channel, form, result: extra.result, nowMs: now, list, grafanaUrl: this.deps.grafanaUrl }) };
   }
+
+  /** The records of the alerts shown, their values now (a short list only), chart and Grafana links. */
+  async #alerts(fingerprints: string[], now: number): Promise<PageAlert[]> {
+    const found = await this.deps.store.getMany(fingerprints, now);
+    // By key part: a link carries an over-long fingerprint as its digest, the record keeps it whole.
+    const records = new Map([...found.values()].map((r) => [keyPart(r.fingerprint), r]));
+    const fresh = fingerprints.length <= MAX_REFRESHED_ALERTS ? await this.#refresh([...records.values()]) : undefined;
+    return fingerprints.map((fingerprint) => {
+      const record = records.get(keyPart(fingerprint));
+      if (!record) return { fingerprint };
+      const chart = chartUrl({ ...record.alert, enrichment: record.enrichment }, this.deps.charts, now);
+      return { fingerprint, record, fresh: fresh?.get(record.fingerprint), ...(chart && { chartUrl: chart }) };
+    });
+  }
+
+  /** Values now; a failure only leaves them out (the page must open while Prometheus is down). */
+  async #refresh(records: AlertRecord[]): Promise<Map<string, Enrichment> | undefined> {
+    if (!this.deps.refresh || records.length === 0) return undefined;
+    try {
+      return await this.deps.refresh(records.map((r) => r.alert));
+    } catch (err) {
+      this.deps.logger.warn('ack page refresh failed', { error: (err as Error).message });
+      return new Map(records.map((r) => [r.fingerprint, { status: 'unavailable', kind: r.enrichment?.kind ?? 'unknown', reason: 'the values now could not be read' }]));
+    }
+  }
+}
+
+/** `?page=N` as a page number in 1…`pages`; anything else is page 1 (or the last, when past it). */
+function pageNumber(raw: string | undefined, pages: number): number {
+  const n = raw && /^\d{1,6}$/.test(raw) ? Number(raw) : 1;
+  return Math.min(Math.max(n, 1), pages);
 }

@@ -25,6 +25,7 @@ import { ACK_ACTION_ID } from '../channels/slack/app-render.js';
 import { slackSignatureProblem } from '../channels/slack/signature.js';
 import type { Secret } from '../core/secret.js';
 import { acknowledge } from './acknowledge.js';
+import { linkScope } from './scope.js';
 import { cleanName, type AckRouteDeps } from './routes.js';
 import { type AckClaims, AckTokenError, verifyAckToken } from './token.js';
 
@@ -80,7 +81,9 @@ async function handle(c: Context, body: string, deps: SlackInteractionDeps): Pro
   }
   const by = cleanName(payload.user?.username ?? payload.user?.name ?? payload.user?.id) || 'anonymous';
   try {
-    const result = await acknowledge(claims, { by }, deps, { defer: deps.defer });
+    // A storm digest's button covers its whole stored set, as the page's form does.
+    const scope = await linkScope(claims, { sets: deps.links.sets, logger: deps.logger }, Number.POSITIVE_INFINITY, deps.now());
+    const result = await acknowledge({ ...claims, fingerprints: scope.fingerprints }, { by }, deps, { defer: deps.defer });
     deps.logger.info('slack acknowledgement', { user: payload.user?.id, by, outcomes: result.alerts.map((a) => a.outcome) });
     return c.body(null, 200);
   } catch (err) {

@@ -3,8 +3,9 @@
  * alter or stretch one.
  *
  * Wire form: `<payload>.<signature>`, both base64url without padding (RFC 4648 §5), where
- * `payload` is the UTF-8 JSON `{"v":1,"f":[fingerprints],"g":group,"c":channel,"iat":s,"exp":s}` (epoch seconds)
- * and `signature` is HMAC-SHA256 (RFC 2104) keyed with `ACK_SECRET` over `ack.v1.` + `payload`.
+ * `payload` is the UTF-8 JSON `{"v":1,"f":[fingerprints],"g":group,"c":channel,"iat":s,"exp":s}` (epoch seconds),
+ * plus `"s":id,"n":count` when the link names a stored alert set (a storm digest's alerts, beyond what `f`
+ * can carry: `shared/ack/alert-set.ts`), and `signature` is HMAC-SHA256 (RFC 2104) keyed with `ACK_SECRET` over `ack.v1.` + `payload`.
  * Rotation: a token signed with the previous key is accepted until that key's grace period ends.
  *
  * @see https://www.rfc-editor.org/rfc/rfc2104
@@ -34,6 +35,12 @@ export interface AckClaims {
   issuedAt: number;
   /** Expiry, epoch seconds. */
   expiresAt: number;
+  /**
+   * A storm digest's link: the id of the stored set of every firing alert the message carried, and how
+   * many there were. `fingerprints` then holds the first {@link MAX_TOKEN_ALERTS} of them (what the page
+   * falls back to when the set cannot be read). Covered by the signature like every claim.
+   */
+  set?: { id: string; alerts: number };
 }
 
 /** The signing keys: the current `ACK_SECRET` and, during a rotation, the previous one. */
@@ -77,7 +84,7 @@ export function tokenGroup(groupKey: string): string {
  */
 export function signAckToken(claims: AckClaims, keys: Pick<AckKeys, 'current'>): string {
   if (claims.fingerprints.length === 0) throw new Error('an acknowledgement token needs at least one fingerprint');
-  const body = { v: 1, f: claims.fingerprints.slice(0, MAX_TOKEN_ALERTS), g: tokenGroup(claims.group), c: claims.channel, iat: Math.floor(claims.issuedAt), exp: Math.floor(claims.expiresAt) };
+  const body = { v: 1, f: claims.fingerprints.slice(0, MAX_TOKEN_ALERTS), g: tokenGroup(claims.group), c: claims.channel, iat: Math.floor(claims.issuedAt), exp: Math.floor(claims.expiresAt), ...(claims.set && { s: claims.set.id, n: claims.set.alerts }) };
   const payload = b64url(Buffer.from(JSON.stringify(body), 'utf8'));
   return `${payload}.${b64url(mac(keys.current, payload))}`;
 }
@@ -118,7 +125,7 @@ export function verifyAckToken(token: string, keys: AckKeys, nowMs: number): Ack
 
 /** Reads a payload whose signature already matched; a bad shape here means a bug or an old format. */
 function parseClaims(payload: string): AckClaims {
-  let body: { v?: unknown; f?: unknown; g?: unknown; c?: unknown; iat?: unknown; exp?: unknown };
+  let body: { v?: unknown; f?: unknown; g?: unknown; c?: unknown; iat?: unknown; exp?: unknown; s?: unknown; n?: unknown };
   try {
     body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof body;
   } catch {
@@ -128,5 +135,7 @@ function parseClaims(payload: string): AckClaims {
   if (body.v !== 1 || fingerprints.length === 0 || typeof body.g !== 'string' || typeof body.c !== 'string' || typeof body.iat !== 'number' || typeof body.exp !== 'number') {
     throw new AckTokenError('malformed', 'This acknowledgement link has an unknown format.');
   }
-  return { fingerprints, group: body.g, channel: body.c, issuedAt: body.iat, expiresAt: body.exp };
+  const claims: AckClaims = { fingerprints, group: body.g, channel: body.c, issuedAt: body.iat, expiresAt: body.exp };
+  if (typeof body.s === 'string' && /^[0-9a-f]{32}$/.test(body.s) && typeof body.n === 'number' && Number.isSafeInteger(body.n) && body.n > 0) claims.set = { id: body.s, alerts: body.n };
+  return claims;
 }

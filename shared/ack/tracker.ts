@@ -78,12 +78,15 @@ export class AckTracker {
     return view;
   }
 
-  /** Adds the channel's signed link (for the firing alerts) and the known acknowledgements. */
-  decorate(notification: Notification, channel: string, view: AckView): Notification {
+  /**
+   * Adds the channel's signed link (for the firing alerts; a storm's many through a stored alert set,
+   * `AckLinks.urlForAll`) and the known acknowledgements. Never throws.
+   */
+  async decorate(notification: Notification, channel: string, view: AckView): Promise<Notification> {
     const alerts = notification.alerts.map((a) => (view.has(a.fingerprint) ? { ...a, acknowledgement: view.get(a.fingerprint)! } : a));
     const firing = alerts.filter((a) => a.status === 'firing').map((a) => a.fingerprint);
     const links = this.deps.links;
-    const acknowledgeUrl = links && firing.length ? links.url(firing, notification.groupKey, channel, this.deps.now()) : undefined;
+    const acknowledgeUrl = links && firing.length ? await links.urlForAll(firing, notification.groupKey, channel, this.deps.now()) : undefined;
     return { ...notification, alerts, ...(acknowledgeUrl && { acknowledgeUrl }) };
   }
 

@@ -139,6 +139,9 @@ export interface Acknowledgement {
 
 /**
  * An alert of the group, as the channels receive it; `acknowledgement` once someone acknowledged it;
- * `cut` names the fields that are not as sent (too long or not valid text, `shared/render/reduce.ts`).
+ * `cut` names the fields that are not as sent (too long or not valid text, `shared/render/reduce.ts`);
+ * `chartUrl` the signed, expiring URL of its chart PNG (`PUBLIC_URL/v1/chart/<token>.png`, see
+ * `shared/chart/url.ts`), set for alerts shown in detail when `PUBLIC_URL`, `ACK_SECRET` and
+ * `PROMETHEUS_URL` are; fetching it (GET) changes nothing.
  */
-export type EnrichedAlert = Alert & { enrichment: Enrichment; acknowledgement?: Acknowledgement; cut?: string[] };
+export type EnrichedAlert = Alert & { enrichment: Enrichment; acknowledgement?: Acknowledgement; cut?: string[]; chartUrl?: string };

@@ -7,6 +7,7 @@
  * - `GET /healthz` — liveness;
  * - `GET /metrics` — the pipeline's own metrics, Prometheus text format (`npm start`; same token as the webhook);
  * - `GET|POST /v1/ack/:token` — the acknowledgement page (only when `PUBLIC_URL` and `ACK_SECRET` are set);
+ * - `GET /v1/chart/:token.png` — an alert's chart, signed and expiring (only when `PUBLIC_URL`, `ACK_SECRET` and `PROMETHEUS_URL` are set);
  * - `GET /v1/alerts/:fingerprint` — an alert's state and history (same bearer token as the webhook);
  * - `POST /v1/slack/interactions` — the Slack app's interactivity request URL, signed by Slack (only when
  *   `SLACK_SIGNING_SECRET`, `PUBLIC_URL` and `ACK_SECRET` are set).
@@ -19,6 +20,8 @@ import { webhookSchema, type WebhookMessage } from '../alertmanager/schema.js';
 import { auditRoutes } from '../ack/audit.js';
 import { ACK_PATH } from '../ack/links.js';
 import { ackRoutes, type AckRouteDeps } from '../ack/routes.js';
+import { chartRoutes, type ChartRouteDeps } from '../chart/routes.js';
+import { CHART_PATH } from '../chart/url.js';
 import { SLACK_INTERACTIONS_PATH, slackInteractionRoutes, type SlackInteractionDeps } from '../ack/slack-interactions.js';
 import { takeHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
 import type { Logger } from '../core/logger.js';
@@ -61,6 +64,8 @@ export interface AppDeps extends PipelineDeps {
   heartbeat?: HeartbeatReceiver;
   /** The Slack app's interactivity route (`SLACK_SIGNING_SECRET`); unset: no such route. */
   slackInteractions?: SlackInteractionDeps;
+  /** The chart images' route (`PUBLIC_URL`, `ACK_SECRET` and `PROMETHEUS_URL`); unset: no such route. */
+  chartRoutes?: ChartRouteDeps;
 }
 
 /** Builds the Hono app. Pure wiring: the pipeline lives in `pipeline.ts`. */
@@ -115,6 +120,8 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   });
   app.route(WEBHOOK_PATH, webhook);
   if (deps.ackPage) app.route(ACK_PATH, ackRoutes(deps.ackPage));
+  // Signed like the acknowledgement links, not behind the bearer token: Slack and browsers fetch it.
+  if (deps.chartRoutes) app.route(CHART_PATH, chartRoutes(deps.chartRoutes));
   if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.store, auth, deps.now));
   // Authenticated by Slack's request signature, not the bearer token (Slack cannot send one).
   if (deps.slackInteractions) app.route(SLACK_INTERACTIONS_PATH, slackInteractionRoutes(deps.slackInteractions));

@@ -8,6 +8,7 @@ import type { AckTracker, AckView } from '../ack/tracker.js';
 import type { Alert, WebhookMessage } from '../alertmanager/schema.js';
 import type { AlertStateSource } from '../alert-state/types.js';
 import type { Channel } from '../channels/channel.js';
+import type { ChartLinkSettings } from '../chart/url.js';
 import type { Logger } from '../core/logger.js';
 import type { Enrichment } from '../enrich/types.js';
 import type { Metrics } from '../metrics/catalogue.js';
@@ -40,6 +41,8 @@ export interface PipelineDeps {
   alertState?: AlertStateSource;
   /** The pipeline's own metrics (`shared/metrics`); unset: none recorded. */
   metrics?: Metrics;
+  /** Signs each detailed alert's chart URL (`PUBLIC_URL`, `ACK_SECRET` and `PROMETHEUS_URL` set); unset: no charts. */
+  charts?: ChartLinkSettings;
   /** `GRAFANA_URL`: messages link each alert to the dashboard there (`Notification.grafanaUrl`); unset: no such link. */
   grafanaUrl?: string;
 }

@@ -6,7 +6,9 @@
 import type { Alert } from '../alertmanager/schema.js';
 import { ContentRefusedError, deliveryFailureReason, type Channel } from '../channels/channel.js';
 import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from '../channels/deliver.js';
+import { withChartUrl } from '../chart/url.js';
 import { noMetrics, type Metrics } from '../metrics/catalogue.js';
+import { MAX_DETAILED_ALERTS } from '../render/digest.js';
 import { buildNotification } from '../render/notification.js';
 import type { ChannelOutcome, GroupContext } from './context.js';
 import { markFlapping } from './flap.js';
@@ -25,15 +27,19 @@ export async function fanOutTo(channel: Channel, group: GroupContext): Promise<{
   const { message, deps, log, ackView } = group;
   const mine = group.toSend.filter((c) => c.claim.pending.includes(channel.name));
   if (mine.length === 0) return { channel: channel.name };
-  const alerts = mine.map((c) => ({
-    ...c.alert,
-    enrichment: group.enrichments.get(c.alert.fingerprint) ?? { status: 'unavailable' as const, kind: 'unknown' as const, reason: 'not enriched' },
-  }));
   const started = deps.now();
+  // Charts only for a message that shows its alerts in detail: a storm's digest shows none, and
+  // signing thousands of URLs would only cost the storm's time budget.
+  const detailed = mine.length + message.truncatedAlerts <= MAX_DETAILED_ALERTS;
+  const alerts = mine.map((c) => {
+    const enrichment = group.enrichments.get(c.alert.fingerprint);
+    const alert = { ...c.alert, enrichment: enrichment ?? { status: 'unavailable' as const, kind: 'unknown' as const, reason: 'not enriched' } };
+    return withChartUrl(alert, detailed && enrichment !== undefined, deps.charts, started);
+  });
   try {
     const built = { ...buildNotification(message, alerts), ...(deps.grafanaUrl && { grafanaUrl: deps.grafanaUrl }) };
     const notification = markGenerations(markFlapping(built, group.flapping), mine);
-    const decorated = deps.ack && ackView ? deps.ack.decorate(notification, channel.name, ackView) : notification;
+    const decorated = deps.ack && ackView ? await deps.ack.decorate(notification, channel.name, ackView) : notification;
     const budgetMs = Math.max(deps.delivery.timeoutMs, (deps.delivery.budgetMs ?? DEFAULT_DELIVERY_BUDGET_MS) - (started - group.receivedAt));
     const attempts = await deliver(channel, decorated, { ...deps.delivery, budgetMs, logger: log });
     group.ledger.delivered(

@@ -198,10 +198,10 @@ function timesLine(alert: EnrichedAlert, locale?: Locale): string {
 export const MAX_LINK_CHARS = 3000;
 
 /**
- * The alert's links, the one list every channel shows: Prometheus graph (`generatorURL`), the Grafana
- * dashboard on the alert's model and instance around its start (with `GRAFANA_URL`, {@link grafanaUrl}),
- * `runbook_url` annotation, Alertmanager silence form (firing alerts only: nothing is left to silence
- * once resolved). Each passes {@link httpLink}:
+ * The alert's links, the one list every channel shows: Prometheus graph (`generatorURL`), its chart
+ * (`chartUrl`, a signed PNG of this service), the Grafana dashboard on the alert's model and instance
+ * around its start (with `GRAFANA_URL`, {@link grafanaUrl}), `runbook_url` annotation, Alertmanager
+ * silence form (firing alerts only: nothing is left to silence once resolved). Each passes {@link httpLink}:
  * these URLs come from whoever wrote the rule or posted the alert, so one that is not http(s) is left out.
  * A cut field gives no link (a cut URL is broken; a silence of cut labels would not match the alert),
  * nor does a URL over {@link MAX_LINK_CHARS}.
@@ -212,6 +212,8 @@ export function alertLinks(alert: EnrichedAlert, externalURL: string, grafanaBas
   const cut = new Set(alert.cut);
   const candidates: [Link['label'], string][] = [];
   if (!cut.has('generatorURL')) candidates.push(['Graph', alert.generatorURL]);
+  // Our own signed chart PNG (`shared/chart`); Slack shows it as an image instead.
+  if (alert.chartUrl) candidates.push(['Chart', alert.chartUrl]);
   // A cut model or instance would open the dashboard on a value no series has: left out, it shows All.
   const labels = Object.fromEntries(Object.entries(alert.labels).filter(([name]) => !cut.has(`labels.${name}`)));
   candidates.push(['Grafana', grafanaUrl(grafanaBase, { ...alert, labels }) ?? '']);

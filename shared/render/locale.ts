@@ -6,7 +6,7 @@
  */
 
 /** The links every channel may show under an alert (their words are per locale). */
-export type LinkLabel = 'Graph' | 'Grafana' | 'Runbook' | 'Silence';
+export type LinkLabel = 'Graph' | 'Chart' | 'Grafana' | 'Runbook' | 'Silence';
 
 /** A channel instance's language: `en` (Slack, SNS, console default) or `zh-CN` (Feishu default). */
 export type Locale = 'en' | 'zh-CN';
@@ -79,7 +79,7 @@ const EN: Messages = {
   notIncluded: (n) => `+${count(n)} not included by Alertmanager`,
   flappingLine: (times, since) => `Flapping: fired ${count(times)} times since ${since}`,
   cutLine: (fields) => `(cut) too long or not valid text, shown in part: ${fields.join(', ')}`,
-  links: { Graph: 'Graph', Grafana: 'Grafana', Runbook: 'Runbook', Silence: 'Silence' },
+  links: { Graph: 'Graph', Chart: 'Chart', Grafana: 'Grafana', Runbook: 'Runbook', Silence: 'Silence' },
   digest: {
     title: 'Alert storm',
     received: (n) => `${count(n)} new alert${n === 1 ? '' : 's'} in this group`,
@@ -114,7 +114,7 @@ const ZH_CN: Messages = {
   notIncluded: (n) => `另有 ${count(n)} 条未被 Alertmanager 包含`,
   flappingLine: (times, since) => `抖动：自 ${since} 起已触发 ${count(times)} 次`,
   cutLine: (fields) => `(cut) 内容过长或不是有效文本，仅显示部分：${fields.join('、')}`,
-  links: { Graph: '图表', Grafana: 'Grafana 看板', Runbook: '处理手册', Silence: '静默' },
+  links: { Graph: '图表', Chart: '趋势图', Grafana: 'Grafana 看板', Runbook: '处理手册', Silence: '静默' },
   digest: {
     title: '告警风暴',
     received: (n) => `本组新增 ${count(n)} 条告警`,

@@ -115,7 +115,8 @@ export function reduceNotification(n: Notification): Notification {
     commonLabels: values(n.commonLabels),
     commonAnnotations: values(n.commonAnnotations),
     externalURL: isPlainUrl(n.externalURL, REDUCED_FIELD_BYTES) ? n.externalURL : '',
-    alerts: n.alerts.map((a): EnrichedAlert => ({
+    // No chart: a platform that refused the message may have failed to fetch the image (Slack's `invalid_blocks`).
+    alerts: n.alerts.map(({ chartUrl: _chart, ...a }): EnrichedAlert => ({
       ...cutAlert(a, REDUCED_FIELD_BYTES, true),
       enrichment: reduceEnrichment(a.enrichment, text),
       ...(a.acknowledgement && { acknowledgement: { ...a.acknowledgement, by: text(a.acknowledgement.by) } }),

@@ -61,8 +61,10 @@ function alertParagraph(notification: Notification, alert: EnrichedAlert, locale
 function renderTextDigest(notification: Notification, maxBytes: number, locale: Locale): string {
   const d = digestText(notification, PLAIN, locale);
   const silence = d.silenceUrl ? `${messages(locale).digest.silenceGroup}: ${d.silenceUrl}` : '';
+  // Right under the title, like a detailed message's: the one link for every firing alert of the digest.
+  const ack = acknowledgeLink(notification, locale);
   const build = (top: string[]) =>
-    [[digestTitle(notification, locale), ...d.summary, ...d.counts, ...d.cause].join('\n'), [d.topTitle, ...top].join('\n'), d.more, silence].filter(Boolean).join('\n\n');
+    [[digestTitle(notification, locale), ...(ack ? [`${ack.label}: ${ack.url}`] : []), ...d.summary, ...d.counts, ...d.cause].join('\n'), [d.topTitle, ...top].join('\n'), d.more, silence].filter(Boolean).join('\n\n');
   let top = d.top;
   while (top.length > 0 && utf8Bytes(build(top)) > maxBytes) top = top.slice(0, -1);
   return truncateBytes(build(top), maxBytes);

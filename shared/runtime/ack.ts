@@ -12,9 +12,11 @@ import type { Channel } from '../channels/channel.js';
 import type { Config } from './config.js';
 import type { Logger } from '../core/logger.js';
 import { DynamoDbAlertRecordStore } from '../store/alert-record-dynamodb.js';
+import { DynamoDbAlertSetStore } from '../store/alert-set.js';
 import { checkEscalation, type EscalationDeps } from '../escalation/escalation.js';
 import { EventBridgeScheduler } from '../escalation/eventbridge-scheduler.js';
 import { AckLinks } from '../ack/links.js';
+import { chartLinkSettings } from './chart.js';
 import type { AckRouteDeps } from '../ack/routes.js';
 import { TimerScheduler, type EscalationScheduler } from '../escalation/scheduler.js';
 import { AckTracker } from '../ack/tracker.js';
@@ -73,7 +75,8 @@ export function escalationTargets(config: Config, sns?: SNSClient): Channel[] {
 export function createAckRuntime(config: Config, clients: AckClients, channels: Channel[], logger: Logger, now: () => number = Date.now): AckRuntime {
   const store = new DynamoDbAlertRecordStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME, ttlSeconds: config.dedupeTtlSeconds });
   const keys = config.ackSecret ? { current: config.ackSecret, previous: config.ackPreviousSecret } : undefined;
-  const links = keys && config.publicUrl ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }) : undefined;
+  const sets = new DynamoDbAlertSetStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME });
+  const links = keys && config.publicUrl ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger) : undefined;
   const targets = escalationTargets(config, clients.sns);
   const alertmanager = config.alertmanagerUrl ? { url: config.alertmanagerUrl, timeoutMs: config.delivery.timeoutMs } : undefined;
   const escalation: EscalationDeps | undefined = targets.length ? { store, targets, threaded: channels.filter((c) => c.threaded), links, delivery: config.delivery, alertmanager, grafanaUrl: config.grafanaUrl, logger, now } : undefined;
@@ -98,6 +101,8 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   const page: AckRouteDeps | undefined = links && {
     store,
     links,
+    charts: chartLinkSettings(config),
+    grafanaUrl: config.grafanaUrl,
     channels: [...channels, ...targets],
     silences: config.alertmanagerUrl ? { alertmanagerUrl: config.alertmanagerUrl, timeoutMs: config.delivery.timeoutMs } : undefined,
     scheduler,

@@ -7,11 +7,13 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { createAckRuntime } from './ack.js';
 import { createAlertStateSource } from './alert-state.js';
+import { chartLinkSettings, chartRouteDeps } from './chart.js';
 import type { AppDeps } from '../http/app.js';
 import { buildChannels } from './channels.js';
 import type { Config } from './config.js';
 import { DynamoDbDedupeStore } from '../store/dedupe-dynamodb.js';
 import { enrichAlerts } from '../enrich/index.js';
+import type { Alert } from '../alertmanager/schema.js';
 import { checkHeartbeats, type HeartbeatState } from '../heartbeat/check.js';
 import { heartbeatReceiver } from '../heartbeat/receive.js';
 import { DynamoDbHeartbeatStore } from '../store/heartbeat.js';
@@ -48,35 +50,41 @@ export interface RuntimeDeps extends AppDeps {
   resumeEscalations(): Promise<{ scheduled: number; overdue: number }>;
 }
 
+/** Budget of the acknowledgement page's fresh Prometheus values, milliseconds (capped by `ENRICHMENT_TIMEOUT_MS`). */
+const PAGE_REFRESH_TIMEOUT_MS = 3000;
+
 /** Builds the app's dependencies from validated configuration and AWS clients. */
 export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): RuntimeDeps {
   const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
   const slackThreads = new DynamoDbSlackThreadStore(clients.dynamodb, { tableName, ttlSeconds: config.dedupeTtlSeconds });
   const channels = buildChannels(config, { sns: clients.sns, write: clients.write, slackThreads, warn: (message, fields) => logger.warn(message, fields) });
   const ack = createAckRuntime(config, clients, channels, logger);
+  const enrich = (alerts: Alert[], timeoutMs = config.enrichment.timeoutMs) =>
+    enrichAlerts(alerts, {
+      prometheusUrl: config.prometheusUrl,
+      timeoutMs,
+      memoryTrendWindowHours: config.enrichment.memoryTrendWindowHours,
+      gpuMemoryCapacityMiB: config.enrichment.gpuMemoryCapacityMiB,
+      memorySeries: config.enrichment.memorySeries,
+      memorySeriesUnit: config.enrichment.memorySeriesUnit,
+      queryTimeoutMs: config.enrichment.queryTimeoutMs,
+      logger,
+    });
+  // The page's values now: the same enrichment, time-boxed shorter (someone is waiting for the page).
+  const ackPage = ack.page && { ...ack.page, refresh: (alerts: Alert[]) => enrich(alerts, Math.min(config.enrichment.timeoutMs, PAGE_REFRESH_TIMEOUT_MS)) };
   const signingSecret = config.slackApp?.signingSecret;
   return {
     slackInteractions: signingSecret && ack.page && { ...ack.page, signingSecret, defer: clients.workAfterAnswer ? afterAnswer(logger) : undefined },
     heartbeat: config.heartbeat && heartbeatReceiver(config.heartbeat.alertname, new DynamoDbHeartbeatStore(clients.dynamodb, tableName), clients.metrics ?? noMetrics, () => Date.now()),
     ack: ack.tracker,
-    ackPage: ack.page,
+    ackPage,
     store: new DynamoDbDedupeStore(clients.dynamodb, {
       tableName,
       ttlSeconds: config.dedupeTtlSeconds,
       leaseMs: config.dedupeLeaseMs,
     }),
     channels,
-    enrich: (alerts) =>
-      enrichAlerts(alerts, {
-        prometheusUrl: config.prometheusUrl,
-        timeoutMs: config.enrichment.timeoutMs,
-        memoryTrendWindowHours: config.enrichment.memoryTrendWindowHours,
-        gpuMemoryCapacityMiB: config.enrichment.gpuMemoryCapacityMiB,
-        memorySeries: config.enrichment.memorySeries,
-        memorySeriesUnit: config.enrichment.memorySeriesUnit,
-        queryTimeoutMs: config.enrichment.queryTimeoutMs,
-        logger,
-      }),
+    enrich: (alerts) => enrich(alerts),
     delivery: config.delivery,
     // The routing file picks channels per alert; without one, every channel gets every alert.
     route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
@@ -87,6 +95,8 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     now: () => Date.now(),
     resumeEscalations: ack.resume,
     metrics: clients.metrics,
+    charts: chartLinkSettings(config),
+    chartRoutes: chartRouteDeps(config, logger),
     grafanaUrl: config.grafanaUrl,
   };
 }

@@ -14,6 +14,8 @@ import { ensureTable } from '../../shared/store/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
 import { silentLogger } from '../../shared/core/logger.js';
 import type { Notification } from '../../shared/render/notification.js';
+import type { Alert } from '../../shared/alertmanager/schema.js';
+import type { AckRouteDeps } from '../../shared/ack/routes.js';
 
 export const PUBLIC_URL = 'https://ack.example.com';
 export const ACK_SECRET = 'ack-secret-for-tests-0123456789abcdef';
@@ -47,11 +49,17 @@ export interface AckHarness {
 
 let tables = 0;
 
+/** What a test may lay over the harness: the pipeline's enrichment, and the page's extra dependencies. */
+export interface HarnessExtras {
+  enrich?: (alerts: Alert[]) => Promise<Map<string, Enrichment>>;
+  page?: Pick<AckRouteDeps, 'refresh' | 'charts' | 'grafanaUrl'>;
+}
+
 /**
  * @param env settings laid over PUBLIC_URL, ACK_SECRET, WEBHOOK_TOKEN and a fresh TABLE_NAME
  * @param clients AWS clients for the ack runtime beyond DynamoDB (an SNS client for an escalation topic)
  */
-export async function ackHarness(db: LocalDynamoDb, env: Record<string, string> = {}, clients: Omit<AckClients, 'dynamodb'> = {}): Promise<AckHarness> {
+export async function ackHarness(db: LocalDynamoDb, env: Record<string, string> = {}, clients: Omit<AckClients, 'dynamodb'> = {}, extras: HarnessExtras = {}): Promise<AckHarness> {
   const tableName = `ack-${process.pid}-${++tables}`;
   await ensureTable(db.client, tableName);
   const config = loadConfig({ PUBLIC_URL, ACK_SECRET, WEBHOOK_TOKEN, TABLE_NAME: tableName, ...env });
@@ -59,8 +67,8 @@ export async function ackHarness(db: LocalDynamoDb, env: Record<string, string> 
   const now = () => Date.now() + offset;
   const channels = [new RecordingChannel('slack'), new RecordingChannel('sns')];
   const runtime = createAckRuntime(config, { dynamodb: db.client, ...clients }, channels, silentLogger, now);
-  const enrich = async (alerts: { fingerprint: string }[]) =>
-    new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'kv_cache', reason: 'test' }]));
+  const enrich = extras.enrich ?? (async (alerts: { fingerprint: string }[]) =>
+    new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'kv_cache', reason: 'test' }])));
   const app = createApp(config, {
     store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: config.dedupeTtlSeconds }),
     channels,
@@ -69,7 +77,7 @@ export async function ackHarness(db: LocalDynamoDb, env: Record<string, string> 
     logger: silentLogger,
     now,
     ack: runtime.tracker,
-    ackPage: runtime.page,
+    ackPage: runtime.page && { ...runtime.page, ...extras.page },
   });
   return {
     app,

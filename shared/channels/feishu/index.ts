@@ -147,6 +147,7 @@ function renderFeishuDigest(notification: Notification, template: Template, loca
   const d = digestText(notification, PLAIN, locale);
   const build = (top: string[]) =>
     card(digestTitle(notification, locale), template, [
+      ...acknowledgeButton(notification, locale),
       div([...d.summary, ...d.counts, ...d.cause].join('\n')),
       { tag: 'hr' },
       div([d.topTitle, ...top].join('\n')),

@@ -1,6 +1,6 @@
 /**
- * Slack through an incoming webhook: a Block Kit message with a header, one section and one
- * context (links) block per alert, and a `+N more alerts` section when the alerts do not fit.
+ * Slack through an incoming webhook: a Block Kit message with a header, one section, an image (the
+ * alert's chart, when it has one) and one context (links) block per alert, and a `+N more alerts` section when the alerts do not fit.
  * @see https://api.slack.com/messaging/webhooks
  * @see https://api.slack.com/reference/block-kit/blocks
  */
@@ -21,6 +21,14 @@ export const SLACK_MAX_HEADER_CHARS = 150;
 export const SLACK_MAX_SECTION_CHARS = 3000;
 /** Top-level `text`, characters; Slack truncates beyond it. @see https://api.slack.com/methods/chat.postMessage#truncating */
 export const SLACK_MAX_TEXT_CHARS = 40_000;
+/**
+ * An image block's `image_url` and `alt_text`, characters. Slack fetches the image itself when the
+ * message is posted, and refuses the message (`invalid_blocks`) when it cannot: the reduced
+ * rendering sent then has no image (`shared/render/reduce.ts`).
+ * @see https://docs.slack.dev/reference/block-kit/blocks/image-block
+ */
+export const SLACK_MAX_IMAGE_URL_CHARS = 3000;
+export const SLACK_MAX_ALT_TEXT_CHARS = 2000;
 /** A button's `url`, characters. @see https://api.slack.com/reference/block-kit/block-elements#button */
 export const SLACK_MAX_BUTTON_URL_CHARS = 3000;
 /**
@@ -55,6 +63,7 @@ export type SlackBlock =
   | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
   | { type: 'section'; text: Mrkdwn }
   | { type: 'context'; elements: Mrkdwn[] }
+  | { type: 'image'; image_url: string; alt_text: string }
   | { type: 'actions'; elements: { type: 'button'; text: { type: 'plain_text'; text: string; emoji: true }; url: string; style: 'primary'; action_id: string }[] };
 
 /**
@@ -103,7 +112,9 @@ function alertBlocks(notification: Notification, index: number, locale: Locale):
   const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification), maxChars: SLACK_MAX_SECTION_CHARS });
   const section = truncateEscaped(lines.join('\n'), SLACK_MAX_SECTION_CHARS);
   const blocks: SlackBlock[] = [{ type: 'section', text: mrkdwn(section) }];
-  const links = linksText(alertLinks(alert, notification.externalURL, notification.grafanaUrl), locale);
+  if (alert.chartUrl && alert.chartUrl.length <= SLACK_MAX_IMAGE_URL_CHARS) blocks.push({ type: 'image', image_url: alert.chartUrl, alt_text: truncateChars(`Chart: ${alertTitle(alert)}`, SLACK_MAX_ALT_TEXT_CHARS) });
+  // The chart is the image above, not a link too.
+  const links = linksText(alertLinks(alert, notification.externalURL, notification.grafanaUrl).filter((l) => l.label !== 'Chart'), locale);
   if (links) blocks.push({ type: 'context', elements: [mrkdwn(links)] });
   return blocks;
 }
@@ -156,11 +167,11 @@ function renderSlackFollowUp(notification: Notification, locale: Locale): SlackM
   return { text: truncateEscaped([escapeMrkdwn(head), body].join('\n'), SLACK_MAX_TEXT_CHARS), blocks: [header(head), section(body)] };
 }
 
-/** The storm digest: header, summary and counts, the top alerts, what is left out, a group silence link. */
+/** The storm digest: header, one Acknowledge button for all its firing alerts, summary and counts, the top alerts, what is left out, a group silence link. */
 function renderSlackDigest(notification: Notification, locale: Locale): SlackMessage {
   const head = digestTitle(notification, locale);
   const d = digestText(notification, SLACK_MARKUP, locale);
-  const blocks: SlackBlock[] = [header(head), section([...d.summary, ...d.counts, ...d.cause].join('\n')), section([d.topTitle, ...d.top].join('\n'))];
+  const blocks: SlackBlock[] = [header(head), ...acknowledgeButton(notification, locale), section([...d.summary, ...d.counts, ...d.cause].join('\n')), section([d.topTitle, ...d.top].join('\n'))];
   if (d.more) blocks.push(section(d.more));
   if (d.silenceUrl) blocks.push({ type: 'context', elements: [mrkdwn(linksText([{ label: 'Silence', url: d.silenceUrl }], locale))] });
   const text = truncateEscaped([escapeMrkdwn(head), ...d.summary].join('\n'), SLACK_MAX_TEXT_CHARS);

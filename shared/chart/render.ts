@@ -1,0 +1,251 @@
+/**
+ * The chart renderer: {@link ChartData} → SVG (Apache ECharts, server-side rendering without a DOM)
+ * → PNG (resvg compiled to WebAssembly), with the DejaVu Sans font bundled. Loaded lazily (see
+ * `load.ts`): none of it is in the receiver's cold start or main bundle.
+ *
+ * Why these: a chart must be drawn inside Lambda (Node, arm64) with no browser and no native addon
+ * (neither can be built or fetched here, nor would match arm64). ECharts (Apache-2.0, Apache
+ * Foundation, released monthly) renders SVG strings in Node since 5.3 (`ssr: true` +
+ * `renderToSVGString`), with time axes and mark lines/points out of the box; vega-lite needs more
+ * packages (vega, its SVG renderer's text measuring) for the same. resvg (MPL-2.0, `@resvg/resvg-wasm`)
+ * is a complete SVG renderer in Rust: its WebAssembly build runs the same on x86-64 and arm64 and
+ * draws the same pixels everywhere given the same font, which makes golden-image tests possible.
+ * WebAssembly has no system fonts, so the font is passed in: DejaVu Sans (`dejavu-fonts-ttf`, Bitstream
+ * Vera licence + public domain changes: free to bundle and redistribute), one TrueType file (resvg reads
+ * TTF/OTF, not the WOFF2 of the `@fontsource` packages), with wide Unicode coverage for label values.
+ *
+ * @see https://echarts.apache.org/handbook/en/how-to/cross-platform/server/
+ * @see https://github.com/thx/resvg-js
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { initWasm, Resvg } from '@resvg/resvg-wasm';
+import { LineChart } from 'echarts/charts';
+import { GraphicComponent, GridComponent, MarkLineComponent, MarkPointComponent, TitleComponent } from 'echarts/components';
+import * as echarts from 'echarts/core';
+import { SVGRenderer } from 'echarts/renderers';
+import type { EChartsCoreOption } from 'echarts/core';
+import { formatSignalValue } from '../enrich/values.js';
+import type { ChartData } from './data.js';
+
+echarts.use([LineChart, GraphicComponent, GridComponent, MarkLineComponent, MarkPointComponent, TitleComponent, SVGRenderer]);
+
+/** Size of every chart, CSS pixels: Slack shows images up to ~360 px high; mail and the page scale down. */
+export const CHART_WIDTH = 800;
+export const CHART_HEIGHT = 360;
+/** The one font family drawn (the bundled file's family name). */
+const FONT = 'DejaVu Sans';
+
+/** The WebAssembly module and the font, next to the bundled renderer (Lambda) or in node_modules (`npm start`, tests). */
+const WASM_FILE = { bundled: 'index_bg.wasm', module: '@resvg/resvg-wasm/index_bg.wasm' };
+const FONT_FILE = { bundled: 'DejaVuSans.ttf', module: 'dejavu-fonts-ttf/ttf/DejaVuSans.ttf' };
+
+function asset(file: { bundled: string; module: string }): Buffer {
+  const beside = fileURLToPath(new URL(`./${file.bundled}`, import.meta.url));
+  return readFileSync(existsSync(beside) ? beside : createRequire(import.meta.url).resolve(file.module));
+}
+
+let ready: Promise<Buffer> | undefined;
+/** Instantiates the WebAssembly once per process and reads the font; a failure is retried next time. */
+function init(): Promise<Buffer> {
+  ready ??= initWasm(asset(WASM_FILE))
+    .then(() => asset(FONT_FILE))
+    .catch((err: unknown) => {
+      ready = undefined;
+      throw err;
+    });
+  return ready;
+}
+
+const COLORS = { line: '#175cd3', threshold: '#b42318', fired: '#b54708', trend: '#6941c6', capacity: '#475467', text: '#1d2330', muted: '#5b6475' };
+
+const ms = (s: number) => s * 1000;
+const DAY = 24 * 3600;
+const utc = (s: number) => new Date(ms(s)).toISOString().slice(11, 16);
+
+/** The subtitle: the values when fired and now, the threshold, the trend. */
+function subtitle(d: ChartData): string {
+  const value = (v: number | undefined) => (v === undefined ? 'no data' : formatSignalValue(v, d.unit));
+  const parts = [
+    `fired ${d.firedAt >= d.xMin ? utc(d.firedAt) : new Date(ms(d.firedAt)).toISOString().slice(0, 16).replace('T', ' ')} UTC: ${value(d.fired?.value)}`,
+    `now ${utc(d.now)} UTC: ${value(d.latest?.value)}`,
+  ];
+  if (d.threshold) parts.push(`threshold ${d.threshold.op} ${formatSignalValue(d.threshold.value, d.unit)}`);
+  if (d.trend) parts.push(d.trend.projection ? `trend ${trendWords(d)}` : 'no upward trend');
+  return parts.join(' · ');
+}
+
+function trendWords(d: ChartData): string {
+  const t = d.trend!.trend;
+  const growth = `+${Math.round(t.growthMiBPerHour).toLocaleString('en-US')} MiB/h`;
+  return t.hoursToFull === null ? growth : `${growth}, full in ~${t.hoursToFull >= 48 ? `${(t.hoursToFull / 24).toFixed(1)} d` : `${t.hoursToFull.toFixed(1)} h`}`;
+}
+
+const line = (name: string, data: [number, number][], color: string, type: 'solid' | 'dashed' | 'dotted', extra: object = {}) => ({
+  type: 'line',
+  name,
+  data,
+  showSymbol: false,
+  silent: true,
+  lineStyle: { color, width: 2, type },
+  itemStyle: { color },
+  ...extra,
+});
+
+function option(d: ChartData): EChartsCoreOption {
+  const markLines: object[] = [{ xAxis: ms(d.firedAt), lineStyle: { color: COLORS.fired, type: 'dashed' }, label: { formatter: 'fired', color: COLORS.fired, position: 'end' } }];
+  if (d.threshold)
+    markLines.push({
+      yAxis: d.threshold.value,
+      lineStyle: { color: COLORS.threshold, type: 'dashed' },
+      label: { formatter: `${d.threshold.op} ${formatSignalValue(d.threshold.value, d.unit)}`, color: COLORS.threshold, position: 'insideStartTop' },
+    });
+  if (d.capacityMiB != null)
+    markLines.push({
+      yAxis: d.capacityMiB,
+      lineStyle: { color: COLORS.capacity, type: 'solid' },
+      label: { formatter: `capacity ${formatSignalValue(d.capacityMiB, d.unit)}`, color: COLORS.capacity, position: 'insideStartTop' },
+    });
+  const markPoints = [d.fired, d.latest]
+    .filter((p) => p !== undefined)
+    .map((p) => ({
+      coord: [ms(p.time), p.value],
+      value: formatSignalValue(p.value, d.unit),
+      symbolSize: 8,
+      symbol: 'circle',
+      label: { show: true, position: 'top', color: COLORS.text, formatter: '{c}' },
+    }));
+  const series: object[] = [
+    line(
+      'value',
+      d.points.map((p) => [ms(p.time), Number.isFinite(p.value) ? p.value : Number.NaN] as [number, number]),
+      COLORS.line,
+      'solid',
+      {
+        connectNulls: false,
+        markLine: { silent: true, symbol: 'none', data: markLines },
+        markPoint: { silent: true, itemStyle: { color: COLORS.fired }, data: markPoints },
+      },
+    ),
+  ];
+  if (d.trend)
+    series.push(
+      line(
+        'fit',
+        d.trend.fit.map((p) => [ms(p.time), p.value]),
+        COLORS.trend,
+        'dashed',
+      ),
+    );
+  // The threshold and capacity stay in view even when the series is far from them: an invisible point
+  // at each level widens the axis, which ECharts then rounds to nice ticks (mark lines do not count).
+  const levels = [d.threshold?.value, d.capacityMiB].filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  if (levels.length)
+    series.push(
+      line(
+        'levels',
+        levels.map((v) => [ms(d.xMin), v]),
+        'transparent',
+        'solid',
+        { lineStyle: { opacity: 0 } },
+      ),
+    );
+  if (d.trend?.projection)
+    series.push(
+      line(
+        'projection',
+        d.trend.projection.map((p) => [ms(p.time), p.value]),
+        COLORS.trend,
+        'dotted',
+      ),
+    );
+  return {
+    animation: false,
+    useUTC: true,
+    backgroundColor: '#ffffff',
+    textStyle: { fontFamily: FONT },
+    title: {
+      text: d.title,
+      subtext: subtitle(d),
+      left: 12,
+      top: 8,
+      textStyle: { fontSize: 15, color: COLORS.text, fontFamily: FONT },
+      subtextStyle: { fontSize: 12, color: COLORS.muted, fontFamily: FONT },
+    },
+    grid: { left: 80, right: 32, top: 70, bottom: 36 },
+    xAxis: {
+      type: 'time',
+      min: ms(d.xMin),
+      max: ms(d.xMax),
+      axisLabel: { color: COLORS.muted, hideOverlap: true, formatter: d.xMax - d.xMin > DAY ? '{MM}-{dd} {HH}:{mm}' : '{HH}:{mm}' },
+      splitLine: { show: false },
+    },
+    yAxis: {
+      type: 'value',
+      scale: true,
+      axisLabel: { color: COLORS.muted, formatter: (v: number) => formatSignalValue(v, d.unit) },
+      splitLine: { lineStyle: { color: '#eaecf0' } },
+    },
+    series,
+  };
+}
+
+/** Renders an SVG string to PNG bytes with the bundled font. */
+async function toPng(svg: string): Promise<Uint8Array> {
+  const font = await init();
+  const resvg = new Resvg(svg, { font: { fontBuffers: [font], defaultFontFamily: FONT, sansSerifFamily: FONT }, fitTo: { mode: 'original' }, background: '#ffffff' });
+  try {
+    const image = resvg.render();
+    try {
+      return image.asPng();
+    } finally {
+      image.free();
+    }
+  } finally {
+    resvg.free();
+  }
+}
+
+/** ECharts' SVG of an option, rendered without a DOM. */
+function svgOf(opt: EChartsCoreOption): string {
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: CHART_WIDTH, height: CHART_HEIGHT });
+  try {
+    chart.setOption(opt);
+    return chart.renderToSVGString();
+  } finally {
+    chart.dispose();
+  }
+}
+
+/**
+ * The chart as a PNG, {@link CHART_WIDTH} × {@link CHART_HEIGHT}; the same data gives the same bytes.
+ * An empty series draws the axes and says "no data" (never a line at 0).
+ */
+export async function renderChartPng(data: ChartData): Promise<Uint8Array> {
+  const opt = option(data);
+  if (data.points.length === 0) (opt as { graphic?: object }).graphic = noteGraphic('No data for this alert\u2019s series in Prometheus');
+  return toPng(svgOf(opt));
+}
+
+/** A PNG of the same size saying why there is no chart (e.g. Prometheus could not be reached). */
+export async function renderMessagePng(heading: string, message: string): Promise<Uint8Array> {
+  return toPng(
+    svgOf({
+      animation: false,
+      backgroundColor: '#ffffff',
+      title: {
+        text: heading,
+        subtext: message,
+        left: 'center',
+        top: 'middle',
+        textStyle: { fontFamily: FONT, color: COLORS.threshold, fontSize: 18 },
+        subtextStyle: { fontFamily: FONT, color: COLORS.muted, fontSize: 13 },
+      },
+    }),
+  );
+}
+
+function noteGraphic(text: string): object {
+  return { type: 'text', left: 'center', top: 'middle', style: { text, fontFamily: FONT, fontSize: 14, fill: COLORS.muted } };
+}

@@ -1,0 +1,96 @@
+/**
+ * `GET /v1/chart/<token>.png`: an alert's chart, read from Prometheus and drawn at the moment of the
+ * request. The token (`token.ts`) is the capability: signed with the acknowledgement keys, expiring
+ * with the message's links. The GET changes nothing (Slack's and mail scanners' fetches are harmless).
+ *
+ * Answers: 200 `image/png` (private cache for a minute: the chart runs to "now"); a bad token 400,
+ * forged 403, expired or retired 410, as a small HTML page naming only the problem; Prometheus
+ * unreachable or failing: 503 with a PNG saying so (an `<img>` shows it; `Retry-After`), never a crash;
+ * the renderer unavailable: 503 text. Refusals and failures are never cached.
+ */
+import { Hono, type Context } from 'hono';
+import type { Logger } from '../core/logger.js';
+import type { PrometheusClient, Series } from '../prometheus/client.js';
+import { chartData, chartWindow, type ChartWindow } from './data.js';
+import type { ChartRenderer } from './load.js';
+import { CHART_TOKEN_STATUS, ChartTokenError, verifyChartToken, type ChartKeys } from './token.js';
+import { CHART_SUFFIX } from './url.js';
+
+/** How long a browser may reuse a chart, seconds. */
+export const CHART_MAX_AGE_SECONDS = 60;
+/** `Retry-After` when Prometheus failed, seconds. */
+const RETRY_AFTER_SECONDS = 30;
+
+export interface ChartRouteDeps {
+  keys: ChartKeys;
+  /** The Prometheus of `PROMETHEUS_URL` (only range queries are sent). */
+  prometheus: Pick<PrometheusClient, 'rangeQuery'>;
+  /** Loads the renderer lazily (`loadRenderer` of `load.ts`). */
+  renderer(): Promise<ChartRenderer>;
+  /** Budget for the range query, its retry included, milliseconds. */
+  timeoutMs: number;
+  logger: Logger;
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+const COMMON_HEADERS = { 'x-robots-tag': 'noindex, nofollow', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+const NO_STORE = { ...COMMON_HEADERS, 'cache-control': 'no-store' };
+
+/** Builds the sub-app for `CHART_PATH`. */
+export function chartRoutes(deps: ChartRouteDeps): Hono {
+  const app = new Hono();
+  app.get('/:file', async (c) => {
+    try {
+      return await answer(c, deps);
+    } catch (err) {
+      deps.logger.error('chart failed', { error: err as Error });
+      return c.text('The chart could not be drawn. Reload in a moment.', 503, NO_STORE);
+    }
+  });
+  return app;
+}
+
+async function answer(c: Context, deps: ChartRouteDeps): Promise<Response> {
+  const file = c.req.param('file') ?? '';
+  let verified: ReturnType<typeof verifyChartToken>;
+  try {
+    if (!file.endsWith(CHART_SUFFIX)) throw new ChartTokenError('malformed', 'This is not a chart link.');
+    verified = verifyChartToken(file.slice(0, -CHART_SUFFIX.length), deps.keys, deps.now());
+  } catch (err) {
+    if (!(err instanceof ChartTokenError)) throw err;
+    deps.logger.warn('chart link refused', { problem: err.problem });
+    return c.html(problemPage(err.message), CHART_TOKEN_STATUS[err.problem], { ...NO_STORE, 'content-security-policy': "default-src 'none'" });
+  }
+  const renderer = await deps.renderer();
+  const window = chartWindow(verified.spec, deps.now() / 1000);
+  const series = await readSeries(deps, verified.spec.query, window);
+  if (series instanceof Error) {
+    deps.logger.warn('chart query failed', { error: series.message });
+    const png = await renderer.renderMessagePng('Chart unavailable', 'Prometheus could not be reached or refused the query. Reload in a moment.');
+    return png503(c, png);
+  }
+  const png = await renderer.renderChartPng(chartData(verified.spec, series, window));
+  return c.body(png as Uint8Array<ArrayBuffer>, 200, { ...COMMON_HEADERS, 'content-type': 'image/png', 'cache-control': `private, max-age=${CHART_MAX_AGE_SECONDS}` });
+}
+
+/** The range query's series, or the error that kept them (no connection, time-out, an error answer). */
+async function readSeries(deps: ChartRouteDeps, query: string, window: ChartWindow): Promise<Series[] | Error> {
+  try {
+    const signal = AbortSignal.timeout(deps.timeoutMs);
+    return (await deps.prometheus.rangeQuery(query, { start: new Date(window.start * 1000), end: new Date(window.end * 1000), step: window.step, signal })).result;
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+function png503(c: Context, png: Uint8Array): Response {
+  return c.body(png as Uint8Array<ArrayBuffer>, 503, { ...NO_STORE, 'content-type': 'image/png', 'retry-after': String(RETRY_AFTER_SECONDS) });
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** A refusal: a heading and the token problem's one sentence (which never echoes the token). */
+function problemPage(message: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex,nofollow"><title>Chart link not valid</title></head><body><h1>Chart link not valid</h1><p>${escapeHtml(message)}</p></body></html>`;
+}

@@ -1,0 +1,88 @@
+/**
+ * The chart route in the deployed receiver: the Lambda asset as `cdk deploy` uploads it holds the
+ * renderer beside `index.mjs` (`chart/renderer.mjs`, its WebAssembly and font), the main bundle holds
+ * none of it, and the bundle, cold-started in a plain Node process, answers a signed chart URL with
+ * a PNG drawn from a loopback Prometheus, and with a 503 PNG when Prometheus cannot be reached.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chartUrl } from '../../shared/chart/url.js';
+import { Secret } from '../../shared/core/secret.js';
+import { bundleReceiver, functionUrlEvent, invokeBundle, type ReceiverBundle } from '../../scripts/lambda-local.js';
+import { matrixResponder, risingRatio } from '../helpers/chart.js';
+import { fixture } from '../helpers/fixtures.js';
+import { startLoopback, type Loopback } from '../helpers/loopback.js';
+
+const ACK_SECRET = 'lambda-chart-ack-secret-0123456789abcdef';
+const PUBLIC_URL = 'https://alerts.example.com';
+
+/** A Function URL GET of `path` (payload format 2.0). */
+function getEvent(path: string) {
+  const event = functionUrlEvent('', { accept: 'image/png' }, path);
+  return { ...event, body: undefined, requestContext: { ...event.requestContext, http: { ...event.requestContext.http, method: 'GET' } } };
+}
+
+describe('the chart renderer in the Lambda asset', () => {
+  let bundle: ReceiverBundle;
+  let prometheus: Loopback;
+  const alert = { ...fixture('firing-kv-cache-critical').alerts[0]!, enrichment: { status: 'unavailable' as const, kind: 'kv_cache' as const, reason: 'test' } };
+  const firedAt = Math.floor(Date.parse(alert.startsAt) / 1000);
+
+  beforeAll(async () => {
+    bundle = bundleReceiver();
+    prometheus = await startLoopback(matrixResponder({ instance: '127.0.0.1:9800', job: 'vllm', model_name: 'qwen3-8b' }, (t) => risingRatio(t, firedAt)));
+  }, 120_000);
+  afterAll(async () => {
+    bundle?.dispose();
+    await prometheus?.close();
+  });
+
+  it('is a file of its own beside index.mjs, with its WebAssembly and font; the main bundle has none of it', () => {
+    const dir = dirname(bundle.path);
+    for (const file of ['chart/renderer.mjs', 'chart/index_bg.wasm', 'chart/DejaVuSans.ttf']) expect(existsSync(join(dir, file)), file).toBe(true);
+    expect(readFileSync(join(dir, 'chart/renderer.mjs'), 'utf8')).toContain('renderToSVGString');
+    const main = readFileSync(bundle.path, 'utf8');
+    expect(main).not.toContain('renderToSVGString');
+    expect(main).not.toContain('resvg');
+    expect(main).toContain('chart/renderer.mjs');
+  });
+
+  it('answers a signed chart URL with a PNG read from Prometheus, and 503 with a PNG when Prometheus is down', async () => {
+    const now = Date.now();
+    const settings = { publicUrl: PUBLIC_URL, keys: { current: new Secret(ACK_SECRET) }, ttlSeconds: 3600 };
+    const path = new URL(chartUrl(alert, settings, now)!).pathname;
+    const env = {
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_LAMBDA_FUNCTION_NAME: 'receiver',
+      TABLE_NAME: 'chart',
+      WEBHOOK_TOKEN: 'lambda-chart-token-0123456789',
+      PUBLIC_URL,
+      ACK_SECRET,
+    };
+    const up = await invokeBundle(bundle.path, { ...env, PROMETHEUS_URL: prometheus.url }, [getEvent(path), getEvent(`${path.slice(0, -8)}xx.png`)]);
+    expect(up.results[0]).toMatchObject({ statusCode: 200, isBase64Encoded: true, headers: expect.objectContaining({ 'content-type': 'image/png' }) });
+    const png = PNG.sync.read(Buffer.from(up.results[0].body, 'base64'));
+    expect([png.width, png.height]).toEqual([800, 360]);
+    expect(colouredPixels(png)).toBeGreaterThan(1000);
+    expect(prometheus.requests.some((r) => r.path.startsWith('/api/v1/query_range'))).toBe(true);
+    expect(up.results[1]).toMatchObject({ statusCode: 403 });
+
+    const down = await invokeBundle(bundle.path, { ...env, PROMETHEUS_URL: 'http://127.0.0.1:9' }, [getEvent(path)]);
+    expect(down.results[0]).toMatchObject({ statusCode: 503, isBase64Encoded: true, headers: expect.objectContaining({ 'content-type': 'image/png', 'cache-control': 'no-store' }) });
+    expect(PNG.sync.read(Buffer.from(down.results[0].body, 'base64')).width).toBe(800);
+  }, 90_000);
+});
+
+/** Pixels that are neither white nor grey: the drawn series, marks and coloured labels. */
+function colouredPixels(png: PNG): number {
+  let n = 0;
+  for (let i = 0; i < png.data.length; i += 4) {
+    const [r, g, b] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
+    if (Math.max(r, g, b) - Math.min(r, g, b) > 60) n++;
+  }
+  return n;
+}

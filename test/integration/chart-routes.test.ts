@@ -1,0 +1,138 @@
+/**
+ * `GET /v1/chart/<token>.png` through the app as served, against a loopback Prometheus that speaks
+ * the real range-query API: the PNG, its headers, the query sent, every refusal, and Prometheus
+ * unreachable or failing.
+ */
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadRenderer } from '../../shared/chart/load.js';
+import { chartRoutes, type ChartRouteDeps } from '../../shared/chart/routes.js';
+import { signChartToken } from '../../shared/chart/token.js';
+import { CHART_PATH, chartUrl } from '../../shared/chart/url.js';
+import { Secret } from '../../shared/core/secret.js';
+import { createLogger, type Logger } from '../../shared/core/logger.js';
+import { PrometheusClient } from '../../shared/prometheus/client.js';
+import { matrixResponder, queryParams, risingRatio } from '../helpers/chart.js';
+import { fixture } from '../helpers/fixtures.js';
+import { startLoopback, type Loopback } from '../helpers/loopback.js';
+import { Hono } from 'hono';
+
+const KEY = new Secret('chart-routes-ack-secret-0123456789abcdef');
+const alert = { ...fixture('firing-kv-cache-critical').alerts[0]!, enrichment: { status: 'unavailable' as const, kind: 'kv_cache' as const, reason: 'test' } };
+const FIRED_MS = Date.parse(alert.startsAt);
+const NOW = FIRED_MS + 30 * 60_000;
+const settings = { publicUrl: 'https://alerts.example.com', keys: { current: KEY }, ttlSeconds: 3600 };
+
+describe('GET /v1/chart/<token>.png', () => {
+  let prometheus: Loopback;
+  let logs: { level: string; event: string; fields: Record<string, unknown> }[];
+  let now: number;
+
+  const deps = (overrides: Partial<ChartRouteDeps> = {}): ChartRouteDeps => ({
+    keys: { current: KEY },
+    prometheus: new PrometheusClient(prometheus.url, { queryTimeoutMs: 2000, retryDelayMs: 10 }),
+    renderer: loadRenderer,
+    timeoutMs: 5000,
+    logger: recordingLogger(logs),
+    now: () => now,
+    ...overrides,
+  });
+  const app = (d: ChartRouteDeps) => new Hono().route(CHART_PATH, chartRoutes(d));
+  const pathOf = (url: string) => new URL(url).pathname;
+
+  beforeAll(async () => {
+    prometheus = await startLoopback(matrixResponder({ instance: '127.0.0.1:9800', job: 'vllm', model_name: 'qwen3-8b' }, (t) => risingRatio(t, FIRED_MS / 1000)));
+  });
+  afterAll(() => prometheus?.close());
+  beforeEach(() => {
+    prometheus.requests.length = 0;
+    logs = [];
+    now = NOW;
+  });
+
+  it('draws the PNG from a range query of the spec over the chart window; the GET changes nothing', async () => {
+    const res = await app(deps()).request(pathOf(chartUrl(alert, settings, NOW)!));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(res.headers.get('cache-control')).toBe('private, max-age=60');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const png = PNG.sync.read(Buffer.from(await res.arrayBuffer()));
+    expect([png.width, png.height]).toEqual([800, 360]);
+    expect(prometheus.requests).toHaveLength(1);
+    const [request] = prometheus.requests;
+    expect(request!.path.startsWith('/api/v1/query_range')).toBe(true);
+    const p = queryParams(request!);
+    expect(p.get('query')).toBe('vllm:gpu_cache_usage_perc');
+    // Fired 30 min ago: a 15-minute lead (a third of the time since, at least 15 min), to now, 15 s steps.
+    expect([Number(p.get('start')), Number(p.get('end')), Number(p.get('step'))]).toEqual([Math.floor(FIRED_MS / 1000) - 900, Math.floor(NOW / 1000), 15]);
+  }, 30_000);
+
+  it('answers HEAD like GET, without a body', async () => {
+    const res = await app(deps()).request(pathOf(chartUrl(alert, settings, NOW)!), { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+  }, 30_000);
+
+  it('refuses forged (403), expired (410) and malformed (400) links with a page that names no token or query, never cached', async () => {
+    const url = pathOf(chartUrl(alert, settings, NOW)!);
+    const forged = pathOf(chartUrl(alert, { ...settings, keys: { current: new Secret('another-secret-0123456789abcdefghij') } }, NOW)!);
+    const cases: [string, number, number][] = [
+      [forged, 403, NOW],
+      [url, 410, NOW + 3601_000],
+      [`${CHART_PATH}/not-a-token.png`, 400, NOW],
+      [url.replace(/\.png$/, ''), 400, NOW],
+    ];
+    for (const [path, status, at] of cases) {
+      now = at;
+      const res = await app(deps()).request(path);
+      expect(res.status, path).toBe(status);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const body = await res.text();
+      expect(body).toMatch(/Chart link not valid/);
+      expect(body).not.toContain('gpu_cache_usage');
+      expect(body).not.toContain(path.split('/').pop()!.slice(0, 20));
+    }
+    expect(prometheus.requests).toHaveLength(0);
+    expect(logs.filter((l) => l.event === 'chart link refused').map((l) => l.fields.problem)).toEqual(['forged', 'expired', 'malformed', 'malformed']);
+  }, 30_000);
+
+  it('answers 503 with a PNG saying so when Prometheus is unreachable or refuses the query', async () => {
+    const down = await app(deps({ prometheus: new PrometheusClient('http://127.0.0.1:9', { queryTimeoutMs: 1000, retryDelayMs: 10 }) })).request(pathOf(chartUrl(alert, settings, NOW)!));
+    expect(down.status).toBe(503);
+    expect(down.headers.get('content-type')).toBe('image/png');
+    expect(down.headers.get('cache-control')).toBe('no-store');
+    expect(down.headers.get('retry-after')).toBe('30');
+    expect(PNG.sync.read(Buffer.from(await down.arrayBuffer())).width).toBe(800);
+
+    prometheus.reply({ status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error' }) });
+    const refused = await app(deps()).request(pathOf(chartUrl(alert, settings, NOW)!));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('content-type')).toBe('image/png');
+    expect(logs.filter((l) => l.event === 'chart query failed')).toHaveLength(2);
+  }, 30_000);
+
+  it('answers 503 text when the renderer cannot be loaded, and logs it', async () => {
+    const res = await app(deps({ renderer: () => Promise.reject(new Error('Cannot find module chart/renderer.mjs')) })).request(pathOf(chartUrl(alert, settings, NOW)!));
+    expect(res.status).toBe(503);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(logs.map((l) => [l.level, l.event])).toContainEqual(['error', 'chart failed']);
+  });
+
+  it('a token signed for one chart cannot be re-used with another query (signature over the whole spec)', async () => {
+    const token = signChartToken({ query: 'up', labels: {}, title: 't', unit: 'none', firedAt: FIRED_MS / 1000 }, NOW / 1000 + 60, { current: KEY });
+    const [payload, signature] = token.split('.');
+    const other = Buffer.from(Buffer.from(payload!, 'base64url').toString().replace('"up"', '"secret_metric"')).toString('base64url');
+    const res = await app(deps()).request(`${CHART_PATH}/${other}.${signature}.png`);
+    expect(res.status).toBe(403);
+    expect(prometheus.requests).toHaveLength(0);
+  });
+});
+
+function recordingLogger(into: { level: string; event: string; fields: Record<string, unknown> }[]): Logger {
+  return createLogger('debug', (line) => {
+    const record = JSON.parse(line) as { level: string; event: string } & Record<string, unknown>;
+    into.push({ level: record.level, event: record.event, fields: record });
+  });
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { alertSeries, chartData, chartWindow, MAX_SPAN_SECONDS, MIN_STEP_SECONDS } from '../../../shared/chart/data.js';
+import type { ChartSpec } from '../../../shared/chart/spec.js';
+import type { Point } from '../../../shared/prometheus/client.js';
+
+const FIRED = 1_795_000_000;
+const spec: ChartSpec = {
+  query: 'vllm:gpu_cache_usage_perc',
+  labels: { alertname: 'KV', model_name: 'm', instance: 'a:1' },
+  title: 'KV · rule expression',
+  unit: 'none',
+  firedAt: FIRED,
+  threshold: { op: '>', value: 0.95 },
+};
+
+const series = (from: number, to: number, step: number, value: (t: number) => number): Point[] => {
+  const points: Point[] = [];
+  for (let t = from; t <= to; t += step) points.push({ time: t, value: value(t) });
+  return points;
+};
+
+describe('chartWindow', () => {
+  it('starts a third of the time since firing before it (15 min to 6 h), ends now, ≤ 300 points of ≥ 15 s', () => {
+    expect(chartWindow(spec, FIRED + 600)).toEqual({ start: FIRED - 900, end: FIRED + 600, step: MIN_STEP_SECONDS });
+    expect(chartWindow(spec, FIRED + 3 * 3600)).toEqual({ start: FIRED - 3600, end: FIRED + 3 * 3600, step: 48 });
+    const late = chartWindow(spec, FIRED + 30 * 24 * 3600);
+    expect(late.end - late.start).toBe(MAX_SPAN_SECONDS);
+    expect((late.end - late.start) / late.step).toBeLessThanOrEqual(300);
+  });
+
+  it("covers a memory trend's whole fitted window", () => {
+    const w = chartWindow({ ...spec, memory: { windowSeconds: 6 * 3600, capacityMiB: 80_000 } }, FIRED + 600);
+    expect(w.start).toBe(FIRED + 600 - 6 * 3600);
+  });
+});
+
+describe('chartData', () => {
+  const w = chartWindow(spec, FIRED + 1800);
+
+  it("takes the alert's series, the value when fired and the latest", () => {
+    const mine = series(w.start, w.end, w.step, (t) => (t < FIRED ? 0.9 : 0.97));
+    const other = { metric: { model_name: 'm', instance: 'b:1' }, points: series(w.start, w.end, w.step, () => 0.1) };
+    const d = chartData(spec, [other, { metric: { __name__: 'vllm:gpu_cache_usage_perc', model_name: 'm', instance: 'a:1' }, points: mine }], w);
+    expect(d.points).toBe(mine);
+    expect(d.fired).toEqual({ time: FIRED, value: 0.97 });
+    expect(d.latest).toEqual(mine.at(-1));
+    expect(d).toMatchObject({ xMin: w.start, xMax: w.end, now: w.end, firedAt: FIRED, threshold: { op: '>', value: 0.95 } });
+  });
+
+  it('draws nothing, never zero, when no series belongs to the alert', () => {
+    const d = chartData(spec, [{ metric: { instance: 'b:1' }, points: [{ time: FIRED, value: 0 }] }], w);
+    expect(d.points).toEqual([]);
+    expect(d.fired).toBeUndefined();
+    expect(d.latest).toBeUndefined();
+    expect(alertSeries([], spec.labels)).toBeUndefined();
+  });
+
+  it('skips NaN for the fired and latest values', () => {
+    const points = [
+      { time: FIRED, value: Number.NaN },
+      { time: FIRED + 15, value: 0.96 },
+      { time: FIRED + 30, value: Number.NaN },
+    ];
+    const d = chartData(spec, [{ metric: {}, points }], w);
+    expect(d.fired).toEqual({ time: FIRED + 15, value: 0.96 });
+    expect(d.latest).toEqual({ time: FIRED + 15, value: 0.96 });
+  });
+
+  it('fits a growing memory series and projects it to capacity, extending the x-axis', () => {
+    const memory = { ...spec, unit: 'mebibytes' as const, threshold: undefined, memory: { windowSeconds: 6 * 3600, capacityMiB: 80_000 } };
+    const mw = chartWindow(memory, FIRED + 600);
+    // 1,000 MiB/h from 60,000 MiB: 80,000 MiB is reached 20 h after the window's start.
+    const points = series(mw.start, mw.end, mw.step, (t) => 60_000 + ((t - mw.start) / 3600) * 1000);
+    const d = chartData(memory, [{ metric: {}, points }], mw);
+    expect(d.trend?.trend.growing).toBe(true);
+    expect(d.trend?.fit[0].value).toBeCloseTo(60_000, 0);
+    expect(d.trend?.fit[1].value).toBeCloseTo(points.at(-1)!.value, 0);
+    // 20 h after the start is past the edge (the window again to the right): the projection stops there.
+    const edge = mw.end + (mw.end - mw.start);
+    expect(d.trend?.projection?.[1].time).toBe(edge);
+    expect(d.xMax).toBe(edge);
+    expect(d.capacityMiB).toBe(80_000);
+  });
+
+  it('projects to capacity when it is reached within the edge, and not at all without growth', () => {
+    const memory = { ...spec, unit: 'mebibytes' as const, threshold: undefined, memory: { windowSeconds: 6 * 3600, capacityMiB: 70_000 } };
+    const mw = chartWindow(memory, FIRED + 600);
+    const rising = series(mw.start, mw.end, mw.step, (t) => 60_000 + ((t - mw.start) / 3600) * 1000);
+    const full = chartData(memory, [{ metric: {}, points: rising }], mw).trend?.projection?.[1];
+    expect(full?.value).toBe(70_000);
+    expect(full?.time).toBeCloseTo(mw.start + 10 * 3600, -1);
+    const flat = chartData(memory, [{ metric: {}, points: series(mw.start, mw.end, mw.step, () => 60_000) }], mw);
+    expect(flat.trend?.projection).toBeUndefined();
+    expect(flat.xMax).toBe(mw.end);
+  });
+});

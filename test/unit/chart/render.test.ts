@@ -1,0 +1,104 @@
+/**
+ * The chart renderer on fixture series: the PNG is compared by pixels with a golden image
+ * (test/fixtures/chart/*.png, pixelmatch with a small tolerance: resvg draws the same pixels on every
+ * platform with the bundled font, the tolerance only absorbs anti-aliasing differences), and checked
+ * for what it must show (the series, the threshold, the fire mark) by colour.
+ * After an intended change of the drawing: `UPDATE_CHART_GOLDEN=1 npx vitest run test/unit/chart/render.test.ts`,
+ * then look at the new images before committing them.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import pixelmatch from 'pixelmatch';
+import { PNG } from 'pngjs';
+import { describe, expect, it } from 'vitest';
+import { chartData, chartWindow } from '../../../shared/chart/data.js';
+import { CHART_HEIGHT, CHART_WIDTH, renderChartPng, renderMessagePng } from '../../../shared/chart/render.js';
+import type { ChartSpec } from '../../../shared/chart/spec.js';
+import type { Point } from '../../../shared/prometheus/client.js';
+import { risingRatio } from '../../helpers/chart.js';
+
+const GOLDEN = new URL('../../fixtures/chart/', import.meta.url);
+/** Share of pixels allowed to differ from the golden image (anti-aliasing, not content). */
+const MAX_DIFF_RATIO = 0.002;
+const FIRED = 1_795_000_000;
+
+const kv: ChartSpec = { query: 'vllm:gpu_cache_usage_perc', labels: {}, title: 'VLLMKVCacheNearlyFull · rule expression', unit: 'none', firedAt: FIRED, threshold: { op: '>', value: 0.95 } };
+const memory: ChartSpec = {
+  query: 'sum(DCGM_FI_DEV_FB_USED)',
+  labels: {},
+  title: 'GPUMemoryLeak · GPU memory used',
+  unit: 'mebibytes',
+  firedAt: FIRED,
+  memory: { windowSeconds: 6 * 3600, capacityMiB: 81_920 },
+};
+
+function sampled(spec: ChartSpec, now: number, value: (t: number) => number) {
+  const w = chartWindow(spec, now);
+  const points: Point[] = [];
+  for (let t = w.start; t <= w.end; t += w.step) points.push({ time: t, value: value(t) });
+  return chartData(spec, [{ metric: {}, points }], w);
+}
+
+const FIXTURES = {
+  'kv-cache-threshold': () => sampled(kv, FIRED + 1800, (t) => risingRatio(t, FIRED)),
+  // 1,500 MiB/h with a deterministic ripple: fitted, projected toward 81,920 MiB.
+  'memory-trend': () => sampled(memory, FIRED + 1800, (t) => 60_000 + ((t - (FIRED - 6 * 3600 + 1800)) / 3600) * 1500 + ((t / 60) % 7) * 20),
+  'no-data': () => chartData(kv, [], chartWindow(kv, FIRED + 1800)),
+};
+
+function compare(name: string, png: Uint8Array): number {
+  const file = new URL(`${name}.png`, GOLDEN);
+  if (process.env.UPDATE_CHART_GOLDEN || !existsSync(file)) {
+    if (!process.env.UPDATE_CHART_GOLDEN) throw new Error(`no golden image ${file.pathname}: run with UPDATE_CHART_GOLDEN=1`);
+    writeFileSync(file, png);
+  }
+  const actual = PNG.sync.read(Buffer.from(png));
+  const golden = PNG.sync.read(readFileSync(file));
+  expect([actual.width, actual.height]).toEqual([golden.width, golden.height]);
+  return pixelmatch(actual.data, golden.data, undefined, actual.width, actual.height, { threshold: 0.1 }) / (actual.width * actual.height);
+}
+
+/** Pixels within a small distance of `hex`. */
+function pixelsOf(png: PNG, hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+  let n = 0;
+  for (let i = 0; i < png.data.length; i += 4) if (Math.abs(png.data[i]! - r) + Math.abs(png.data[i + 1]! - g) + Math.abs(png.data[i + 2]! - b) < 40) n++;
+  return n;
+}
+
+describe('chart renderer', () => {
+  it.each(Object.keys(FIXTURES) as (keyof typeof FIXTURES)[])(
+    '%s matches its golden image',
+    async (name) => {
+      const png = await renderChartPng(FIXTURES[name]());
+      expect(compare(name, png)).toBeLessThanOrEqual(MAX_DIFF_RATIO);
+    },
+    30_000,
+  );
+
+  it('draws the same bytes for the same data', async () => {
+    const data = FIXTURES['kv-cache-threshold']();
+    expect(Buffer.from(await renderChartPng(data)).equals(Buffer.from(await renderChartPng(data)))).toBe(true);
+  }, 30_000);
+
+  it('shows the series, the threshold and the fire mark in their colours; no data shows no series', async () => {
+    const png = PNG.sync.read(Buffer.from(await renderChartPng(FIXTURES['kv-cache-threshold']())));
+    expect([png.width, png.height]).toEqual([CHART_WIDTH, CHART_HEIGHT]);
+    expect(pixelsOf(png, '#175cd3')).toBeGreaterThan(500);
+    expect(pixelsOf(png, '#b42318')).toBeGreaterThan(200);
+    expect(pixelsOf(png, '#b54708')).toBeGreaterThan(100);
+    const empty = PNG.sync.read(Buffer.from(await renderChartPng(FIXTURES['no-data']())));
+    expect(pixelsOf(empty, '#175cd3')).toBe(0);
+    expect(pixelsOf(empty, '#b42318')).toBeGreaterThan(200);
+  }, 30_000);
+
+  it('draws the fitted trend and its projection for memory', async () => {
+    const png = PNG.sync.read(Buffer.from(await renderChartPng(FIXTURES['memory-trend']())));
+    expect(pixelsOf(png, '#6941c6')).toBeGreaterThan(300);
+  }, 30_000);
+
+  it('draws a message image of the same size', async () => {
+    const png = PNG.sync.read(Buffer.from(await renderMessagePng('Chart unavailable', 'Prometheus could not be reached.')));
+    expect([png.width, png.height]).toEqual([CHART_WIDTH, CHART_HEIGHT]);
+    expect(pixelsOf(png, '#b42318')).toBeGreaterThan(50);
+  }, 30_000);
+});

@@ -1,0 +1,135 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { verifyAckToken } from '../../../shared/ack/token.js';
+import { chartSpec, ruleThreshold } from '../../../shared/chart/spec.js';
+import { CHART_TOKEN_STATUS, ChartTokenError, signChartToken, verifyChartToken } from '../../../shared/chart/token.js';
+import { chartUrl, MAX_CHART_URL_CHARS, withChartUrl, type ChartLinkSettings } from '../../../shared/chart/url.js';
+import { Secret } from '../../../shared/core/secret.js';
+import type { EnrichedAlert } from '../../../shared/enrich/types.js';
+import { fixture } from '../../helpers/fixtures.js';
+
+const NOW = Date.parse('2026-11-29T12:45:00Z');
+const KEY = new Secret('current-ack-secret-0123456789abcdef');
+const OLD = new Secret('previous-ack-secret-0123456789abcdef');
+const SETTINGS: ChartLinkSettings = { publicUrl: 'https://ops.example.com/alerts', keys: { current: KEY }, ttlSeconds: 3600 };
+
+const kvAlert = (): EnrichedAlert => ({ ...fixture('firing-kv-cache-critical').alerts[0]!, enrichment: { status: 'unavailable', kind: 'kv_cache', reason: 'no data' } });
+
+function tokenOf(url: string): string {
+  return new URL(url).pathname
+    .split('/')
+    .pop()!
+    .replace(/\.png$/, '');
+}
+
+function problem(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ChartTokenError) return err.problem;
+    throw err;
+  }
+  return 'accepted';
+}
+
+describe('ruleThreshold', () => {
+  it.each([
+    ['vllm:gpu_cache_usage_perc > 0.95', { op: '>', value: 0.95 }],
+    ['sum by (model_name) (vllm:num_requests_waiting) >= 50', { op: '>=', value: 50 }],
+    ['x < bool 1e-3', { op: '<', value: 0.001 }],
+    ['rate(x[5m]) != 0 ', { op: '!=', value: 0 }],
+  ])('%s', (expr, threshold) => {
+    expect(ruleThreshold(expr)).toEqual(threshold);
+  });
+
+  it.each(['up', 'a > b', 'x > Inf', 'x > NaN', '(x > 1) and y'])('none in %s', (expr) => {
+    expect(ruleThreshold(expr)).toBeUndefined();
+  });
+});
+
+describe('chartSpec', () => {
+  it("charts a rule's compared value with its threshold", () => {
+    expect(chartSpec(kvAlert())).toEqual({
+      query: 'vllm:gpu_cache_usage_perc',
+      labels: kvAlert().labels,
+      title: 'VLLMKVCacheNearlyFull · rule expression',
+      unit: 'none',
+      firedAt: Math.floor(Date.parse('2026-11-29T12:42:23.143Z') / 1000),
+      threshold: { op: '>', value: 0.95 },
+    });
+  });
+
+  it('charts the memory series with its capacity for a memory trend', () => {
+    const alert: EnrichedAlert = {
+      ...kvAlert(),
+      enrichment: {
+        status: 'enriched',
+        kind: 'gpu_memory',
+        signals: [{ name: 'gpu_memory_used_mib', label: 'GPU memory used', value: 70_000, unit: 'mebibytes', query: 'sum by (gpu) (DCGM_FI_DEV_FB_USED)' }],
+        trend: { growthMiBPerHour: 900, rSquared: 0.98, usedMiB: 70_000, capacityMiB: 81_920, hoursToFull: 13.2, windowSeconds: 21_600, points: 360 },
+      },
+    };
+    expect(chartSpec(alert)).toMatchObject({
+      query: 'sum by (gpu) (DCGM_FI_DEV_FB_USED)',
+      unit: 'mebibytes',
+      memory: { windowSeconds: 21_600, capacityMiB: 81_920 },
+      title: 'VLLMKVCacheNearlyFull · GPU memory used',
+    });
+    expect(chartSpec(alert)?.threshold).toBeUndefined();
+  });
+
+  it("falls back to the kind's first signal without a comparison, and to nothing without a start", () => {
+    const alert: EnrichedAlert = {
+      ...kvAlert(),
+      generatorURL: '',
+      enrichment: { status: 'enriched', kind: 'latency', signals: [{ name: 'ttft_p95_seconds', label: 'TTFT p95', value: 2, unit: 'seconds', query: 'histogram_quantile(0.95, x)' }] },
+    };
+    expect(chartSpec(alert)).toMatchObject({ query: 'histogram_quantile(0.95, x)', unit: 'seconds', title: 'VLLMKVCacheNearlyFull · TTFT p95' });
+    expect(chartSpec({ ...alert, startsAt: '0001-01-01T00:00:00Z' })).toBeUndefined();
+    expect(chartSpec({ ...alert, enrichment: { status: 'unavailable', kind: 'latency', reason: 'timeout' } })).toBeUndefined();
+  });
+});
+
+describe('chart URLs', () => {
+  it('is PUBLIC_URL/v1/chart/<token>.png, signed with the ack key over "chart.v1." + payload, expiring after the TTL', () => {
+    const url = chartUrl(kvAlert(), SETTINGS, NOW)!;
+    expect(url).toMatch(/^https:\/\/ops\.example\.com\/alerts\/v1\/chart\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}\.png$/);
+    const [payload, signature] = tokenOf(url).split('.');
+    expect(signature).toBe(createHmac('sha256', KEY.reveal()).update(`chart.v1.${payload}`).digest('base64url'));
+    const verified = verifyChartToken(tokenOf(url), { current: KEY }, NOW);
+    expect(verified).toEqual({ spec: chartSpec(kvAlert()), expiresAt: NOW / 1000 + 3600 });
+  });
+
+  it('is undefined without settings (no PUBLIC_URL, ACK_SECRET or PROMETHEUS_URL), or when too long for Slack', () => {
+    expect(chartUrl(kvAlert(), undefined, NOW)).toBeUndefined();
+    const long = { ...kvAlert(), labels: { ...kvAlert().labels, note: 'x'.repeat(MAX_CHART_URL_CHARS) } };
+    expect(chartUrl(long, SETTINGS, NOW)).toBeUndefined();
+  });
+
+  it('sets chartUrl only on alerts shown in detail', () => {
+    expect(withChartUrl(kvAlert(), true, SETTINGS, NOW).chartUrl).toBe(chartUrl(kvAlert(), SETTINGS, NOW));
+    expect(withChartUrl(kvAlert(), false, SETTINGS, NOW)).toEqual(kvAlert());
+    expect(withChartUrl(kvAlert(), true, undefined, NOW)).toEqual(kvAlert());
+  });
+
+  it('expires, refuses forged, altered and retired tokens, with the ack statuses', () => {
+    const token = tokenOf(chartUrl(kvAlert(), SETTINGS, NOW)!);
+    const [payload, signature] = token.split('.') as [string, string];
+    expect(problem(() => verifyChartToken(token, { current: KEY }, NOW + 3600_000))).toBe('expired');
+    expect(problem(() => verifyChartToken(token, { current: KEY }, NOW + 3599_000))).toBe('accepted');
+    const altered = Buffer.from(JSON.stringify({ v: 1, spec: { ...chartSpec(kvAlert()), query: 'secret_metric' }, exp: NOW / 1000 + 3600 })).toString('base64url');
+    expect(problem(() => verifyChartToken(`${altered}.${signature}`, { current: KEY }, NOW))).toBe('forged');
+    expect(problem(() => verifyChartToken(token, { current: OLD }, NOW))).toBe('forged');
+    expect(problem(() => verifyChartToken(`${payload}.${signature}.x`, { current: KEY }, NOW))).toBe('malformed');
+    expect(problem(() => verifyChartToken('not a token', { current: KEY }, NOW))).toBe('malformed');
+    const byOld = signChartToken(chartSpec(kvAlert())!, NOW / 1000 + 60, { current: OLD });
+    expect(problem(() => verifyChartToken(byOld, { current: KEY, previous: { secret: OLD, untilMs: NOW + 1 } }, NOW))).toBe('accepted');
+    expect(problem(() => verifyChartToken(byOld, { current: KEY, previous: { secret: OLD, untilMs: NOW } }, NOW))).toBe('retired');
+    expect(CHART_TOKEN_STATUS).toEqual({ malformed: 400, forged: 403, expired: 410, retired: 410 });
+  });
+
+  it('is never an acknowledgement token (domain-separated signature)', () => {
+    const token = tokenOf(chartUrl(kvAlert(), SETTINGS, NOW)!);
+    expect(() => verifyAckToken(token, { current: KEY }, NOW)).toThrow(/signature does not match/);
+  });
+});
