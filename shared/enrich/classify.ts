@@ -30,7 +30,7 @@ const EXPRESSION_RULES: ReadonlyArray<[AlertKind, (expr: string) => boolean]> = 
   ['kv_cache', (e) => metric('vllm:gpu_cache_usage_perc').test(e) || metric('vllm:kv_cache_usage_perc').test(e)],
   ['queue', (e) => metric('vllm:num_requests_waiting').test(e)],
   ['gpu_memory', (e) => metric('DCGM_FI_DEV_FB_USED').test(e) || metric('DCGM_FI_DEV_FB_FREE').test(e)],
-  ['error_rate', (e) => (metric('http_requests_total').test(e) && e.includes('5xx')) || /request_failure/.test(e)],
+  ['error_rate', (e) => (metric('http_requests_total').test(e) && e.includes('5xx')) || /request_failure|finished_reason\s*=~?\s*"error"/.test(e)],
 ];
 
 /**

@@ -13,7 +13,7 @@ import { messages, type LinkLabel, type Locale } from './locale.js';
 import { truncateChars } from '../core/truncate.js';
 
 /** Labels worth showing, in this order, when an alert has them. Others stay in the silence link. */
-export const KEY_LABELS = ['model_name', 'instance', 'gpu', 'Hostname', 'engine', 'namespace', 'pod'] as const;
+export const KEY_LABELS = ['model_name', 'instance', 'gpu', 'Hostname', 'hostname', 'engine', 'namespace', 'pod'] as const;
 
 const SEVERITY_RANK: Record<string, number> = { critical: 3, error: 3, warning: 2, info: 1 };
 

@@ -4,7 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { findBinary, runBinary } from '../helpers/binaries.js';
-import { startVllmSim, type VllmSim } from '../helpers/vllm-sim.js';
+import { startVllmSim, type Generation, type GpuState, type VllmSim } from '../helpers/vllm-sim.js';
+import { exposition, type ExpositionName } from '../fixtures/exposition/index.js';
 
 let clockMs = 0;
 let sim: VllmSim | undefined;
@@ -19,6 +20,15 @@ afterEach(async () => {
   await sim?.close();
   sim = undefined;
 });
+
+/** Each sample line's metric name and label names in order, e.g. `vllm:x{engine,model_name}`. */
+function shapes(text: string): Set<string> {
+  const lines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  return new Set(lines.map((l) => l.replace(/="(?:[^"\\]|\\.)*"/g, '').replace(/\s.*$/, '')));
+}
+
+/** The shapes of a fixture of real exposition, same notation. */
+const fixtureShapes = (name: ExpositionName) => exposition(name).map(({ name: metric, labels }) => `${metric}{${Object.keys(labels).join(',')}}`.replace('{}', ''));
 
 /** `name{labels} value` lines → map from `name{labels}` to the value. */
 function samples(text: string): Map<string, number> {
@@ -50,15 +60,106 @@ describe('vllm-sim', () => {
     expect((await fetch(`${s.url}/other`)).status).toBe(404);
   });
 
-  it('exposes the KV-cache gauge of the chosen generation, with engine="0" on V1 series', async () => {
+  it('exposes the KV-cache gauge of the chosen generation, with engine="0" on V1 0.10 series only', async () => {
     const s = await start();
     s.set('new', { kvCacheUsage: 0.97, requestsWaiting: 60 });
     s.set('old', { generation: 'v0', kvCacheUsage: 0.5 });
+    s.set('early', { generation: 'v1-0.8', kvCacheUsage: 0.25 });
     const m = samples(s.render());
-    expect(m.get('vllm:kv_cache_usage_perc{model_name="new",engine="0"}')).toBe(0.97);
+    expect(m.get('vllm:kv_cache_usage_perc{engine="0",model_name="new"}')).toBe(0.97);
     expect(m.get('vllm:gpu_cache_usage_perc{model_name="old"}')).toBe(0.5);
-    expect(m.get('vllm:num_requests_waiting{model_name="new",engine="0"}')).toBe(60);
-    expect([...m.keys()].filter((k) => k.includes('cache_usage'))).toHaveLength(2);
+    expect(m.get('vllm:gpu_cache_usage_perc{model_name="early"}')).toBe(0.25);
+    expect(m.get('vllm:num_requests_waiting{engine="0",model_name="new"}')).toBe(60);
+    expect([...m.keys()].filter((k) => k.includes('cache_usage'))).toHaveLength(3);
+  });
+
+  describe('prints each series as the real release does (test/fixtures/exposition)', () => {
+    const cases: Array<[ExpositionName, Generation, number]> = [
+      ['vllm-v0-0.5', 'v0', 1],
+      ['vllm-v1-0.8', 'v1-0.8', 1],
+      ['vllm-v1-finished-reason', 'v1-0.8', 1],
+      ['vllm-v1-0.10', 'v1', 1],
+      ['vllm-v1-data-parallel', 'v1', 2],
+      ['vllm-v1-http', 'v1', 1],
+    ];
+    it.each(cases)('%s: every sample line of the fixture has its metric and label names, in order, from generation %s', async (fixture, generation, engines) => {
+      const s = await start();
+      s.set('m', { generation, engines, requestsPerSecond: 2 });
+      clockMs += 5000;
+      const mine = shapes(s.render());
+      expect(fixtureShapes(fixture).filter((shape) => !mine.has(shape))).toEqual([]);
+    });
+
+    const gpus: Array<[ExpositionName, Partial<GpuState>]> = [
+      ['dcgm-gpu-util', {}],
+      ['dcgm-3.x-mig-Hostname', { mig: { profile: '1g.6gb', instanceId: '3' } }],
+    ];
+    it.each(gpus)("%s: GPU series with dcgm-exporter's label names in its order", async (fixture, state) => {
+      const s = await start();
+      s.setGpu(0, state);
+      expect(fixtureShapes(fixture).filter((shape) => !shapes(s.render()).has(shape))).toEqual([]);
+    });
+
+    it('dcgm-2026-hostname: lower-case hostname, pci_bus_id, and a MIG instance with pod mapping', async () => {
+      const s = await start();
+      s.setGpu(1, { hostLabel: 'hostname', pciBusId: '00000000:B1:00.0' });
+      s.setGpu(2, { hostLabel: 'hostname', pciBusId: '00000000:CA:00.0', mig: { profile: '1g.6gb', instanceId: '3' }, pod: { container: 'c', namespace: 'default', pod: 'p' } });
+      expect(fixtureShapes('dcgm-2026-hostname').filter((shape) => !shapes(s.render()).has(shape))).toEqual([]);
+    });
+  });
+
+  it('V0 and V1 before 0.8.3 expose no HTTP counters; V1 0.10 does', async () => {
+    const s = await start();
+    s.set('old', { generation: 'v0', errorRatio: 0.5 });
+    s.set('early', { generation: 'v1-0.8', errorRatio: 0.5 });
+    clockMs += 10_000;
+    expect(s.render()).not.toContain('http_requests_total');
+    s.set('new', {});
+    clockMs += 10_000;
+    expect(s.render()).toContain('http_requests_total{handler="/v1/chat/completions",method="POST",status="2xx"}');
+  });
+
+  it('never increments finished_reason="abort": V1 creates it at 0, V0 has no such series', async () => {
+    const s = await start();
+    s.set('new', { requestsPerSecond: 10, errorRatio: 0.2 });
+    s.set('old', { generation: 'v0', requestsPerSecond: 10 });
+    clockMs += 10_000;
+    const m = samples(s.render());
+    expect(m.get('vllm:request_success_total{engine="0",finished_reason="abort",model_name="new"}')).toBe(0);
+    expect(m.get('vllm:request_success_total{engine="0",finished_reason="error",model_name="new"}')).toBe(20);
+    expect(m.get('vllm:request_success_total{finished_reason="stop",model_name="old"}')).toBe(100);
+    expect([...m.keys()].filter((k) => k.includes('model_name="old"') && k.includes('abort'))).toEqual([]);
+  });
+
+  it('V1 0.10 prints _created samples (creation time, epoch seconds) for counters and histograms; V0 does not', async () => {
+    const s = await start();
+    s.set('new', {});
+    s.set('old', { generation: 'v0' });
+    const m = samples(s.render());
+    expect(m.get('vllm:num_preemptions_created{engine="0",model_name="new"}')).toBe(1000);
+    expect(m.get('vllm:e2e_request_latency_seconds_created{engine="0",model_name="new"}')).toBe(1000);
+    expect([...m.keys()].filter((k) => k.includes('_created') && k.includes('"old"'))).toEqual([]);
+  });
+
+  it('splits a data-parallel model into one series per engine, its traffic shared among them', async () => {
+    const s = await start();
+    s.set('dp', { engines: 2, requestsPerSecond: 10, requestsRunning: 5 });
+    clockMs += 10_000;
+    const m = samples(s.render());
+    expect(m.get('vllm:num_requests_running{engine="0",model_name="dp"}')).toBe(3);
+    expect(m.get('vllm:num_requests_running{engine="1",model_name="dp"}')).toBe(2);
+    expect(m.get('vllm:e2e_request_latency_seconds_count{engine="0",model_name="dp"}')).toBe(50);
+    expect(m.get('vllm:e2e_request_latency_seconds_count{engine="1",model_name="dp"}')).toBe(50);
+  });
+
+  it('V0 and V1 0.10 declare different end-to-end latency bucket sets', async () => {
+    const s = await start();
+    s.set('new', {});
+    s.set('old', { generation: 'v0' });
+    const bounds = (model: string) =>
+      [...samples(s.render()).keys()].filter((k) => k.startsWith('vllm:e2e_request_latency_seconds_bucket') && k.includes(`"${model}"`)).map((k) => /le="([^"]+)"/.exec(k)![1]);
+    expect(bounds('old')).toEqual(['1.0', '2.5', '5.0', '10.0', '15.0', '20.0', '30.0', '40.0', '50.0', '60.0', '+Inf']);
+    expect(bounds('new')).toContain('7680.0');
   });
 
   it('grows the TTFT histogram, request and preemption counters by elapsed time × rates', async () => {
@@ -66,15 +167,16 @@ describe('vllm-sim', () => {
     s.set('m', { requestsPerSecond: 10, errorRatio: 0.1, ttftSeconds: [0.1, 3], preemptionsPerSecond: 0.5 });
     clockMs += 10_000;
     const m = samples(s.render());
-    const labels = 'model_name="m",engine="0"';
+    const labels = 'engine="0",model_name="m"';
     expect(m.get('http_requests_total{handler="/v1/chat/completions",method="POST",status="2xx"}')).toBe(90);
     expect(m.get('http_requests_total{handler="/v1/chat/completions",method="POST",status="5xx"}')).toBe(10);
     expect(m.get(`vllm:time_to_first_token_seconds_count{${labels}}`)).toBe(90);
     expect(m.get(`vllm:time_to_first_token_seconds_sum{${labels}}`)).toBeCloseTo(45 * 0.1 + 45 * 3);
-    expect(m.get(`vllm:time_to_first_token_seconds_bucket{${labels},le="0.1"}`)).toBe(45);
-    expect(m.get(`vllm:time_to_first_token_seconds_bucket{${labels},le="2.5"}`)).toBe(45);
-    expect(m.get(`vllm:time_to_first_token_seconds_bucket{${labels},le="5.0"}`)).toBe(90);
-    expect(m.get(`vllm:time_to_first_token_seconds_bucket{${labels},le="+Inf"}`)).toBe(90);
+    const bucket = (le: string) => `vllm:time_to_first_token_seconds_bucket{engine="0",le="${le}",model_name="m"}`;
+    expect(m.get(bucket('0.1'))).toBe(45);
+    expect(m.get(bucket('2.5'))).toBe(45);
+    expect(m.get(bucket('5.0'))).toBe(90);
+    expect(m.get(bucket('+Inf'))).toBe(90);
     expect(m.get(`vllm:num_preemptions_total{${labels}}`)).toBe(5);
 
     s.set('m', { requestsPerSecond: 0 });
@@ -87,7 +189,7 @@ describe('vllm-sim', () => {
     s.set('m', { requestsPerSecond: 0.4 });
     const counts = [1, 2, 3, 4, 5].map(() => {
       clockMs += 1000;
-      return samples(s.render()).get('vllm:time_to_first_token_seconds_count{model_name="m",engine="0"}');
+      return samples(s.render()).get('vllm:time_to_first_token_seconds_count{engine="0",model_name="m"}');
     });
     expect(counts).toEqual([0, 0, 1, 1, 2]);
   });

@@ -1,57 +1,69 @@
 /**
  * A simulated vLLM OpenAI server plus NVIDIA dcgm-exporter: one loopback HTTP server whose
- * `GET /metrics` answers in the Prometheus text exposition format 0.0.4 with the series the
- * shipped rules and the enrichers read. Gauges are whatever was last set; counters and the
- * TTFT histogram grow on each scrape by (seconds since the previous scrape) × the set rates.
+ * `GET /metrics` answers in the Prometheus text exposition format 0.0.4, shaped as real versions
+ * print it (test/fixtures/exposition, with sources):
+ * - `v0` (0.5/0.6, V0 engine): `model_name` only, `gpu_cache_usage_perc`, the prefix-cache hit-rate
+ *   gauge, `request_success_total` series only once a reason occurred (no `abort`), no `_created`
+ *   samples, no HTTP counters (they came with 0.8.3, and never under V0);
+ * - `v1-0.8` (0.8.0/0.8.1, V1 engine): no `engine` label yet, still `gpu_cache_usage_perc`,
+ *   `gpu_prefix_cache_*` counters, `stop`/`length`/`abort` created at 0, no HTTP counters;
+ * - `v1` (0.10, V1 engine): `engine` on every series (one per data-parallel engine),
+ *   `kv_cache_usage_perc`, both prefix-cache counter names, `error` among the finish reasons,
+ *   `_created` samples, and HTTP counters (`http_requests_total`, no `model_name`).
+ * `finished_reason="abort"` is never incremented, as in every vLLM version. Gauges are whatever was
+ * last set; counters and histograms grow on each scrape by (seconds since the previous scrape) × the
+ * set rates. GPUs: `dcgm-sim.ts`.
  *
  * @see https://prometheus.io/docs/instrumenting/exposition_formats/#text-based-format
  * @see https://docs.vllm.ai/en/latest/design/metrics.html
- * @see https://github.com/NVIDIA/dcgm-exporter (default counters: DCGM_FI_DEV_FB_USED/FREE, MiB)
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DCGM_FAMILIES, defaultGpu, gpuLabels, type GpuState } from './dcgm-sim.js';
 
-/** vLLM TTFT histogram bucket bounds in seconds, as vLLM V1 declares them. */
+export type { GpuState } from './dcgm-sim.js';
+
+/** vLLM TTFT histogram bucket bounds in seconds, as vLLM V1 declares them (V0 stops at 10 s). */
 export const TTFT_BUCKETS_SECONDS = [
   0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0,
   160.0, 640.0, 2560.0,
 ] as const;
 
+/** End-to-end latency bucket bounds, seconds, per generation: the sets differ, so their sums distort quantiles. */
+export const E2E_BUCKETS_SECONDS = {
+  v0: [1.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0],
+  'v1-0.8': [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0],
+  v1: [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0],
+} as const;
+
+/** Which vLLM release's exposition a model is served with (see the file header). */
+export type Generation = keyof typeof E2E_BUCKETS_SECONDS;
+
 /** Settable state of one served model (`model_name` label). */
 export interface ModelState {
-  /**
-   * Which KV-cache gauge to expose: `v0` → `vllm:gpu_cache_usage_perc{model_name}`,
-   * `v1` → `vllm:kv_cache_usage_perc{model_name,engine="0"}` (V1 also puts `engine` on every vllm:* series).
-   */
-  generation: 'v0' | 'v1';
-  /** `vllm:num_requests_waiting`, a count. */
+  generation: Generation;
+  /** Data-parallel engines (V1 0.10 only: one series per `engine`); traffic and gauges are split among them. */
+  engines: number;
+  /** `vllm:num_requests_waiting`, a count (summed over engines). */
   requestsWaiting: number;
-  /** `vllm:num_requests_running`, a count. */
+  /** `vllm:num_requests_running`, a count (summed over engines). */
   requestsRunning: number;
-  /** KV-cache usage, ratio 0–1. */
+  /** KV-cache usage, ratio 0–1 (each engine). */
   kvCacheUsage: number;
   /** Growth of `vllm:num_preemptions_total`, per second. */
   preemptionsPerSecond: number;
-  /** Requests completed per second (both `http_requests_total` statuses together). */
+  /** Requests completed per second. */
   requestsPerSecond: number;
   /** TTFT of successive successful requests in seconds, cycled: `[0.2]` = all 200 ms; `[0.1, 3]` = half 3 s. */
   ttftSeconds: readonly number[];
-  /** Share 0–1 of requests answered 5xx (they produce no TTFT observation). */
+  /** Decode time of each successful request, seconds: its end-to-end latency is TTFT + this. */
+  decodeSeconds: number;
+  /** Share 0–1 of requests that fail (5xx where HTTP counters exist, `finished_reason="error"` on `v1`; no TTFT). */
   errorRatio: number;
-}
-
-/** Settable state of one GPU (`gpu` label), DCGM units (MiB). */
-export interface GpuState {
-  hostname: string;
-  uuid: string;
-  /** DCGM's `modelName` label, the GPU product name. */
-  modelName: string;
-  /** Framebuffer capacity, MiB; `DCGM_FI_DEV_FB_FREE` = total − used. */
-  totalMiB: number;
-  /** Framebuffer used now, MiB (capped at `totalMiB` as it grows). */
-  usedMiB: number;
-  /** Growth of `usedMiB` in MiB per hour of the sim's clock (negative shrinks it, floored at 0). */
-  growthMiBPerHour: number;
+  /** Prompt tokens per request (`prompt_tokens_total`, prefix-cache queries). */
+  promptTokens: number;
+  /** Share 0–1 of prompt tokens found in the prefix cache. */
+  prefixHitRatio: number;
 }
 
 export interface VllmSim {
@@ -73,115 +85,210 @@ export interface VllmSimOptions {
 }
 
 const DEFAULT_MODEL: ModelState = {
-  generation: 'v1', requestsWaiting: 0, requestsRunning: 0, kvCacheUsage: 0, preemptionsPerSecond: 0,
-  requestsPerSecond: 1, ttftSeconds: [0.2], errorRatio: 0,
+  generation: 'v1', engines: 1, requestsWaiting: 0, requestsRunning: 0, kvCacheUsage: 0, preemptionsPerSecond: 0,
+  requestsPerSecond: 1, ttftSeconds: [0.2], decodeSeconds: 2, errorRatio: 0, promptTokens: 100, prefixHitRatio: 0,
 };
 
-const defaultGpu = (gpu: number): GpuState => ({
-  hostname: 'gpu-node-1', uuid: `GPU-${String(gpu).padStart(8, '0')}-0000-0000-0000-000000000000`,
-  modelName: 'NVIDIA H100 80GB HBM3', totalMiB: 81_559, usedMiB: 0, growthMiBPerHour: 0,
-});
-
-/** Counters of one model; requests and errors carry fractions between scrapes. */
-interface ModelCounters {
-  preemptions: number; ok: number; errors: number; requestCarry: number; errorCarry: number;
-  cursor: number; buckets: number[]; sum: number; count: number;
+/** Counters of one engine; requests and errors carry fractions between scrapes. */
+interface EngineCounters {
+  preemptions: number; ok: number; errors: number; requestCarry: number; errorCarry: number; preemptionCarry: number;
+  cursor: number; ttft: Histogram; e2e: Histogram; http: Histogram; prompt: Histogram; queue: Histogram; prefill: Histogram; decode: Histogram;
 }
+interface Histogram { buckets: number[]; sum: number; count: number }
+interface Model { state: ModelState; engines: EngineCounters[]; created: number }
 
 type Labels = Record<string, string>;
 type Sample = [labels: Labels, value: number, suffix?: string];
+type Family = [name: string, type: 'gauge' | 'counter' | 'histogram', help: string, samples: Sample[]];
 
 const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
-/** Python's prometheus_client writes float bounds like `1.0`, and vLLM's `le` values follow. */
-const formatBound = (b: number) => (Number.isInteger(b) ? b.toFixed(1) : String(b));
+/** Python's prometheus_client writes floats like `1.0`, and vLLM's `le` values and samples follow. */
+const pyFloat = (b: number) => (Number.isInteger(b) ? b.toFixed(1) : String(b));
 
-function family(name: string, type: 'gauge' | 'counter' | 'histogram', help: string, samples: Sample[]): string {
+/**
+ * @param sorted label names in alphabetical order, as vLLM prints them (its multiprocess collector
+ *   sorts them: `{engine="1",le="7680.0",model_name=…}`); dcgm-exporter keeps its own order
+ */
+function family([name, type, help, samples]: Family, sorted = true): string {
   const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`];
   for (const [labels, value, suffix = ''] of samples) {
-    const body = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',');
-    lines.push(`${name}${suffix}{${body}} ${value}`);
+    const entries = Object.entries(labels);
+    if (sorted) entries.sort(([a], [b]) => (a < b ? -1 : 1));
+    const body = entries.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',');
+    lines.push(`${name}${suffix}{${body}} ${pyFloat(value)}`);
   }
   return lines.join('\n');
 }
 
-/** Adds `n` requests' TTFTs, cycling through `samples` from `counters.cursor`, in O(samples × buckets). */
-function observe(counters: ModelCounters, samples: readonly number[], n: number): void {
+const ttftBounds = (g: Generation) => (g === 'v0' ? TTFT_BUCKETS_SECONDS.filter((b) => b <= 10) : TTFT_BUCKETS_SECONDS);
+const histogram = (bounds: readonly number[]): Histogram => ({ buckets: bounds.map(() => 0), sum: 0, count: 0 });
+const newEngine = (g: Generation): EngineCounters => ({
+  preemptions: 0, ok: 0, errors: 0, requestCarry: 0, errorCarry: 0, preemptionCarry: 0, cursor: 0,
+  ttft: histogram(ttftBounds(g)), e2e: histogram(E2E_BUCKETS_SECONDS[g]), http: histogram(HTTP_BUCKETS), prompt: histogram(PROMPT_BUCKETS),
+  queue: histogram(E2E_BUCKETS_SECONDS[g]), prefill: histogram(E2E_BUCKETS_SECONDS[g]), decode: histogram(E2E_BUCKETS_SECONDS[g]),
+});
+
+/** prometheus-fastapi-instrumentator's default `http_request_duration_seconds` buckets. */
+const HTTP_BUCKETS = [0.1, 0.5, 1] as const;
+
+/** Prompt-length bucket bounds (tokens): vLLM's 1-2-5 series up to the model's length (here 8,192). */
+const PROMPT_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] as const;
+
+function put(h: Histogram, bounds: readonly number[], seconds: number, k: number): void {
+  bounds.forEach((bound, b) => {
+    if (seconds <= bound) h.buckets[b]! += k;
+  });
+  h.sum += seconds * k;
+  h.count += k;
+}
+
+/** Adds `n` successful requests, cycling through the TTFT samples from `c.cursor`, in O(samples × buckets). */
+function observe(state: ModelState, c: EngineCounters, n: number): void {
+  const samples = state.ttftSeconds;
   const len = samples.length;
   if (len === 0 || n === 0) return;
   samples.forEach((seconds, j) => {
-    const k = Math.floor(n / len) + ((j - counters.cursor + len) % len < n % len ? 1 : 0);
-    TTFT_BUCKETS_SECONDS.forEach((bound, b) => {
-      if (seconds <= bound) counters.buckets[b]! += k;
-    });
-    counters.sum += seconds * k;
-    counters.count += k;
+    const k = Math.floor(n / len) + ((j - c.cursor + len) % len < n % len ? 1 : 0);
+    const latency = E2E_BUCKETS_SECONDS[state.generation];
+    put(c.ttft, ttftBounds(state.generation), seconds, k);
+    put(c.e2e, latency, seconds + state.decodeSeconds, k);
+    put(c.http, HTTP_BUCKETS, seconds + state.decodeSeconds, k);
+    put(c.prompt, PROMPT_BUCKETS, state.promptTokens, k);
+    put(c.queue, latency, 0, k);
+    put(c.prefill, latency, seconds, k);
+    put(c.decode, latency, state.decodeSeconds, k);
   });
-  counters.cursor = (counters.cursor + n) % len;
+  c.cursor = (c.cursor + n) % len;
 }
 
-function advance(state: ModelState, counters: ModelCounters, seconds: number): void {
-  counters.preemptions += state.preemptionsPerSecond * seconds;
-  counters.requestCarry += state.requestsPerSecond * seconds;
+/** Advances one engine by `seconds` at its share of the model's rates. */
+function advance(state: ModelState, c: EngineCounters, seconds: number, share: number): void {
   // The epsilon keeps 0.4 + 0.4 + 0.2 from flooring to 0 through float error.
-  const requests = Math.floor(counters.requestCarry + 1e-9);
-  counters.requestCarry -= requests;
-  counters.errorCarry += requests * state.errorRatio;
-  const errors = Math.min(requests, Math.floor(counters.errorCarry + 1e-9));
-  counters.errorCarry -= errors;
-  counters.errors += errors;
-  counters.ok += requests - errors;
-  observe(counters, state.ttftSeconds, requests - errors);
+  const whole = (carry: number) => Math.floor(carry + 1e-9);
+  c.preemptionCarry += state.preemptionsPerSecond * share * seconds;
+  c.preemptions += whole(c.preemptionCarry);
+  c.preemptionCarry -= whole(c.preemptionCarry);
+  c.requestCarry += state.requestsPerSecond * share * seconds;
+  const requests = whole(c.requestCarry);
+  c.requestCarry -= requests;
+  c.errorCarry += requests * state.errorRatio;
+  const errors = Math.min(requests, whole(c.errorCarry));
+  c.errorCarry -= errors;
+  c.errors += errors;
+  c.ok += requests - errors;
+  observe(state, c, requests - errors);
 }
 
-function renderModels(models: Map<string, { state: ModelState; counters: ModelCounters }>): string[] {
-  const entries = [...models.entries()];
-  const labelsOf = (name: string, s: ModelState): Labels => (s.generation === 'v1' ? { model_name: name, engine: '0' } : { model_name: name });
-  const gauge = (pick: (s: ModelState) => number): Sample[] => entries.map(([n, m]) => [labelsOf(n, m.state), pick(m.state)]);
-  const kv = (gen: ModelState['generation']): Sample[] =>
-    entries.filter(([, m]) => m.state.generation === gen).map(([n, m]) => [labelsOf(n, m.state), m.state.kvCacheUsage]);
-  const histogram = entries.flatMap(([n, { state, counters }]): Sample[] => [
-    ...TTFT_BUCKETS_SECONDS.map((bound, b): Sample => [{ ...labelsOf(n, state), le: formatBound(bound) }, counters.buckets[b]!, '_bucket']),
-    [{ ...labelsOf(n, state), le: '+Inf' }, counters.count, '_bucket'],
-    [labelsOf(n, state), counters.count, '_count'],
-    [labelsOf(n, state), counters.sum, '_sum'],
-  ]);
-  const http = (status: string, pick: (c: ModelCounters) => number): Sample => [
-    { handler: '/v1/chat/completions', method: 'POST', status },
-    entries.reduce((total, [, m]) => total + pick(m.counters), 0),
-  ];
+/** One model's series, engine by engine, as its generation prints them. */
+function modelFamilies(name: string, m: Model): Family[] {
+  const { state, engines } = m;
+  const g = state.generation;
+  const labelsOf = (k: number): Labels => (g === 'v1' ? { engine: String(k), model_name: name } : { model_name: name });
+  const split = (total: number, k: number) => Math.floor(total / engines.length) + (k < total % engines.length ? 1 : 0);
+  const per = (pick: (c: EngineCounters, k: number) => number, suffix?: string): Sample[] => engines.map((c, k) => [labelsOf(k), pick(c, k), suffix]);
+  const hist = (pick: (c: EngineCounters) => Histogram, bounds: readonly number[]): Sample[] =>
+    engines.flatMap((c, k): Sample[] => [
+      ...bounds.map((b, i): Sample => [{ ...labelsOf(k), le: pyFloat(b) }, pick(c).buckets[i]!, '_bucket']),
+      [{ ...labelsOf(k), le: '+Inf' }, pick(c).count, '_bucket'],
+      [labelsOf(k), pick(c).count, '_count'],
+      [labelsOf(k), pick(c).sum, '_sum'],
+    ]);
+  const tokens = (c: EngineCounters) => (c.ok + c.errors) * state.promptTokens;
+  const reasons: Array<[string, (c: EngineCounters) => number]> =
+    g === 'v0' ? [['stop', (c) => c.ok]] : [['stop', (c) => c.ok], ['length', () => 0], ['abort', () => 0], ...(g === 'v1' ? [['error', (c: EngineCounters) => c.errors] as [string, (c: EngineCounters) => number]] : [])];
+  const success = engines.flatMap((c, k): Sample[] =>
+    reasons.filter(([, v]) => g !== 'v0' || v(c) > 0).map(([reason, v]): Sample => [{ finished_reason: reason, ...labelsOf(k) }, v(c)]));
+  const kvName = g === 'v1' ? 'vllm:kv_cache_usage_perc' : 'vllm:gpu_cache_usage_perc';
+  const prefix: Family[] =
+    g === 'v0'
+      ? [['vllm:gpu_prefix_cache_hit_rate', 'gauge', 'GPU prefix cache block hit rate.', per(() => state.prefixHitRatio)]]
+      : (g === 'v1' ? ['vllm:prefix_cache', 'vllm:gpu_prefix_cache'] : ['vllm:gpu_prefix_cache']).flatMap((base): Family[] => [
+          [`${base}_queries_total`, 'counter', 'Prefix cache queries, in terms of number of queried tokens.', per(tokens)],
+          [`${base}_hits_total`, 'counter', 'Prefix cache hits, in terms of number of cached tokens.', per((c) => Math.floor(tokens(c) * state.prefixHitRatio))],
+        ]);
   return [
-    family('vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', gauge((s) => s.requestsWaiting)),
-    family('vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', gauge((s) => s.requestsRunning)),
-    family('vllm:gpu_cache_usage_perc', 'gauge', 'GPU KV-cache usage. 1 means 100 percent usage.', kv('v0')),
-    family('vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', kv('v1')),
-    family('vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.',
-      entries.map(([n, m]) => [labelsOf(n, m.state), m.counters.preemptions])),
-    family('vllm:time_to_first_token_seconds', 'histogram', 'Histogram of time to first token in seconds.', histogram),
-    family('http_requests_total', 'counter', 'Total number of requests by method, status and handler.',
-      [http('2xx', (c) => c.ok), http('5xx', (c) => c.errors)]),
-  ];
-}
-
-function renderGpus(gpus: Map<number, GpuState>): string[] {
-  const labelsOf = (gpu: number, g: GpuState): Labels => ({
-    gpu: String(gpu), UUID: g.uuid, device: `nvidia${gpu}`, modelName: g.modelName, Hostname: g.hostname,
-  });
-  const samples = (pick: (g: GpuState) => number): Sample[] => [...gpus.entries()].map(([i, g]) => [labelsOf(i, g), pick(g)]);
-  return [
-    family('DCGM_FI_DEV_FB_FREE', 'gauge', 'Framebuffer memory free (in MiB).', samples((g) => g.totalMiB - g.usedMiB)),
-    family('DCGM_FI_DEV_FB_USED', 'gauge', 'Framebuffer memory used (in MiB).', samples((g) => g.usedMiB)),
+    ['vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', per((_, k) => split(state.requestsRunning, k))],
+    ['vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', per((_, k) => split(state.requestsWaiting, k))],
+    [kvName, 'gauge', 'KV-cache usage. 1 means 100 percent usage.', per(() => state.kvCacheUsage)],
+    ['vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', per((c) => c.preemptions)],
+    ['vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', per(tokens)],
+    ['vllm:request_success_total', 'counter', 'Count of successfully processed requests.', success],
+    ['vllm:time_to_first_token_seconds', 'histogram', 'Histogram of time to first token in seconds.', hist((c) => c.ttft, ttftBounds(g))],
+    ['vllm:e2e_request_latency_seconds', 'histogram', 'Histogram of e2e request latency in seconds.', hist((c) => c.e2e, E2E_BUCKETS_SECONDS[g])],
+    ['vllm:request_prompt_tokens', 'histogram', 'Number of prefill tokens processed.', hist((c) => c.prompt, PROMPT_BUCKETS)],
+    ...prefix,
+    // Request phase histograms came with V1 (0.8); V0 0.5 has none.
+    ...(g === 'v0'
+      ? []
+      : ([
+          ['vllm:request_queue_time_seconds', 'histogram', 'Histogram of time spent in WAITING phase for request.', hist((c) => c.queue, E2E_BUCKETS_SECONDS[g])],
+          ['vllm:request_prefill_time_seconds', 'histogram', 'Histogram of time spent in PREFILL phase for request.', hist((c) => c.prefill, E2E_BUCKETS_SECONDS[g])],
+          ['vllm:request_decode_time_seconds', 'histogram', 'Histogram of time spent in DECODE phase for request.', hist((c) => c.decode, E2E_BUCKETS_SECONDS[g])],
+        ] satisfies Family[])),
   ];
 }
 
 /**
+ * `_created` samples as prometheus_client prints them in text format 0.0.4: a gauge family per counter
+ * or histogram (`foo_total` → `foo_created`), valued at the creation time in epoch seconds. V0
+ * disables them (`disable_created_metrics()`).
+ */
+function createdFamilies(families: readonly Family[], models: ReadonlyMap<string, Model>): Family[] {
+  return families
+    .filter(([, type]) => type !== 'gauge')
+    .map(([name, , help, samples]): Family => {
+      const created = samples.filter(([labels, , suffix]) => (suffix === undefined || suffix === '_count') && labels.engine !== undefined);
+      const base = name.replace(/_total$/, '');
+      return [`${base}_created`, 'gauge', help, created.map(([labels]) => [labels, models.get(labels.model_name ?? '')?.created ?? 0])];
+    })
+    .filter(([, , , samples]) => samples.length > 0);
+}
+
+/** All models' families merged by name (a family is announced once, even when empty). */
+function renderModels(models: Map<string, Model>): string[] {
+  const byName = new Map<string, Family>();
+  for (const [name, m] of models) {
+    for (const f of modelFamilies(name, m)) {
+      const seen = byName.get(f[0]);
+      byName.set(f[0], seen ? [seen[0], seen[1], seen[2], [...seen[3], ...f[3]]] : f);
+    }
+  }
+  const families = [...byName.values()];
+  const http = [...models.values()].filter((m) => m.state.generation === 'v1');
+  const count = (pick: (c: EngineCounters) => number) => http.reduce((t, m) => t + m.engines.reduce((s, c) => s + pick(c), 0), 0);
+  const route = { handler: '/v1/chat/completions', method: 'POST' };
+  const sumOf = (pick: (h: Histogram) => number) => count((c) => pick(c.http));
+  const httpFamily: Family[] = http.length
+    ? [
+        ['http_requests_total', 'counter', 'Total number of requests by method, status and handler.', [
+          [{ ...route, status: '2xx' }, count((c) => c.ok)],
+          [{ ...route, status: '5xx' }, count((c) => c.errors)],
+        ]],
+        ['http_request_duration_seconds', 'histogram', 'Latency with only few buckets by handler.', [
+          ...HTTP_BUCKETS.map((b, i): Sample => [{ ...route, le: pyFloat(b) }, sumOf((h) => h.buckets[i]!), '_bucket']),
+          [{ ...route, le: '+Inf' }, sumOf((h) => h.count), '_bucket'],
+          [route, sumOf((h) => h.count), '_count'],
+          [route, sumOf((h) => h.sum), '_sum'],
+        ]],
+      ]
+    : [];
+  return [...families, ...createdFamilies(families, models), ...httpFamily].map((f) => family(f));
+}
+
+function renderGpus(gpus: Map<number, GpuState>): string[] {
+  return DCGM_FAMILIES.map(([name, help, pick]) =>
+    family([name, 'gauge', help, [...gpus.entries()].map(([i, g]): Sample => [gpuLabels(i, g), pick(g)])], false));
+}
+
+/**
  * Starts the simulator on 127.0.0.1 with an OS-chosen port. It serves no model and no GPU
- * until `set`/`setGpu` are called; an empty family is still announced by its HELP/TYPE lines.
+ * until `set`/`setGpu` are called; a GPU family is still announced by its HELP/TYPE lines.
  *
  * @returns the handle; `close()` stops the server
  */
 export async function startVllmSim(options: VllmSimOptions = {}): Promise<VllmSim> {
   const now = options.now ?? Date.now;
-  const models = new Map<string, { state: ModelState; counters: ModelCounters }>();
+  const models = new Map<string, Model>();
   const gpus = new Map<number, GpuState>();
   let last = now();
 
@@ -189,7 +296,7 @@ export async function startVllmSim(options: VllmSimOptions = {}): Promise<VllmSi
     const t = now();
     const seconds = Math.max(0, (t - last) / 1000);
     last = t;
-    for (const { state, counters } of models.values()) advance(state, counters, seconds);
+    for (const { state, engines } of models.values()) for (const c of engines) advance(state, c, seconds, 1 / engines.length);
     for (const g of gpus.values()) g.usedMiB = Math.min(g.totalMiB, Math.max(0, g.usedMiB + (g.growthMiBPerHour * seconds) / 3600));
   };
   const render = () => {
@@ -212,11 +319,12 @@ export async function startVllmSim(options: VllmSimOptions = {}): Promise<VllmSi
     port,
     set(model, state) {
       tick();
-      const entry = models.get(model) ?? {
-        state: { ...DEFAULT_MODEL },
-        counters: { preemptions: 0, ok: 0, errors: 0, requestCarry: 0, errorCarry: 0, cursor: 0, buckets: TTFT_BUCKETS_SECONDS.map(() => 0), sum: 0, count: 0 },
-      };
+      const entry = models.get(model) ?? { state: { ...DEFAULT_MODEL }, engines: [], created: now() / 1000 };
+      const restarted = state.generation !== undefined && state.generation !== entry.state.generation;
       Object.assign(entry.state, state);
+      // Only V1 0.10 runs data-parallel engines as separate series; a generation change restarts the counters.
+      const wanted = entry.state.generation === 'v1' ? Math.max(1, Math.floor(entry.state.engines)) : 1;
+      if (entry.engines.length !== wanted || restarted) entry.engines = Array.from({ length: wanted }, () => newEngine(entry.state.generation));
       models.set(model, entry);
     },
     setGpu(gpu, state) {

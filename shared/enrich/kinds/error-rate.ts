@@ -74,8 +74,9 @@ export const FINISHED_PER_SECOND: SignalDef = {
 
 /**
  * The HTTP 5xx share (vLLM ≥ 0.8.3 under V1 only: V0 servers have no HTTP counters, so "no data"
- * there), the engine's own failure evidence (failed/s and share), and finished requests/s by
- * `finished_reason`. No aborted share: vLLM produces no evidence of client aborts.
+ * there), the engine's own failure evidence (failed/s and share), the length-capped share of
+ * finished requests, and finished requests/s by `finished_reason`. No aborted share: vLLM produces
+ * no evidence of client aborts.
  */
 export const ERROR_RATE_SIGNALS: readonly SignalDef[] = [
   share('http_5xx_ratio', 'HTTP 5xx share', 'http_requests_total', 'status="5xx"', HTTP_SCOPE_LABELS),
@@ -84,7 +85,8 @@ export const ERROR_RATE_SIGNALS: readonly SignalDef[] = [
   FINISHED_PER_SECOND,
   // Rejected input (validation, prompts over the context length): answered 4xx before the engine sees it.
   share('http_4xx_ratio', 'HTTP 4xx share', 'http_requests_total', 'status="4xx"', HTTP_SCOPE_LABELS),
-  // Finished at the length limit (prompt + output reached --max-model-len or max_tokens); abort is 0 in the total.
+  // Finished at the length limit (prompt + output reached --max-model-len or max_tokens): counted by every
+  // version, so a 0 here is real; abort (always 0) adds nothing to the total.
   share('length_capped_ratio', 'Length-capped share', 'vllm:request_success_total', 'finished_reason="length"', VLLM_SCOPE_LABELS),
 ];
 

@@ -3,7 +3,9 @@
  * `model_name`/`engine`, so they are matched to the vLLM instance by what both sides carry, never
  * guessed:
  * - the pod: when the alert and a DCGM series both carry `pod` (dcgm-exporter's Kubernetes mapping
- *   puts the pod using the GPU on it), they must be equal (and `namespace`, when both carry it);
+ *   puts the pod using the GPU on it), they must be equal (and `namespace`, when both carry it). When
+ *   the scrape's own target labels took `pod`/`namespace` (the exporter's pod), Prometheus keeps the
+ *   mapped ones as `exported_pod`/`exported_namespace`, which are then the ones compared;
  * - else the host: the node label of the series (`Hostname` before 2026, `hostname` since; in
  *   Kubernetes without pod mapping it names the exporter's pod, which matches no vLLM label) or the
  *   host part of its `instance`, against the alert's `Hostname`, `hostname`, `node` or `host` label
@@ -26,7 +28,7 @@ const ALERT_HOST_LABELS = ['Hostname', 'hostname', 'node', 'host'] as const;
 /** dcgm-exporter's node label, both spellings. */
 const DCGM_HOST_LABELS = ['Hostname', 'hostname'] as const;
 /** Labels that tell one GPU (or MIG instance) apart, kept by the per-GPU aggregation. */
-const GPU_IDENTITY = ['Hostname', 'hostname', 'instance', 'pod', 'namespace', 'gpu', 'UUID', 'GPU_I_ID'] as const;
+const GPU_IDENTITY = ['Hostname', 'hostname', 'instance', 'pod', 'namespace', 'exported_pod', 'exported_namespace', 'gpu', 'UUID', 'GPU_I_ID'] as const;
 
 /** A DCGM signal: per-GPU values of `expr(selectors)`, combined over the GPUs matched to the alert. */
 export interface GpuSignalDef {
@@ -103,7 +105,9 @@ function alertHosts(labels: Readonly<Record<string, string>>): string[] {
  * @param series the series' labels; @param alert the alert's labels
  */
 export function gpuBelongs(series: Readonly<Record<string, string>>, alert: Readonly<Record<string, string>>): boolean {
-  if (series.pod && alert.pod) return series.pod === alert.pod && (!series.namespace || !alert.namespace || series.namespace === alert.namespace);
+  const pod = series.exported_pod || series.pod;
+  const namespace = series.exported_pod ? series.exported_namespace : series.namespace;
+  if (pod && alert.pod) return pod === alert.pod && (!namespace || !alert.namespace || namespace === alert.namespace);
   const hosts = new Set(alertHosts(alert));
   const own = [...DCGM_HOST_LABELS.map((n) => series[n]), series.instance ? hostOf(series.instance) : undefined];
   return own.some((h) => h !== undefined && h !== '' && hosts.has(h));
@@ -118,7 +122,8 @@ function selectorsFor(metric: string, peers: readonly Alert[]): string[] {
   const pods = peers.map((p) => p.labels.pod).filter((v): v is string => !!v);
   const hosts = peers.flatMap((p) => alertHosts(p.labels));
   const byHost = [...DCGM_HOST_LABELS.map((n) => `${n}=~${quoteString(alt(hosts))}`), `instance=~${quoteString(`\\[?(?:${alt(hosts)})\\]?(?::[0-9]+)?`)}`];
-  return [...(pods.length ? [`pod=~${quoteString(alt(pods))}`] : []), ...(hosts.length ? byHost : [])].map((m) => `${metric}{${m}}`);
+  const byPod = ['pod', 'exported_pod'].map((n) => `${n}=~${quoteString(alt(pods))}`);
+  return [...(pods.length ? byPod : []), ...(hosts.length ? byHost : [])].map((m) => `${metric}{${m}}`);
 }
 
 const QUERIES = new WeakMap<readonly Alert[], Map<string, string | undefined>>();

@@ -77,8 +77,8 @@ export const PROMPT_TOKENS_MEAN: SignalDef = {
 /**
  * Keeps the engine generations apart: V0 and V1 declare different bucket sets, so a quantile of
  * their summed buckets (a fleet mid-migration) is distorted. The generation is told by the `engine`
- * label, which V1 puts on every series (from 0.9; V1 0.8.x has none and reads as `v0` here — its
- * bucket sets are V0's, which is what matters).
+ * label, which V1 puts on every series (0.10 does; 0.8.0/0.8.1 do not, and read as `v0` here: their
+ * request-latency buckets stop at 60 s like V0's, while 0.10's go on to 7,680 s).
  */
 export const ENGINE_GENERATION: SignalSplit = {
   label: 'engine_generation',

@@ -39,6 +39,8 @@ describe('classifyAlert from the rule expression', () => {
     ['deriv(DCGM_FI_DEV_FB_USED[30m]) * 3600 > 500', 'gpu_memory'],
     ['sum(rate(http_requests_total{status="5xx"}[5m])) / sum(rate(http_requests_total[5m])) > 0.05', 'error_rate'],
     ['rate(request_failure_total[5m]) > 1', 'error_rate'],
+    // vLLM's own failure evidence where HTTP counters are missing (V0, V1 before 0.8.3).
+    ['sum by (instance) (rate(vllm:request_success_total{finished_reason="error"}[5m])) > 0', 'error_rate'],
     ['sum(rate(http_requests_total[5m])) < 1', 'unknown'],
     ['vllm:num_requests_waiting_total > 1', 'unknown'],
     ['my_vllm:num_requests_waiting > 1', 'unknown'],

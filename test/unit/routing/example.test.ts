@@ -46,6 +46,7 @@ describe('infra/routing.example.yml on the shipped rules', () => {
     VLLMQueueBacklog: { [LLAMA]: ['platform-slack'], [QWEN]: ['qwen-team-feishu', 'platform-slack'] },
     // Per server, without model_name: the pager, not the model team.
     VLLMErrorRateHigh: { [LLAMA]: ['oncall-pager', 'platform-slack'], [QWEN]: ['oncall-pager', 'platform-slack'] },
+    VLLMServerDown: { [LLAMA]: ['oncall-pager', 'platform-slack'], [QWEN]: ['oncall-pager', 'platform-slack'] },
     GPUMemoryLeak: { [LLAMA]: ['gpu-infra-slack'], [QWEN]: ['gpu-infra-slack'] },
   };
 

@@ -32,6 +32,12 @@ describe('gpuBelongs: a DCGM series and a vLLM alert', () => {
     expect(gpuBelongs(mapped, { node: 'gpu-node-b' })).toBe(true);
   });
 
+  it("compares the mapped pod kept as exported_pod when the scrape's target labels took pod (the exporter's own)", () => {
+    const scraped = { gpu: '0', hostname: 'dcgm-exporter-x7k2p', pod: 'dcgm-exporter-x7k2p', namespace: 'gpu-operator', exported_pod: 'qwen3-8b-predictor-0', exported_namespace: 'inference' };
+    expect(gpuBelongs(scraped, { pod: 'qwen3-8b-predictor-0', namespace: 'inference' })).toBe(true);
+    expect(gpuBelongs(scraped, { pod: 'dcgm-exporter-x7k2p', namespace: 'gpu-operator' })).toBe(false);
+  });
+
   it('matches bare metal by the host part of both instances', () => {
     expect(gpuBelongs({ gpu: '0', instance: '10.0.1.7:9400' }, { instance: '10.0.1.7:8000' })).toBe(true);
     expect(gpuBelongs({ gpu: '0', instance: '10.0.1.8:9400' }, { instance: '10.0.1.7:8000' })).toBe(false);
@@ -71,7 +77,8 @@ describe('readGpuSignals', () => {
 
   it('reads the last XID code over the rate window, the highest of the matched GPUs', async () => {
     const alert = vllm({ pod: 'p-0', namespace: 'inference' });
-    const query = 'max by (Hostname, hostname, instance, pod, namespace, gpu, UUID, GPU_I_ID) (max_over_time(DCGM_FI_DEV_XID_ERRORS{pod=~"p-0"}[5m]))';
+    const query =
+      'max by (Hostname, hostname, instance, pod, namespace, exported_pod, exported_namespace, gpu, UUID, GPU_I_ID) (max_over_time(DCGM_FI_DEV_XID_ERRORS{pod=~"p-0"}[5m]) or max_over_time(DCGM_FI_DEV_XID_ERRORS{exported_pod=~"p-0"}[5m]))';
     const { ctx } = fakeContext([alert], { instant: { [query]: [sample({ pod: 'p-0', gpu: '0' }, 0), sample({ pod: 'p-0', gpu: '1' }, 79), sample({ pod: 'p-1', gpu: '2' }, 48)] } });
     const [signal] = await readGpuSignals(ctx, alert, [GPU_XID]);
     expect(signal).toMatchObject({ name: 'gpu_xid_last', value: 79, query });
