@@ -34,28 +34,37 @@ export interface GroupContext {
  */
 export function createContext(client: PrometheusClient, options: ContextOptions): GroupContext {
   const { signal, now, logger } = options;
-  const cache = new Map<string, Promise<unknown>>();
+  // Keyed by when (or over what window), then by the expression itself: a storm's expressions run to
+  // 100 KB, and concatenating one into a key per alert would copy it for every lookup.
+  const cache = new Map<string, Map<string, Promise<unknown>>>();
+  let sent = 0;
   const byKind: Partial<Record<AlertKind, number>> = {};
-  const once = <T>(kind: AlertKind, key: string, run: () => Promise<QueryResult<T>>): Promise<T> => {
-    let pending = cache.get(key) as Promise<T> | undefined;
+  const once = <T>(kind: AlertKind, when: string, expr: string, run: () => Promise<QueryResult<T>>): Promise<T> => {
+    let exprs = cache.get(when);
+    if (!exprs) {
+      exprs = new Map();
+      cache.set(when, exprs);
+    }
+    let pending = exprs.get(expr) as Promise<T> | undefined;
     if (!pending) {
       byKind[kind] = (byKind[kind] ?? 0) + 1;
+      sent += 1;
+      const key = `${when} ${expr}`;
       logger.debug('enrich.query', { kind, query: key });
       pending = run().then(({ result, warnings }) => {
         if (warnings.length > 0) logger.warn('prometheus warnings', { query: key, warnings });
         return result;
       });
-      cache.set(key, pending);
+      exprs.set(expr, pending);
     }
     return pending;
   };
   return {
     forKind: (kind, peers) => ({
-      instant: (expr, at = now) =>
-        once(kind, `instant @${at.getTime() / 1000} ${expr}`, () => client.instantQuery(expr, { time: at, signal })),
+      instant: (expr, at = now) => once(kind, `instant @${at.getTime() / 1000}`, expr, () => client.instantQuery(expr, { time: at, signal })),
       range: (expr, windowSeconds, stepSeconds) => {
         const step = Math.max(stepSeconds ?? 0, rangeStep(windowSeconds));
-        return once(kind, `range ${windowSeconds}s/${step}s ${expr}`, () =>
+        return once(kind, `range ${windowSeconds}s/${step}s`, expr, () =>
           client.rangeQuery(expr, { start: new Date(now.getTime() - windowSeconds * 1000), end: now, step, signal }),
         );
       },
@@ -63,7 +72,7 @@ export function createContext(client: PrometheusClient, options: ContextOptions)
       peers,
       memory: options.memory,
     }),
-    queryCount: () => cache.size,
+    queryCount: () => sent,
     queriesByKind: () => ({ ...byKind }),
   };
 }

@@ -147,6 +147,26 @@ function indexed(samples: readonly Sample[]): Map<string, Sample[]> {
   return index;
 }
 
+const QUERIES = new WeakMap<readonly Alert[], Map<string, string | undefined>>();
+
+/**
+ * The query of `def` for `peers`, built once per peer list: selectors cover every peer, so building
+ * them per alert would cost O(alerts²) time and memory in a storm. `undefined` when the peers name
+ * neither a pod nor a host.
+ */
+function queryFor(def: GpuSignalDef, peers: readonly Alert[]): string | undefined {
+  let queries = QUERIES.get(peers);
+  if (!queries) {
+    queries = new Map();
+    QUERIES.set(peers, queries);
+  }
+  if (!queries.has(def.name)) {
+    const selectors = (metric: string) => selectorsFor(metric, peers);
+    queries.set(def.name, selectors('m').length === 0 ? undefined : def.expr(selectors));
+  }
+  return queries.get(def.name);
+}
+
 /** The combined value of the samples that belong to the alert; null when none does. */
 function combined(samples: readonly Sample[] | undefined, alert: Alert, combine: GpuSignalDef['combine']): number | null {
   const index = indexed(samples ?? []);
@@ -167,11 +187,10 @@ export async function readGpuSignals(ctx: EnrichContext, alert: Alert, defs: rea
   const peers = ctx.peers.includes(alert) ? ctx.peers : [...ctx.peers, alert];
   return Promise.all(
     defs.map(async (def): Promise<Signal> => {
-      const selectors = (metric: string) => selectorsFor(metric, peers);
       const base = { name: def.name, label: def.label, unit: def.unit };
+      const query = queryFor(def, peers);
       // Nothing to match a GPU by: no query, no data (the query shown is the fleet's, for a look by hand).
-      if (selectors('m').length === 0) return { ...base, value: null, atStart: null, query: def.expr((metric) => [metric]) };
-      const query = def.expr(selectors);
+      if (query === undefined) return { ...base, value: null, atStart: null, query: def.expr((metric) => [metric]) };
       const [now, atStart] = await Promise.all([ctx.instant(query), samplesAtStart(ctx, query, alert, peers)]);
       return { ...base, value: combined(now, alert, def.combine), query, ...(atStart === undefined ? {} : { atStart: combined(atStart, alert, def.combine) }) };
     }),

@@ -67,7 +67,7 @@ export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readon
 
 async function readSignal(ctx: EnrichContext, alert: Alert, def: SignalDef): Promise<Signal[]> {
   const { peers, by, scope } = shapePeers(alert, ctx.peers, def.scopeLabels);
-  const query = def.expr(def.breakdown ? { ...scope, by: [...by, def.breakdown] } : scope);
+  const query = textOnce(scope, def.name, () => def.expr(def.breakdown ? { ...scope, by: [...by, def.breakdown] } : scope));
   const [now, atStart, bounds] = await Promise.all([
     ctx.instant(query),
     samplesAtStart(ctx, query, alert, peers, by),
@@ -154,9 +154,12 @@ function distinctStarts(peers: readonly Alert[], nowMs: number): number[] {
  * split value), for {@link topFinite}.
  */
 async function bucketBounds(ctx: EnrichContext, def: SignalDef, histograms: readonly string[], scope: QueryScope, alert: Alert): Promise<Sample[]> {
-  const selectors = histograms.map((h) => (scope.matchers.length ? `${h}{${scope.matchers.join(',')}}` : h)).join(' or ');
-  const by = def.split ? ['le', def.split.label, ...scope.by] : ['le', ...scope.by];
-  const samples = await ctx.instant(aggregate('count', by, def.split ? def.split.tag(selectors) : selectors));
+  const query = textOnce(scope, `buckets of ${def.name}`, () => {
+    const selectors = histograms.map((h) => (scope.matchers.length ? `${h}{${scope.matchers.join(',')}}` : h)).join(' or ');
+    const by = def.split ? ['le', def.split.label, ...scope.by] : ['le', ...scope.by];
+    return aggregate('count', by, def.split ? def.split.tag(selectors) : selectors);
+  });
+  const samples = await ctx.instant(query);
   return itemsOf(samples, alert, scope.by);
 }
 
@@ -164,6 +167,23 @@ async function bucketBounds(ctx: EnrichContext, def: SignalDef, histograms: read
 function topFinite(samples: readonly Sample[]): number | undefined {
   const bounds = samples.map((s) => Number(s.metric.le)).filter(Number.isFinite);
   return bounds.length ? Math.max(...bounds) : undefined;
+}
+
+const TEXTS = new WeakMap<QueryScope, Map<string, string>>();
+
+/**
+ * A query's text for a scope, built once: a scope's matchers cover every peer alert, so building the
+ * text per alert costs O(alerts²) time and memory in a storm (5,000 alerts × 100 KB of matchers), and
+ * handing out one string object keeps the query cache's lookups cheap.
+ */
+function textOnce(scope: QueryScope, key: string, build: () => string): string {
+  const texts = memo(TEXTS, scope, () => new Map());
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = build();
+    texts.set(key, text);
+  }
+  return text;
 }
 
 function memo<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
