@@ -1,8 +1,8 @@
 /**
  * The acknowledgement page: small, static HTML with no script, every value escaped, readable on a
  * phone (375 px wide: nothing is wider than the screen, long values wrap). The stylesheet is inline and
- * allowed by its hash, so the content security policy can forbid everything else but the page's own
- * images (the signed chart URLs under `PUBLIC_URL`). Each alert's section is `page-alert.ts`.
+ * allowed by its hash, so the content security policy can forbid everything else but the chart
+ * images (the signed chart URLs under `PUBLIC_URL/v1/chart/`, when charts are on). Each alert's section is `page-alert.ts`.
  * @see https://www.w3.org/TR/CSP3/
  */
 import { createHash } from 'node:crypto';
@@ -28,12 +28,17 @@ const STYLE = [
   'button.secondary{background:#fff;color:#175cd3}',
 ].join('');
 
+function csp(images?: string): string {
+  const img = images ? ` img-src ${images};` : '';
+  return `default-src 'none';${img} style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+}
+
 /** The page's security headers: no caching or indexing (the URL is a capability), no script, no framing, no referrer to other sites. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   'x-robots-tag': 'noindex, nofollow',
-  'content-security-policy': `default-src 'none'; img-src 'self'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+  'content-security-policy': csp(),
   // Not `no-referrer`: browsers then send `Origin: null` on the form's POST, which the CSRF check refuses.
   'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
@@ -125,4 +130,13 @@ export function renderAckPage(model: PageModel): string {
 /** A refusal page (bad token, forged form): a heading and one sentence. */
 export function renderProblemPage(heading: string, message: string): string {
   return layout(heading, `<h1>${escapeHtml(heading)}</h1><section class="error"><p>${escapeHtml(message)}</p></section>`);
+}
+
+/**
+ * {@link PAGE_HEADERS} allowing images from `images` only: the chart route's URL prefix
+ * (`PUBLIC_URL/v1/chart/`), not the whole origin, so the browser's own `/favicon.ico` request stays
+ * blocked (behind a reverse proxy it would leave the service's path prefix).
+ */
+export function pageHeaders(images: string | undefined): Readonly<Record<string, string>> {
+  return images ? { ...PAGE_HEADERS, 'content-security-policy': csp(images) } : PAGE_HEADERS;
 }

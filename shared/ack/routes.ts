@@ -5,7 +5,7 @@
  * - `POST /v1/ack/:token` acknowledges every alert the link names together, behind the CSRF checks of `csrf.ts`.
  * A storm digest's link names a stored alert set (`AckClaims.set`): the page lists it {@link PAGE_SIZE} at a
  * time, and the form acknowledges the whole set.
- * Refusals are small HTML pages with a 4xx status; every page carries {@link PAGE_HEADERS}.
+ * Refusals are small HTML pages with a 4xx status; every page carries `pageHeaders` (`PAGE_HEADERS`, chart images allowed).
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -13,8 +13,8 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { acknowledge, type AcknowledgeDeps } from './acknowledge.js';
 import { CSRF_COOKIE, checkFormNonce, checkOrigin, issueFormNonce } from './csrf.js';
 import { coversFiring, type AckLinks } from './links.js';
-import { chartUrl, type ChartLinkSettings } from '../chart/url.js';
-import { PAGE_HEADERS, renderAckPage, renderProblemPage, type PageAlert, type PageModel } from './page.js';
+import { CHART_PATH, chartUrl, type ChartLinkSettings } from '../chart/url.js';
+import { pageHeaders, renderAckPage, renderProblemPage, type PageAlert, type PageModel } from './page.js';
 import type { Alert } from '../alertmanager/schema.js';
 import type { Enrichment } from '../enrich/types.js';
 import type { AlertRecord } from '../store/alert-record.js';
@@ -63,7 +63,8 @@ const problem = (status: Page['status'], heading: string, message: string): Page
 
 /** Builds the sub-app for `ACK_PATH`. */
 export function ackRoutes(deps: AckRouteDeps): Hono {
-  const pages = new AckPages(deps);
+  const send = sender(deps.charts);
+  const pages = new AckPages(deps, send);
   const app = new Hono();
   const tooLarge = (c: Context) => send(c, problem(400, 'Form too large', 'The form is larger than this page ever sends.'));
   app.get('/:token', (c) => pages.answer(c, () => pages.view(c)));
@@ -75,22 +76,29 @@ export function ackRoutes(deps: AckRouteDeps): Hono {
   return app;
 }
 
-const send = (c: Context, page: Page) => c.html(page.html, page.status, PAGE_HEADERS);
+/** Sends a page with its security headers; `charts` set: the chart images are allowed. */
+const sender = (charts: ChartLinkSettings | undefined) => {
+  const headers = pageHeaders(charts && `${charts.publicUrl}${CHART_PATH}/`);
+  return (c: Context, page: Page) => c.html(page.html, page.status, headers);
+};
 
 /** The two pages of one link: the view (GET) and the form's submit (POST). */
 class AckPages {
   readonly #secure: boolean;
-  constructor(private readonly deps: AckRouteDeps) {
+  constructor(
+    private readonly deps: AckRouteDeps,
+    private readonly send: (c: Context, page: Page) => Response,
+  ) {
     this.#secure = deps.links.settings.publicUrl.startsWith('https:');
   }
 
   /** Sends what `handler` renders; a store failure becomes a 503 page that says nothing changed. */
   async answer(c: Context, handler: () => Promise<Page>): Promise<Response> {
     try {
-      return send(c, await handler());
+      return this.send(c, await handler());
     } catch (err) {
       this.deps.logger.error('ack page failed', { method: c.req.method, error: err as Error });
-      return send(c, problem(503, 'Try again', 'The acknowledgement store could not be reached. Nothing was changed; reload in a moment.'));
+      return this.send(c, problem(503, 'Try again', 'The acknowledgement store could not be reached. Nothing was changed; reload in a moment.'));
     }
   }
 

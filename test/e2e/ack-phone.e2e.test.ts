@@ -23,7 +23,9 @@ import { stormWebhook } from '../integration/storm-webhook.js';
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PHONE = { width: 375, height: 740 };
-const STEP_TIMEOUT_MS = 60_000;
+const STEP_TIMEOUT_MS = 180_000;
+/** The storm's POST acknowledges 60 records on dynalite: slow on a loaded machine (a ceiling, not a timing). */
+const NAVIGATION_TIMEOUT_MS = 120_000;
 
 const ENRICHED: Enrichment = {
   status: 'enriched',

@@ -57,7 +57,7 @@ describe('GET /v1/ack/:token', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
     const csp = res.headers.get('content-security-policy')!;
-    expect(csp).toMatch(/^default-src 'none'; img-src 'self'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
+    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
     expect(res.headers.get('referrer-policy')).toBe('same-origin');
     const html = await res.text();
     expect(html).toContain('KV cache 97% full on qwen3-8b');

@@ -30,7 +30,7 @@ describe('acknowledgement page', () => {
     const html = renderAckPage({ alerts: [], channel: 'slack', nowMs: NOW });
     const style = /<style>(.*)<\/style>/s.exec(html)![1]!;
     const hash = createHash('sha256').update(style).digest('base64');
-    expect(PAGE_HEADERS['content-security-policy']).toBe(`default-src 'none'; img-src 'self'; style-src 'sha256-${hash}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+    expect(PAGE_HEADERS['content-security-policy']).toBe(`default-src 'none'; style-src 'sha256-${hash}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
     expect(html).not.toMatch(/<script|<img|<link|https?:\/\//);
   });
 
