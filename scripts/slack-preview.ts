@@ -1,7 +1,9 @@
 /**
  * Draws the README's picture: the Slack message `renderSlack` builds for a fixture alert (enriched as
  * the unit tests enrich it, likely cause from the shipped rules), laid out the way Slack shows Block
- * Kit (header, mrkdwn sections, context line) and screenshotted by Debian's Chromium.
+ * Kit (header, mrkdwn sections, the chart image, context line) and screenshotted by Debian's Chromium.
+ * The chart is the real renderer's PNG (`shared/chart`) over a fixture series rising through the
+ * rule's threshold, served from a file instead of the signed URL.
  * It is our HTML approximating Slack's look, fed with the exact blocks we send; not Slack's renderer.
  * Usage: npx tsx scripts/slack-preview.ts docs/slack-message.png
  */
@@ -10,6 +12,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { renderSlack, type SlackBlock } from '../shared/channels/slack/index.js';
+import { chartData, chartWindow } from '../shared/chart/data.js';
+import { renderChartPng } from '../shared/chart/render.js';
+import { chartSpec } from '../shared/chart/spec.js';
+import type { Point } from '../shared/prometheus/client.js';
 import { likelyCause } from '../shared/enrich/causes/likely-cause.js';
 import { fixtureNotification, KV_CACHE_ENRICHMENT } from '../test/helpers/notifications.js';
 
@@ -20,6 +26,16 @@ const cause = likelyCause('kv_cache', { signals });
 for (const alert of notification.alerts) {
   if (alert.enrichment?.status === 'enriched' && cause) alert.enrichment = { ...alert.enrichment, likelyCause: cause };
 }
+
+const dir = mkdtempSync(join(tmpdir(), 'slack-preview-'));
+const alert = notification.alerts[0]!;
+const spec = chartSpec(alert)!;
+const firedAt = spec.firedAt;
+const window = chartWindow(spec, firedAt + 1800);
+const points: Point[] = [];
+for (let t = window.start; t <= window.end; t += window.step) points.push({ time: t, value: 0.7 + 0.29 / (1 + Math.exp(-(t - firedAt + 300) / 200)) });
+writeFileSync(join(dir, 'chart.png'), await renderChartPng(chartData(spec, [{ metric: {}, points }], window)));
+alert.chartUrl = `file://${join(dir, 'chart.png')}`;
 
 // This machine has no colour-emoji font: the status emoji are drawn as small inline SVGs instead.
 const EMOJI: Record<string, string> = {
@@ -52,6 +68,7 @@ function block(b: SlackBlock): string {
   if (any.type === 'section') return `<div class="section">${mrkdwn(any.text!.text)}</div>`;
   if (any.type === 'context') return `<div class="context">${(any.elements ?? []).map((e) => mrkdwn(e.text ?? '')).join(' ')}</div>`;
   if (any.type === 'divider') return '<hr>';
+  if (b.type === 'image') return `<img class="image" src="${b.image_url}" alt="${escapeHtml(b.alt_text)}">`;
   return '';
 }
 
@@ -61,14 +78,13 @@ body{margin:0;background:#fff;font:15px/1.46668 -apple-system,"Segoe UI",Helveti
 .msg{display:flex;gap:8px;padding:16px 20px;width:760px}
 .avatar{width:36px;height:36px;border-radius:4px;background:#4a154b;color:#fff;font-weight:700;display:flex;align-items:center;justify-content:center}
 .name{font-weight:900}.app{font-size:10px;background:#e8e8e8;border-radius:2px;padding:1px 3px;margin-left:4px;color:#616061}
-.header{font-size:18px;font-weight:900;margin:4px 0 8px}.section{margin:6px 0}.context{font-size:12px;color:#616061;margin-top:6px}
+.image{display:block;width:560px;border:1px solid #ddd;border-radius:8px;margin:6px 0}.header{font-size:18px;font-weight:900;margin:4px 0 8px}.section{margin:6px 0}.context{font-size:12px;color:#616061;margin-top:6px}
 a{color:#1264a3}hr{border:0;border-top:1px solid #ddd}
 </style><div class="msg"><div class="avatar">AM</div><div><div><span class="name">llm-alert-pipeline</span><span class="app">APP</span></div>
 ${message.blocks.map(block).join('\n')}</div></div>`;
 
-const dir = mkdtempSync(join(tmpdir(), 'slack-preview-'));
 writeFileSync(join(dir, 'message.html'), html);
-execFileSync('/usr/bin/chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--screenshot=${out}`, '--window-size=800,330', `file://${join(dir, 'message.html')}`], {
+execFileSync('/usr/bin/chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--screenshot=${out}`, '--window-size=800,600', `file://${join(dir, 'message.html')}`], {
   stdio: 'ignore',
 });
 console.log(out);

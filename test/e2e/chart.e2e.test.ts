@@ -1,0 +1,142 @@
+/**
+ * The chart from a real message in a real browser, with real parts only: a real Prometheus back-filled
+ * (promtool) with a GPU whose memory leaks; `npm start`'s entry (child process, embedded dynalite,
+ * PUBLIC_URL, ACK_SECRET and PROMETHEUS_URL set) receives Alertmanager's webhook body and posts to a
+ * loopback Slack. The Slack message carries an image block whose URL serves a PNG (fetched as Slack
+ * does), and headless Debian Chromium (playwright-core, no downloaded browser) opens the Acknowledge
+ * page and loads the same chart inline: `naturalWidth > 0`, a screenshot of it not blank, no console error.
+ * Waits are bounded polls, never timings.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMetricsLine, startPrometheus, type RunningPrometheus } from '../fixtures/prometheus/real-prometheus.js';
+import { requireBinaries } from '../helpers/binaries.js';
+import { fixture } from '../helpers/fixtures.js';
+import { startLoopback, type Loopback } from '../helpers/loopback.js';
+import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
+import { freePort, pollUntil } from '../helpers/processes.js';
+
+const TOKEN = 'e2e-chart-token-0123456789abcdef';
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const POLL = { deadlineMs: 45_000, intervalMs: 200 };
+/** The fixture alert's GPU, as dcgm-exporter labels it. */
+const GPU = { Hostname: 'gpu-node-1', gpu: '0', instance: '127.0.0.1:9800', job: 'vllm' };
+const CAPACITY_MIB = 81_559;
+
+interface SlackBody {
+  blocks: { type: string; image_url?: string; alt_text?: string; elements?: { url?: string }[] }[];
+}
+
+/** Four hours of a leak of 1,500 MiB/h, every 15 s, ending `end` (Unix seconds). */
+function leakOpenMetrics(end: number): string {
+  const start = end - 4 * 3600;
+  const used = (t: number) => Math.round(40_000 + (1500 * (t - start)) / 3600);
+  const lines = ['# TYPE DCGM_FI_DEV_FB_USED gauge'];
+  for (let t = start; t <= end; t += 15) lines.push(openMetricsLine('DCGM_FI_DEV_FB_USED', GPU, used(t), t));
+  lines.push('# TYPE DCGM_FI_DEV_FB_FREE gauge');
+  for (let t = start; t <= end; t += 15) lines.push(openMetricsLine('DCGM_FI_DEV_FB_FREE', GPU, CAPACITY_MIB - used(t), t));
+  lines.push('# EOF', '');
+  return lines.join('\n');
+}
+
+/** Pixels neither white nor grey (the series, the trend, the marks). */
+function colouredPixels(png: PNG): number {
+  let n = 0;
+  for (let i = 0; i < png.data.length; i += 4) {
+    const [r, g, b] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
+    if (Math.max(r, g, b) - Math.min(r, g, b) > 60) n++;
+  }
+  return n;
+}
+
+function pixelsNear(png: PNG, [r, g, b]: [number, number, number]): number {
+  let n = 0;
+  for (let i = 0; i < png.data.length; i += 4) if (Math.abs(png.data[i]! - r) + Math.abs(png.data[i + 1]! - g) + Math.abs(png.data[i + 2]! - b) < 40) n++;
+  return n;
+}
+
+let prometheus: RunningPrometheus;
+let slack: Loopback;
+let pipeline: PipelineProcess;
+let browser: BrowserContext;
+let profile: string;
+
+beforeAll(async () => {
+  requireBinaries();
+  [prometheus, slack] = await Promise.all([startPrometheus(leakOpenMetrics(Math.floor(Date.now() / 1000) - 30)), startLoopback()]);
+  const port = await freePort();
+  pipeline = await startPipelineProcess({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    WEBHOOK_TOKEN: TOKEN,
+    SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/chart-e2e`,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ACK_SECRET: 'e2e-chart-secret-0123456789abcdefghij',
+    PROMETHEUS_URL: prometheus.url,
+  });
+  profile = await mkdtemp(join(tmpdir(), 'chart-e2e-chromium-'));
+  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  await pipeline?.stop();
+  await Promise.allSettled([prometheus?.stop(), slack?.close()]);
+  if (profile) await rm(profile, { recursive: true, force: true });
+});
+
+describe('a chart in the message and on the acknowledgement page', () => {
+  it('Slack gets an image block whose signed URL serves the PNG, and Chromium shows it on the page', async () => {
+    const message = fixture('firing-gpu-memory-leak');
+    message.alerts[0]!.startsAt = new Date(Date.now() - 30 * 60_000).toISOString();
+    const posted = await fetch(`${pipeline.url}/v1/alertmanager`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify(message),
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect(posted.status).toBe(200);
+
+    const body = await pollUntil(
+      async () => slack.requests.map((r) => JSON.parse(r.body.toString('utf8')) as SlackBody)[0],
+      () => pipeline.out().slice(-3000),
+      POLL,
+    );
+    const image = body.blocks.find((b) => b.type === 'image');
+    expect(image?.image_url?.startsWith(`${pipeline.url}/v1/chart/`)).toBe(true);
+    expect(image?.alt_text).toMatch(/^Chart: /);
+    const ackUrl = body.blocks.find((b) => b.type === 'actions')?.elements?.[0]?.url;
+    expect(ackUrl).toBeDefined();
+
+    // As Slack fetches it: a plain GET, no cookie, no token header.
+    const res = await fetch(image!.image_url!, { signal: AbortSignal.timeout(20_000) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    const png = PNG.sync.read(Buffer.from(await res.arrayBuffer()));
+    expect([png.width, png.height]).toEqual([800, 360]);
+    expect(colouredPixels(png)).toBeGreaterThan(1000);
+    // The leak's fitted trend and its projection to capacity, in the trend colour (#6941c6).
+    expect(pixelsNear(png, [0x69, 0x41, 0xc6])).toBeGreaterThan(300);
+
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    // The browser's own favicon request (this service has none) is not the page's error.
+    page.on('console', (m) => void (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico') && errors.push(`${m.text()} ${m.location().url}`)));
+    expect((await page.goto(ackUrl!))?.status()).toBe(200);
+    const img = page.locator('img[src*="/v1/chart/"]');
+    await img.scrollIntoViewIfNeeded();
+    // Evaluated in the page (a string: this file is compiled without the DOM types).
+    const loaded = `(() => { const el = document.querySelector('img[src*="/v1/chart/"]'); return el !== null && el.complete && el.naturalWidth; })()`;
+    await page.waitForFunction(`${loaded} > 0`, undefined, { timeout: 30_000 });
+    expect(await page.evaluate(loaded)).toBe(800);
+    const shot = PNG.sync.read(await img.screenshot());
+    expect(colouredPixels(shot)).toBeGreaterThan(500);
+    expect(errors, errors.join('\n')).toEqual([]);
+    await page.close();
+  }, 120_000);
+});
