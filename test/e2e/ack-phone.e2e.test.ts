@@ -134,7 +134,7 @@ describe('the acknowledgement page at phone width', () => {
       expect(await page.locator('nav.pages').first().textContent()).toContain('Page 2 of 3');
       await expectFitsWidth(page);
       await page.fill('input[name="name"]', 'erin');
-      await Promise.all([page.waitForNavigation(), page.tap('button[value="ack"]')]);
+      await Promise.all([page.waitForNavigation({ timeout: NAVIGATION_TIMEOUT_MS }), page.tap('button[value="ack"]')]);
       expect((await page.textContent('main')) ?? '').toContain('60 alerts: 60 acknowledged');
       await expectFitsWidth(page);
       await page.close();
