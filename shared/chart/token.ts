@@ -12,7 +12,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc4648#section-5
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PipelineError } from '../core/errors.js';
 import type { Secret } from '../core/secret.js';
 import type { ChartSpec } from './spec.js';
