@@ -212,7 +212,7 @@ export const CAUSE_RULES: readonly CauseRule[] = [
     id: 'gpu_fault',
     kinds: ['target_down'],
     when: [{ signal: 'gpu_xid_last', op: '>', value: 0 }],
-    cause: 'GPU fault: a GPU of the server\'s host reported an XID error (79: fallen off the bus; 48, 94, 95: ECC; 119, 120: GSP); the engine\'s CUDA context died with it.',
+    cause: "GPU fault: a GPU of the server's host reported an XID error (79: fallen off the bus; 48, 94, 95: ECC; 119, 120: GSP); the engine's CUDA context died with it.",
     action: 'Drain the node: read `dmesg | grep -i xid` and `nvidia-smi -q` on the host, reset the GPU or reboot the node, then restart the server elsewhere meanwhile.',
   },
   {
@@ -224,14 +224,23 @@ export const CAUSE_RULES: readonly CauseRule[] = [
       { signal: 'job_targets_up', op: '<', value: 1 },
     ],
     cause: 'Scrape path down: every target of the job fails its scrape at once; the network, service discovery or Prometheus itself, more likely than every server.',
-    action: "Open Prometheus's /targets page for the scrape error; check the network to the servers, the job's service discovery and NetworkPolicies; curl one server's /metrics from Prometheus's host.",
+    action:
+      "Open Prometheus's /targets page for the scrape error; check the network to the servers, the job's service discovery and NetworkPolicies; curl one server's /metrics from Prometheus's host.",
   },
   {
     // The job's other targets answer (or it has no other): this server's process or pod.
     id: 'server_process_down',
     kinds: ['target_down'],
-    when: [{ any: [{ signal: 'job_targets_up', op: '>=', value: 1 }, { signal: 'job_targets', op: '<=', value: 1 }] }],
+    when: [
+      {
+        any: [
+          { signal: 'job_targets_up', op: '>=', value: 1 },
+          { signal: 'job_targets', op: '<=', value: 1 },
+        ],
+      },
+    ],
     cause: 'Server down: this vLLM server stopped answering scrapes while the rest of its job (if it has other targets) answers; the process exited, hangs, or its pod restarts.',
-    action: 'Check the pod or process (`kubectl describe pod`: OOMKilled, CrashLoopBackOff, evicted; `systemctl status`), its last log lines (CUDA errors, out of memory) and the node (NotReady, dmesg OOM killer).',
+    action:
+      'Check the pod or process (`kubectl describe pod`: OOMKilled, CrashLoopBackOff, evicted; `systemctl status`), its last log lines (CUDA errors, out of memory) and the node (NotReady, dmesg OOM killer).',
   },
 ];
