@@ -19,6 +19,8 @@ export const KIND_ALIASES: ReadonlyMap<string, AlertKind> = new Map([
   ['error_rate', 'error_rate'],
   ['error', 'error_rate'],
   ['errors', 'error_rate'],
+  ['target_down', 'target_down'],
+  ['down', 'target_down'],
 ]);
 
 /** A metric name not preceded or followed by another metric-name character. */
@@ -30,6 +32,8 @@ const EXPRESSION_RULES: ReadonlyArray<[AlertKind, (expr: string) => boolean]> = 
   ['kv_cache', (e) => metric('vllm:gpu_cache_usage_perc').test(e) || metric('vllm:kv_cache_usage_perc').test(e)],
   ['queue', (e) => metric('vllm:num_requests_waiting').test(e)],
   ['gpu_memory', (e) => metric('DCGM_FI_DEV_FB_USED').test(e) || metric('DCGM_FI_DEV_FB_FREE').test(e)],
+  // `up == 0` (any matchers): the target stopped answering scrapes.
+  ['target_down', (e) => /(?<![A-Za-z0-9_:])up\s*(?:\{[^}]*\})?\s*==\s*0(?![0-9.])/.test(e)],
   ['error_rate', (e) => (metric('http_requests_total').test(e) && e.includes('5xx')) || /request_failure|finished_reason\s*=~?\s*"error"/.test(e)],
 ];
 

@@ -11,6 +11,8 @@ export const MAIN_SIGNALS: { readonly [K in AlertKind]: readonly string[] } = {
   kv_cache: ['kv_cache_usage_ratio'],
   error_rate: ['http_5xx_ratio', 'failed_ratio'],
   gpu_memory: ['gpu_memory_used_mib', 'memory_used_mib'],
+  // Longest down first.
+  target_down: ['down_for_seconds'],
   unknown: ['expression_value'],
 };
 

@@ -6,7 +6,7 @@
 import type { Alert } from '../alertmanager/schema.js';
 
 /** What an alert is about; decides which signals are queried. */
-export type AlertKind = 'latency' | 'kv_cache' | 'queue' | 'error_rate' | 'gpu_memory' | 'unknown';
+export type AlertKind = 'latency' | 'kv_cache' | 'queue' | 'error_rate' | 'gpu_memory' | 'target_down' | 'unknown';
 
 /**
  * Unit of a signal's `value`, so renderers can format it:

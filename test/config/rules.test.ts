@@ -12,7 +12,7 @@ import { findBinary, runBinary } from '../helpers/binaries.js';
 import { makeTempDir, SHIPPED } from '../helpers/processes.js';
 
 const RULES_TEST = SHIPPED.rules.replace(/\.yml$/, '.test.yml');
-const KINDS: readonly AlertKind[] = ['latency', 'kv_cache', 'queue', 'error_rate', 'gpu_memory'];
+const KINDS: readonly AlertKind[] = ['latency', 'kv_cache', 'queue', 'error_rate', 'gpu_memory', 'target_down'];
 
 interface Rule {
   alert: string;

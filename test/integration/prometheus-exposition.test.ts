@@ -14,6 +14,7 @@ import type { Enrichment, Signal } from '../../shared/enrich/types.js';
 import { silentLogger } from '../../shared/core/logger.js';
 import { PrometheusClient } from '../../shared/prometheus/client.js';
 import { alertLines, PLAIN } from '../../shared/render/content.js';
+import * as down from '../fixtures/prometheus/down-alerts.js';
 import * as expo from '../fixtures/prometheus/exposition-alerts.js';
 import { latencyGroup } from '../fixtures/prometheus/scenario-alerts.js';
 import { startPrometheus, type RunningPrometheus } from '../fixtures/prometheus/real-prometheus.js';
@@ -22,7 +23,7 @@ import { SHIPPED } from '../helpers/processes.js';
 
 let prometheus: RunningPrometheus;
 let result: Map<string, Enrichment>;
-const ALERTS: Alert[] = [...Object.values(expo), latencyGroup.queue];
+const ALERTS: Alert[] = [...Object.values(expo), latencyGroup.queue, down.xidDown, down.plainDown, ...down.edgeDown];
 
 beforeAll(async () => {
   prometheus = await startPrometheus(scenarioOpenMetrics());
@@ -72,6 +73,55 @@ describe('error evidence', () => {
     const expr = doc.groups.flatMap((g) => g.rules).find((r) => r.alert === 'VLLMErrorRateHigh')!.expr;
     const { result: samples } = await new PrometheusClient(prometheus.url).instantQuery(expr, { time: SCENARIO_END });
     expect(samples.map((x) => [x.metric, x.value])).toEqual([[{ instance: '10.0.4.1:8000', job: 'vllm' }, expect.closeTo(0.1, 9)]]);
+  });
+});
+
+describe('a vLLM server that stopped answering scrapes (VLLMServerDown)', () => {
+  /** The enrichment of a down alert, and its message's lines. */
+  const enriched = (alert: Alert) => {
+    const e = result.get(alert.fingerprint);
+    if (e?.status !== 'enriched') throw new Error(`not enriched: ${JSON.stringify(e)}`);
+    return e;
+  };
+
+  it('the shipped rule labels it target_down, and the enrichment reads that kind', async () => {
+    const doc = parse(await readFile(SHIPPED.rules, 'utf8')) as { groups: Array<{ rules: Array<{ alert?: string; labels?: Record<string, string> }> }> };
+    expect(doc.groups.flatMap((g) => g.rules).find((r) => r.alert === 'VLLMServerDown')?.labels?.kind).toBe('target_down');
+    expect(enriched(down.xidDown).kind).toBe('target_down');
+  });
+
+  it('XID 79 on its host: down for 12 minutes, one of two GPUs still reporting, the rest of the job up → GPU fault; no "no data" lines', () => {
+    const { s, text } = read(down.xidDown);
+    expect(s.down_for_seconds!.value).toBeGreaterThanOrEqual(12 * 60);
+    expect(s.down_for_seconds!.value).toBeLessThan(13 * 60);
+    expect(s.job_targets_up).toMatchObject({ value: 1 });
+    expect(s.job_targets).toMatchObject({ value: 3 });
+    expect(s.gpus_reporting).toMatchObject({ value: 1 });
+    expect(s.gpu_xid_last).toMatchObject({ value: 79 });
+    // 12 of the last 60 minutes down.
+    expect(s.up_ratio_1h!.value).toBeCloseTo((60 - 12) / 60, 1);
+    expect(enriched(down.xidDown).likelyCause).toMatchObject({ rule: 'gpu_fault' });
+    expect(text).not.toMatch(/no data/);
+  });
+
+  it('no XID on its host, the rest of the job up → the server process; GPUs reporting, XID 0', () => {
+    const { s, text } = read(down.plainDown);
+    expect(s.down_for_seconds!.value).toBeGreaterThanOrEqual(8 * 60);
+    expect(s.down_for_seconds!.value).toBeLessThan(9 * 60);
+    expect(s.gpus_reporting).toMatchObject({ value: 2 });
+    expect(s.gpu_xid_last).toMatchObject({ value: 0 });
+    expect(enriched(down.plainDown).likelyCause).toMatchObject({ rule: 'server_process_down' });
+    expect(text).not.toMatch(/no data/);
+  });
+
+  it('every target of the job down, no DCGM on the hosts → the scrape path; the GPU signals are left out, not "no data"', () => {
+    for (const alert of down.edgeDown) {
+      const { s, text } = read(alert);
+      expect(Object.keys(s).sort()).toEqual(['down_for_seconds', 'job_targets', 'job_targets_up', 'up_ratio_1h']);
+      expect(s.job_targets_up).toMatchObject({ value: 0 });
+      expect(enriched(alert).likelyCause).toMatchObject({ rule: 'scrape_path_down' });
+      expect(text).not.toMatch(/no data/);
+    }
   });
 });
 

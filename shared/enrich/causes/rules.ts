@@ -207,4 +207,40 @@ export const CAUSE_RULES: readonly CauseRule[] = [
     cause: 'Input validation: the API server rejects requests (HTTP 4xx) before they reach the engine: malformed parameters, an unknown model name, or prompts over the context length.',
     action: "Read the 400 answers in the API server's log (they name the field); check the clients' model name, parameters and prompt lengths.",
   },
+  {
+    // First: any XID on the host's GPUs in the last 5 minutes explains a dead server whatever the other targets do.
+    id: 'gpu_fault',
+    kinds: ['target_down'],
+    when: [{ signal: 'gpu_xid_last', op: '>', value: 0 }],
+    cause: "GPU fault: a GPU of the server's host reported an XID error (79: fallen off the bus; 48, 94, 95: ECC; 119, 120: GSP); the engine's CUDA context died with it.",
+    action: 'Drain the node: read `dmesg | grep -i xid` and `nvidia-smi -q` on the host, reset the GPU or reboot the node, then restart the server elsewhere meanwhile.',
+  },
+  {
+    // Every target of the job down at once points at what they share, not at one server.
+    id: 'scrape_path_down',
+    kinds: ['target_down'],
+    when: [
+      { signal: 'job_targets', op: '>=', value: 2 },
+      { signal: 'job_targets_up', op: '<', value: 1 },
+    ],
+    cause: 'Scrape path down: every target of the job fails its scrape at once; the network, service discovery or Prometheus itself, more likely than every server.',
+    action:
+      "Open Prometheus's /targets page for the scrape error; check the network to the servers, the job's service discovery and NetworkPolicies; curl one server's /metrics from Prometheus's host.",
+  },
+  {
+    // The job's other targets answer (or it has no other): this server's process or pod.
+    id: 'server_process_down',
+    kinds: ['target_down'],
+    when: [
+      {
+        any: [
+          { signal: 'job_targets_up', op: '>=', value: 1 },
+          { signal: 'job_targets', op: '<=', value: 1 },
+        ],
+      },
+    ],
+    cause: 'Server down: this vLLM server stopped answering scrapes while the rest of its job (if it has other targets) answers; the process exited, hangs, or its pod restarts.',
+    action:
+      'Check the pod or process (`kubectl describe pod`: OOMKilled, CrashLoopBackOff, evicted; `systemctl status`), its last log lines (CUDA errors, out of memory) and the node (NotReady, dmesg OOM killer).',
+  },
 ];

@@ -8,6 +8,7 @@ import { gpuMemoryEnricher } from './gpu-memory.js';
 import { kvCacheEnricher } from './kv-cache.js';
 import { latencyEnricher } from './latency.js';
 import { queueEnricher } from './queue.js';
+import { targetDownEnricher } from './target-down.js';
 import type { AlertKind } from '../types.js';
 import { unknownEnricher } from './unknown.js';
 
@@ -17,5 +18,6 @@ export const ENRICHERS: { readonly [K in AlertKind]: Enricher<K> } = {
   queue: queueEnricher,
   error_rate: errorRateEnricher,
   gpu_memory: gpuMemoryEnricher,
+  target_down: targetDownEnricher,
   unknown: unknownEnricher,
 };

@@ -40,8 +40,8 @@ export interface GpuSignalDef {
    * the alerts (several, to be joined with `or`). Each result series keeps {@link GPU_IDENTITY}.
    */
   expr(select: (metric: string) => string[]): string;
-  /** How the matched GPUs' values combine. */
-  combine: 'avg' | 'max';
+  /** How the matched GPUs' values combine (`count`: how many GPUs matched). */
+  combine: 'avg' | 'max' | 'count';
 }
 
 const perGpu = (inner: string) => `max by (${GPU_IDENTITY.join(', ')}) (${inner})`;
@@ -70,6 +70,18 @@ export const GPU_XID: GpuSignalDef = {
   unit: 'none',
   combine: 'max',
   expr: (select) => perGpu(anyOf(select('DCGM_FI_DEV_XID_ERRORS').map((s) => `max_over_time(${s}[${RATE_WINDOW}])`))),
+};
+
+/**
+ * How many of the server's GPUs report to DCGM now (count; any framebuffer reading within the
+ * lookback): fewer than the host has means a GPU dropped out (e.g. XID 79), none at all "no data".
+ */
+export const GPUS_REPORTING: GpuSignalDef = {
+  name: 'gpus_reporting',
+  label: 'GPUs reporting (DCGM)',
+  unit: 'count',
+  combine: 'count',
+  expr: (select) => perGpu(anyOf(select('DCGM_FI_DEV_FB_USED'))),
 };
 
 /**
@@ -174,6 +186,7 @@ function combined(samples: readonly Sample[] | undefined, alert: Alert, combine:
   const candidates = new Set(keys.flatMap((key) => index.get(key) ?? []));
   const values = [...candidates].filter((s) => gpuBelongs(s.metric, alert.labels)).map((s) => s.value);
   if (values.length === 0) return null;
+  if (combine === 'count') return values.length;
   return combine === 'max' ? Math.max(...values) : values.reduce((a, b) => a + b, 0) / values.length;
 }
 

@@ -15,6 +15,7 @@ describe('classifyAlert from the kind label', () => {
     ['queue', 'queue'],
     ['error', 'error_rate'], ['errors', 'error_rate'], ['error_rate', 'error_rate'],
     [' Cache ', 'kv_cache'], ['TTFT', 'latency'],
+    ['target_down', 'target_down'], ['down', 'target_down'],
   ])('kind=%j → %s', (kind, expected) => {
     expect(classifyAlert(alert({ alertname: 'Whatever', kind }))).toBe(expected);
   });
@@ -41,6 +42,12 @@ describe('classifyAlert from the rule expression', () => {
     ['rate(request_failure_total[5m]) > 1', 'error_rate'],
     // vLLM's own failure evidence where HTTP counters are missing (V0, V1 before 0.8.3).
     ['sum by (instance) (rate(vllm:request_success_total{finished_reason="error"}[5m])) > 0', 'error_rate'],
+    // A target that stopped answering scrapes, with or without matchers (the shipped VLLMServerDown's shape).
+    ['up == 0', 'target_down'],
+    ['up{job=~"(?i).*vllm.*"} == 0 or (up == 0 and on (job, instance) group by (job, instance) (present_over_time(vllm:num_requests_running[1d])))', 'target_down'],
+    ['up == 1', 'unknown'],
+    ['up == 0.5', 'unknown'],
+    ['node_up == 0', 'unknown'],
     ['sum(rate(http_requests_total[5m])) < 1', 'unknown'],
     ['vllm:num_requests_waiting_total > 1', 'unknown'],
     ['my_vllm:num_requests_waiting > 1', 'unknown'],

@@ -143,6 +143,6 @@ describe('unknown', () => {
 describe('ENRICHERS', () => {
   it('has one enricher per kind, each under its own kind', () => {
     for (const [kind, enricher] of Object.entries(ENRICHERS)) expect(enricher.kind).toBe(kind);
-    expect(Object.keys(ENRICHERS).sort()).toEqual(['error_rate', 'gpu_memory', 'kv_cache', 'latency', 'queue', 'unknown']);
+    expect(Object.keys(ENRICHERS).sort()).toEqual(['error_rate', 'gpu_memory', 'kv_cache', 'latency', 'queue', 'target_down', 'unknown']);
   });
 });

@@ -105,4 +105,25 @@ describe('checkCondition', () => {
     expect(likelyCause('unknown', facts({ x: 2 }), [...CAUSE_RULES, custom])).toEqual({ rule: 'custom', cause: 'c', action: 'a', evidence: ['x 2 (> 1)'] });
     expect(likelyCause('unknown', facts({ x: 2 }))).toBeUndefined();
   });
+
+  describe('target down (VLLMServerDown)', () => {
+    it('gpu_fault: an XID on the host names the GPU, before whatever the other targets do', () => {
+      expect(likelyCause('target_down', facts({ gpu_xid_last: 79, job_targets_up: 2, job_targets: 3 }))).toMatchObject({ rule: 'gpu_fault', evidence: ['gpu_xid_last 79 (> 0)'] });
+      expect(likelyCause('target_down', facts({ gpu_xid_last: 79, job_targets_up: 0, job_targets: 3 }))?.rule).toBe('gpu_fault');
+    });
+
+    it('scrape_path_down: every target of a job of several down', () => {
+      expect(likelyCause('target_down', facts({ gpu_xid_last: 0, job_targets_up: 0, job_targets: 2 }))).toMatchObject({ rule: 'scrape_path_down', evidence: ['job_targets 2 (≥ 2)', 'job_targets_up 0 (< 1)'] });
+    });
+
+    it('server_process_down: the job\'s other targets answer, or the job has only this one', () => {
+      expect(likelyCause('target_down', facts({ gpu_xid_last: 0, job_targets_up: 1, job_targets: 2 }))).toMatchObject({ rule: 'server_process_down', evidence: ['job_targets_up 1 (≥ 1)'] });
+      expect(likelyCause('target_down', facts({ job_targets_up: 0, job_targets: 1 }))?.rule).toBe('server_process_down');
+    });
+
+    it('says nothing without evidence (no up series for the job, no DCGM)', () => {
+      expect(likelyCause('target_down', facts({}))).toBeUndefined();
+      expect(likelyCause('target_down', facts({ gpu_xid_last: null, job_targets_up: null, job_targets: null }))).toBeUndefined();
+    });
+  });
 });

@@ -19,6 +19,7 @@ import {
 import { checkCondition, likelyCause, type Facts } from '../../../../shared/enrich/causes/likely-cause.js';
 import type { Condition } from '../../../../shared/enrich/causes/rules.js';
 import { ERROR_RATE_GPU_SIGNALS, ERROR_RATE_SIGNALS } from '../../../../shared/enrich/kinds/error-rate.js';
+import { TARGET_DOWN_GPU_SIGNALS, TARGET_DOWN_SIGNALS } from '../../../../shared/enrich/kinds/target-down.js';
 import { KV_CACHE_GPU_SIGNALS, KV_CACHE_SIGNALS } from '../../../../shared/enrich/kinds/kv-cache.js';
 import { LATENCY_GPU_SIGNALS, LATENCY_SIGNALS } from '../../../../shared/enrich/kinds/latency.js';
 import { QUEUE_GPU_SIGNALS, QUEUE_SIGNALS } from '../../../../shared/enrich/kinds/queue.js';
@@ -228,7 +229,7 @@ describe('conditions', () => {
 
   it('every rule needing GPU utilization names it, so each is silent without DCGM', () => {
     const needsGpu = CAUSE_RULES.filter((r) => JSON.stringify(r.when).includes('gpu_')).map((r) => r.id);
-    expect(needsGpu).toEqual(['memory_bound', 'decode_bound', 'low_concurrency', 'out_of_memory']);
+    expect(needsGpu).toEqual(['memory_bound', 'decode_bound', 'low_concurrency', 'out_of_memory', 'gpu_fault']);
   });
 });
 
@@ -240,6 +241,7 @@ describe('every signal a rule names is read for one of its kinds', () => {
     kv_cache: [...KV_CACHE_SIGNALS, ...KV_CACHE_GPU_SIGNALS].map((d) => d.name),
     error_rate: [...ERROR_RATE_SIGNALS, ...ERROR_RATE_GPU_SIGNALS].map((d) => ('breakdown' in d && d.breakdown ? `${d.name}:` : d.name)),
     gpu_memory: ['gpu_memory_used_mib', 'gpu_memory_total_mib', 'memory_used_mib'],
+    target_down: [...TARGET_DOWN_SIGNALS, ...TARGET_DOWN_GPU_SIGNALS].map((d) => d.name),
     unknown: ['expression_value'],
   };
   const names = (c: Condition): string[] => ('any' in c ? c.any.flatMap(names) : 'trend' in c ? [] : 'of' in c ? [c.signal, c.of] : [c.signal]);
