@@ -77,7 +77,8 @@ export function chartSpec(alert: ChartableAlert): ChartSpec | undefined {
   const expr = alertExpression(alert);
   if (expr && UP_IS_ZERO.test(expr)) {
     const query = selector('up', equalityMatchers(alert.labels, ['job', 'instance']));
-    return { ...base, query, title: `${name} · up (target answering scrapes)`, unit: 'count', threshold: { op: '==', value: 0 } };
+    // No threshold line: `== 0` would lie on the x-axis, and the drop from 1 to 0 says it.
+    return { ...base, query, title: `${name} · up (target answering scrapes)`, unit: 'count' };
   }
   const threshold = expr ? ruleThreshold(expr) : undefined;
   const signals = e?.status === 'enriched' ? e.signals : [];
