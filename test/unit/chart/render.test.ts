@@ -24,6 +24,8 @@ const FIRED = 1_795_000_000;
 const kv: ChartSpec = { query: 'vllm:gpu_cache_usage_perc', labels: {}, title: 'VLLMKVCacheNearlyFull · KV cache usage', unit: 'ratio', firedAt: FIRED, threshold: { op: '>', value: 0.95 } };
 // VLLMErrorRateHigh as reported: 10.71% against > 5%, the value labels and "fired" once overlapped.
 const errorRate: ChartSpec = { query: 'x', labels: {}, title: 'VLLMErrorRateHigh · HTTP 5xx share', unit: 'ratio', firedAt: FIRED, threshold: { op: '>', value: 0.05 } };
+// VLLMServerDown: the target's up, 1 until it stopped answering, then 0.
+const down: ChartSpec = { query: 'up{job="vllm",instance="10.0.0.7:8000"}', labels: {}, title: 'VLLMServerDown · up (target answering scrapes)', unit: 'count', firedAt: FIRED };
 const memory: ChartSpec = {
   query: 'sum(DCGM_FI_DEV_FB_USED)',
   labels: {},
@@ -45,6 +47,7 @@ const FIXTURES = {
   // 1,500 MiB/h with a deterministic ripple: fitted, projected toward 81,920 MiB.
   'memory-trend': () => sampled(memory, FIRED + 1800, (t) => 60_000 + ((t - (FIRED - 6 * 3600 + 1800)) / 3600) * 1500 + ((t / 60) % 7) * 20),
   'no-data': () => chartData(kv, [], chartWindow(kv, FIRED + 1800)),
+  'target-down-up': () => sampled(down, FIRED + 900, (t) => (t < FIRED - 60 ? 1 : 0)),
   'error-rate-ratio': () => sampled(errorRate, FIRED + 60, (t) => (t < FIRED - 300 ? 0.08 : 0.1071)),
 };
 
