@@ -61,6 +61,31 @@ export interface ChartData {
   latest?: Point;
   capacityMiB?: number | null;
   trend?: TrendLines;
+  /**
+   * The y-range that must be in view (the renderer rounds it out to nice ticks): the values, the
+   * threshold and capacity, with a margin below and room above for the value labels; from 0 for
+   * units with a natural zero (ratios, counts, rates) when nothing is negative, so a threshold never
+   * sits on the x-axis.
+   */
+  yMin: number;
+  yMax: number;
+}
+
+/** Units whose axis starts at 0 (when no value is negative): a share, a count or a rate reads from zero. */
+const FROM_ZERO: ReadonlySet<SignalUnit> = new Set(['ratio', 'count', 'per_second']);
+/** Margin below the lowest level, and room above the highest (for the value and "fired" labels), as shares of the span. */
+const MARGIN_BELOW = 0.1;
+const ROOM_ABOVE = 0.2;
+
+/** See {@link ChartData.yMin}: the levels' range, widened; a flat range gets a span of a tenth of its level (or 1). */
+function yRange(unit: SignalUnit, levels: readonly number[]): { yMin: number; yMax: number } {
+  const finite = levels.filter(Number.isFinite);
+  if (finite.length === 0) return { yMin: 0, yMax: 1 };
+  const [lo, hi] = [Math.min(...finite), Math.max(...finite)];
+  const fromZero = FROM_ZERO.has(unit) && lo >= 0;
+  const bottom = fromZero ? 0 : lo;
+  const span = hi - bottom || Math.abs(hi) / 10 || 1;
+  return { yMin: fromZero ? 0 : lo - span * MARGIN_BELOW, yMax: hi + span * ROOM_ABOVE };
 }
 
 /**
@@ -108,6 +133,12 @@ export function chartData(spec: ChartSpec, series: readonly Series[], window: Ch
     ...(latest && { latest }),
     ...(spec.memory && { capacityMiB: spec.memory.capacityMiB }),
     ...(trend && { trend }),
+    ...yRange(spec.unit, [
+      ...finite.map((p) => p.value),
+      ...(spec.threshold ? [spec.threshold.value] : []),
+      ...(spec.memory?.capacityMiB != null ? [spec.memory.capacityMiB] : []),
+      ...(trend?.projection ? [trend.projection[1].value] : []),
+    ]),
   };
 }
 

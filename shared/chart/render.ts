@@ -27,6 +27,7 @@ import * as echarts from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
 import type { EChartsCoreOption } from 'echarts/core';
 import { formatSignalValue } from '../enrich/values.js';
+import type { Point } from '../prometheus/client.js';
 import type { ChartData } from './data.js';
 
 echarts.use([LineChart, GraphicComponent, GridComponent, MarkLineComponent, MarkPointComponent, TitleComponent, SVGRenderer]);
@@ -93,6 +94,26 @@ const line = (name: string, data: [number, number][], color: string, type: 'soli
   ...extra,
 });
 
+const GRID = { left: 80, right: 32, top: 70, bottom: 36 };
+/** Closest two value labels may be, horizontally, CSS pixels: a label such as `100.0%` or `61,440 MiB` is up to ~70 px wide. */
+const LABEL_GAP_PX = 80;
+
+/**
+ * The points marked on the series: the value when fired and the latest, each with its value label —
+ * except the fired label when it would overlap the latest's (closer than {@link LABEL_GAP_PX}; the
+ * subtitle gives both values), and one mark when they are the same point.
+ */
+export function markedPoints(d: ChartData): { point: Point; label: boolean }[] {
+  const { fired, latest } = d;
+  if (!fired || !latest) return [fired, latest].filter((p) => p !== undefined).map((point) => ({ point, label: true }));
+  if (fired.time === latest.time) return [{ point: latest, label: true }];
+  const pxPerSecond = (CHART_WIDTH - GRID.left - GRID.right) / Math.max(1, d.xMax - d.xMin);
+  return [
+    { point: fired, label: (latest.time - fired.time) * pxPerSecond >= LABEL_GAP_PX },
+    { point: latest, label: true },
+  ];
+}
+
 function option(d: ChartData): EChartsCoreOption {
   const markLines: object[] = [{ xAxis: ms(d.firedAt), lineStyle: { color: COLORS.fired, type: 'dashed' }, label: { formatter: 'fired', color: COLORS.fired, position: 'end' } }];
   if (d.threshold)
@@ -107,15 +128,13 @@ function option(d: ChartData): EChartsCoreOption {
       lineStyle: { color: COLORS.capacity, type: 'solid' },
       label: { formatter: `capacity ${formatSignalValue(d.capacityMiB, d.unit)}`, color: COLORS.capacity, position: 'insideStartTop' },
     });
-  const markPoints = [d.fired, d.latest]
-    .filter((p) => p !== undefined)
-    .map((p) => ({
-      coord: [ms(p.time), p.value],
-      value: formatSignalValue(p.value, d.unit),
-      symbolSize: 8,
-      symbol: 'circle',
-      label: { show: true, position: 'top', color: COLORS.text, formatter: '{c}' },
-    }));
+  const markPoints = markedPoints(d).map(({ point, label }) => ({
+    coord: [ms(point.time), point.value],
+    value: formatSignalValue(point.value, d.unit),
+    symbolSize: 8,
+    symbol: 'circle',
+    label: { show: label, position: 'top', color: COLORS.text, formatter: '{c}' },
+  }));
   const series: object[] = [
     line(
       'value',
@@ -138,9 +157,9 @@ function option(d: ChartData): EChartsCoreOption {
         'dashed',
       ),
     );
-  // The threshold and capacity stay in view even when the series is far from them: an invisible point
-  // at each level widens the axis, which ECharts then rounds to nice ticks (mark lines do not count).
-  const levels = [d.threshold?.value, d.capacityMiB].filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  // The y-range of the data (threshold, capacity, margins, 0 for ratios and counts) stays in view: an
+  // invisible point at each end widens the axis, which ECharts then rounds to nice ticks (mark lines do not count).
+  const levels = [d.yMin, d.yMax].filter(Number.isFinite);
   if (levels.length)
     series.push(
       line(
@@ -173,7 +192,7 @@ function option(d: ChartData): EChartsCoreOption {
       textStyle: { fontSize: 15, color: COLORS.text, fontFamily: FONT },
       subtextStyle: { fontSize: 12, color: COLORS.muted, fontFamily: FONT },
     },
-    grid: { left: 80, right: 32, top: 70, bottom: 36 },
+    grid: GRID,
     xAxis: {
       type: 'time',
       min: ms(d.xMin),

@@ -6,15 +6,18 @@
  * The main signal, in order of preference:
  * 1. a memory alert with a fitted trend: the memory series the trend was fitted on (MiB), with its
  *    capacity, so the chart can draw the fit and its projection to capacity;
- * 2. an alert whose rule expression (`generatorURL` `g0.expr`) ends in a comparison with a number:
+ * 2. an alert about a scrape target not answering (its rule compares `up` with 0, e.g. `up == 0 or …`):
+ *    that target's `up` (job and instance from the alert), 1 → 0 around the fire time;
+ * 3. an alert whose rule expression (`generatorURL` `g0.expr`) ends in a comparison with a number:
  *    the compared value (the expression without the comparison) and that number as the threshold —
- *    the line the alert crossed, in the rule's own terms;
- * 3. otherwise the kind's first signal (e.g. TTFT p95 for a latency alert), without a threshold.
+ *    the line the alert crossed, in the rule's own terms. When an enriched signal reads the same
+ *    metrics, the chart takes its unit and name, so it reads as the message does (`66.3%`, not `0.6626`);
+ * 4. otherwise the kind's first signal (e.g. TTFT p95 for a latency alert), without a threshold.
  */
 import { alertExpression, hasKnownStart } from '../alertmanager/schema.js';
-import { stripTrailingComparison } from '../prometheus/promql.js';
+import { equalityMatchers, selector, stripTrailingComparison } from '../prometheus/promql.js';
 import type { Alert } from '../alertmanager/schema.js';
-import type { Enrichment, SignalUnit } from '../enrich/types.js';
+import type { Enrichment, Signal, SignalUnit } from '../enrich/types.js';
 
 /** An alert as the pipeline sends it (`EnrichedAlert`) or as the alert record keeps it (`enrichment` optional). */
 export type ChartableAlert = Alert & { enrichment?: Enrichment };
@@ -31,7 +34,7 @@ export interface ChartSpec {
   query: string;
   /** The alert's labels: the chart takes the series whose labels all appear here with the same values. */
   labels: Record<string, string>;
-  /** Heading, e.g. `KVCacheHigh · rule expression`. */
+  /** Heading, e.g. `VLLMKVCacheNearlyFull · KV cache usage`, or the alert's name alone. */
   title: string;
   unit: SignalUnit;
   /** The alert's `startsAt`, epoch seconds: the fire time marked on the chart. */
@@ -72,9 +75,42 @@ export function chartSpec(alert: ChartableAlert): ChartSpec | undefined {
     if (used) return { ...base, query: used.query, title: `${name} · ${used.label}`, unit: 'mebibytes', memory: { windowSeconds: e.trend.windowSeconds, capacityMiB: e.trend.capacityMiB } };
   }
   const expr = alertExpression(alert);
+  if (expr && UP_IS_ZERO.test(expr)) {
+    const query = selector('up', equalityMatchers(alert.labels, ['job', 'instance']));
+    // No threshold line: `== 0` would lie on the x-axis, and the drop from 1 to 0 says it.
+    return { ...base, query, title: `${name} · up (target answering scrapes)`, unit: 'count' };
+  }
   const threshold = expr ? ruleThreshold(expr) : undefined;
-  if (expr && threshold) return { ...base, query: stripTrailingComparison(expr), title: `${name} · rule expression`, unit: 'none', threshold };
-  const main = e?.status === 'enriched' ? e.signals[0] : undefined;
+  const signals = e?.status === 'enriched' ? e.signals : [];
+  if (expr && threshold) {
+    const query = stripTrailingComparison(expr);
+    const compared = comparedSignal(query, signals);
+    const title = compared ? `${name} · ${compared.label}` : name;
+    return { ...base, query, title, unit: compared?.unit ?? 'none', threshold };
+  }
+  const main = signals[0];
   if (main) return { ...base, query: main.query, title: `${name} · ${main.label}`, unit: main.unit };
-  return expr ? { ...base, query: expr.trim(), title: `${name} · rule expression`, unit: 'none' } : undefined;
+  return expr ? { ...base, query: expr.trim(), title: name, unit: 'none' } : undefined;
+}
+
+/** `up` (any matchers) compared equal to 0: the rule is about a target that does not answer scrapes. */
+const UP_IS_ZERO = /(?<![\w:])up\s*(?:\{[^}]*\})?\s*==\s*(?:bool\s+)?0(?![\d.])/;
+
+/**
+ * Metric names in PromQL: identifiers with a colon or an underscore, outside strings, label matchers,
+ * ranges and grouping lists (`by (model_name)`), and not followed by `(` (functions such as `histogram_quantile`).
+ * A heuristic, not a parser: it only decides which enriched signal lends the chart its unit and name.
+ */
+function metricNames(promql: string): Set<string> {
+  const bare = promql.replace(/"(?:[^"\\]|\\.)*"|\{[^}]*\}|\[[^\]]*\]|\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
+  return new Set(bare.match(/[a-zA-Z_:][a-zA-Z0-9_:]*(?:_|:)[a-zA-Z0-9_:]*(?!\s*\(|[a-zA-Z0-9_:])/g) ?? []);
+}
+
+/**
+ * The enriched signal the rule compares: the first whose query reads a metric of the compared
+ * expression (so its unit and name describe the charted value), `undefined` when none does.
+ */
+function comparedSignal(compared: string, signals: readonly Signal[]): Signal | undefined {
+  const names = metricNames(compared);
+  return signals.find((s) => [...metricNames(s.query)].some((m) => names.has(m)));
 }

@@ -93,4 +93,20 @@ describe('chartData', () => {
     expect(flat.trend?.projection).toBeUndefined();
     expect(flat.xMax).toBe(mw.end);
   });
+
+  it('keeps the threshold off the x-axis: ratios and counts from 0, the threshold inside with room above for labels', () => {
+    // VLLMErrorRateHigh: 10.71% against > 5% (the y-axis used to start at the threshold, 0.05).
+    const ratio = { ...spec, unit: 'ratio' as const, threshold: { op: '>' as const, value: 0.05 } };
+    const d = chartData(ratio, [{ metric: {}, points: series(w.start, w.end, w.step, (t) => (t < FIRED ? 0.01 : 0.1071)) }], w);
+    expect(d.yMin).toBe(0);
+    expect(d.yMax).toBeGreaterThan(0.1071 * 1.1);
+    // A unit without a natural zero: the threshold and the values inside, with a margin either side.
+    const high = chartData(spec, [{ metric: {}, points: series(w.start, w.end, w.step, () => 0.97) }], w);
+    expect(high.yMin).toBeLessThan(0.95);
+    expect(high.yMin).toBeGreaterThan(0);
+    expect(high.yMax).toBeGreaterThan(0.97);
+    // No data: the threshold alone, still away from the axis.
+    const empty = chartData(ratio, [], w);
+    expect([empty.yMin, empty.yMax >= 0.05 * 1.1]).toEqual([0, true]);
+  });
 });

@@ -11,7 +11,7 @@ import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { chartData, chartWindow } from '../../../shared/chart/data.js';
-import { CHART_HEIGHT, CHART_WIDTH, renderChartPng, renderMessagePng } from '../../../shared/chart/render.js';
+import { CHART_HEIGHT, CHART_WIDTH, markedPoints, renderChartPng, renderMessagePng } from '../../../shared/chart/render.js';
 import type { ChartSpec } from '../../../shared/chart/spec.js';
 import type { Point } from '../../../shared/prometheus/client.js';
 import { risingRatio } from '../../helpers/chart.js';
@@ -21,7 +21,11 @@ const GOLDEN = new URL('../../fixtures/chart/', import.meta.url);
 const MAX_DIFF_RATIO = 0.002;
 const FIRED = 1_795_000_000;
 
-const kv: ChartSpec = { query: 'vllm:gpu_cache_usage_perc', labels: {}, title: 'VLLMKVCacheNearlyFull · rule expression', unit: 'none', firedAt: FIRED, threshold: { op: '>', value: 0.95 } };
+const kv: ChartSpec = { query: 'vllm:gpu_cache_usage_perc', labels: {}, title: 'VLLMKVCacheNearlyFull · KV cache usage', unit: 'ratio', firedAt: FIRED, threshold: { op: '>', value: 0.95 } };
+// VLLMErrorRateHigh as reported: 10.71% against > 5%, the value labels and "fired" once overlapped.
+const errorRate: ChartSpec = { query: 'x', labels: {}, title: 'VLLMErrorRateHigh · HTTP 5xx share', unit: 'ratio', firedAt: FIRED, threshold: { op: '>', value: 0.05 } };
+// VLLMServerDown: the target's up, 1 until it stopped answering, then 0.
+const down: ChartSpec = { query: 'up{job="vllm",instance="10.0.0.7:8000"}', labels: {}, title: 'VLLMServerDown · up (target answering scrapes)', unit: 'count', firedAt: FIRED };
 const memory: ChartSpec = {
   query: 'sum(DCGM_FI_DEV_FB_USED)',
   labels: {},
@@ -43,6 +47,8 @@ const FIXTURES = {
   // 1,500 MiB/h with a deterministic ripple: fitted, projected toward 81,920 MiB.
   'memory-trend': () => sampled(memory, FIRED + 1800, (t) => 60_000 + ((t - (FIRED - 6 * 3600 + 1800)) / 3600) * 1500 + ((t / 60) % 7) * 20),
   'no-data': () => chartData(kv, [], chartWindow(kv, FIRED + 1800)),
+  'target-down-up': () => sampled(down, FIRED + 900, (t) => (t < FIRED - 60 ? 1 : 0)),
+  'error-rate-ratio': () => sampled(errorRate, FIRED + 60, (t) => (t < FIRED - 300 ? 0.08 : 0.1071)),
 };
 
 function compare(name: string, png: Uint8Array): number {
@@ -89,6 +95,27 @@ describe('chart renderer', () => {
     const empty = PNG.sync.read(Buffer.from(await renderChartPng(FIXTURES['no-data']())));
     expect(pixelsOf(empty, '#175cd3')).toBe(0);
     expect(pixelsOf(empty, '#b42318')).toBeGreaterThan(200);
+  }, 30_000);
+
+  it('labels the fired value only when it cannot overlap the latest', () => {
+    const near = FIXTURES['error-rate-ratio']();
+    expect(near.fired && near.latest && near.latest.time - near.fired.time).toBeLessThanOrEqual(60);
+    expect(markedPoints(near).map((m) => m.label)).toEqual([false, true]);
+    const far = FIXTURES['kv-cache-threshold']();
+    expect(markedPoints(far).map((m) => m.label)).toEqual([true, true]);
+  });
+
+  it('draws the threshold above the x-axis when the series starts above it', async () => {
+    const png = PNG.sync.read(Buffer.from(await renderChartPng(FIXTURES['error-rate-ratio']())));
+    // The threshold line (dashed, red) is drawn, and not on the bottom rows of the plot (the x-axis).
+    let lowest = 0;
+    for (let y = 0; y < png.height; y++)
+      for (let x = 120; x < 700; x++) {
+        const i = (y * png.width + x) * 4;
+        if (Math.abs(png.data[i]! - 0xb4) + Math.abs(png.data[i + 1]! - 0x23) + Math.abs(png.data[i + 2]! - 0x18) < 40) lowest = y;
+      }
+    expect(lowest).toBeGreaterThan(80);
+    expect(lowest).toBeLessThan(CHART_HEIGHT - 36 - 40);
   }, 30_000);
 
   it('draws the fitted trend and its projection for memory', async () => {

@@ -52,11 +52,51 @@ describe('chartSpec', () => {
     expect(chartSpec(kvAlert())).toEqual({
       query: 'vllm:gpu_cache_usage_perc',
       labels: kvAlert().labels,
-      title: 'VLLMKVCacheNearlyFull · rule expression',
+      // No enriched signal to name it: titled with the alert's name (was "· rule expression").
+      title: 'VLLMKVCacheNearlyFull',
       unit: 'none',
       firedAt: Math.floor(Date.parse('2026-11-29T12:42:23.143Z') / 1000),
       threshold: { op: '>', value: 0.95 },
     });
+  });
+
+  it("charts a rule's compared signal in the signal's unit and name, as the message shows it", () => {
+    const kv = { name: 'kv_cache_usage_ratio', label: 'KV cache usage', value: 0.6626, unit: 'ratio' as const, query: 'max by (instance) (vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)' };
+    const other = { name: 'requests_waiting', label: 'Requests waiting', value: 3, unit: 'count' as const, query: 'sum(vllm:num_requests_waiting)' };
+    const alert: EnrichedAlert = { ...kvAlert(), enrichment: { status: 'enriched', kind: 'kv_cache', signals: [other, kv] } };
+    expect(chartSpec(alert)).toMatchObject({ query: 'vllm:gpu_cache_usage_perc', title: 'VLLMKVCacheNearlyFull · KV cache usage', unit: 'ratio', threshold: { op: '>', value: 0.95 } });
+    // A signal about other metrics does not lend its unit or name.
+    const unrelated: EnrichedAlert = { ...kvAlert(), enrichment: { status: 'enriched', kind: 'kv_cache', signals: [other] } };
+    expect(chartSpec(unrelated)).toMatchObject({ title: 'VLLMKVCacheNearlyFull', unit: 'none' });
+    // Functions and grouping labels are not metrics: a TTFT signal does not name an end-to-end latency rule.
+    const ttft = {
+      name: 'ttft_p95_seconds',
+      label: 'TTFT p95',
+      value: 2,
+      unit: 'seconds' as const,
+      query: 'histogram_quantile(0.95, sum by (le, model_name) (rate(vllm:time_to_first_token_seconds_bucket[5m])))',
+    };
+    const e2e = {
+      ...kvAlert(),
+      generatorURL: `http://p/graph?g0.expr=${encodeURIComponent('histogram_quantile(0.95, sum by (le, model_name) (rate(vllm:e2e_request_latency_seconds_bucket[5m]))) > 20')}`,
+    };
+    expect(chartSpec({ ...e2e, enrichment: { status: 'enriched', kind: 'latency', signals: [ttft] } })).toMatchObject({ unit: 'none', threshold: { value: 20 } });
+  });
+
+  it("charts a target's `up` (1 → 0) for an alert about a target not answering scrapes", () => {
+    const expr = 'up{job=~"(?i).*vllm.*"} == 0\n  or\n(up == 0 and on (job, instance) group by (job, instance) (present_over_time(vllm:num_requests_running[1d])))';
+    const alert: EnrichedAlert = {
+      ...kvAlert(),
+      labels: { alertname: 'VLLMServerDown', job: 'vllm', instance: '10.0.0.7:8000', severity: 'critical' },
+      generatorURL: `http://prometheus:9090/graph?g0.expr=${encodeURIComponent(expr)}&g0.tab=1`,
+      enrichment: { status: 'enriched', kind: 'error_rate', signals: [{ name: 'http_5xx_ratio', label: 'HTTP 5xx share', value: null, unit: 'ratio', query: 'x' }] },
+    };
+    expect(chartSpec(alert)).toMatchObject({
+      query: 'up{job="vllm",instance="10.0.0.7:8000"}',
+      title: 'VLLMServerDown · up (target answering scrapes)',
+      unit: 'count',
+    });
+    expect(chartSpec(alert)?.threshold).toBeUndefined();
   });
 
   it('charts the memory series with its capacity for a memory trend', () => {
