@@ -35,6 +35,18 @@ describe('summarize', () => {
     expect(d.top.slice(0, 2).map((a) => a.annotations.summary)).toEqual(['model-2: VLLMKVCacheNearlyFull on replica 2', 'model-3: VLLMErrorRateHigh on replica 3']);
   });
 
+  it('orders equal alerts and count ties by instance and model with numbers read as numbers, not as text', () => {
+    // Alertmanager sends a group sorted by instance as text: 10.0.0.1, 10.0.0.10, 10.0.0.11, 10.0.0.12, 10.0.0.2, …
+    const n = stormNotification(12);
+    const textOrder = Array.from({ length: 12 }, (_, i) => `10.0.0.${i + 1}:8000`).sort();
+    n.alerts.forEach((a, i) => {
+      a.labels = { ...a.labels, severity: 'critical', instance: textOrder[i]!, model_name: `model-${textOrder[i]!.split('.')[3]!.split(':')[0]}` };
+    });
+    const d = summarize(n);
+    expect(d.top.map((a) => a.labels.instance)).toEqual(Array.from({ length: 10 }, (_, i) => `10.0.0.${i + 1}:8000`));
+    expect(d.byModel.slice(0, 3).map((c) => c.value)).toEqual(['model-1', 'model-2', 'model-3']);
+  });
+
   it('puts firing before resolved and counts a missing label as empty', () => {
     const n = stormNotification(20);
     n.alerts[0]!.status = 'resolved';
