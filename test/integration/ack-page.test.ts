@@ -145,6 +145,9 @@ describe('evidence, cause, chart and links', () => {
       const html = await (await new FormClient(h.app).open(ackPath(h.channels[0]!.received[0]))).text();
       expect(html.match(/now <strong>99%<\/strong>/g)).toHaveLength(shown);
       expect(calls).toEqual([shown]);
+      // The button says what it does: every alert of the link, not only this page's (README: "Acknowledge all N").
+      expect(html).toContain(`<h1>Acknowledge ${size} alerts</h1>`);
+      expect(html).toContain(`>Acknowledge all ${size}</button>`);
     }
   }, 120_000);
 
