@@ -7,9 +7,9 @@
  */
 import type { EnrichedAlert, LikelyCause, Signal } from '../enrich/types.js';
 import { mainSignal } from '../enrich/main-signal.js';
-import { formatReading, silenceUrl } from './format.js';
+import { formatReading, formatTime, silenceUrl } from './format.js';
 import type { Notification } from './notification.js';
-import { alertTitle, FLAPPING_ICON, headline, httpLink, type Markup, statusIcon } from './content.js';
+import { ACK_ICON, alertTitle, FLAPPING_ICON, headline, httpLink, type Markup, statusIcon } from './content.js';
 import { count, messages, type Locale } from './locale.js';
 import { truncateChars } from '../core/truncate.js';
 
@@ -162,6 +162,8 @@ export function digestText(notification: Notification, m: Markup, locale?: Local
   const states = [d.firing ? t.digest.firing(d.firing) : '', d.resolved ? t.digest.resolved(d.resolved) : ''].filter(Boolean);
   const summary = [m.bold(t.digest.received(d.received)), states.join(' · ')];
   if (d.notIncluded > 0) summary.push(t.notIncluded(d.notIncluded));
+  const acked = acknowledgedLine(notification.alerts, m, locale);
+  if (acked) summary.push(acked);
   const list = (title: string, entries: LabelCount[]) => {
     const shown = entries.slice(0, DIGEST_MAX_ENTRIES).map((e) => `${m.escape(e.value || t.digest.noLabel)} ${m.bold(count(e.alerts))}`);
     if (entries.length > DIGEST_MAX_ENTRIES) shown.push(t.digest.moreEntries(entries.length - DIGEST_MAX_ENTRIES));
@@ -180,6 +182,37 @@ export function digestText(notification: Notification, m: Markup, locale?: Local
     more: digestMoreText(notification, d.top.length, locale),
     silenceUrl: notification.externalURL && Object.keys(group).length ? httpLink(silenceUrl(notification.externalURL, group)) : undefined,
   };
+}
+
+/**
+ * Who acknowledged the alerts, as a resolved detailed message says per alert: one person with the time
+ * of their first acknowledgement, several with how many each (most first, at most {@link DIGEST_MAX_ENTRIES}
+ * named); `undefined` when nobody did.
+ * e.g. `👀 Acknowledged by *alice* at 2026-12-01 03:01:00 UTC (12 of 12 alerts)`.
+ */
+function acknowledgedLine(alerts: EnrichedAlert[], m: Markup, locale?: Locale): string | undefined {
+  const t = messages(locale);
+  const people = new Map<string, { alerts: number; first: string }>();
+  for (const { acknowledgement: ack } of alerts) {
+    if (!ack) continue;
+    const p = people.get(ack.by);
+    if (!p) people.set(ack.by, { alerts: 1, first: ack.at });
+    else {
+      p.alerts += 1;
+      if (ack.at < p.first) p.first = ack.at;
+    }
+  }
+  if (people.size === 0) return undefined;
+  const sorted = [...people].sort((a, b) => b[1].alerts - a[1].alerts || natural(a[0], b[0]));
+  const names =
+    sorted.length === 1
+      ? t.digest.ackedAt(m.bold(m.escape(sorted[0]![0])), formatTime(sorted[0]![1].first))
+      : [
+          ...sorted.slice(0, DIGEST_MAX_ENTRIES).map(([by, p]) => `${m.bold(m.escape(by))} ${count(p.alerts)}`),
+          ...(sorted.length > DIGEST_MAX_ENTRIES ? [t.digest.moreEntries(sorted.length - DIGEST_MAX_ENTRIES)] : []),
+        ].join(' · ');
+  const n = sorted.reduce((sum, [, p]) => sum + p.alerts, 0);
+  return `${ACK_ICON} ${t.digest.acknowledged(names, n, alerts.length)}`;
 }
 
 /** `+N more alerts · +M not included by Alertmanager` for a digest that lists `shown` alerts by name. */

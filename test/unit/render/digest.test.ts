@@ -57,6 +57,31 @@ describe('summarize', () => {
   });
 });
 
+describe('a resolved storm that was acknowledged', () => {
+  function resolvedStorm(by: (i: number) => string | undefined) {
+    const n = stormNotification(12);
+    n.alerts.forEach((a, i) => {
+      a.status = 'resolved';
+      const who = by(i);
+      if (who) a.acknowledgement = { by: who, at: `2026-12-01T03:0${i % 3}:00.000Z` };
+    });
+    return n;
+  }
+
+  it('says who acknowledged them and when, on every platform', () => {
+    const n = resolvedStorm(() => 'alice');
+    const line = '👀 Acknowledged by alice at 2026-12-01 03:00:00 UTC (12 of 12 alerts)';
+    expect(renderText(n).split('\n')).toContain(line);
+    expect(sections(renderSlack(n).blocks)[0]).toContain('👀 Acknowledged by *alice* at 2026-12-01 03:00:00 UTC (12 of 12 alerts)');
+    expect(divs(renderFeishu(n, { locale: 'en' }).card.elements)[0]).toContain(line);
+  });
+
+  it('counts per person when several acknowledged, and says nothing when nobody did', () => {
+    expect(renderText(resolvedStorm((i) => (i < 8 ? 'bob' : i < 11 ? 'alice' : undefined))).split('\n')).toContain('👀 Acknowledged by bob 8 · alice 3 (11 of 12 alerts)');
+    expect(renderText(resolvedStorm(() => undefined))).not.toContain('Acknowledged');
+  });
+});
+
 describe('a 5,000-alert storm with 1,497 truncated, on every platform', () => {
   const storm = stormNotification(5000, 1497);
 
