@@ -63,7 +63,7 @@ describe('a resolved storm that was acknowledged', () => {
     n.alerts.forEach((a, i) => {
       a.status = 'resolved';
       const who = by(i);
-      if (who) a.acknowledgement = { by: who, at: `2026-12-01T03:0${i % 3}:00.000Z` };
+      if (who) a.acknowledgement = { by: who, at: `2026-12-01T03:0${i % 3}:00.000Z`, channel: 'slack' };
     });
     return n;
   }
