@@ -97,14 +97,15 @@ function resultSection(result: NonNullable<PageModel['result']>): string {
   return `<section class="${failed ? 'error' : 'notice'}">${summary}${items.length ? `<ul>${items.join('')}</ul>` : ''}${sent ? `<p class="muted">Channels: ${sent}.</p>` : ''}</section>`;
 }
 
-function formSection(form: NonNullable<PageModel['form']>, total: number, listed: number): string {
+/** The form; its button names how many alerts it acknowledges when more than one (a long list: all pages, not only this one). */
+function formSection(form: NonNullable<PageModel['form']>, total: number): string {
   const silence = form.silenceHours?.length
     ? `<label>Silence for <select name="hours">${form.silenceHours.map((h) => `<option value="${h}">${h} hour${h === 1 ? '' : 's'}</option>`).join('')}</select></label>` +
       `<button type="submit" name="action" value="ack-silence" class="secondary">Acknowledge and silence</button>`
     : '';
   return `<section><form method="post"><input type="hidden" name="nonce" value="${escapeHtml(form.nonce.nonce)}"><input type="hidden" name="mac" value="${escapeHtml(form.nonce.mac)}">` +
     `<label>Your name <input name="name" maxlength="64" autocomplete="name" value="${escapeHtml(form.name)}" placeholder="on-call engineer"></label>` +
-    `<button type="submit" name="action" value="ack">${total > listed ? `Acknowledge all ${count(total)}` : 'Acknowledge'}</button>${silence}</form></section>`;
+    `<button type="submit" name="action" value="ack">${total > 1 ? `Acknowledge all ${count(total)}` : 'Acknowledge'}</button>${silence}</form></section>`;
 }
 
 /** Previous/next links of a long list; relative (`?page=N`), so they stay on the link's own path. */
@@ -121,7 +122,7 @@ export function renderAckPage(model: PageModel): string {
   const scope = list ? `<p class="muted">${list.partial ? `This link's list of ${count(list.total)} alerts could not be read; shown and acknowledged here: the ${count(list.partial.named)} it names itself.` : `All ${count(n)} firing alerts the message carried; the button acknowledges them together.`}</p>` : '';
   const heading = `<h1>Acknowledge ${n === 1 ? 'alert' : `${count(n)} alerts`}</h1><p class="muted">Link from the ${escapeHtml(model.channel)} message. ${model.form ? 'Opening this page changes nothing; only the button below acknowledges.' : 'Nothing is left to acknowledge here.'}</p>${scope}`;
   const nav = list && list.pages > 1 ? pagesNav(list) : '';
-  const form = model.form ? formSection(model.form, list?.partial ? list.partial.named : n, model.alerts.length) : '';
+  const form = model.form ? formSection(model.form, list?.partial ? list.partial.named : n) : '';
   const body = [heading, model.result ? resultSection(model.result) : '', form && nav ? form : '', nav, ...model.alerts.map((a) => alertSection(a, model.nowMs, model.grafanaUrl)), nav, form && !nav ? form : ''];
   const name = model.alerts[0]?.record?.alert.labels.alertname;
   return layout(`Acknowledge${name ? `: ${name}` : ''}`, body.join(''));

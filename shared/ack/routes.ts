@@ -32,11 +32,6 @@ const MAX_FORM_BYTES = 8 * 1024;
 const NAME_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 3600;
 /** Alerts per page of a long list (a storm digest's link). */
 export const PAGE_SIZE = 20;
-/**
- * Most alerts whose values are read again from Prometheus when the page opens (one enrichment: its
- * queries are per kind, not per alert); a longer list shows what the records kept.
- */
-const MAX_REFRESHED_ALERTS = 10;
 
 export interface AckRouteDeps extends AcknowledgeDeps {
   links: AckLinks;
@@ -171,12 +166,15 @@ class AckPages {
     return { status: 200, html: renderAckPage({ alerts, channel: claims.channel, form, result: extra.result, nowMs: now, list, grafanaUrl: this.deps.grafanaUrl }) };
   }
 
-  /** The records of the alerts shown, their values now (a short list only), chart and Grafana links. */
+  /**
+   * The records of the alerts shown, their values now, chart and Grafana links. "Now" is read for every
+   * alert shown (a page of a long list): one enrichment, whose queries are per kind, not per alert.
+   */
   async #alerts(fingerprints: string[], now: number): Promise<PageAlert[]> {
     const found = await this.deps.store.getMany(fingerprints, now);
     // By key part: a link carries an over-long fingerprint as its digest, the record keeps it whole.
     const records = new Map([...found.values()].map((r) => [keyPart(r.fingerprint), r]));
-    const fresh = fingerprints.length <= MAX_REFRESHED_ALERTS ? await this.#refresh([...records.values()]) : undefined;
+    const fresh = await this.#refresh([...records.values()]);
     return fingerprints.map((fingerprint) => {
       const record = records.get(keyPart(fingerprint));
       if (!record) return { fingerprint };

@@ -47,11 +47,16 @@ export interface RawAnswer {
  */
 export function send(url: string, params: Record<string, string>, options: TransportOptions, signal?: AbortSignal): Promise<RawAnswer> {
   const withTimeout = { ...params, timeout: `${Math.max(1, Math.round(options.queryTimeoutMs))}ms` };
+  // One caller's signal is the budget of a whole enrichment (every query of a storm group): p-retry adds an
+  // abort listener to the signal it gets while it waits to retry, so a shared signal would collect one per
+  // query and Node would warn of a leak past 10. A signal of this request only (`AbortSignal.any` follows
+  // its source without a listener on it) keeps one listener per request.
+  const request = signal && AbortSignal.any([signal]);
   return pRetry(() => attempt(url, withTimeout, options.queryTimeoutMs, signal), {
     retries: 1,
     minTimeout: options.retryDelayMs,
     randomize: false,
-    signal,
+    signal: request,
     shouldRetry: ({ error }) => error instanceof PrometheusError && (error.errorType === 'network' || error.httpStatus === 503),
   });
 }

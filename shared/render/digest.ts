@@ -7,9 +7,9 @@
  */
 import type { EnrichedAlert, LikelyCause, Signal } from '../enrich/types.js';
 import { mainSignal } from '../enrich/main-signal.js';
-import { formatReading, silenceUrl } from './format.js';
+import { formatReading, formatTime, silenceUrl } from './format.js';
 import type { Notification } from './notification.js';
-import { alertTitle, FLAPPING_ICON, headline, httpLink, type Markup, statusIcon } from './content.js';
+import { ACK_ICON, alertTitle, FLAPPING_ICON, headline, httpLink, type Markup, statusIcon } from './content.js';
 import { count, messages, type Locale } from './locale.js';
 import { truncateChars } from '../core/truncate.js';
 
@@ -25,6 +25,11 @@ export const DIGEST_MAX_ENTRIES = 8;
 const TOP_LINE_CHARS = 240;
 
 const SEVERITY_RANK: Record<string, number> = { critical: 4, error: 3, warning: 2, info: 1 };
+/**
+ * Text order that reads numbers as numbers (`10.0.0.2` before `10.0.0.10`, `model-9` before `model-10`):
+ * ties of a digest's lists are read by people scanning for an instance or model.
+ */
+const natural = new Intl.Collator('en', { numeric: true }).compare;
 const rank = (a: EnrichedAlert) => (a.status === 'firing' ? 10 : 0) + (SEVERITY_RANK[a.labels.severity ?? ''] ?? 0);
 
 /** How a channel renders: its language and when it switches to a digest. */
@@ -59,21 +64,22 @@ export interface Digest {
   byModel: LabelCount[];
   /**
    * The most severe alerts, firing first; among equals, those with a main value (grouped by signal,
-   * the most common first) by that value, highest first; then in Alertmanager's order.
+   * the most common first) by that value, highest first; then by `instance` with numbers read as numbers
+   * (`10.0.0.2` before `10.0.0.10`; Alertmanager sorts it as text); then in Alertmanager's order.
    */
   top: EnrichedAlert[];
   /** The likely cause found for the most alerts, with how many (at least one); absent when none has one. */
   sharedCause?: { cause: LikelyCause; alerts: number };
 }
 
-/** Counts a label over alerts, most frequent first (ties by value); a missing label counts as `''`. */
+/** Counts a label over alerts, most frequent first (ties by value, numbers read as numbers); a missing label counts as `''`. */
 export function countBy(alerts: EnrichedAlert[], label: string): LabelCount[] {
   const counts = new Map<string, number>();
   for (const alert of alerts) {
     const value = alert.labels[label] ?? '';
     counts.set(value, (counts.get(value) ?? 0) + 1);
   }
-  return [...counts].map(([value, alerts]) => ({ value, alerts })).sort((a, b) => b.alerts - a.alerts || (a.value < b.value ? -1 : 1));
+  return [...counts].map(([value, alerts]) => ({ value, alerts })).sort((a, b) => b.alerts - a.alerts || natural(a.value, b.value));
 }
 
 /** Summarises a notification for a digest. Linear in the number of alerts, bar one sort (a storm may bring thousands). */
@@ -98,7 +104,8 @@ export function summarize(notification: Notification, topAlerts = DIGEST_TOP_ALE
 /**
  * The `n` alerts a digest names: by rank (firing, severity); among equals, alerts with a main value
  * before those without, grouped by signal (the signal most alerts have first: values of different
- * signals do not compare), highest value first; then Alertmanager's order.
+ * signals do not compare), highest value first; then by `instance`, numbers read as numbers; then
+ * Alertmanager's order.
  */
 function topAlertsOf(alerts: EnrichedAlert[], n: number): EnrichedAlert[] {
   const keyed = alerts.map((alert, index) => ({ alert, index, rank: rank(alert), main: mainSignal(alert.enrichment) }));
@@ -106,7 +113,10 @@ function topAlertsOf(alerts: EnrichedAlert[], n: number): EnrichedAlert[] {
   for (const k of keyed) if (k.main) perSignal.set(k.main.name, (perSignal.get(k.main.name) ?? 0) + 1);
   const order = new Map([...perSignal].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([name], i) => [name, i]));
   const group = (main: Signal | undefined) => (main ? order.get(main.name)! : order.size);
-  keyed.sort((a, b) => b.rank - a.rank || group(a.main) - group(b.main) || (b.main?.value ?? 0) - (a.main?.value ?? 0) || a.index - b.index);
+  keyed.sort(
+    (a, b) =>
+      b.rank - a.rank || group(a.main) - group(b.main) || (b.main?.value ?? 0) - (a.main?.value ?? 0) || natural(a.alert.labels.instance ?? '', b.alert.labels.instance ?? '') || a.index - b.index,
+  );
   return keyed.slice(0, n).map((k) => k.alert);
 }
 
@@ -152,6 +162,8 @@ export function digestText(notification: Notification, m: Markup, locale?: Local
   const states = [d.firing ? t.digest.firing(d.firing) : '', d.resolved ? t.digest.resolved(d.resolved) : ''].filter(Boolean);
   const summary = [m.bold(t.digest.received(d.received)), states.join(' · ')];
   if (d.notIncluded > 0) summary.push(t.notIncluded(d.notIncluded));
+  const acked = acknowledgedLine(notification.alerts, m, locale);
+  if (acked) summary.push(acked);
   const list = (title: string, entries: LabelCount[]) => {
     const shown = entries.slice(0, DIGEST_MAX_ENTRIES).map((e) => `${m.escape(e.value || t.digest.noLabel)} ${m.bold(count(e.alerts))}`);
     if (entries.length > DIGEST_MAX_ENTRIES) shown.push(t.digest.moreEntries(entries.length - DIGEST_MAX_ENTRIES));
@@ -170,6 +182,37 @@ export function digestText(notification: Notification, m: Markup, locale?: Local
     more: digestMoreText(notification, d.top.length, locale),
     silenceUrl: notification.externalURL && Object.keys(group).length ? httpLink(silenceUrl(notification.externalURL, group)) : undefined,
   };
+}
+
+/**
+ * Who acknowledged the alerts, as a resolved detailed message says per alert: one person with the time
+ * of their first acknowledgement, several with how many each (most first, at most {@link DIGEST_MAX_ENTRIES}
+ * named); `undefined` when nobody did.
+ * e.g. `👀 Acknowledged by *alice* at 2026-12-01 03:01:00 UTC (12 of 12 alerts)`.
+ */
+function acknowledgedLine(alerts: EnrichedAlert[], m: Markup, locale?: Locale): string | undefined {
+  const t = messages(locale);
+  const people = new Map<string, { alerts: number; first: string }>();
+  for (const { acknowledgement: ack } of alerts) {
+    if (!ack) continue;
+    const p = people.get(ack.by);
+    if (!p) people.set(ack.by, { alerts: 1, first: ack.at });
+    else {
+      p.alerts += 1;
+      if (ack.at < p.first) p.first = ack.at;
+    }
+  }
+  if (people.size === 0) return undefined;
+  const sorted = [...people].sort((a, b) => b[1].alerts - a[1].alerts || natural(a[0], b[0]));
+  const names =
+    sorted.length === 1
+      ? t.digest.ackedAt(m.bold(m.escape(sorted[0]![0])), formatTime(sorted[0]![1].first))
+      : [
+          ...sorted.slice(0, DIGEST_MAX_ENTRIES).map(([by, p]) => `${m.bold(m.escape(by))} ${count(p.alerts)}`),
+          ...(sorted.length > DIGEST_MAX_ENTRIES ? [t.digest.moreEntries(sorted.length - DIGEST_MAX_ENTRIES)] : []),
+        ].join(' · ');
+  const n = sorted.reduce((sum, [, p]) => sum + p.alerts, 0);
+  return `${ACK_ICON} ${t.digest.acknowledged(names, n, alerts.length)}`;
 }
 
 /** `+N more alerts · +M not included by Alertmanager` for a digest that lists `shown` alerts by name. */

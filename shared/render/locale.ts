@@ -58,6 +58,10 @@ export interface Messages {
     topByValue(n: number): string;
     /** Heading of the likely cause that `n` of `total` alerts share. */
     sharedCause(n: number, total: number): string;
+    /** Who acknowledged `n` of the `total` alerts: `people` lists them (one: with when, several: with how many each). */
+    acknowledged(people: string, n: number, total: number): string;
+    /** One person of {@link acknowledged} alone: name and when (already formatted). */
+    ackedAt(by: string, at: string): string;
     silenceGroup: string;
   };
 }
@@ -93,6 +97,8 @@ const EN: Messages = {
     top: (n) => `Top ${count(n)} by severity`,
     topByValue: (n) => `Top ${count(n)} by severity, then value`,
     sharedCause: (n, total) => `Likely cause of ${count(n)} of ${count(total)} alerts`,
+    acknowledged: (people, n, total) => `Acknowledged by ${people} (${count(n)} of ${count(total)} alerts)`,
+    ackedAt: (by, at) => `${by} at ${at}`,
     silenceGroup: 'Silence group',
   },
 };
@@ -128,6 +134,8 @@ const ZH_CN: Messages = {
     top: (n) => `最严重的 ${count(n)} 条`,
     topByValue: (n) => `最严重的 ${count(n)} 条（同级按数值）`,
     sharedCause: (n, total) => `${count(total)} 条告警中 ${count(n)} 条的可能原因`,
+    acknowledged: (people, n, total) => `由 ${people} 认领（${count(total)} 条中 ${count(n)} 条）`,
+    ackedAt: (by, at) => `${by}（${at}）`,
     silenceGroup: '静默本组',
   },
 };

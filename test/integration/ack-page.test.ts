@@ -130,6 +130,27 @@ describe('evidence, cause, chart and links', () => {
     expect(html).toContain('<form method="post">');
   });
 
+  it('shows "now" for every alert of a storm page (12, and a full page of 20), read in one refresh per page', async () => {
+    for (const [size, shown] of [
+      [12, 12],
+      [45, 20],
+    ] as const) {
+      const calls: number[] = [];
+      const refresh = async (alerts: { fingerprint: string }[]) => {
+        calls.push(alerts.length);
+        return new Map(alerts.map((a) => [a.fingerprint, NOW]));
+      };
+      const h = await ackHarness(db, {}, {}, { enrich: sentEnrichment, page: { refresh } });
+      expect((await h.webhook(stormWebhook(size))).status).toBe(200);
+      const html = await (await new FormClient(h.app).open(ackPath(h.channels[0]!.received[0]))).text();
+      expect(html.match(/now <strong>99%<\/strong>/g)).toHaveLength(shown);
+      expect(calls).toEqual([shown]);
+      // The button says what it does: every alert of the link, not only this page's (README: "Acknowledge all N").
+      expect(html).toContain(`<h1>Acknowledge ${size} alerts</h1>`);
+      expect(html).toContain(`>Acknowledge all ${size}</button>`);
+    }
+  }, 120_000);
+
   it('says when the values now point to another cause than the message gave', async () => {
     const other: Enrichment = { ...NOW, likelyCause: { rule: 'queue_backlog', cause: 'Requests are queueing', action: 'Add capacity', evidence: ['waiting 40'] } };
     const h = await ackHarness(db, {}, {}, { enrich: sentEnrichment, page: { refresh: async (alerts) => new Map(alerts.map((a) => [a.fingerprint, other])) } });

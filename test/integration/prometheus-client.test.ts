@@ -209,3 +209,31 @@ describe('PrometheusClient.rangeQuery', () => {
     expect(await rejection(new PrometheusClient(server.url).rangeQuery('m', options))).toMatchObject({ errorType: 'bad_response' });
   });
 });
+
+describe('one abort signal shared by many queries', () => {
+  it('emits no MaxListenersExceededWarning when 12 queries wait to retry at once under one budget signal (a storm group, Prometheus answering 503)', async () => {
+    // The first 12 answers are held until all 12 queries arrived, so that all 12 wait for their retry together.
+    const held: ServerResponse[] = [];
+    const answer = (res: ServerResponse) => json(503, { status: 'error', errorType: 'unavailable', error: 'starting' })({} as IncomingMessage, res);
+    const server = await serve((_req, res) => {
+      if (held.length >= 12) return answer(res);
+      held.push(res);
+      if (held.length === 12) held.forEach(answer);
+    });
+    const client = new PrometheusClient(server.url, { queryTimeoutMs: 5000, retryDelayMs: 500 });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const budget = AbortSignal.timeout(60_000);
+      const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => client.instantQuery(`up{i="${i}"}`, { signal: budget })));
+      expect(results.map((r) => r.status)).toEqual(Array(12).fill('rejected'));
+      expect(server.received).toHaveLength(24);
+      // Node emits process warnings on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message)).toEqual([]);
+  });
+});

@@ -35,6 +35,18 @@ describe('summarize', () => {
     expect(d.top.slice(0, 2).map((a) => a.annotations.summary)).toEqual(['model-2: VLLMKVCacheNearlyFull on replica 2', 'model-3: VLLMErrorRateHigh on replica 3']);
   });
 
+  it('orders equal alerts and count ties by instance and model with numbers read as numbers, not as text', () => {
+    // Alertmanager sends a group sorted by instance as text: 10.0.0.1, 10.0.0.10, 10.0.0.11, 10.0.0.12, 10.0.0.2, …
+    const n = stormNotification(12);
+    const textOrder = Array.from({ length: 12 }, (_, i) => `10.0.0.${i + 1}:8000`).sort();
+    n.alerts.forEach((a, i) => {
+      a.labels = { ...a.labels, severity: 'critical', instance: textOrder[i]!, model_name: `model-${textOrder[i]!.split('.')[3]!.split(':')[0]}` };
+    });
+    const d = summarize(n);
+    expect(d.top.map((a) => a.labels.instance)).toEqual(Array.from({ length: 10 }, (_, i) => `10.0.0.${i + 1}:8000`));
+    expect(d.byModel.slice(0, 3).map((c) => c.value)).toEqual(['model-1', 'model-2', 'model-3']);
+  });
+
   it('puts firing before resolved and counts a missing label as empty', () => {
     const n = stormNotification(20);
     n.alerts[0]!.status = 'resolved';
@@ -42,6 +54,31 @@ describe('summarize', () => {
     const d = summarize(n, 25);
     expect(d.top.at(-1)).toBe(n.alerts[0]);
     expect(countBy(n.alerts, 'model_name').find((c) => c.value === '')).toEqual({ value: '', alerts: 1 });
+  });
+});
+
+describe('a resolved storm that was acknowledged', () => {
+  function resolvedStorm(by: (i: number) => string | undefined) {
+    const n = stormNotification(12);
+    n.alerts.forEach((a, i) => {
+      a.status = 'resolved';
+      const who = by(i);
+      if (who) a.acknowledgement = { by: who, at: `2026-12-01T03:0${i % 3}:00.000Z`, channel: 'slack' };
+    });
+    return n;
+  }
+
+  it('says who acknowledged them and when, on every platform', () => {
+    const n = resolvedStorm(() => 'alice');
+    const line = '👀 Acknowledged by alice at 2026-12-01 03:00:00 UTC (12 of 12 alerts)';
+    expect(renderText(n).split('\n')).toContain(line);
+    expect(sections(renderSlack(n).blocks)[0]).toContain('👀 Acknowledged by *alice* at 2026-12-01 03:00:00 UTC (12 of 12 alerts)');
+    expect(divs(renderFeishu(n, { locale: 'en' }).card.elements)[0]).toContain(line);
+  });
+
+  it('counts per person when several acknowledged, and says nothing when nobody did', () => {
+    expect(renderText(resolvedStorm((i) => (i < 8 ? 'bob' : i < 11 ? 'alice' : undefined))).split('\n')).toContain('👀 Acknowledged by bob 8 · alice 3 (11 of 12 alerts)');
+    expect(renderText(resolvedStorm(() => undefined))).not.toContain('Acknowledged');
   });
 });
 
