@@ -230,7 +230,10 @@ export function alertLinks(alert: EnrichedAlert, externalURL: string, grafanaBas
  * surrounding whitespace and inner tabs/newlines gone, spaces percent-encoded) when its scheme is
  * http or https, else `undefined`. `javascript:`, `data:`, `vbscript:`, `file:` and relative URLs
  * never become links, however they are spelled (`JaVaScRiPt:`, ` javascript:`, `java\tscript:`).
+ * Nor does a URL carrying credentials (`https://user:pw@host/`, any user name or password): a link
+ * shows them to every reader of the channel or page, and browsers treat such URLs with suspicion.
  * @see https://url.spec.whatwg.org/#concept-basic-url-parser
+ * @see https://url.spec.whatwg.org/#include-credentials
  */
 export function httpLink(raw: string): string | undefined {
   let url: URL;
@@ -239,6 +242,7 @@ export function httpLink(raw: string): string | undefined {
   } catch {
     return undefined;
   }
+  if (url.username || url.password) return undefined;
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
 }
 
