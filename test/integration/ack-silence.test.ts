@@ -122,7 +122,7 @@ describe('Alertmanager silences', () => {
     await client.open(path);
     await client.submit(path, { name: 'bob', action: 'ack-silence', hours: '1' });
     expect(client.lastHtml).toMatch(/silence failed: Alertmanager did not answer \(ECONNREFUSED\)/);
-    expect(client.lastHtml).toMatch(/Acknowledged by <strong>bob<\/strong>/);
+    expect(client.lastHtml).toMatch(/Acknowledged by <strong><bdi>bob<\/bdi><\/strong>/);
     const audit = (await (await h.audit(FP)).json()) as { history: { type: string }[] };
     expect(audit.history.map((e) => e.type)).toContain('silence failed');
   });
@@ -138,7 +138,7 @@ describe('Alertmanager silences', () => {
     await client.open(path);
     await client.submit(path, { name: 'dana', action: 'ack-silence', hours: '1' });
     expect(client.lastHtml).toMatch(/silence failed: not silenced: some of its label values were too long or not valid text and were cut/);
-    expect(client.lastHtml).toMatch(/Acknowledged by <strong>dana<\/strong>/);
+    expect(client.lastHtml).toMatch(/Acknowledged by <strong><bdi>dana<\/bdi><\/strong>/);
     expect((await listSilences()).length).toBe(before);
   });
 });
