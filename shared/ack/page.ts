@@ -115,7 +115,7 @@ function formSection(form: NonNullable<PageModel['form']>, total: number, listed
       `<button type="submit" name="action" value="ack-silence" class="secondary">Acknowledge and silence</button>`
     : '';
   return `<section><form method="post"><input type="hidden" name="nonce" value="${escapeHtml(form.nonce.nonce)}"><input type="hidden" name="mac" value="${escapeHtml(form.nonce.mac)}">` +
-    `<label>Your name <input name="name" maxlength="64" autocomplete="name" dir="auto" value="${escapeHtml(form.name)}" placeholder="on-call engineer"></label>` +
+    `<label>Your name <input name="name" maxlength="64" autocomplete="name" value="${escapeHtml(form.name)}" placeholder="on-call engineer" dir="auto"></label>` +
     `<button type="submit" name="action" value="ack">${total > listed ? `Acknowledge all ${count(total)}` : 'Acknowledge'}</button>${silence}</form></section>`;
 }
 

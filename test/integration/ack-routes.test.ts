@@ -154,7 +154,7 @@ describe('POST /v1/ack/:token', () => {
     await bob.open(path);
     const res = await alice.submit(path, { name: '  alice  ' });
     expect(res.status).toBe(200);
-    expect(alice.lastHtml).toContain('<li>KV cache 97% full on qwen3-8b: acknowledged</li>');
+    expect(alice.lastHtml).toContain('<li><bdi>VLLMKVCacheNearlyFull</bdi> · model_name: <bdi>qwen3-8b</bdi> · instance: <bdi>127.0.0.1:9800</bdi>: acknowledged</li>');
     expect(alice.lastHtml).toMatch(/Acknowledged by <strong><bdi>alice<\/bdi><\/strong>/);
     expect(alice.lastHtml).not.toContain('<form');
     expect(alice.cookies.get('ack_name')).toBe('alice');
