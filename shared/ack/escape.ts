@@ -20,5 +20,5 @@ export function isolateHtml(text: string): string {
  * @see https://www.unicode.org/reports/tr9/#Explicit_Directional_Isolates
  */
 export function isolateText(text: string): string {
-  return `\u2068${text}\u2069`;
+  return `\u2068${text.replace(/[\u2066-\u2069]/g, '')}\u2069`;
 }
