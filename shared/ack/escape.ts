@@ -1,4 +1,5 @@
 /** HTML escaping for the acknowledgement pages (`page.ts`, `page-alert.ts`). */
+import { isolateBidi } from '../render/bidi.js';
 
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
@@ -15,10 +16,7 @@ export function isolateHtml(text: string): string {
 }
 
 /**
- * The same isolation where no markup can go (the page `<title>`, an `alt` attribute): the text
- * between FIRST STRONG ISOLATE (U+2068) and POP DIRECTIONAL ISOLATE (U+2069). Not escaped.
- * @see https://www.unicode.org/reports/tr9/#Explicit_Directional_Isolates
+ * The same isolation where no markup can go (the page `<title>`, an `alt` attribute): FSI … PDI around
+ * text holding bidi controls or right-to-left letters (`isolateBidi`, as messages do). Not escaped.
  */
-export function isolateText(text: string): string {
-  return `\u2068${text.replace(/[\u2066-\u2069]/g, '')}\u2069`;
-}
+export const isolateText = isolateBidi;
