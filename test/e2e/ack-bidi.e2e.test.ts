@@ -34,23 +34,18 @@ describe('acknowledgement page with a right-to-left override in a label value (C
     const page = await browser.newPage();
     await page.setContent(renderAckPage({ alerts: [{ fingerprint: 'f', record: hostileRecord() }], channel: 'slack', nowMs: Date.parse('2026-11-29T12:50:00Z') }));
     // x of the first and last letter of `word` in the labels line, from the laid-out glyphs.
+    // x of the first and last letter of `word` in the labels line, from the laid-out glyphs (a string: the test compiles without DOM types).
     const edges = (word: string) =>
-      page.evaluate((w) => {
-        const line = [...document.querySelectorAll('p.muted')].find((p) => p.textContent?.includes('a_team'))!;
+      page.evaluate(`(() => {
+        const line = [...document.querySelectorAll('p.muted')].find((p) => p.textContent.includes('a_team'));
         const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-          const at = node.textContent!.indexOf(w);
+          const at = node.textContent.indexOf(${JSON.stringify(word)});
           if (at < 0) continue;
-          const x = (i: number) => {
-            const range = document.createRange();
-            range.setStart(node!, i);
-            range.setEnd(node!, i + 1);
-            return range.getBoundingClientRect().left;
-          };
-          return [x(at), x(at + w.length - 1)];
+          const x = (i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect().left; };
+          return [x(at), x(at + ${word.length} - 1)];
         }
-        return undefined;
-      }, word);
+      })()`) as Promise<[number, number] | undefined>;
     for (const word of ['severity', 'critical']) {
       const [first, last] = (await edges(word))!;
       expect(first, word).toBeLessThan(last!);
