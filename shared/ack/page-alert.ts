@@ -7,6 +7,8 @@
  * gave, are the enrichment the alert record kept from the moment of sending (its existing write, no
  * extra request); "now" is a fresh Prometheus query made when the page is opened. Prometheus down at
  * that moment only leaves "now" out, with the reason. Every value is escaped; links pass `httpLink`.
+ * Every text from the alert or a person is bidi-isolated (`isolateHtml`): one label value with a
+ * right-to-left override must not reverse the labels after it.
  */
 import { hasKnownStart } from '../alertmanager/schema.js';
 import type { Enrichment, LikelyCause, Signal } from '../enrich/types.js';
@@ -16,7 +18,7 @@ import { elapsed } from '../render/elapsed.js';
 import { formatLikelyCause, formatReading, formatTime } from '../render/format.js';
 import type { AlertRecord } from '../store/alert-record.js';
 import { truncateChars } from '../core/truncate.js';
-import { escapeHtml } from './escape.js';
+import { escapeHtml, isolateHtml, isolateText } from './escape.js';
 
 /** Longest description shown, characters (it is free text; the evidence matters more). */
 const MAX_DESCRIPTION_CHARS = 1000;
@@ -41,16 +43,16 @@ export interface PageAlert {
  */
 export function alertSection(a: PageAlert, nowMs: number, grafanaBase?: string): string {
   const r = a.record;
-  if (!r) return `<section><h2>Alert ${escapeHtml(a.fingerprint)}</h2><p class="muted">Unknown here: never notified by this service, or its record expired.</p></section>`;
+  if (!r) return `<section><h2>Alert ${isolateHtml(a.fingerprint)}</h2><p class="muted">Unknown here: never notified by this service, or its record expired.</p></section>`;
   const labels = Object.entries(r.alert.labels)
     .filter(([k]) => k !== 'alertname')
-    .map(([k, v]) => `${escapeHtml(k)}=${escapeHtml(v)}`)
+    .map(([k, v]) => `${isolateHtml(k)}=${isolateHtml(v)}`)
     .join(' · ');
   const title = r.alert.annotations.summary || r.alert.labels.alertname || 'alert';
-  const description = r.alert.annotations.description ? `<p class="muted">${escapeHtml(truncateChars(r.alert.annotations.description, MAX_DESCRIPTION_CHARS))}</p>` : '';
+  const description = r.alert.annotations.description ? `<p class="muted">${isolateHtml(truncateChars(r.alert.annotations.description, MAX_DESCRIPTION_CHARS))}</p>` : '';
   return (
-    `<section><h2>${escapeHtml(r.alert.labels.alertname ?? '')}${r.alert.labels.severity ? ` · ${escapeHtml(r.alert.labels.severity)}` : ''}</h2>` +
-    `<p>${escapeHtml(title)}</p><p class="muted">${labels}</p><p>${stateLine(r, nowMs)}</p>${ackLine(r)}` +
+    `<section><h2>${isolateHtml(r.alert.labels.alertname ?? '')}${r.alert.labels.severity ? ` · ${isolateHtml(r.alert.labels.severity)}` : ''}</h2>` +
+    `<p>${isolateHtml(title)}</p><p class="muted">${labels}</p><p>${stateLine(r, nowMs)}</p>${ackLine(r)}` +
     `${evidence(r, a.fresh)}${causes(r.enrichment, a.fresh)}${chart(a)}${description}${links(a, grafanaBase)}</section>`
   );
 }
@@ -67,7 +69,7 @@ function ackLine(r: AlertRecord): string {
   const ack = r.acknowledgement;
   if (!ack) return r.status === 'firing' ? '<p class="muted">Not acknowledged yet.</p>' : '';
   const after = hasKnownStart(r) ? ` (${escapeHtml(elapsed(Date.parse(r.startsAt), Date.parse(ack.at)))} after it fired)` : '';
-  return `<p class="acked">Acknowledged by <strong>${escapeHtml(ack.by)}</strong> at ${escapeHtml(formatTime(ack.at))}${after}, from the ${escapeHtml(ack.channel)} link${ack.silenceId ? ` · silence <code>${escapeHtml(ack.silenceId)}</code>` : ''}</p>`;
+  return `<p class="acked">Acknowledged by <strong>${isolateHtml(ack.by)}</strong> at ${escapeHtml(formatTime(ack.at))}${after}, from the ${escapeHtml(ack.channel)} link${ack.silenceId ? ` · silence <code>${isolateHtml(ack.silenceId)}</code>` : ''}</p>`;
 }
 
 /**
@@ -120,7 +122,7 @@ function causeBlock(cause: LikelyCause, heading: string): string {
 function chart(a: PageAlert): string {
   if (!a.chartUrl || !a.record) return '';
   const name = a.record.alert.labels.alertname ?? 'alert';
-  return `<figure><img src="${escapeHtml(a.chartUrl)}" alt="${escapeHtml(`Chart of ${name}: its main signal from before it fired to now`)}" loading="lazy"></figure>`;
+  return `<figure><img src="${escapeHtml(a.chartUrl)}" alt="${escapeHtml(`Chart of ${isolateText(name)}: its main signal from before it fired to now`)}" loading="lazy"></figure>`;
 }
 
 /** Graph, Grafana, Runbook and Silence as messages show them (`alertLinks`: http(s) only). */

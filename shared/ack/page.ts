@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto';
 import type { FormNonce } from './csrf.js';
 import type { AlertAckResult } from './acknowledge.js';
-import { escapeHtml } from './escape.js';
+import { escapeHtml, isolateHtml, isolateText } from './escape.js';
 import { alertSection, type PageAlert } from './page-alert.js';
 import { count } from '../render/locale.js';
+import { KEY_LABELS } from '../render/content.js';
 
 export { escapeHtml };
 export type { PageAlert };
@@ -73,25 +74,36 @@ export interface PageModel {
 /** Results listed one by one up to this many; a longer result is counted by outcome, and only what was not acknowledged is listed. */
 const MAX_RESULT_ITEMS = 20;
 
-const RESULT_WORDS: Record<AlertAckResult['outcome'], string> = {
-  acknowledged: 'acknowledged',
-  'already acknowledged': 'was already acknowledged',
-  resolved: 'already resolved, nothing to acknowledge',
-  'newer occurrence': 'has fired again since this link was sent; use the newer message',
-  unknown: 'unknown here',
+/** What happened to one alert (`one`) or to several (`other`: "3 were already acknowledged"). */
+const RESULT_WORDS: Record<AlertAckResult['outcome'], { one: string; other: string }> = {
+  acknowledged: { one: 'acknowledged', other: 'acknowledged' },
+  'already acknowledged': { one: 'was already acknowledged', other: 'were already acknowledged' },
+  resolved: { one: 'already resolved, nothing to acknowledge', other: 'already resolved, nothing to acknowledge' },
+  'newer occurrence': { one: 'has fired again since this link was sent; use the newer message', other: 'have fired again since this link was sent; use the newer messages' },
+  unknown: { one: 'unknown here', other: 'unknown here' },
 };
+
+/**
+ * One result's alert as messages name it: alertname and its key labels (`KEY_LABELS`: model,
+ * instance…), each isolated; summaries alone repeat across a storm. Its fingerprint when unknown here.
+ */
+function resultName(r: AlertAckResult): string {
+  if (!('record' in r)) return isolateHtml(r.fingerprint);
+  const labels = r.record.alert.labels;
+  const keys = KEY_LABELS.filter((name) => labels[name]).map((name) => `${name}: ${isolateHtml(labels[name] ?? '')}`);
+  return [isolateHtml(labels.alertname || r.record.alert.annotations.summary || r.fingerprint), ...keys].join(' · ');
+}
 
 function resultSection(result: NonNullable<PageModel['result']>): string {
   const many = result.alerts.length > MAX_RESULT_ITEMS;
   const listed = many ? result.alerts.filter((r) => r.outcome !== 'acknowledged' || r.silence).slice(0, MAX_RESULT_ITEMS) : result.alerts;
   const items = listed.map((r) => {
-    const silence = r.silence ? ('id' in r.silence ? ` · silenced (<code>${escapeHtml(r.silence.id)}</code>)` : ` · silence failed: ${escapeHtml(r.silence.error)}`) : '';
-    const name = 'record' in r ? r.record.alert.annotations.summary || r.record.alert.labels.alertname || r.fingerprint : r.fingerprint;
-    return `<li>${escapeHtml(name)}: ${RESULT_WORDS[r.outcome]}${silence}</li>`;
+    const silence = r.silence ? ('id' in r.silence ? ` · silenced (<code>${isolateHtml(r.silence.id)}</code>)` : ` · silence failed: ${isolateHtml(r.silence.error)}`) : '';
+    return `<li>${resultName(r)}: ${RESULT_WORDS[r.outcome].one}${silence}</li>`;
   });
   const counts = new Map<AlertAckResult['outcome'], number>();
   for (const r of result.alerts) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
-  const summary = many ? `<p><strong>${count(result.alerts.length)} alerts</strong>: ${[...counts].map(([o, n]) => `${count(n)} ${RESULT_WORDS[o]}`).join(' · ')}</p>` : '';
+  const summary = many ? `<p><strong>${count(result.alerts.length)} alerts</strong>: ${[...counts].map(([o, n]) => `${count(n)} ${RESULT_WORDS[o][n === 1 ? 'one' : 'other']}`).join(' · ')}</p>` : '';
   const sent = Object.entries(result.followUps).map(([c, ok]) => `${escapeHtml(c)} ${ok ? 'notified' : 'not notified (delivery failed)'}`).join(', ');
   const failed = result.alerts.some((r) => r.silence && 'error' in r.silence) || Object.values(result.followUps).includes(false);
   return `<section class="${failed ? 'error' : 'notice'}">${summary}${items.length ? `<ul>${items.join('')}</ul>` : ''}${sent ? `<p class="muted">Channels: ${sent}.</p>` : ''}</section>`;
@@ -104,7 +116,7 @@ function formSection(form: NonNullable<PageModel['form']>, total: number): strin
       `<button type="submit" name="action" value="ack-silence" class="secondary">Acknowledge and silence</button>`
     : '';
   return `<section><form method="post"><input type="hidden" name="nonce" value="${escapeHtml(form.nonce.nonce)}"><input type="hidden" name="mac" value="${escapeHtml(form.nonce.mac)}">` +
-    `<label>Your name <input name="name" maxlength="64" autocomplete="name" value="${escapeHtml(form.name)}" placeholder="on-call engineer"></label>` +
+    `<label>Your name <input name="name" maxlength="64" autocomplete="name" value="${escapeHtml(form.name)}" placeholder="on-call engineer" dir="auto"></label>` +
     `<button type="submit" name="action" value="ack">${total > 1 ? `Acknowledge all ${count(total)}` : 'Acknowledge'}</button>${silence}</form></section>`;
 }
 
@@ -125,7 +137,7 @@ export function renderAckPage(model: PageModel): string {
   const form = model.form ? formSection(model.form, list?.partial ? list.partial.named : n) : '';
   const body = [heading, model.result ? resultSection(model.result) : '', form && nav ? form : '', nav, ...model.alerts.map((a) => alertSection(a, model.nowMs, model.grafanaUrl)), nav, form && !nav ? form : ''];
   const name = model.alerts[0]?.record?.alert.labels.alertname;
-  return layout(`Acknowledge${name ? `: ${name}` : ''}`, body.join(''));
+  return layout(`Acknowledge${name ? `: ${isolateText(name)}` : ''}`, body.join(''));
 }
 
 /** A refusal page (bad token, forged form): a heading and one sentence. */

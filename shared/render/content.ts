@@ -3,6 +3,7 @@
  * the lines and links every channel shows. Slack, Feishu, SNS and the console render this same
  * content with their own markup, so the channels cannot drift apart.
  */
+import { isolateBidi } from './bidi.js';
 import { hasEnded, hasKnownStart } from '../alertmanager/schema.js';
 import type { EnrichedAlert } from '../enrich/types.js';
 import { formatMemoryTrend } from '../enrich/values.js';
@@ -155,12 +156,12 @@ export function alertLines(alert: EnrichedAlert, m: Markup, options: AlertLineOp
 function identifyingLines(alert: EnrichedAlert, m: Markup, options: AlertLineOptions): string[] {
   const t = messages(options.locale);
   const icon = options.flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
-  const lines = [`${icon} ${m.bold(m.escape(truncateChars(alertTitle(alert), MAX_TITLE_CHARS)))}`];
+  const lines = [`${icon} ${m.bold(m.escape(isolateBidi(truncateChars(alertTitle(alert), MAX_TITLE_CHARS))))}`];
   if (options.flapping && alert.status === 'firing') lines.push(m.italic(t.flappingLine(options.flapping.count, formatTime(new Date(options.flapping.sinceMs).toISOString()))));
   // Right under the title, so the mark shows even when the platform's limit cuts the rest.
   if (alert.cut?.length) lines.push(m.italic(m.escape(t.cutLine(alert.cut.map((f) => f.replace(/^(labels|annotations)\./, ''))))));
   if (options.firingAgain && alert.status === 'firing') lines.push(m.italic(t.firingAgainLine));
-  const labels = KEY_LABELS.filter((name) => alert.labels[name]).map((name) => `${name}: ${m.escape(truncateChars(alert.labels[name] ?? '', MAX_KEY_LABEL_CHARS))}`);
+  const labels = KEY_LABELS.filter((name) => alert.labels[name]).map((name) => `${name}: ${m.escape(isolateBidi(truncateChars(alert.labels[name] ?? '', MAX_KEY_LABEL_CHARS)))}`);
   if (labels.length) lines.push(labels.join(' · '));
   const e = alert.enrichment;
   if (e.status === 'unavailable') {
@@ -230,7 +231,10 @@ export function alertLinks(alert: EnrichedAlert, externalURL: string, grafanaBas
  * surrounding whitespace and inner tabs/newlines gone, spaces percent-encoded) when its scheme is
  * http or https, else `undefined`. `javascript:`, `data:`, `vbscript:`, `file:` and relative URLs
  * never become links, however they are spelled (`JaVaScRiPt:`, ` javascript:`, `java\tscript:`).
+ * Nor does a URL carrying credentials (`https://user:pw@host/`, any user name or password): a link
+ * shows them to every reader of the channel or page, and browsers treat such URLs with suspicion.
  * @see https://url.spec.whatwg.org/#concept-basic-url-parser
+ * @see https://url.spec.whatwg.org/#include-credentials
  */
 export function httpLink(raw: string): string | undefined {
   let url: URL;
@@ -239,6 +243,7 @@ export function httpLink(raw: string): string | undefined {
   } catch {
     return undefined;
   }
+  if (url.username || url.password) return undefined;
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
 }
 

@@ -73,6 +73,15 @@ describe('vllm-sim', () => {
     expect([...m.keys()].filter((k) => k.includes('cache_usage'))).toHaveLength(3);
   });
 
+  it('V0 with prefix caching off prints the hit-rate gauge as -1, vLLM\'s "disabled" sentinel', async () => {
+    const s = await start();
+    s.set('off', { generation: 'v0', prefixCaching: false, prefixHitRatio: 0.4 });
+    s.set('on', { generation: 'v0', prefixHitRatio: 0.4 });
+    const m = samples(s.render());
+    expect(m.get('vllm:gpu_prefix_cache_hit_rate{model_name="off"}')).toBe(-1);
+    expect(m.get('vllm:gpu_prefix_cache_hit_rate{model_name="on"}')).toBe(0.4);
+  });
+
   describe('prints each series as the real release does (test/fixtures/exposition)', () => {
     const cases: Array<[ExpositionName, Generation, number]> = [
       ['vllm-v0-0.5', 'v0', 1],

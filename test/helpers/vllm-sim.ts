@@ -64,6 +64,12 @@ export interface ModelState {
   promptTokens: number;
   /** Share 0–1 of prompt tokens found in the prefix cache. */
   prefixHitRatio: number;
+  /**
+   * Whether prefix caching is on. Off is V0's default, and V0 then prints its hit-rate gauge as -1,
+   * vLLM's "not supported or disabled" (vllm/core/interfaces.py, `get_prefix_cache_hit_rate`).
+   * V1 turns it on by default; only `v0` reads this. Default here: on.
+   */
+  prefixCaching: boolean;
 }
 
 export interface VllmSim {
@@ -86,7 +92,7 @@ export interface VllmSimOptions {
 
 const DEFAULT_MODEL: ModelState = {
   generation: 'v1', engines: 1, requestsWaiting: 0, requestsRunning: 0, kvCacheUsage: 0, preemptionsPerSecond: 0,
-  requestsPerSecond: 1, ttftSeconds: [0.2], decodeSeconds: 2, errorRatio: 0, promptTokens: 100, prefixHitRatio: 0,
+  requestsPerSecond: 1, ttftSeconds: [0.2], decodeSeconds: 2, errorRatio: 0, promptTokens: 100, prefixHitRatio: 0, prefixCaching: true,
 };
 
 /** Counters of one engine; requests and errors carry fractions between scrapes. */
@@ -201,7 +207,7 @@ function modelFamilies(name: string, m: Model): Family[] {
   const kvName = g === 'v1' ? 'vllm:kv_cache_usage_perc' : 'vllm:gpu_cache_usage_perc';
   const prefix: Family[] =
     g === 'v0'
-      ? [['vllm:gpu_prefix_cache_hit_rate', 'gauge', 'GPU prefix cache block hit rate.', per(() => state.prefixHitRatio)]]
+      ? [['vllm:gpu_prefix_cache_hit_rate', 'gauge', 'GPU prefix cache block hit rate.', per(() => (state.prefixCaching ? state.prefixHitRatio : -1))]]
       : (g === 'v1' ? ['vllm:prefix_cache', 'vllm:gpu_prefix_cache'] : ['vllm:gpu_prefix_cache']).flatMap((base): Family[] => [
           [`${base}_queries_total`, 'counter', 'Prefix cache queries, in terms of number of queried tokens.', per(tokens)],
           [`${base}_hits_total`, 'counter', 'Prefix cache hits, in terms of number of cached tokens.', per((c) => Math.floor(tokens(c) * state.prefixHitRatio))],

@@ -83,8 +83,16 @@ describe('evidence, cause, chart and links', () => {
     expect(links).toHaveLength(3);
   });
 
-  it('never links a runbook_url that is not http(s), however it is spelled', async () => {
-    for (const runbook of ['javascript:alert(document.cookie)', ' JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:x', '/relative/runbook']) {
+  it('never links a runbook_url that is not http(s), however it is spelled, nor one carrying credentials', async () => {
+    for (const runbook of [
+      'javascript:alert(document.cookie)',
+      ' JaVaScRiPt:alert(1)',
+      'java\tscript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:x',
+      '/relative/runbook',
+      'https://user:pw@runbooks.example.com/kv',
+    ]) {
       const h = await ackHarness(db, {}, {}, { enrich: sentEnrichment });
       const { html } = await openPage(h, hostileFixture(runbook));
       const links = hrefs(html);

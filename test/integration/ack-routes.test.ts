@@ -154,8 +154,8 @@ describe('POST /v1/ack/:token', () => {
     await bob.open(path);
     const res = await alice.submit(path, { name: '  alice  ' });
     expect(res.status).toBe(200);
-    expect(alice.lastHtml).toContain('<li>KV cache 97% full on qwen3-8b: acknowledged</li>');
-    expect(alice.lastHtml).toMatch(/Acknowledged by <strong>alice<\/strong>/);
+    expect(alice.lastHtml).toContain('<li><bdi>VLLMKVCacheNearlyFull</bdi> · model_name: <bdi>qwen3-8b</bdi> · instance: <bdi>127.0.0.1:9800</bdi>: acknowledged</li>');
+    expect(alice.lastHtml).toMatch(/Acknowledged by <strong><bdi>alice<\/bdi><\/strong>/);
     expect(alice.lastHtml).not.toContain('<form');
     expect(alice.cookies.get('ack_name')).toBe('alice');
     for (const ch of [slack(), sns()]) {
@@ -168,7 +168,7 @@ describe('POST /v1/ack/:token', () => {
     const late = await bob.submit(path, { name: 'bob' });
     expect(late.status).toBe(200);
     expect(bob.lastHtml).toMatch(/was already acknowledged/);
-    expect(bob.lastHtml).toMatch(/Acknowledged by <strong>alice<\/strong>/);
+    expect(bob.lastHtml).toMatch(/Acknowledged by <strong><bdi>alice<\/bdi><\/strong>/);
     expect(slack().received).toHaveLength(2);
     expect(sns().received).toHaveLength(2);
   });
@@ -208,7 +208,7 @@ describe('POST /v1/ack/:token', () => {
     const client = new FormClient(rotated.app);
     expect((await client.open(oldLink)).status).toBe(200);
     expect((await client.submit(oldLink, { name: 'carol' })).status).toBe(200);
-    expect(client.lastHtml).toMatch(/Acknowledged by <strong>carol<\/strong>.*from the sns link/s);
+    expect(client.lastHtml).toMatch(/Acknowledged by <strong><bdi>carol<\/bdi><\/strong>.*from the sns link/s);
     rotated.advance(61_000);
     const retired = await rotated.app.request(oldLink);
     expect(retired.status).toBe(410);

@@ -98,9 +98,9 @@ describe('Alertmanager silences', () => {
     expect(client.lastHtml).toContain('Acknowledge and silence');
     expect(client.lastHtml).toMatch(/<option value="4">4 hours<\/option>/);
     expect((await client.submit(path, { name: 'alice', action: 'ack-silence', hours: '4' })).status).toBe(200);
-    const id = /silenced \(<code>([0-9a-f-]{36})<\/code>\)/.exec(client.lastHtml)?.[1];
+    const id = /silenced \(<code><bdi>([0-9a-f-]{36})<\/bdi><\/code>\)/.exec(client.lastHtml)?.[1];
     expect(id, client.lastHtml).toBeDefined();
-    expect(client.lastHtml).toContain(`silence <code>${id}</code>`);
+    expect(client.lastHtml).toContain(`silence <code><bdi>${id}</bdi></code>`);
 
     const listed = (await listSilences()).find((s) => s.id === id)!;
     expect(listed).toMatchObject({ createdBy: 'alice', status: { state: 'active' } });
@@ -121,8 +121,8 @@ describe('Alertmanager silences', () => {
     const client = new FormClient(h.app);
     await client.open(path);
     await client.submit(path, { name: 'bob', action: 'ack-silence', hours: '1' });
-    expect(client.lastHtml).toMatch(/silence failed: Alertmanager did not answer \(ECONNREFUSED\)/);
-    expect(client.lastHtml).toMatch(/Acknowledged by <strong>bob<\/strong>/);
+    expect(client.lastHtml).toMatch(/silence failed: <bdi>Alertmanager did not answer \(ECONNREFUSED\)/);
+    expect(client.lastHtml).toMatch(/Acknowledged by <strong><bdi>bob<\/bdi><\/strong>/);
     const audit = (await (await h.audit(FP)).json()) as { history: { type: string }[] };
     expect(audit.history.map((e) => e.type)).toContain('silence failed');
   });
@@ -137,8 +137,8 @@ describe('Alertmanager silences', () => {
     const client = new FormClient(h.app);
     await client.open(path);
     await client.submit(path, { name: 'dana', action: 'ack-silence', hours: '1' });
-    expect(client.lastHtml).toMatch(/silence failed: not silenced: some of its label values were too long or not valid text and were cut/);
-    expect(client.lastHtml).toMatch(/Acknowledged by <strong>dana<\/strong>/);
+    expect(client.lastHtml).toMatch(/silence failed: <bdi>not silenced: some of its label values were too long or not valid text and were cut/);
+    expect(client.lastHtml).toMatch(/Acknowledged by <strong><bdi>dana<\/bdi><\/strong>/);
     expect((await listSilences()).length).toBe(before);
   });
 });

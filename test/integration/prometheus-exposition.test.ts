@@ -152,6 +152,13 @@ describe('prefix cache and request phases, by version', () => {
     expect(read(expo.mixedV1Latency).s.prefix_cache_hit_ratio!.value).toBe(0.25);
   });
 
+  it("V0 with prefix caching off (the gauge's -1 sentinel) reads no data, never -100%", () => {
+    const { s, text } = read(expo.legacyLatency);
+    expect(s.prefix_cache_hit_ratio!.value).toBeNull();
+    expect(text).toContain('Prefix-cache hit rate: no data');
+    expect(text).not.toContain('-100%');
+  });
+
   it('reads the mean queue, prefill, decode and per-token times of V1; V0 has none: no data', () => {
     const { s } = read(expo.mixedV1Latency);
     expect(s.queue_time_mean_seconds!.value).toBeCloseTo(0.1, 9);

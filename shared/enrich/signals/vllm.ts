@@ -150,6 +150,10 @@ export const DECODE_TIME_MEAN = histogramMean('decode_time_mean_seconds', 'Decod
  * `prefix_cache_hits_total / prefix_cache_queries_total`, V1 before it `gpu_prefix_cache_hits_total
  * / gpu_prefix_cache_queries_total` (both counted in tokens), V0 the gauge `gpu_prefix_cache_hit_rate`
  * (already a ratio, the mean over the alert's series). NaN when no token was looked up.
+ * V0 sets the gauge to -1 where prefix caching is off (its default): "not supported or disabled"
+ * (vllm/core/interfaces.py, `get_prefix_cache_hit_rate`). A ratio cannot be negative, so the query
+ * drops negative samples before averaging (`>= 0`): such a server reads "no data" and never pulls a
+ * fleet's mean down.
  */
 export const PREFIX_CACHE_HIT_RATIO: SignalDef = {
   name: 'prefix_cache_hit_ratio',
@@ -161,6 +165,6 @@ export const PREFIX_CACHE_HIT_RATIO: SignalDef = {
     [
       `${sumRate('vllm:prefix_cache_hits_total', s)} / ${sumRate('vllm:prefix_cache_queries_total', s)}`,
       `${sumRate('vllm:gpu_prefix_cache_hits_total', s)} / ${sumRate('vllm:gpu_prefix_cache_queries_total', s)}`,
-      aggregate('avg', s.by, sel('vllm:gpu_prefix_cache_hit_rate', s)),
+      aggregate('avg', s.by, `${sel('vllm:gpu_prefix_cache_hit_rate', s)} >= 0`),
     ].join(' or '),
 };

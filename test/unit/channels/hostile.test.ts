@@ -60,6 +60,20 @@ describe('links taken from alerts', () => {
     expect(renderSns(n, TOPIC).Message).not.toMatch(/javascript|data:|vbscript|file:|evil/i);
   });
 
+  it.each(['https://user:pw@runbooks.example.com/kv', 'https://user@runbooks.example.com/kv', 'https://:pw@runbooks.example.com/kv', 'HTTP://user:pw@Runbooks.Example.com'])(
+    'are dropped when they carry credentials (userinfo), which a link would show to every reader: %j',
+    (url) => {
+      const n = withLinks(url);
+      expect(alertLinks(n.alerts[0]!, n.externalURL)).toEqual([]);
+      expect(slackTargets(renderSlack(n))).toEqual([]);
+      expect(feishuButtons(renderFeishu(n))).toEqual([]);
+      expect(JSON.stringify(renderSlack(n))).not.toMatch(/pw@|user@/);
+      expect(JSON.stringify(renderFeishu(n))).not.toMatch(/pw@|user@/);
+      expect(renderText(n)).not.toMatch(/pw@|user@/);
+      expect(renderSns(n, TOPIC).Message).not.toMatch(/pw@|user@/);
+    },
+  );
+
   it('are dropped from a storm digest when Alertmanager’s externalURL is not http(s)', () => {
     const n = manyAlertsNotification(30);
     n.externalURL = 'javascript:alert(1)//';
