@@ -48,6 +48,9 @@ export function chartRoutes(deps: ChartRouteDeps): Hono {
       return c.text('The chart could not be drawn. Reload in a moment.', 503, NO_STORE);
     }
   });
+  // Any other method (a POST from a mistyped receiver URL, a scanner) is no webhook request: 405,
+  // answered here so the app's not-found handler never logs the path, which holds the token.
+  app.all('*', (c) => c.text('Method not allowed: a chart is only read (GET).', 405, { ...NO_STORE, allow: 'GET, HEAD' }));
   return app;
 }
 

@@ -16,6 +16,8 @@ import { matrixResponder, queryParams, risingRatio } from '../helpers/chart.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { Hono } from 'hono';
+import { createApp } from '../../shared/http/app.js';
+import type { Metrics } from '../../shared/metrics/catalogue.js';
 
 const KEY = new Secret('chart-routes-ack-secret-0123456789abcdef');
 const alert = { ...fixture('firing-kv-cache-critical').alerts[0]!, enrichment: { status: 'unavailable' as const, kind: 'kv_cache' as const, reason: 'test' } };
@@ -118,6 +120,37 @@ describe('GET /v1/chart/<token>.png', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(logs.map((l) => [l.level, l.event])).toContainEqual(['error', 'chart failed']);
+  });
+
+  it('answers other methods 405 through the app, logs no token at error level and counts no webhook request', async () => {
+    const counted: unknown[] = [];
+    const metrics: Metrics = { inc: (...args) => void counted.push(args), observe: () => undefined, set: () => undefined };
+    const full = createApp(
+      { allowUnauthenticated: true },
+      {
+        store: undefined as never,
+        channels: [],
+        enrich: async () => new Map(),
+        delivery: { timeoutMs: 1000, retries: 0 },
+        logger: recordingLogger(logs),
+        now: () => now,
+        metrics,
+        chartRoutes: deps(),
+      },
+    );
+    const path = pathOf(chartUrl(alert, settings, NOW)!);
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      for (const p of [path, `${path}/extra`]) {
+        const res = await full.request(p, { method });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('GET, HEAD');
+        expect(await res.text()).not.toContain(path.split('/').pop()!.slice(0, 20));
+      }
+    }
+    expect(counted).toEqual([]);
+    expect(logs.filter((l) => l.level === 'error')).toEqual([]);
+    expect(JSON.stringify(logs)).not.toContain(path.split('/').pop()!.slice(0, 20));
+    expect(prometheus.requests).toHaveLength(0);
   });
 
   it('a token signed for one chart cannot be re-used with another query (signature over the whole spec)', async () => {
