@@ -12,7 +12,7 @@
  * 3. otherwise the kind's first signal (e.g. TTFT p95 for a latency alert), without a threshold.
  */
 import { alertExpression, hasKnownStart } from '../alertmanager/schema.js';
-import { stripTrailingComparison } from '../prometheus/promql.js';
+import { stripTrailingComparison, topLevelComparison } from '../prometheus/promql.js';
 import type { Alert } from '../alertmanager/schema.js';
 import type { Enrichment, SignalUnit } from '../enrich/types.js';
 
@@ -41,18 +41,15 @@ export interface ChartSpec {
   memory?: { windowSeconds: number; capacityMiB: number | null };
 }
 
-const COMPARISON = /(==|!=|>=|<=|>|<)\s*(?:bool\s+)?([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*$/;
-
 /**
- * The rule's trailing comparison with a finite number, e.g. `… > 0.9` → `{ op: '>', value: 0.9 }`.
- * @returns `undefined` when the expression does not end in one (then {@link stripTrailingComparison} keeps it whole)
+ * The rule's threshold: the number its top-level comparison compares with, e.g. `… > 0.9` →
+ * `{ op: '>', value: 0.9 }` (see {@link topLevelComparison}: `a > 1 and b > 5` has none).
+ * @returns `undefined` when the expression is not one comparison with a finite number
  */
 export function ruleThreshold(expr: string): Threshold | undefined {
-  const trimmed = expr.trim();
-  if (stripTrailingComparison(trimmed) === trimmed) return undefined;
-  const match = COMPARISON.exec(trimmed);
-  const value = match ? Number(match[2]) : Number.NaN;
-  return match && Number.isFinite(value) ? { op: match[1] as Threshold['op'], value } : undefined;
+  const comparison = topLevelComparison(expr);
+  const value = comparison ? Number(comparison.literal) : Number.NaN;
+  return comparison && Number.isFinite(value) ? { op: comparison.op, value } : undefined;
 }
 
 /**

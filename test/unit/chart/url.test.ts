@@ -42,7 +42,7 @@ describe('ruleThreshold', () => {
     expect(ruleThreshold(expr)).toEqual(threshold);
   });
 
-  it.each(['up', 'a > b', 'x > Inf', 'x > NaN', '(x > 1) and y'])('none in %s', (expr) => {
+  it.each(['up', 'a > b', 'x > Inf', 'x > NaN', '(x > 1) and y', 'vllm:a > 0.9 and vllm:b > 5', 'up == 0 or waiting > 50', 'x > 0 > 1', 'x > 1 unless y'])('none in %s', (expr) => {
     expect(ruleThreshold(expr)).toBeUndefined();
   });
 });
