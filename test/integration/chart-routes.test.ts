@@ -115,6 +115,30 @@ describe('GET /v1/chart/<token>.png', () => {
     expect(logs.filter((l) => l.event === 'chart query failed')).toHaveLength(2);
   }, 30_000);
 
+  it('says why in the 503 image: timeout, unreachable, too large', async () => {
+    const path = pathOf(chartUrl(alert, settings, NOW)!);
+    const down = await app(deps({ prometheus: new PrometheusClient('http://127.0.0.1:9', { queryTimeoutMs: 1000, retryDelayMs: 10 }) })).request(path);
+    prometheus.reply({ hang: true });
+    const slow = await app(deps({ prometheus: new PrometheusClient(prometheus.url, { queryTimeoutMs: 200, retryDelayMs: 10 }) })).request(path);
+    const huge = await app(deps({ prometheus: new PrometheusClient(prometheus.url, { maxResponseBytes: 1000 }) })).request(path);
+    expect([down.status, slow.status, huge.status]).toEqual([503, 503, 503]);
+    expect(logs.filter((l) => l.event === 'chart query failed').map((l) => l.fields.cause)).toEqual(['unreachable', 'timeout', 'too_large']);
+  }, 30_000);
+
+  it('draws at most maxConcurrent charts at once; more answer 503 with Retry-After at once', async () => {
+    prometheus.reply({ hang: true });
+    const a = app(deps({ maxConcurrent: 1, timeoutMs: 1500 }));
+    const path = pathOf(chartUrl(alert, settings, NOW)!);
+    const first = a.request(path);
+    while (prometheus.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    const second = await a.request(path);
+    expect(second.status).toBe(503);
+    expect(second.headers.get('retry-after')).toBe('5');
+    expect(prometheus.requests).toHaveLength(1);
+    expect((await first).status).toBe(503);
+    expect((await a.request(path)).status).toBe(200);
+  }, 30_000);
+
   it('answers 503 text when the renderer cannot be loaded, and logs it', async () => {
     const res = await app(deps({ renderer: () => Promise.reject(new Error('Cannot find module chart/renderer.mjs')) })).request(pathOf(chartUrl(alert, settings, NOW)!));
     expect(res.status).toBe(503);
