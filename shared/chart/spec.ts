@@ -12,7 +12,8 @@
  * 3. otherwise the kind's first signal (e.g. TTFT p95 for a latency alert), without a threshold.
  */
 import { alertExpression, hasKnownStart } from '../alertmanager/schema.js';
-import { stripTrailingComparison, topLevelComparison } from '../prometheus/promql.js';
+import { equalityMatchers, selector, stripTrailingComparison, topLevelComparison } from '../prometheus/promql.js';
+import { DCGM_SCOPE_LABELS, TARGET_SCOPE_LABELS, VLLM_SCOPE_LABELS } from '../enrich/signals/scope.js';
 import type { Alert } from '../alertmanager/schema.js';
 import type { Enrichment, SignalUnit } from '../enrich/types.js';
 
@@ -70,8 +71,22 @@ export function chartSpec(alert: ChartableAlert): ChartSpec | undefined {
   }
   const expr = alertExpression(alert);
   const threshold = expr ? ruleThreshold(expr) : undefined;
-  if (expr && threshold) return { ...base, query: stripTrailingComparison(expr), title: `${name} · rule expression`, unit: 'none', threshold };
+  if (expr && threshold) return { ...base, query: scoped(stripTrailingComparison(expr), alert.labels), title: `${name} · rule expression`, unit: 'none', threshold };
   const main = e?.status === 'enriched' ? e.signals[0] : undefined;
   if (main) return { ...base, query: main.query, title: `${name} · ${main.label}`, unit: main.unit };
-  return expr ? { ...base, query: expr.trim(), title: `${name} · rule expression`, unit: 'none' } : undefined;
+  return expr ? { ...base, query: scoped(expr.trim(), alert.labels), title: `${name} · rule expression`, unit: 'none' } : undefined;
+}
+
+const BARE_METRIC = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+
+/**
+ * A bare metric name narrowed to the alert's series: the alert's identifying labels (as the
+ * enrichment scopes its queries, `enrich/signals/scope.ts`) as escaped equality matchers, so a GET
+ * reads one alert's series, not the whole fleet's. Other expressions are kept as written: adding
+ * matchers inside them could change what they compute (a fleet-wide denominator, an `on()` join).
+ */
+function scoped(query: string, labels: Readonly<Record<string, string>>): string {
+  if (!BARE_METRIC.test(query)) return query;
+  const names = query.startsWith('vllm:') ? VLLM_SCOPE_LABELS : query.startsWith('DCGM_') ? DCGM_SCOPE_LABELS : TARGET_SCOPE_LABELS;
+  return selector(query, equalityMatchers(labels, names));
 }

@@ -64,7 +64,7 @@ describe('GET /v1/chart/<token>.png', () => {
     const [request] = prometheus.requests;
     expect(request!.path.startsWith('/api/v1/query_range')).toBe(true);
     const p = queryParams(request!);
-    expect(p.get('query')).toBe('vllm:gpu_cache_usage_perc');
+    expect(p.get('query')).toBe('vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"}');
     // Fired 30 min ago: a 15-minute lead (a third of the time since, at least 15 min), to now, 15 s steps.
     expect([Number(p.get('start')), Number(p.get('end')), Number(p.get('step'))]).toEqual([Math.floor(FIRED_MS / 1000) - 900, Math.floor(NOW / 1000), 15]);
   }, 30_000);

@@ -50,13 +50,22 @@ describe('ruleThreshold', () => {
 describe('chartSpec', () => {
   it("charts a rule's compared value with its threshold", () => {
     expect(chartSpec(kvAlert())).toEqual({
-      query: 'vllm:gpu_cache_usage_perc',
+      query: 'vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"}',
       labels: kvAlert().labels,
       title: 'VLLMKVCacheNearlyFull · rule expression',
       unit: 'none',
       firedAt: Math.floor(Date.parse('2026-11-29T12:42:23.143Z') / 1000),
       threshold: { op: '>', value: 0.95 },
     });
+  });
+
+  it("scopes a bare selector to the alert's identifying labels, escaped (never the whole fleet)", () => {
+    const alert = kvAlert();
+    alert.labels = { alertname: 'A', severity: 'page', model_name: 'q"}or{x', instance: 'h:1' };
+    expect(chartSpec(alert)?.query).toBe('vllm:gpu_cache_usage_perc{model_name="q\\"}or{x",instance="h:1"}');
+    alert.generatorURL = 'http://prom/graph?g0.expr=' + encodeURIComponent('up == 0');
+    alert.labels = { alertname: 'Down', instance: 'h:1', job: 'vllm', severity: 'page' };
+    expect(chartSpec(alert)?.query).toBe('up{instance="h:1",job="vllm"}');
   });
 
   it('charts the memory series with its capacity for a memory trend', () => {
