@@ -63,7 +63,7 @@ describe('chartSpec', () => {
     const alert = kvAlert();
     alert.labels = { alertname: 'A', severity: 'page', model_name: 'q"}or{x', instance: 'h:1' };
     expect(chartSpec(alert)?.query).toBe('vllm:gpu_cache_usage_perc{model_name="q\\"}or{x",instance="h:1"}');
-    alert.generatorURL = 'http://prom/graph?g0.expr=' + encodeURIComponent('up == 0');
+    alert.generatorURL = `http://prom/graph?g0.expr=${encodeURIComponent('up == 0')}`;
     alert.labels = { alertname: 'Down', instance: 'h:1', job: 'vllm', severity: 'page' };
     expect(chartSpec(alert)?.query).toBe('up{instance="h:1",job="vllm"}');
   });
