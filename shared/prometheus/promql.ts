@@ -84,7 +84,7 @@ export interface TopLevelComparison {
  */
 export function topLevelComparison(expr: string): TopLevelComparison | undefined {
   const scan = scanTopLevel(expr);
-  if (scan.setOperator || scan.comparisons.length !== 1) return undefined;
+  if (!scan.balanced || scan.setOperator || scan.comparisons.length !== 1) return undefined;
   const [{ op, start, end }] = scan.comparisons as [{ op: ComparisonOp; start: number; end: number }];
   const lhs = expr.slice(0, start).trim();
   const literal = THRESHOLD_SIDE.exec(expr.slice(end).trim())?.[1];
@@ -99,8 +99,13 @@ export function topLevelComparison(expr: string): TopLevelComparison | undefined
  *          // 'sum by (model_name) (vllm:num_requests_waiting)'
  */
 export function stripTrailingComparison(expr: string): string {
+  // Unbalanced brackets are no PromQL: Prometheus refuses it either way; the text at the end is
+  // trimmed as it always was, so the refusal names the same position (recorded answers rely on it).
+  if (!scanTopLevel(expr).balanced) return expr.trim().replace(TRAILING_COMPARISON, '');
   return topLevelComparison(expr)?.lhs ?? expr.trim();
 }
+
+const TRAILING_COMPARISON = new RegExp(String.raw`\s*(?:==|!=|>=|<=|>|<)\s*(?:bool\s+)?${NUMBER}\s*$`, 'i');
 
 const COMPARISON_AT = /^(?:==|!=|>=|<=|>|<)/;
 const WORD_AT = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
@@ -112,7 +117,7 @@ const SET_OPERATORS = new Set(['and', 'or', 'unless']);
  * comments. Written here, not with a full PromQL parser, because only this top level is needed;
  * Prometheus's own grammar (`@prometheus-io/lezer-promql`) would be the next step if more is.
  */
-function scanTopLevel(expr: string): { comparisons: { op: ComparisonOp; start: number; end: number }[]; setOperator: boolean } {
+function scanTopLevel(expr: string): { comparisons: { op: ComparisonOp; start: number; end: number }[]; setOperator: boolean; balanced: boolean } {
   const comparisons: { op: ComparisonOp; start: number; end: number }[] = [];
   let setOperator = false;
   let depth = 0;
@@ -137,7 +142,7 @@ function scanTopLevel(expr: string): { comparisons: { op: ComparisonOp; start: n
       i += token.length;
     }
   }
-  return { comparisons, setOperator };
+  return { comparisons, setOperator, balanced: depth === 0 };
 }
 
 /** The index after the string literal opening at `start` (backslash escapes, except in raw backtick strings). */
