@@ -97,16 +97,42 @@ export function chartWindow(spec: ChartSpec, nowS: number): ChartWindow {
   const lead = Math.min(MAX_LEAD_SECONDS, Math.max(MIN_LEAD_SECONDS, (end - spec.firedAt) / 3));
   let start = Math.floor(spec.firedAt - lead);
   if (spec.memory) start = Math.min(start, end - Math.ceil(spec.memory.windowSeconds));
+  // A `startsAt` ahead of our clock (skew between Prometheus and us) would put the start after the
+  // end: the window then still ends now and spans at least the shortest lead.
+  start = Math.min(start, end - MIN_LEAD_SECONDS);
   start = Math.max(start, end - MAX_SPAN_SECONDS);
   return { start, end, step: Math.max(MIN_STEP_SECONDS, rangeStep(end - start, TARGET_POINTS)) };
 }
 
 /**
- * The series that belongs to the alert: each of its labels has the same value on the alert
- * (`__name__` skipped: rules drop it). The first such series; `undefined` when none does.
+ * The series that belongs to the alert: every label it shares with the alert has the alert's value;
+ * labels the alert lacks are ignored (the query added them: the per-generation aggregation's
+ * `engine_generation`, dcgm-exporter's `UUID`/`modelName`/driver labels; `__name__`, which rules drop).
+ * Of several such series, the one sharing the most labels with the alert; `undefined` when none fits,
+ * or when several fit without sharing any label (nothing tells which is the alert's).
  */
 export function alertSeries(series: readonly Series[], labels: Readonly<Record<string, string>>): Series | undefined {
-  return series.find((s) => Object.entries(s.metric).every(([name, value]) => name === '__name__' || labels[name] === value));
+  let best: Series | undefined;
+  let bestShared = -1;
+  let tie = false;
+  for (const s of series) {
+    const shared = sharedLabels(s.metric, labels);
+    if (shared === undefined || shared < bestShared) continue;
+    tie = shared === bestShared;
+    if (!tie) [best, bestShared] = [s, shared];
+  }
+  return tie && bestShared === 0 ? undefined : best;
+}
+
+/** How many labels `metric` shares with `labels`, or `undefined` when a shared label differs. */
+function sharedLabels(metric: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): number | undefined {
+  let shared = 0;
+  for (const [name, value] of Object.entries(metric)) {
+    if (name === '__name__' || labels[name] === undefined) continue;
+    if (labels[name] !== value) return undefined;
+    shared++;
+  }
+  return shared;
 }
 
 /**

@@ -226,12 +226,19 @@ async function toPng(svg: string): Promise<Uint8Array> {
   }
 }
 
-/** ECharts' SVG of an option, rendered without a DOM. */
+/**
+ * Characters XML 1.0 does not allow in a document (C0 controls but tab/LF/CR, lone surrogates,
+ * U+FFFE/U+FFFF): one in any text (an `alertname`, a label value) makes resvg refuse the whole SVG.
+ * @see https://www.w3.org/TR/xml/#charsets
+ */
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
+
+/** ECharts' SVG of an option, rendered without a DOM; characters XML forbids are dropped from every text. */
 function svgOf(opt: EChartsCoreOption): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: CHART_WIDTH, height: CHART_HEIGHT });
   try {
     chart.setOption(opt);
-    return chart.renderToSVGString();
+    return chart.renderToSVGString().replace(NOT_XML_CHAR, '');
   } finally {
     chart.dispose();
   }

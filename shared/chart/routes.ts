@@ -6,11 +6,12 @@
  * Answers: 200 `image/png` (private cache for a minute: the chart runs to "now"); a bad token 400,
  * forged 403, expired or retired 410, as a small HTML page naming only the problem; Prometheus
  * unreachable or failing: 503 with a PNG saying so (an `<img>` shows it; `Retry-After`), never a crash;
- * the renderer unavailable: 503 text. Refusals and failures are never cached.
+ * the renderer unavailable: 503 text; more than `maxConcurrent` charts being drawn: 503 text with
+ * `Retry-After`. Refusals and failures are never cached.
  */
 import { Hono, type Context } from 'hono';
 import type { Logger } from '../core/logger.js';
-import type { PrometheusClient, Series } from '../prometheus/client.js';
+import { PrometheusError, type PrometheusClient, type Series } from '../prometheus/client.js';
 import { chartData, chartWindow, type ChartWindow } from './data.js';
 import type { ChartRenderer } from './load.js';
 import { CHART_TOKEN_STATUS, ChartTokenError, verifyChartToken, type ChartKeys } from './token.js';
@@ -20,6 +21,14 @@ import { CHART_SUFFIX } from './url.js';
 export const CHART_MAX_AGE_SECONDS = 60;
 /** `Retry-After` when Prometheus failed, seconds. */
 const RETRY_AFTER_SECONDS = 30;
+/** `Retry-After` when too many charts are being drawn, seconds. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+/**
+ * Default most charts drawn at once per process. Each holds a range query's answer and a render
+ * (tens of MB at the answer cap); a burst of link previews beyond this is answered 503 at once
+ * instead of growing the process until it dies.
+ */
+export const DEFAULT_MAX_CONCURRENT_CHARTS = 4;
 
 export interface ChartRouteDeps {
   keys: ChartKeys;
@@ -32,6 +41,8 @@ export interface ChartRouteDeps {
   logger: Logger;
   /** Epoch milliseconds. */
   now(): number;
+  /** Most charts drawn at once (default {@link DEFAULT_MAX_CONCURRENT_CHARTS}); more answer 503 with `Retry-After`. */
+  maxConcurrent?: number;
 }
 
 const COMMON_HEADERS = { 'x-robots-tag': 'noindex, nofollow', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
@@ -40,14 +51,26 @@ const NO_STORE = { ...COMMON_HEADERS, 'cache-control': 'no-store' };
 /** Builds the sub-app for `CHART_PATH`. */
 export function chartRoutes(deps: ChartRouteDeps): Hono {
   const app = new Hono();
+  const limit = deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_CHARTS;
+  let drawing = 0;
   app.get('/:file', async (c) => {
+    if (drawing >= limit) {
+      deps.logger.warn('chart refused: too many drawn at once', { limit });
+      return c.text('Too many charts are being drawn. Reload in a moment.', 503, { ...NO_STORE, 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
+    }
+    drawing++;
     try {
       return await answer(c, deps);
     } catch (err) {
       deps.logger.error('chart failed', { error: err as Error });
       return c.text('The chart could not be drawn. Reload in a moment.', 503, NO_STORE);
+    } finally {
+      drawing--;
     }
   });
+  // Any other method (a POST from a mistyped receiver URL, a scanner) is no webhook request: 405,
+  // answered here so the app's not-found handler never logs the path, which holds the token.
+  app.all('*', (c) => c.text('Method not allowed: a chart is only read (GET).', 405, { ...NO_STORE, allow: 'GET, HEAD' }));
   return app;
 }
 
@@ -66,8 +89,9 @@ async function answer(c: Context, deps: ChartRouteDeps): Promise<Response> {
   const window = chartWindow(verified.spec, deps.now() / 1000);
   const series = await readSeries(deps, verified.spec.query, window);
   if (series instanceof Error) {
-    deps.logger.warn('chart query failed', { error: series.message });
-    const png = await renderer.renderMessagePng('Chart unavailable', 'Prometheus could not be reached or refused the query. Reload in a moment.');
+    const cause = failureCause(series);
+    deps.logger.warn('chart query failed', { cause, error: series.message });
+    const png = await renderer.renderMessagePng('Chart unavailable', FAILURE_TEXT[cause]);
     return png503(c, png);
   }
   const png = await renderer.renderChartPng(chartData(verified.spec, series, window));
@@ -82,6 +106,27 @@ async function readSeries(deps: ChartRouteDeps, query: string, window: ChartWind
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
   }
+}
+
+type FailureCause = 'timeout' | 'unreachable' | 'too_large' | 'unavailable' | 'refused';
+
+/** What the 503 image says, by cause: never the query, the token or Prometheus's address. */
+const FAILURE_TEXT: Record<FailureCause, string> = {
+  timeout: 'Prometheus did not answer in time. Reload in a moment.',
+  unreachable: 'Prometheus could not be reached. Reload in a moment.',
+  too_large: "Prometheus's answer was too large to draw (too many series).",
+  unavailable: 'Prometheus is unavailable (HTTP 503). Reload in a moment.',
+  refused: 'Prometheus refused the query.',
+};
+
+/** Why the range query failed: our budget (`TimeoutError`) or the client's `PrometheusError` type. */
+function failureCause(err: Error): FailureCause {
+  if (err.name === 'TimeoutError') return 'timeout';
+  if (!(err instanceof PrometheusError)) return 'unreachable';
+  if (err.errorType === 'timeout') return 'timeout';
+  if (err.errorType === 'network') return 'unreachable';
+  if (err.errorType === 'too_large') return 'too_large';
+  return err.httpStatus === 503 ? 'unavailable' : 'refused';
 }
 
 function png503(c: Context, png: Uint8Array): Response {

@@ -15,7 +15,8 @@
  * 4. otherwise the kind's first signal (e.g. TTFT p95 for a latency alert), without a threshold.
  */
 import { alertExpression, hasKnownStart } from '../alertmanager/schema.js';
-import { equalityMatchers, selector, stripTrailingComparison } from '../prometheus/promql.js';
+import { equalityMatchers, selector, stripTrailingComparison, topLevelComparison } from '../prometheus/promql.js';
+import { DCGM_SCOPE_LABELS, TARGET_SCOPE_LABELS, VLLM_SCOPE_LABELS } from '../enrich/signals/scope.js';
 import type { Alert } from '../alertmanager/schema.js';
 import type { Enrichment, Signal, SignalUnit } from '../enrich/types.js';
 
@@ -44,18 +45,15 @@ export interface ChartSpec {
   memory?: { windowSeconds: number; capacityMiB: number | null };
 }
 
-const COMPARISON = /(==|!=|>=|<=|>|<)\s*(?:bool\s+)?([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*$/;
-
 /**
- * The rule's trailing comparison with a finite number, e.g. `… > 0.9` → `{ op: '>', value: 0.9 }`.
- * @returns `undefined` when the expression does not end in one (then {@link stripTrailingComparison} keeps it whole)
+ * The rule's threshold: the number its top-level comparison compares with, e.g. `… > 0.9` →
+ * `{ op: '>', value: 0.9 }` (see {@link topLevelComparison}: `a > 1 and b > 5` has none).
+ * @returns `undefined` when the expression is not one comparison with a finite number
  */
 export function ruleThreshold(expr: string): Threshold | undefined {
-  const trimmed = expr.trim();
-  if (stripTrailingComparison(trimmed) === trimmed) return undefined;
-  const match = COMPARISON.exec(trimmed);
-  const value = match ? Number(match[2]) : Number.NaN;
-  return match && Number.isFinite(value) ? { op: match[1] as Threshold['op'], value } : undefined;
+  const comparison = topLevelComparison(expr);
+  const value = comparison ? Number(comparison.literal) : Number.NaN;
+  return comparison && Number.isFinite(value) ? { op: comparison.op, value } : undefined;
 }
 
 /**
@@ -86,11 +84,11 @@ export function chartSpec(alert: ChartableAlert): ChartSpec | undefined {
     const query = stripTrailingComparison(expr);
     const compared = comparedSignal(query, signals);
     const title = compared ? `${name} · ${compared.label}` : name;
-    return { ...base, query, title, unit: compared?.unit ?? 'none', threshold };
+    return { ...base, query: scoped(query, alert.labels), title, unit: compared?.unit ?? 'none', threshold };
   }
   const main = signals[0];
   if (main) return { ...base, query: main.query, title: `${name} · ${main.label}`, unit: main.unit };
-  return expr ? { ...base, query: expr.trim(), title: name, unit: 'none' } : undefined;
+  return expr ? { ...base, query: scoped(expr.trim(), alert.labels), title: name, unit: 'none' } : undefined;
 }
 
 /** `up` (any matchers) compared equal to 0: the rule is about a target that does not answer scrapes. */
@@ -113,4 +111,18 @@ function metricNames(promql: string): Set<string> {
 function comparedSignal(compared: string, signals: readonly Signal[]): Signal | undefined {
   const names = metricNames(compared);
   return signals.find((s) => [...metricNames(s.query)].some((m) => names.has(m)));
+}
+
+const BARE_METRIC = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+
+/**
+ * A bare metric name narrowed to the alert's series: the alert's identifying labels (as the
+ * enrichment scopes its queries, `enrich/signals/scope.ts`) as escaped equality matchers, so a GET
+ * reads one alert's series, not the whole fleet's. Other expressions are kept as written: adding
+ * matchers inside them could change what they compute (a fleet-wide denominator, an `on()` join).
+ */
+function scoped(query: string, labels: Readonly<Record<string, string>>): string {
+  if (!BARE_METRIC.test(query)) return query;
+  const names = query.startsWith('vllm:') ? VLLM_SCOPE_LABELS : query.startsWith('DCGM_') ? DCGM_SCOPE_LABELS : TARGET_SCOPE_LABELS;
+  return selector(query, equalityMatchers(labels, names));
 }

@@ -9,7 +9,7 @@
  * @see https://prometheus.io/docs/prometheus/latest/querying/api/
  */
 import { PrometheusError } from './error.js';
-import { DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, send, type TransportOptions } from './http.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, send, type TransportOptions } from './http.js';
 import { envelopeSchema, queryDataSchema, type QueryData, type Sample, type Series } from './wire.js';
 
 export { PrometheusError } from './error.js';
@@ -44,6 +44,8 @@ export interface ClientOptions {
   queryTimeoutMs?: number;
   /** Pause before the one retry, milliseconds (default {@link DEFAULT_RETRY_DELAY_MS}). */
   retryDelayMs?: number;
+  /** Largest answer read, bytes (default {@link DEFAULT_MAX_RESPONSE_BYTES}); a longer one fails as `too_large`. */
+  maxResponseBytes?: number;
 }
 
 /** Queries one Prometheus server. Holds no state besides its base URL and options. */
@@ -57,6 +59,7 @@ export class PrometheusClient {
     this.#transport = {
       queryTimeoutMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
       retryDelayMs: options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     };
   }
 

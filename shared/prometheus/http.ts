@@ -22,7 +22,16 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
 /** Pause before the one retry, milliseconds (Prometheus answers 503 while starting or overloaded). */
 export const DEFAULT_RETRY_DELAY_MS = 100;
 
+/**
+ * Default largest answer read, bytes. A query over a whole fleet's series answers tens of MB (3,001
+ * series over a chart window: 17 MB of JSON, several times that once parsed); beyond this the body
+ * is not read on, and the query fails as `too_large`.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 export interface TransportOptions {
+  /** Largest body read, bytes (UTF-8 as sent); a longer one fails the query as `too_large`, not retried. */
+  maxResponseBytes: number;
   /** Time-out of each attempt, milliseconds; also sent to Prometheus as its `timeout` parameter. */
   queryTimeoutMs: number;
   /** Pause before the retry, milliseconds. */
@@ -42,7 +51,7 @@ export interface RawAnswer {
  * @param signal the caller's overall budget; aborting it stops everything, with no retry
  * @returns the last attempt's answer when it is not a 503 (any other status is the caller's to read)
  * @throws PrometheusError `network` (no answer), `timeout` (the attempt's time-out fired), `redirect`
- *   (any 3xx: not followed, not retried), or the 503 answer itself as `unavailable` after the retry
+ *   (any 3xx: not followed, not retried), `too_large` (a body over `maxResponseBytes`: not retried), or the 503 answer itself as `unavailable` after the retry
  * @throws the signal's reason when `signal` aborts
  */
 export function send(url: string, params: Record<string, string>, options: TransportOptions, signal?: AbortSignal): Promise<RawAnswer> {
@@ -52,7 +61,7 @@ export function send(url: string, params: Record<string, string>, options: Trans
   // query and Node would warn of a leak past 10. A signal of this request only (`AbortSignal.any` follows
   // its source without a listener on it) keeps one listener per request.
   const request = signal && AbortSignal.any([signal]);
-  return pRetry(() => attempt(url, withTimeout, options.queryTimeoutMs, signal), {
+  return pRetry(() => attempt(url, withTimeout, options, signal), {
     retries: 1,
     minTimeout: options.retryDelayMs,
     randomize: false,
@@ -61,7 +70,8 @@ export function send(url: string, params: Record<string, string>, options: Trans
   });
 }
 
-async function attempt(url: string, params: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<RawAnswer> {
+async function attempt(url: string, params: Record<string, string>, options: TransportOptions, signal?: AbortSignal): Promise<RawAnswer> {
+  const timeoutMs = options.queryTimeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
   const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
   const query = new URLSearchParams(params);
@@ -72,7 +82,7 @@ async function attempt(url: string, params: Record<string, string>, timeoutMs: n
       : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: query, signal: both, redirect: 'manual' };
   try {
     const response = await fetch(init.method === 'GET' ? getUrl : url, init);
-    const text = await response.text();
+    const text = await readText(response, options.maxResponseBytes);
     if (response.status === 503) throw unavailable(text);
     if (response.status >= 300 && response.status < 400) throw redirected(response.status);
     return { status: response.status, text };
@@ -82,6 +92,31 @@ async function attempt(url: string, params: Record<string, string>, timeoutMs: n
     if (timeout.aborted) throw new PrometheusError(`no answer within ${timeoutMs} ms`, { errorType: 'timeout', cause: err });
     throw new PrometheusError(`Prometheus unreachable (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
   }
+}
+
+/**
+ * The body as text, read only up to `maxBytes`: a `content-length` over it fails before reading, a
+ * longer stream is cancelled as soon as it passes it.
+ * @throws PrometheusError `too_large`
+ */
+async function readText(response: Response, maxBytes: number): Promise<string> {
+  const tooLarge = () => new PrometheusError(`HTTP ${response.status}: answer larger than ${maxBytes} bytes; not read`, { errorType: 'too_large', httpStatus: response.status });
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    if (total > maxBytes) {
+      await response.body.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A 503 as an error; the API's own `errorType`/`error` are kept when the body is its envelope. */

@@ -61,17 +61,98 @@ export function selector(metric: string, matchers: readonly string[]): string {
 }
 
 const NUMBER = String.raw`[-+]?(?:0[xX][0-9a-fA-F]+|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|Inf|NaN)`;
-const TRAILING_COMPARISON = new RegExp(String.raw`\s*(?:==|!=|>=|<=|>|<)\s*(?:bool\s+)?${NUMBER}\s*$`, 'i');
+const THRESHOLD_SIDE = new RegExp(String.raw`^(?:bool\s+)?(${NUMBER})$`, 'i');
+
+/** A comparison operator of PromQL. */
+export type ComparisonOp = '==' | '!=' | '>=' | '<=' | '>' | '<';
+
+/** A rule expression split at its one top-level comparison with a number, e.g. `x > 0.9`. */
+export interface TopLevelComparison {
+  /** The compared expression, trimmed (`x`). */
+  lhs: string;
+  op: ComparisonOp;
+  /** The number literal as written (`0.9`, `0x1F`, `+Inf`). */
+  literal: string;
+}
 
 /**
- * Removes a rule expression's trailing threshold comparison, giving the value the rule compared.
- * Only a comparison against a number literal at the very end is removed; anything else is returned
- * unchanged (trimmed).
+ * Splits `expr` when its top level is a single comparison of an expression against a number literal
+ * (`bool` allowed). PromQL binds `and`/`unless` and then `or` weaker than comparisons, and comparisons
+ * chain left to right, so `a > 0.9 and b > 5`, `up == 0 or w > 50` and `x > 0 > 1` are not such a
+ * comparison: `undefined`, as for a number on the left or anything else on the right.
+ * @see https://prometheus.io/docs/prometheus/latest/querying/operators/#binary-operator-precedence
+ */
+export function topLevelComparison(expr: string): TopLevelComparison | undefined {
+  const scan = scanTopLevel(expr);
+  if (!scan.balanced || scan.setOperator || scan.comparisons.length !== 1) return undefined;
+  const [{ op, start, end }] = scan.comparisons as [{ op: ComparisonOp; start: number; end: number }];
+  const lhs = expr.slice(0, start).trim();
+  const literal = THRESHOLD_SIDE.exec(expr.slice(end).trim())?.[1];
+  return lhs && literal ? { lhs, op, literal } : undefined;
+}
+
+/**
+ * Removes a rule expression's threshold comparison, giving the value the rule compared: only when
+ * the whole expression is one comparison against a number literal ({@link topLevelComparison});
+ * anything else is returned unchanged (trimmed).
  * @example stripTrailingComparison('sum by (model_name) (vllm:num_requests_waiting) > 50')
  *          // 'sum by (model_name) (vllm:num_requests_waiting)'
  */
 export function stripTrailingComparison(expr: string): string {
-  return expr.trim().replace(TRAILING_COMPARISON, '');
+  // Unbalanced brackets are no PromQL: Prometheus refuses it either way; the text at the end is
+  // trimmed as it always was, so the refusal names the same position (recorded answers rely on it).
+  if (!scanTopLevel(expr).balanced) return expr.trim().replace(TRAILING_COMPARISON, '');
+  return topLevelComparison(expr)?.lhs ?? expr.trim();
+}
+
+const TRAILING_COMPARISON = new RegExp(String.raw`\s*(?:==|!=|>=|<=|>|<)\s*(?:bool\s+)?${NUMBER}\s*$`, 'i');
+
+const COMPARISON_AT = /^(?:==|!=|>=|<=|>|<)/;
+const WORD_AT = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
+const NUMBER_AT = /^(?:0[xX][0-9a-fA-F]+|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)[a-zA-Z0-9]*/;
+const SET_OPERATORS = new Set(['and', 'or', 'unless']);
+
+/**
+ * The operators at nesting depth 0 of `expr`: outside parentheses, brackets, braces, strings and
+ * comments. Written here, not with a full PromQL parser, because only this top level is needed;
+ * Prometheus's own grammar (`@prometheus-io/lezer-promql`) would be the next step if more is.
+ */
+function scanTopLevel(expr: string): { comparisons: { op: ComparisonOp; start: number; end: number }[]; setOperator: boolean; balanced: boolean } {
+  const comparisons: { op: ComparisonOp; start: number; end: number }[] = [];
+  let setOperator = false;
+  let depth = 0;
+  for (let i = 0; i < expr.length; ) {
+    const ch = expr[i]!;
+    if (ch === '"' || ch === "'" || ch === '`') {
+      i = stringEnd(expr, i);
+    } else if (ch === '#') {
+      const nl = expr.indexOf('\n', i);
+      i = nl < 0 ? expr.length : nl;
+    } else if ('([{'.includes(ch)) {
+      depth++;
+      i++;
+    } else if (')]}'.includes(ch)) {
+      depth--;
+      i++;
+    } else {
+      const rest = expr.slice(i);
+      const token = (depth === 0 && COMPARISON_AT.exec(rest)?.[0]) || NUMBER_AT.exec(rest)?.[0] || WORD_AT.exec(rest)?.[0] || ch;
+      if (depth === 0 && COMPARISON_AT.test(token)) comparisons.push({ op: token as ComparisonOp, start: i, end: i + token.length });
+      if (depth === 0 && SET_OPERATORS.has(token.toLowerCase())) setOperator = true;
+      i += token.length;
+    }
+  }
+  return { comparisons, setOperator, balanced: depth === 0 };
+}
+
+/** The index after the string literal opening at `start` (backslash escapes, except in raw backtick strings). */
+function stringEnd(expr: string, start: number): number {
+  const quote = expr[start];
+  for (let i = start + 1; i < expr.length; i++) {
+    if (expr[i] === '\\' && quote !== '`') i++;
+    else if (expr[i] === quote) return i + 1;
+  }
+  return expr.length;
 }
 
 /** RE2 metacharacters, escaped with a backslash to match literally. */

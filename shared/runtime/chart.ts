@@ -17,6 +17,12 @@ import type { Config } from './config.js';
  */
 export const CHART_QUERY_BUDGET_MS = 5000;
 
+/**
+ * Largest range-query answer a chart reads, bytes: one alert's series over a week at ≤ 300 points
+ * is a few kB; 2 MiB still holds a few hundred series, and stops a query over a whole fleet.
+ */
+export const CHART_MAX_ANSWER_BYTES = 2 * 1024 * 1024;
+
 /** The chart URL signer's settings, or `undefined` when charts are off. */
 export function chartLinkSettings(config: Config): ChartLinkSettings | undefined {
   if (!config.publicUrl || !config.ackSecret || !config.prometheusUrl) return undefined;
@@ -30,7 +36,7 @@ export function chartRouteDeps(config: Config, logger: Logger): ChartRouteDeps |
   const queryTimeoutMs = config.enrichment.queryTimeoutMs ?? CHART_QUERY_BUDGET_MS / 2;
   return {
     keys: links.keys,
-    prometheus: new PrometheusClient(config.prometheusUrl, { queryTimeoutMs }),
+    prometheus: new PrometheusClient(config.prometheusUrl, { queryTimeoutMs, maxResponseBytes: CHART_MAX_ANSWER_BYTES }),
     renderer: loadRenderer,
     timeoutMs: CHART_QUERY_BUDGET_MS,
     logger,

@@ -16,6 +16,8 @@ import { matrixResponder, queryParams, risingRatio } from '../helpers/chart.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { Hono } from 'hono';
+import { createApp } from '../../shared/http/app.js';
+import type { Metrics } from '../../shared/metrics/catalogue.js';
 
 const KEY = new Secret('chart-routes-ack-secret-0123456789abcdef');
 const alert = { ...fixture('firing-kv-cache-critical').alerts[0]!, enrichment: { status: 'unavailable' as const, kind: 'kv_cache' as const, reason: 'test' } };
@@ -62,7 +64,7 @@ describe('GET /v1/chart/<token>.png', () => {
     const [request] = prometheus.requests;
     expect(request!.path.startsWith('/api/v1/query_range')).toBe(true);
     const p = queryParams(request!);
-    expect(p.get('query')).toBe('vllm:gpu_cache_usage_perc');
+    expect(p.get('query')).toBe('vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"}');
     // Fired 30 min ago: a 15-minute lead (a third of the time since, at least 15 min), to now, 15 s steps.
     expect([Number(p.get('start')), Number(p.get('end')), Number(p.get('step'))]).toEqual([Math.floor(FIRED_MS / 1000) - 900, Math.floor(NOW / 1000), 15]);
   }, 30_000);
@@ -113,11 +115,66 @@ describe('GET /v1/chart/<token>.png', () => {
     expect(logs.filter((l) => l.event === 'chart query failed')).toHaveLength(2);
   }, 30_000);
 
+  it('says why in the 503 image: timeout, unreachable, too large', async () => {
+    const path = pathOf(chartUrl(alert, settings, NOW)!);
+    const down = await app(deps({ prometheus: new PrometheusClient('http://127.0.0.1:9', { queryTimeoutMs: 1000, retryDelayMs: 10 }) })).request(path);
+    prometheus.reply({ hang: true });
+    const slow = await app(deps({ prometheus: new PrometheusClient(prometheus.url, { queryTimeoutMs: 200, retryDelayMs: 10 }) })).request(path);
+    const huge = await app(deps({ prometheus: new PrometheusClient(prometheus.url, { maxResponseBytes: 1000 }) })).request(path);
+    expect([down.status, slow.status, huge.status]).toEqual([503, 503, 503]);
+    expect(logs.filter((l) => l.event === 'chart query failed').map((l) => l.fields.cause)).toEqual(['unreachable', 'timeout', 'too_large']);
+  }, 30_000);
+
+  it('draws at most maxConcurrent charts at once; more answer 503 with Retry-After at once', async () => {
+    prometheus.reply({ hang: true });
+    const a = app(deps({ maxConcurrent: 1, timeoutMs: 1500 }));
+    const path = pathOf(chartUrl(alert, settings, NOW)!);
+    const first = a.request(path);
+    while (prometheus.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    const second = await a.request(path);
+    expect(second.status).toBe(503);
+    expect(second.headers.get('retry-after')).toBe('5');
+    expect(prometheus.requests).toHaveLength(1);
+    expect((await first).status).toBe(503);
+    expect((await a.request(path)).status).toBe(200);
+  }, 30_000);
+
   it('answers 503 text when the renderer cannot be loaded, and logs it', async () => {
     const res = await app(deps({ renderer: () => Promise.reject(new Error('Cannot find module chart/renderer.mjs')) })).request(pathOf(chartUrl(alert, settings, NOW)!));
     expect(res.status).toBe(503);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(logs.map((l) => [l.level, l.event])).toContainEqual(['error', 'chart failed']);
+  });
+
+  it('answers other methods 405 through the app, logs no token at error level and counts no webhook request', async () => {
+    const counted: unknown[] = [];
+    const metrics: Metrics = { inc: (...args) => void counted.push(args), observe: () => undefined, set: () => undefined };
+    const full = createApp(
+      { allowUnauthenticated: true },
+      {
+        store: undefined as never,
+        channels: [],
+        enrich: async () => new Map(),
+        delivery: { timeoutMs: 1000, retries: 0 },
+        logger: recordingLogger(logs),
+        now: () => now,
+        metrics,
+        chartRoutes: deps(),
+      },
+    );
+    const path = pathOf(chartUrl(alert, settings, NOW)!);
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      for (const p of [path, `${path}/extra`]) {
+        const res = await full.request(p, { method });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('GET, HEAD');
+        expect(await res.text()).not.toContain(path.split('/').pop()!.slice(0, 20));
+      }
+    }
+    expect(counted).toEqual([]);
+    expect(logs.filter((l) => l.level === 'error')).toEqual([]);
+    expect(JSON.stringify(logs)).not.toContain(path.split('/').pop()!.slice(0, 20));
+    expect(prometheus.requests).toHaveLength(0);
   });
 
   it('a token signed for one chart cannot be re-used with another query (signature over the whole spec)', async () => {

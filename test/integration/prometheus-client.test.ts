@@ -115,6 +115,23 @@ describe('PrometheusClient.instantQuery', () => {
     expect(target.received).toHaveLength(0);
   });
 
+  it('refuses an answer over maxResponseBytes as too_large, declared or streamed, without a retry', async () => {
+    const big = JSON.stringify(vector(...Array.from({ length: 2000 }, () => '1')));
+    const declared = await serve(json(200, JSON.parse(big)));
+    const streamed = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(big.slice(0, 20_000));
+      setTimeout(() => res.end(big.slice(20_000)), 20);
+    });
+    for (const server of [declared, streamed]) {
+      const err = await rejection(new PrometheusClient(server.url, { maxResponseBytes: 10_000, retryDelayMs: 10 }).instantQuery('m'));
+      expect(err).toBeInstanceOf(PrometheusError);
+      expect(err).toMatchObject({ errorType: 'too_large', httpStatus: 200 });
+      expect(server.received).toHaveLength(1);
+    }
+    expect((await new PrometheusClient(declared.url, { maxResponseBytes: big.length }).instantQuery('m')).result).toHaveLength(2000);
+  });
+
   it('throws bad_response for an unparsable sample value or a matrix answer', async () => {
     const bad = await serve(json(200, vector('12abc')));
     expect(await rejection(new PrometheusClient(bad.url).instantQuery('m'))).toMatchObject({ errorType: 'bad_response', httpStatus: 200 });

@@ -28,6 +28,15 @@ describe('chartWindow', () => {
     expect((late.end - late.start) / late.step).toBeLessThanOrEqual(300);
   });
 
+  it('keeps a window of at least 15 min ending now when startsAt is in the future (clock skew)', () => {
+    for (const ahead of [16 * 60, 3600, 30 * 24 * 3600]) {
+      const w = chartWindow(spec, FIRED - ahead);
+      expect(w.end).toBe(FIRED - ahead);
+      expect(w.end - w.start).toBeGreaterThanOrEqual(15 * 60);
+      expect(w.step).toBeGreaterThanOrEqual(MIN_STEP_SECONDS);
+    }
+  });
+
   it("covers a memory trend's whole fitted window", () => {
     const w = chartWindow({ ...spec, memory: { windowSeconds: 6 * 3600, capacityMiB: 80_000 } }, FIRED + 600);
     expect(w.start).toBe(FIRED + 600 - 6 * 3600);
@@ -53,6 +62,22 @@ describe('chartData', () => {
     expect(d.fired).toBeUndefined();
     expect(d.latest).toBeUndefined();
     expect(alertSeries([], spec.labels)).toBeUndefined();
+  });
+
+  it('ignores labels the query adds that the alert lacks (engine_generation, DCGM device labels)', () => {
+    const mine = { metric: { model_name: 'm', instance: 'a:1', engine_generation: 'v0' }, points: [{ time: FIRED, value: 0.97 }] };
+    const other = { metric: { model_name: 'n', instance: 'a:1', engine_generation: 'v0' }, points: [{ time: FIRED, value: 0.1 }] };
+    expect(alertSeries([other, mine], spec.labels)).toBe(mine);
+    const gpu = { metric: { Hostname: 'node-1', gpu: '0', UUID: 'GPU-1', DCGM_FI_DRIVER_VERSION: '550', modelName: 'H100' }, points: [] };
+    const gpu1 = { ...gpu, metric: { ...gpu.metric, gpu: '1', UUID: 'GPU-2' } };
+    expect(alertSeries([gpu1, gpu], { alertname: 'GpuMem', Hostname: 'node-1', gpu: '0' })).toBe(gpu);
+  });
+
+  it('takes no series when several fit and none shares a label with the alert', () => {
+    const a = { metric: { engine_generation: 'v0' }, points: [] };
+    const b = { metric: { engine_generation: 'v1' }, points: [] };
+    expect(alertSeries([a, b], spec.labels)).toBeUndefined();
+    expect(alertSeries([a], spec.labels)).toBe(a);
   });
 
   it('skips NaN for the fired and latest values', () => {

@@ -123,6 +123,14 @@ describe('chart renderer', () => {
     expect(pixelsOf(png, '#6941c6')).toBeGreaterThan(300);
   }, 30_000);
 
+  it('draws text with characters invalid in XML 1.0 (C0 controls, U+FFFE) instead of failing', async () => {
+    const data = { ...FIXTURES['kv-cache-threshold'](), title: 'KV\x01Cache\x0bHigh\ufffe\ud800 · rule expression' };
+    const png = PNG.sync.read(Buffer.from(await renderChartPng(data)));
+    expect([png.width, png.height]).toEqual([CHART_WIDTH, CHART_HEIGHT]);
+    const message = PNG.sync.read(Buffer.from(await renderMessagePng('Chart\x01unavailable', 'bad\x0b\ufffe')));
+    expect(message.width).toBe(CHART_WIDTH);
+  }, 30_000);
+
   it('draws a message image of the same size', async () => {
     const png = PNG.sync.read(Buffer.from(await renderMessagePng('Chart unavailable', 'Prometheus could not be reached.')));
     expect([png.width, png.height]).toEqual([CHART_WIDTH, CHART_HEIGHT]);

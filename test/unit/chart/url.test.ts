@@ -42,7 +42,7 @@ describe('ruleThreshold', () => {
     expect(ruleThreshold(expr)).toEqual(threshold);
   });
 
-  it.each(['up', 'a > b', 'x > Inf', 'x > NaN', '(x > 1) and y'])('none in %s', (expr) => {
+  it.each(['up', 'a > b', 'x > Inf', 'x > NaN', '(x > 1) and y', 'vllm:a > 0.9 and vllm:b > 5', 'up == 0 or waiting > 50', 'x > 0 > 1', 'x > 1 unless y'])('none in %s', (expr) => {
     expect(ruleThreshold(expr)).toBeUndefined();
   });
 });
@@ -50,7 +50,7 @@ describe('ruleThreshold', () => {
 describe('chartSpec', () => {
   it("charts a rule's compared value with its threshold", () => {
     expect(chartSpec(kvAlert())).toEqual({
-      query: 'vllm:gpu_cache_usage_perc',
+      query: 'vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"}',
       labels: kvAlert().labels,
       // No enriched signal to name it: titled with the alert's name (was "· rule expression").
       title: 'VLLMKVCacheNearlyFull',
@@ -64,7 +64,7 @@ describe('chartSpec', () => {
     const kv = { name: 'kv_cache_usage_ratio', label: 'KV cache usage', value: 0.6626, unit: 'ratio' as const, query: 'max by (instance) (vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)' };
     const other = { name: 'requests_waiting', label: 'Requests waiting', value: 3, unit: 'count' as const, query: 'sum(vllm:num_requests_waiting)' };
     const alert: EnrichedAlert = { ...kvAlert(), enrichment: { status: 'enriched', kind: 'kv_cache', signals: [other, kv] } };
-    expect(chartSpec(alert)).toMatchObject({ query: 'vllm:gpu_cache_usage_perc', title: 'VLLMKVCacheNearlyFull · KV cache usage', unit: 'ratio', threshold: { op: '>', value: 0.95 } });
+    expect(chartSpec(alert)).toMatchObject({ query: 'vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"}', title: 'VLLMKVCacheNearlyFull · KV cache usage', unit: 'ratio', threshold: { op: '>', value: 0.95 } });
     // A signal about other metrics does not lend its unit or name.
     const unrelated: EnrichedAlert = { ...kvAlert(), enrichment: { status: 'enriched', kind: 'kv_cache', signals: [other] } };
     expect(chartSpec(unrelated)).toMatchObject({ title: 'VLLMKVCacheNearlyFull', unit: 'none' });
@@ -97,6 +97,15 @@ describe('chartSpec', () => {
       unit: 'count',
     });
     expect(chartSpec(alert)?.threshold).toBeUndefined();
+  });
+
+  it("scopes a bare selector to the alert's identifying labels, escaped (never the whole fleet)", () => {
+    const alert = kvAlert();
+    alert.labels = { alertname: 'A', severity: 'page', model_name: 'q"}or{x', instance: 'h:1' };
+    expect(chartSpec(alert)?.query).toBe('vllm:gpu_cache_usage_perc{model_name="q\\"}or{x",instance="h:1"}');
+    alert.generatorURL = `http://prom/graph?g0.expr=${encodeURIComponent('up == 0')}`;
+    alert.labels = { alertname: 'Down', instance: 'h:1', job: 'vllm', severity: 'page' };
+    expect(chartSpec(alert)?.query).toBe('up{job="vllm",instance="h:1"}');
   });
 
   it('charts the memory series with its capacity for a memory trend', () => {

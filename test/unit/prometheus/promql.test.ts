@@ -38,6 +38,9 @@ describe('stripTrailingComparison', () => {
     ['x == bool 1', 'x'],
     ['x < +Inf', 'x'],
     ['x > 0x1F', 'x'],
+    ['sum(x > 5 and y) by (a) > 1', 'sum(x > 5 and y) by (a)'],
+    ['vllm:andor_x{a=">1", b=~"or|and"} > 1', 'vllm:andor_x{a=">1", b=~"or|and"}'],
+    ['rate(x[5m] offset 1h) # a > 9 or\n < 3', 'rate(x[5m] offset 1h) # a > 9 or'],
   ])('%j → %j', (expr, stripped) => {
     expect(stripTrailingComparison(expr)).toBe(stripped);
   });
@@ -47,6 +50,12 @@ describe('stripTrailingComparison', () => {
     'x > y',
     'up{job=">5"}',
     'rate(x[5m]) - 5',
+    'vllm:a > 0.9 and vllm:b > 5',
+    'up == 0 or waiting > 50',
+    'x > 0 > 1',
+    'a > 1 unless on(job) b < 2',
+    'x > 5 * 2',
+    'x{a="b"} and OR_x > 1 AND y',
   ])('leaves %j without a trailing threshold unchanged', (expr) => {
     expect(stripTrailingComparison(expr)).toBe(expr);
   });
