@@ -64,7 +64,12 @@ describe('chartSpec', () => {
     const kv = { name: 'kv_cache_usage_ratio', label: 'KV cache usage', value: 0.6626, unit: 'ratio' as const, query: 'max by (instance) (vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)' };
     const other = { name: 'requests_waiting', label: 'Requests waiting', value: 3, unit: 'count' as const, query: 'sum(vllm:num_requests_waiting)' };
     const alert: EnrichedAlert = { ...kvAlert(), enrichment: { status: 'enriched', kind: 'kv_cache', signals: [other, kv] } };
-    expect(chartSpec(alert)).toMatchObject({ query: 'vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"}', title: 'VLLMKVCacheNearlyFull · KV cache usage', unit: 'ratio', threshold: { op: '>', value: 0.95 } });
+    expect(chartSpec(alert)).toMatchObject({
+      query: 'vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"}',
+      title: 'VLLMKVCacheNearlyFull · KV cache usage',
+      unit: 'ratio',
+      threshold: { op: '>', value: 0.95 },
+    });
     // A signal about other metrics does not lend its unit or name.
     const unrelated: EnrichedAlert = { ...kvAlert(), enrichment: { status: 'enriched', kind: 'kv_cache', signals: [other] } };
     expect(chartSpec(unrelated)).toMatchObject({ title: 'VLLMKVCacheNearlyFull', unit: 'none' });
