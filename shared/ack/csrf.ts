@@ -11,7 +11,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Secret } from '../core/secret.js';
-import type { AckKeys } from './token.js';
+import type { SigningKeys } from '../core/signed-token.js';
 
 /** Name of the cookie carrying the page's nonce. */
 export const CSRF_COOKIE = 'ack_csrf';
@@ -28,7 +28,7 @@ const sign = (key: Secret, nonce: string, token: string) =>
   createHmac('sha256', key.reveal()).update(`csrf.v1.${nonce}.${token}`).digest('base64url');
 
 /** Mints the nonce for one page showing `token`, signed with the current key. */
-export function issueFormNonce(token: string, keys: Pick<AckKeys, 'current'>): FormNonce {
+export function issueFormNonce(token: string, keys: Pick<SigningKeys, 'current'>): FormNonce {
   const nonce = randomBytes(16).toString('base64url');
   return { nonce, mac: sign(keys.current, nonce, token) };
 }
@@ -48,7 +48,7 @@ const same = (a: string, b: string) => {
 export function checkFormNonce(
   submitted: { nonce?: string; mac?: string; cookie?: string },
   token: string,
-  keys: AckKeys,
+  keys: SigningKeys,
   nowMs: number,
 ): string | undefined {
   const { nonce, mac, cookie } = submitted;

@@ -7,7 +7,8 @@ import { keyPart } from '../store/keys.js';
 import { MAX_SET_ALERTS, type AlertSetStore } from '../store/alert-set.js';
 import type { AlertRecord } from '../store/alert-record.js';
 import type { Logger } from '../core/logger.js';
-import { MAX_TOKEN_ALERTS, signAckToken, type AckKeys } from './token.js';
+import type { SigningKeys } from '../core/signed-token.js';
+import { MAX_TOKEN_ALERTS, signAckToken } from './token.js';
 
 /** Route prefix of the acknowledgement page (see `shared/ack/routes.ts`). */
 export const ACK_PATH = '/v1/ack';
@@ -15,7 +16,7 @@ export const ACK_PATH = '/v1/ack';
 export interface AckLinkSettings {
   /** `PUBLIC_URL`, without trailing slash; may have a path (a reverse proxy's prefix). */
   publicUrl: string;
-  keys: AckKeys;
+  keys: SigningKeys;
   /** Link lifetime, seconds (`ACK_TOKEN_TTL_SECONDS`). */
   ttlSeconds: number;
 }

@@ -21,7 +21,8 @@ import type { AlertRecord } from '../store/alert-record.js';
 import { keyPart } from '../store/keys.js';
 import { linkScope, type Scope } from './scope.js';
 import { SILENCE_HOURS } from '../alertmanager/silences.js';
-import { AckTokenError, TOKEN_PROBLEM_STATUS, verifyAckToken, type AckClaims } from './token.js';
+import { TOKEN_PROBLEM_STATUS } from '../core/signed-token.js';
+import { AckTokenError, verifyAckToken, type AckClaims } from './token.js';
 
 /** Cookie remembering the name typed on this browser. */
 export const NAME_COOKIE = 'ack_name';

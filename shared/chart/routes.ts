@@ -14,7 +14,8 @@ import type { Logger } from '../core/logger.js';
 import { PrometheusError, type PrometheusClient, type Series } from '../prometheus/client.js';
 import { chartData, chartWindow, type ChartWindow } from './data.js';
 import type { ChartRenderer } from './load.js';
-import { CHART_TOKEN_STATUS, ChartTokenError, verifyChartToken, type ChartKeys } from './token.js';
+import { TOKEN_PROBLEM_STATUS, type SigningKeys } from '../core/signed-token.js';
+import { ChartTokenError, verifyChartToken } from './token.js';
 import { CHART_SUFFIX } from './url.js';
 
 /** How long a browser may reuse a chart, seconds. */
@@ -31,7 +32,7 @@ const BUSY_RETRY_AFTER_SECONDS = 5;
 export const DEFAULT_MAX_CONCURRENT_CHARTS = 4;
 
 export interface ChartRouteDeps {
-  keys: ChartKeys;
+  keys: SigningKeys;
   /** The Prometheus of `PROMETHEUS_URL` (only range queries are sent). */
   prometheus: Pick<PrometheusClient, 'rangeQuery'>;
   /** Loads the renderer lazily (`loadRenderer` of `load.ts`). */
@@ -83,7 +84,7 @@ async function answer(c: Context, deps: ChartRouteDeps): Promise<Response> {
   } catch (err) {
     if (!(err instanceof ChartTokenError)) throw err;
     deps.logger.warn('chart link refused', { problem: err.problem });
-    return c.html(problemPage(err.message), CHART_TOKEN_STATUS[err.problem], { ...NO_STORE, 'content-security-policy': "default-src 'none'" });
+    return c.html(problemPage(err.message), TOKEN_PROBLEM_STATUS[err.problem], { ...NO_STORE, 'content-security-policy': "default-src 'none'" });
   }
   const renderer = await deps.renderer();
   const window = chartWindow(verified.spec, deps.now() / 1000);

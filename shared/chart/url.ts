@@ -5,7 +5,8 @@
  */
 import type { EnrichedAlert } from '../enrich/types.js';
 import { chartSpec, type ChartableAlert } from './spec.js';
-import { signChartToken, type ChartKeys } from './token.js';
+import type { SigningKeys } from '../core/signed-token.js';
+import { signChartToken } from './token.js';
 
 /** Route prefix of the chart images (see `routes.ts`). */
 export const CHART_PATH = '/v1/chart';
@@ -24,7 +25,7 @@ export interface ChartLinkSettings {
   /** `PUBLIC_URL`, without trailing slash; may have a path (a reverse proxy's prefix). */
   publicUrl: string;
   /** The acknowledgement keys (`ACK_SECRET`, `ACK_PREVIOUS_SECRET`). */
-  keys: ChartKeys;
+  keys: SigningKeys;
   /** Link lifetime, seconds: `ACK_TOKEN_TTL_SECONDS`, so a message's chart lives as long as its Acknowledge link. */
   ttlSeconds: number;
 }

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AckTokenError, MAX_TOKEN_ALERTS, signAckToken, TOKEN_PROBLEM_STATUS, tokenGroup, verifyAckToken, type AckClaims, type AckKeys } from '../../../shared/ack/token.js';
+import { AckTokenError, MAX_TOKEN_ALERTS, signAckToken, tokenGroup, verifyAckToken, type AckClaims } from '../../../shared/ack/token.js';
+import { TOKEN_PROBLEM_STATUS, type SigningKeys } from '../../../shared/core/signed-token.js';
 import { Secret } from '../../../shared/core/secret.js';
 
 const NOW = Date.parse('2026-11-29T12:45:00Z');
@@ -66,7 +67,7 @@ describe('ack tokens', () => {
 
   it('accepts the previous key until its grace period ends, then calls it retired', () => {
     const oldToken = signAckToken(claims, { current: OLD });
-    const keys: AckKeys = { current: KEY, previous: { secret: OLD, untilMs: NOW + 60_000 } };
+    const keys: SigningKeys = { current: KEY, previous: { secret: OLD, untilMs: NOW + 60_000 } };
     expect(verifyAckToken(oldToken, keys, NOW)).toEqual(claims);
     expect(problem(() => verifyAckToken(oldToken, keys, NOW + 60_000))).toBe('retired');
     expect(verifyAckToken(signAckToken(claims, keys), keys, NOW + 60_000)).toEqual(claims);
