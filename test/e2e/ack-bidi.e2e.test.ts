@@ -3,23 +3,20 @@
  * in one label value: the labels after it must still read left to right (before the fix Chromium
  * showed `severity=critical` as `lacitirc=ytireves`). Measured on the glyphs, not the markup.
  */
-import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderAckPage } from '../../shared/ack/page.js';
 import type { AlertRecord } from '../../shared/store/alert-record.js';
+import { launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { fixture } from '../helpers/fixtures.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-let browser: Browser;
+let browser: HeadlessChromium;
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium('ack-bidi');
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => undefined);
+  await browser?.close();
 });
 
 function hostileRecord(): AlertRecord {

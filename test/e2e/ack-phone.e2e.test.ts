@@ -6,22 +6,18 @@
  * security policy is never violated (no console error), and the forms work: one alert, and a storm
  * digest paged and acknowledged together. Waits are navigations, never timings.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Enrichment } from '../../shared/enrich/types.js';
 import { serveApp } from '../../shared/http/server.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { fixture } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/processes.js';
 import { ackHarness, type AckHarness } from '../integration/ack-harness.js';
 import { stormWebhook } from '../integration/storm-webhook.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PHONE = { width: 375, height: 740 };
 const STEP_TIMEOUT_MS = 180_000;
 /** The storm's POST acknowledges 60 records on dynalite: slow on a loaded machine (a ceiling, not a timing). */
@@ -37,8 +33,7 @@ const ENRICHED: Enrichment = {
 let db: LocalDynamoDb;
 let h: AckHarness;
 let server: Server;
-let browser: BrowserContext;
-let profile: string;
+let browser: HeadlessChromium;
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
@@ -56,14 +51,12 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => {
     server = serveApp(h.app, { port, hostname: '127.0.0.1' }, () => resolve());
   });
-  profile = await mkdtemp(join(tmpdir(), 'ack-phone-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  browser = await launchChromium('ack-phone', { viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => undefined);
+  await browser?.close();
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  if (profile) await rm(profile, { recursive: true, force: true });
   await db?.close();
 });
 

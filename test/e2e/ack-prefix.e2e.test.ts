@@ -7,10 +7,7 @@
  * service runs as `npm start`'s entry; its `ACK_SECRET` ends in a newline, as a secret created from a
  * file does. Waits are bounded polls.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
@@ -18,12 +15,11 @@ import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-
 import { startPrefixProxy, type PrefixProxy } from '../helpers/prefix-proxy.js';
 import { freePort, pollUntil, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
 import { requireBinaries } from '../helpers/binaries.js';
+import { launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 
 const PREFIX = '/alerts';
 const TOKEN = 'e2e-prefix-token-0123456789abcdef';
 const ACK_SECRET = 'e2e-prefix-ack-secret-0123456789abcdef';
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const STEP_TIMEOUT_MS = 60_000;
 const POLL = { deadlineMs: 30_000, intervalMs: 100 };
 
@@ -35,8 +31,7 @@ let slack: Loopback;
 let proxy: PrefixProxy;
 let alertmanager: RunningProcess;
 let pipeline: PipelineProcess;
-let browser: BrowserContext;
-let profile: string;
+let browser: HeadlessChromium;
 /** Every URL the browser requested, and every response status it got. */
 const seen: { url: string; status?: number }[] = [];
 
@@ -83,15 +78,13 @@ beforeAll(async () => {
     ACK_SECRET: `${ACK_SECRET}\n`,
     ALERTMANAGER_URL: alertmanager.url,
   });
-  profile = await mkdtemp(join(tmpdir(), 'ack-prefix-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium('ack-prefix');
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => undefined);
+  await browser?.close();
   await Promise.allSettled([alertmanager?.stop(), pipeline?.stop()]);
   await Promise.allSettled([slack?.close(), proxy?.close()]);
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 describe('behind a reverse proxy that strips a path prefix', () => {

@@ -8,20 +8,14 @@
  * a silence created in Alertmanager from the page, link unfurlers acknowledging nothing, and an
  * unacknowledged critical alert escalating. Waits are bounded polls, never timings.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBinaries } from '../helpers/binaries.js';
+import { launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { freePort, pollUntil, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
 
 const TOKEN = 'e2e-ack-token-0123456789abcdef';
-const CHROMIUM = '/usr/bin/chromium';
-/** Flags for a quiet, offline, throw-away headless Chromium (as root in CI: no sandbox). */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const STEP_TIMEOUT_MS = 60_000;
 const POLL = { deadlineMs: 45_000, intervalMs: 200 };
 
@@ -34,8 +28,7 @@ let slack: Loopback;
 let escalation: Loopback;
 let alertmanager: RunningProcess;
 let pipeline: PipelineProcess;
-let browser: BrowserContext;
-let profile: string;
+let browser: HeadlessChromium;
 const pageErrors: string[] = [];
 
 /** Posts alerts to Alertmanager's API v2 as Prometheus does; `resolved` sets `endsAt` to now. */
@@ -85,16 +78,14 @@ beforeAll(async () => {
     ESCALATION_SLACK_WEBHOOK_URL: `${escalation.url}/services/T000/B000/escalation`,
     ESCALATION_DELAY_SECONDS: '3',
   });
-  profile = await mkdtemp(join(tmpdir(), 'ack-e2e-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium('ack-e2e');
 }, 120_000);
 
 afterAll(async () => {
   // The browser first: its keep-alive connections would hold the server's graceful close.
-  await browser?.close().catch(() => undefined);
+  await browser?.close();
   await Promise.allSettled([alertmanager?.stop(), pipeline?.stop()]);
   await Promise.allSettled([slack?.close(), escalation?.close()]);
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 const queueA = { alertname: 'VLLMQueueBacklog', severity: 'warning', kind: 'queue', model_name: 'ack-model-a', job: 'vllm' };

@@ -7,22 +7,18 @@
  * page and loads the same chart inline: `naturalWidth > 0`, a screenshot of it not blank, no console error.
  * Waits are bounded polls, never timings.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMetricsLine, startPrometheus, type RunningPrometheus } from '../fixtures/prometheus/real-prometheus.js';
 import { requireBinaries } from '../helpers/binaries.js';
+import { launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
+import { colouredPixels, expectDrawnChart, pixelsNear } from '../helpers/png.js';
 import { freePort, pollUntil } from '../helpers/processes.js';
 
 const TOKEN = 'e2e-chart-token-0123456789abcdef';
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const POLL = { deadlineMs: 45_000, intervalMs: 200 };
 /** The fixture alert's GPU, as dcgm-exporter labels it. */
 const GPU = { Hostname: 'gpu-node-1', gpu: '0', instance: '127.0.0.1:9800', job: 'vllm' };
@@ -44,27 +40,10 @@ function leakOpenMetrics(end: number): string {
   return lines.join('\n');
 }
 
-/** Pixels neither white nor grey (the series, the trend, the marks). */
-function colouredPixels(png: PNG): number {
-  let n = 0;
-  for (let i = 0; i < png.data.length; i += 4) {
-    const [r, g, b] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
-    if (Math.max(r, g, b) - Math.min(r, g, b) > 60) n++;
-  }
-  return n;
-}
-
-function pixelsNear(png: PNG, [r, g, b]: [number, number, number]): number {
-  let n = 0;
-  for (let i = 0; i < png.data.length; i += 4) if (Math.abs(png.data[i]! - r) + Math.abs(png.data[i + 1]! - g) + Math.abs(png.data[i + 2]! - b) < 40) n++;
-  return n;
-}
-
 let prometheus: RunningPrometheus;
 let slack: Loopback;
 let pipeline: PipelineProcess;
-let browser: BrowserContext;
-let profile: string;
+let browser: HeadlessChromium;
 
 beforeAll(async () => {
   requireBinaries();
@@ -79,15 +58,13 @@ beforeAll(async () => {
     ACK_SECRET: 'e2e-chart-secret-0123456789abcdefghij',
     PROMETHEUS_URL: prometheus.url,
   });
-  profile = await mkdtemp(join(tmpdir(), 'chart-e2e-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium('chart-e2e');
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => undefined);
+  await browser?.close();
   await pipeline?.stop();
   await Promise.allSettled([prometheus?.stop(), slack?.close()]);
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 describe('a chart in the message and on the acknowledgement page', () => {
@@ -117,11 +94,9 @@ describe('a chart in the message and on the acknowledgement page', () => {
     const res = await fetch(image!.image_url!, { signal: AbortSignal.timeout(20_000) });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
-    const png = PNG.sync.read(Buffer.from(await res.arrayBuffer()));
-    expect([png.width, png.height]).toEqual([800, 360]);
-    expect(colouredPixels(png)).toBeGreaterThan(1000);
+    const png = expectDrawnChart(new Uint8Array(await res.arrayBuffer()));
     // The leak's fitted trend and its projection to capacity, in the trend colour (#6941c6).
-    expect(pixelsNear(png, [0x69, 0x41, 0xc6])).toBeGreaterThan(300);
+    expect(pixelsNear(png, '#6941c6')).toBeGreaterThan(300);
 
     const page = await browser.newPage();
     const errors: string[] = [];

@@ -14,6 +14,7 @@ import { bundleReceiver, functionUrlEvent, invokeBundle, type ReceiverBundle } f
 import { matrixResponder, risingRatio } from '../helpers/chart.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
+import { expectDrawnChart } from '../helpers/png.js';
 
 const ACK_SECRET = 'lambda-chart-ack-secret-0123456789abcdef';
 const PUBLIC_URL = 'https://alerts.example.com';
@@ -65,9 +66,7 @@ describe('the chart renderer in the Lambda asset', () => {
     };
     const up = await invokeBundle(bundle.path, { ...env, PROMETHEUS_URL: prometheus.url }, [getEvent(path), getEvent(`${path.slice(0, -8)}xx.png`)]);
     expect(up.results[0]).toMatchObject({ statusCode: 200, isBase64Encoded: true, headers: expect.objectContaining({ 'content-type': 'image/png' }) });
-    const png = PNG.sync.read(Buffer.from(up.results[0].body, 'base64'));
-    expect([png.width, png.height]).toEqual([800, 360]);
-    expect(colouredPixels(png)).toBeGreaterThan(1000);
+    expectDrawnChart(Buffer.from(up.results[0].body, 'base64'));
     expect(prometheus.requests.some((r) => r.path.startsWith('/api/v1/query_range'))).toBe(true);
     expect(up.results[1]).toMatchObject({ statusCode: 403 });
 
@@ -76,13 +75,3 @@ describe('the chart renderer in the Lambda asset', () => {
     expect(PNG.sync.read(Buffer.from(down.results[0].body, 'base64')).width).toBe(800);
   }, 90_000);
 });
-
-/** Pixels that are neither white nor grey: the drawn series, marks and coloured labels. */
-function colouredPixels(png: PNG): number {
-  let n = 0;
-  for (let i = 0; i < png.data.length; i += 4) {
-    const [r, g, b] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
-    if (Math.max(r, g, b) - Math.min(r, g, b) > 60) n++;
-  }
-  return n;
-}

@@ -15,6 +15,7 @@ import { CHART_HEIGHT, CHART_WIDTH, markedPoints, renderChartPng, renderMessageP
 import type { ChartSpec } from '../../../shared/chart/spec.js';
 import type { Point } from '../../../shared/prometheus/client.js';
 import { risingRatio } from '../../helpers/chart.js';
+import { pixelsNear } from '../../helpers/png.js';
 
 const GOLDEN = new URL('../../fixtures/chart/', import.meta.url);
 /** Share of pixels allowed to differ from the golden image (anti-aliasing, not content). */
@@ -63,14 +64,6 @@ function compare(name: string, png: Uint8Array): number {
   return pixelmatch(actual.data, golden.data, undefined, actual.width, actual.height, { threshold: 0.1 }) / (actual.width * actual.height);
 }
 
-/** Pixels within a small distance of `hex`. */
-function pixelsOf(png: PNG, hex: string): number {
-  const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
-  let n = 0;
-  for (let i = 0; i < png.data.length; i += 4) if (Math.abs(png.data[i]! - r) + Math.abs(png.data[i + 1]! - g) + Math.abs(png.data[i + 2]! - b) < 40) n++;
-  return n;
-}
-
 describe('chart renderer', () => {
   it.each(Object.keys(FIXTURES) as (keyof typeof FIXTURES)[])(
     '%s matches its golden image',
@@ -89,12 +82,12 @@ describe('chart renderer', () => {
   it('shows the series, the threshold and the fire mark in their colours; no data shows no series', async () => {
     const png = PNG.sync.read(Buffer.from(await renderChartPng(FIXTURES['kv-cache-threshold']())));
     expect([png.width, png.height]).toEqual([CHART_WIDTH, CHART_HEIGHT]);
-    expect(pixelsOf(png, '#175cd3')).toBeGreaterThan(500);
-    expect(pixelsOf(png, '#b42318')).toBeGreaterThan(200);
-    expect(pixelsOf(png, '#b54708')).toBeGreaterThan(100);
+    expect(pixelsNear(png, '#175cd3')).toBeGreaterThan(500);
+    expect(pixelsNear(png, '#b42318')).toBeGreaterThan(200);
+    expect(pixelsNear(png, '#b54708')).toBeGreaterThan(100);
     const empty = PNG.sync.read(Buffer.from(await renderChartPng(FIXTURES['no-data']())));
-    expect(pixelsOf(empty, '#175cd3')).toBe(0);
-    expect(pixelsOf(empty, '#b42318')).toBeGreaterThan(200);
+    expect(pixelsNear(empty, '#175cd3')).toBe(0);
+    expect(pixelsNear(empty, '#b42318')).toBeGreaterThan(200);
   }, 30_000);
 
   it('labels the fired value only when it cannot overlap the latest', () => {
@@ -120,7 +113,7 @@ describe('chart renderer', () => {
 
   it('draws the fitted trend and its projection for memory', async () => {
     const png = PNG.sync.read(Buffer.from(await renderChartPng(FIXTURES['memory-trend']())));
-    expect(pixelsOf(png, '#6941c6')).toBeGreaterThan(300);
+    expect(pixelsNear(png, '#6941c6')).toBeGreaterThan(300);
   }, 30_000);
 
   it('draws text with characters invalid in XML 1.0 (C0 controls, U+FFFE) instead of failing', async () => {
@@ -134,6 +127,6 @@ describe('chart renderer', () => {
   it('draws a message image of the same size', async () => {
     const png = PNG.sync.read(Buffer.from(await renderMessagePng('Chart unavailable', 'Prometheus could not be reached.')));
     expect([png.width, png.height]).toEqual([CHART_WIDTH, CHART_HEIGHT]);
-    expect(pixelsOf(png, '#b42318')).toBeGreaterThan(50);
+    expect(pixelsNear(png, '#b42318')).toBeGreaterThan(50);
   }, 30_000);
 });
