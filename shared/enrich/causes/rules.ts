@@ -61,6 +61,14 @@ export const GPU_BUSY_RATIO = 0.9;
 export const GPU_IDLE_RATIO = 0.5;
 
 /**
+ * The GPU is mostly idle (DCGM utilization < {@link GPU_IDLE_RATIO}) or busy (≥ {@link GPU_BUSY_RATIO}):
+ * the one condition on GPU utilization, so every rule reads it alike.
+ */
+function gpuUtilization(state: 'idle' | 'busy'): Condition {
+  return state === 'idle' ? { signal: 'gpu_utilization_ratio', op: '<', value: GPU_IDLE_RATIO } : { signal: 'gpu_utilization_ratio', op: '>=', value: GPU_BUSY_RATIO };
+}
+
+/**
  * Generated tokens/s now ÷ when the alert fired, up to which throughput counts as flat (a plain
  * factor): less than 10% more tokens while the GPU is busy means the extra work did not turn into output.
  */
@@ -95,11 +103,7 @@ export const CAUSE_RULES: readonly CauseRule[] = [
     // Before kv_cache_pressure: an idle GPU says memory, not compute, limits the batch.
     id: 'memory_bound',
     kinds: ['kv_cache', 'latency', 'queue'],
-    when: [
-      { signal: 'gpu_utilization_ratio', op: '<', value: GPU_IDLE_RATIO },
-      { signal: 'kv_cache_usage_ratio', op: '>=', value: KV_CACHE_FULL_RATIO },
-      { signal: 'requests_running', op: '>=', value: 1 },
-    ],
+    when: [gpuUtilization('idle'), { signal: 'kv_cache_usage_ratio', op: '>=', value: KV_CACHE_FULL_RATIO }, { signal: 'requests_running', op: '>=', value: 1 }],
     cause: 'Memory-bound: the KV cache is full while the GPU is mostly idle; the model is too large or contexts too long for the batch to grow.',
     action: 'Free memory for the KV cache: quantized weights (AWQ, GPTQ, FP8), a lower --max-model-len, or more GPUs (--tensor-parallel-size).',
   },
@@ -128,7 +132,7 @@ export const CAUSE_RULES: readonly CauseRule[] = [
     id: 'decode_bound',
     kinds: ['latency', 'queue'],
     when: [
-      { signal: 'gpu_utilization_ratio', op: '>=', value: GPU_BUSY_RATIO },
+      gpuUtilization('busy'),
       { signal: 'generation_tokens_per_second', op: '<=', value: FLAT_THROUGHPUT_FACTOR, sinceFired: true },
       // V1 names it inter-token latency (a quantile on latency alerts); queue alerts read the mean time per output token.
       {
@@ -163,7 +167,7 @@ export const CAUSE_RULES: readonly CauseRule[] = [
     id: 'low_concurrency',
     kinds: ['latency'],
     when: [
-      { signal: 'gpu_utilization_ratio', op: '<', value: GPU_IDLE_RATIO },
+      gpuUtilization('idle'),
       { signal: 'requests_running', op: '<=', value: FEW_RUNNING_REQUESTS },
       { signal: 'requests_waiting', op: '<', value: 1 },
       { signal: 'generation_tokens_per_second', op: '>', value: 0 },

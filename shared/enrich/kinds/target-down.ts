@@ -11,6 +11,7 @@ import { aggregate, selector } from '../../prometheus/promql.js';
 import type { Enricher, SignalDef } from '../enricher.js';
 import { GPU_XID, GPUS_REPORTING, readGpuSignals, type GpuSignalDef } from '../signals/dcgm.js';
 import { readSignals } from '../signals/read.js';
+import type { SignalUnit } from '../types.js';
 
 /** The target's own labels: the ones `up` carries besides the scrape's relabelled extras. */
 const TARGET_LABELS = ['job', 'instance', 'namespace', 'pod'] as const;
@@ -18,44 +19,35 @@ const TARGET_LABELS = ['job', 'instance', 'namespace', 'pod'] as const;
 /** How far back the last successful scrape is looked for (a longer outage reads "no data"). */
 const LOOKBACK = '1d';
 
+/** A signal of the target's own `up` series: `of` wraps the scoped `up` selector in the aggregation. */
+function targetSignal(name: string, label: string, unit: SignalUnit, of: (up: string, by: readonly string[]) => string): SignalDef {
+  return { name, label, unit, scopeLabels: TARGET_LABELS, expr: (s) => of(selector('up', s.matchers), s.by) };
+}
+
+/** A count of the targets of the alert's job, all (`count`) or answering scrapes now (`sum` of `up`). */
+function jobTargets(name: string, label: string, op: 'sum' | 'count'): SignalDef {
+  return { name, label, unit: 'count', scopeLabels: ['job'], expr: (s) => aggregate(op, s.by, selector('up', s.matchers)) };
+}
+
 /**
  * Seconds since the target last answered a scrape (`up == 1`), from a 1-minute subquery over
  * {@link LOOKBACK}: no series when it has not answered in that time.
  */
-export const DOWN_FOR_SECONDS: SignalDef = {
-  name: 'down_for_seconds',
-  label: 'Down for (since last successful scrape)',
-  unit: 'seconds',
-  scopeLabels: TARGET_LABELS,
-  expr: (s) => `time() - ${aggregate('max', s.by, `max_over_time(timestamp(${selector('up', s.matchers)} == 1)[${LOOKBACK}:1m])`)}`,
-};
+export const DOWN_FOR_SECONDS = targetSignal(
+  'down_for_seconds',
+  'Down for (since last successful scrape)',
+  'seconds',
+  (up, by) => `time() - ${aggregate('max', by, `max_over_time(timestamp(${up} == 1)[${LOOKBACK}:1m])`)}`,
+);
 
 /** Share of the target's scrapes that succeeded in the last hour, ratio 0–1 (between 0 and 1: flapping). */
-export const UP_RATIO_1H: SignalDef = {
-  name: 'up_ratio_1h',
-  label: 'Scrapes answered (last hour)',
-  unit: 'ratio',
-  scopeLabels: TARGET_LABELS,
-  expr: (s) => aggregate('avg', s.by, `avg_over_time(${selector('up', s.matchers)}[1h])`),
-};
+export const UP_RATIO_1H = targetSignal('up_ratio_1h', 'Scrapes answered (last hour)', 'ratio', (up, by) => aggregate('avg', by, `avg_over_time(${up}[1h])`));
 
 /** Targets of the alert's job answering scrapes now (count). */
-export const JOB_TARGETS_UP: SignalDef = {
-  name: 'job_targets_up',
-  label: 'Targets of the job up',
-  unit: 'count',
-  scopeLabels: ['job'],
-  expr: (s) => aggregate('sum', s.by, selector('up', s.matchers)),
-};
+export const JOB_TARGETS_UP = jobTargets('job_targets_up', 'Targets of the job up', 'sum');
 
 /** Targets of the alert's job Prometheus scrapes (count). */
-export const JOB_TARGETS: SignalDef = {
-  name: 'job_targets',
-  label: 'Targets of the job',
-  unit: 'count',
-  scopeLabels: ['job'],
-  expr: (s) => aggregate('count', s.by, selector('up', s.matchers)),
-};
+export const JOB_TARGETS = jobTargets('job_targets', 'Targets of the job', 'count');
 
 export const TARGET_DOWN_SIGNALS: readonly SignalDef[] = [DOWN_FOR_SECONDS, UP_RATIO_1H, JOB_TARGETS_UP, JOB_TARGETS];
 
