@@ -90,6 +90,8 @@ export interface SignalDef {
   breakdown?: string;
   /** See `Signal.nanMeans`. */
   nanMeans?: 'no_requests';
+  /** See `Signal.elapsed`. */
+  elapsed?: true;
   /** Bucket metrics (`…_bucket`, either vLLM generation's name) whose highest finite `le` bounds a quantile. */
   histogram?: readonly string[];
   /**

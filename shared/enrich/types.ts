@@ -49,6 +49,11 @@ export interface Signal {
    * a value equal to it means "≥ topBucket".
    */
   topBucket?: number;
+  /**
+   * For `seconds`: the value is time elapsed since something (e.g. a target down for 720 s), shown as
+   * a duration (`12 min`, `2 h 5 min`) rather than as a measurement (`720 s`, a latency's reading).
+   */
+  elapsed?: true;
 }
 
 /** A probable cause found by a likely-cause rule, with the evidence that made the rule hold. */

@@ -5,15 +5,18 @@
  */
 import type { LikelyCause, MemoryTrend, Signal } from '../enrich/types.js';
 import { formatHours, formatSignalValue } from '../enrich/values.js';
+import { elapsed } from './elapsed.js';
 
 /**
  * One reading of a signal (its value now, or `signal.atStart`) for display: like
  * {@link formatSignalValue}, except that NaN reads `no requests` when the signal says NaN means
  * that (`nanMeans: 'no_requests'`), and a quantile at or above its histogram's top finite bucket
- * reads `≥ bound` (e.g. `≥ 10.00 s`), since Prometheus caps it there.
+ * reads `≥ bound` (e.g. `≥ 10.00 s`), since Prometheus caps it there; seconds elapsed (`elapsed`) read
+ * as a duration rounded down to its largest units ({@link elapsed}: `45 s`, `12 min`, `2 h 5 min`).
  */
-export function formatReading(value: number | null | undefined, signal: Pick<Signal, 'unit' | 'nanMeans' | 'topBucket'>): string {
+export function formatReading(value: number | null | undefined, signal: Pick<Signal, 'unit' | 'nanMeans' | 'topBucket' | 'elapsed'>): string {
   if (value === null || value === undefined) return 'no data';
+  if (signal.elapsed && signal.unit === 'seconds' && Number.isFinite(value)) return elapsed(0, value * 1000);
   if (Number.isNaN(value) && signal.nanMeans === 'no_requests') return 'no requests';
   if (signal.topBucket !== undefined && Number.isFinite(value) && value >= signal.topBucket) {
     return `≥ ${formatSignalValue(signal.topBucket, signal.unit)}`;

@@ -31,14 +31,12 @@ function jobTargets(name: string, label: string, op: 'sum' | 'count'): SignalDef
 
 /**
  * Seconds since the target last answered a scrape (`up == 1`), from a 1-minute subquery over
- * {@link LOOKBACK}: no series when it has not answered in that time.
+ * {@link LOOKBACK}: no series when it has not answered in that time. Shown as a duration (`12 min`).
  */
-export const DOWN_FOR_SECONDS = targetSignal(
-  'down_for_seconds',
-  'Down for (since last successful scrape)',
-  'seconds',
-  (up, by) => `time() - ${aggregate('max', by, `max_over_time(timestamp(${up} == 1)[${LOOKBACK}:1m])`)}`,
-);
+export const DOWN_FOR_SECONDS: SignalDef = {
+  ...targetSignal('down_for_seconds', 'Down for (since last successful scrape)', 'seconds', (up, by) => `time() - ${aggregate('max', by, `max_over_time(timestamp(${up} == 1)[${LOOKBACK}:1m])`)}`),
+  elapsed: true,
+};
 
 /** Share of the target's scrapes that succeeded in the last hour, ratio 0–1 (between 0 and 1: flapping). */
 export const UP_RATIO_1H = targetSignal('up_ratio_1h', 'Scrapes answered (last hour)', 'ratio', (up, by) => aggregate('avg', by, `avg_over_time(${up}[1h])`));

@@ -77,7 +77,7 @@ async function readSignal(ctx: EnrichContext, alert: Alert, def: SignalDef): Pro
   const key = def.breakdown ?? def.split?.label;
   const base = (pick: (s: { metric: Record<string, string> }) => boolean) => {
     const topBucket = bounds && topFinite(bounds.filter(pick));
-    return { unit: def.unit, query, ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}), ...(topBucket !== undefined ? { topBucket } : {}) };
+    return { unit: def.unit, query, ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}), ...(def.elapsed && { elapsed: def.elapsed }), ...(topBucket !== undefined ? { topBucket } : {}) };
   };
   if (!key) return [{ name: def.name, label: def.label, value: mine[0]?.value ?? null, ...base(() => true), ...startValue(atStart, () => true) }];
   const values = [...new Set(mine.map((s) => s.metric[key] ?? ''))].sort();

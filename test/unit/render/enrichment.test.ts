@@ -4,7 +4,10 @@ import { alertLines, PLAIN } from '../../../shared/render/content.js';
 import type { EnrichedAlert, MemoryTrend, Signal } from '../../../shared/enrich/types.js';
 import { formatMemoryTrend } from '../../../shared/enrich/values.js';
 import { formatLikelyCause, formatReading, formatTrendBasis } from '../../../shared/render/format.js';
+import { targetDownEnricher } from '../../../shared/enrich/kinds/target-down.js';
 import { ruleAlert } from '../../fixtures/prometheus/alerts.js';
+import { xidDown } from '../../fixtures/prometheus/down-alerts.js';
+import { fakeContext, NOW, sample } from '../enrich/fake-context.js';
 
 const p95: Signal = { name: 'ttft_p95_seconds', label: 'TTFT p95', unit: 'seconds', value: 2.5, query: 'q', nanMeans: 'no_requests', topBucket: 10 };
 const trend: MemoryTrend = {
@@ -18,6 +21,15 @@ describe('formatReading', () => {
     expect(formatReading(Number.NaN, { unit: 'seconds' })).toBe('no data (NaN)');
     expect(formatReading(null, p95)).toBe('no data');
     expect(formatReading(undefined, p95)).toBe('no data');
+  });
+
+  it('shows seconds elapsed (a target down for…) as a duration, not a measurement', () => {
+    const downFor = { unit: 'seconds', elapsed: true } as const;
+    expect([45, 720, 7500, 7200, 3 * 86_400 + 3600].map((v) => formatReading(v, downFor))).toEqual(['45 s', '12 min', '2 h 5 min', '2 h', '3 d 1 h']);
+    expect(formatReading(Number.NaN, downFor)).toBe('no data (NaN)');
+    expect(formatReading(Infinity, downFor)).toBe('+Inf');
+    // A latency stays a measurement.
+    expect(formatReading(720, { unit: 'seconds' })).toBe('720 s');
   });
 
   it('shows a quantile at the top finite bucket as "≥ bound"', () => {
@@ -68,5 +80,18 @@ describe('alertLines with the new fields', () => {
     const enriched: EnrichedAlert = { ...alert, enrichment: { status: 'enriched', kind: 'latency', signals: [p95] } };
     expect(alertLines(enriched, PLAIN).slice(2, -1)).toEqual(['TTFT p95: 2.50 s']);
     expect(formatLikelyCause({ rule: 'r', cause: 'c', action: 'a', evidence: ['e'] })).toEqual(['Likely cause: c', 'Evidence: e', 'Try: a']);
+  });
+});
+
+describe('a target_down alert in a message', () => {
+  it('reads "down for" in minutes and hours (was "720 s")', async () => {
+    const probe = fakeContext([xidDown]);
+    await targetDownEnricher.enrich(xidDown, probe.ctx);
+    const downFor = probe.queries().find((q) => q.startsWith('time() - '))!;
+    const target = { job: xidDown.labels.job!, instance: xidDown.labels.instance! };
+    // 3 minutes down when the alert fired (the rule's `for`), 12 minutes now.
+    const { ctx } = fakeContext([xidDown], { instant: { [`${downFor} @${NOW.getTime() / 1000}`]: [sample(target, 720)], [downFor]: [sample(target, 180)] } });
+    const enriched: EnrichedAlert = { ...xidDown, enrichment: { status: 'enriched', kind: 'target_down', ...(await targetDownEnricher.enrich(xidDown, ctx)) } };
+    expect(alertLines(enriched, PLAIN)).toContain('When fired → now: Down for (since last successful scrape): 3 min → 12 min');
   });
 });
