@@ -26,6 +26,8 @@ export interface Headline {
   severity: string;
   /** `commonLabels.alertname`, else the distinct alert names joined by `, `. */
   alertname: string;
+  /** The names {@link alertname} joins, for display (each bidi-isolated on its own). */
+  alertnames: string[];
   /** Alerts in the notification with the notification's status. */
   count: number;
   /** Firing alerts marked flapping ({@link Notification.flapping}). */
@@ -55,11 +57,12 @@ export const PLAIN: Markup = { bold: (s) => s, italic: (s) => s, escape: (s) => 
 /** Summarises the group for titles. */
 export function headline(notification: Notification): Headline {
   const { alerts, commonLabels, status } = notification;
-  const names = [...new Set(alerts.map((a) => a.labels.alertname ?? '').filter(Boolean))];
+  const names = commonLabels.alertname !== undefined ? [commonLabels.alertname] : [...new Set(alerts.map((a) => a.labels.alertname ?? '').filter(Boolean))];
   return {
     status,
     severity: commonLabels.severity ?? highestSeverity(alerts),
-    alertname: commonLabels.alertname ?? names.join(', '),
+    alertname: names.join(', '),
+    alertnames: names,
     count: alerts.filter((a) => a.status === status).length,
     flapping: alerts.filter((a) => a.status === 'firing' && notification.flapping?.[a.fingerprint]).length,
     firingAgain: alerts.filter((a) => isFiringAgain(a, notification)).length,
@@ -100,7 +103,8 @@ export function headlineText(h: Headline, locale: Locale = 'en'): string {
   const kind = h.kind && h.kind !== 'alert' ? KIND_WORDS[locale][h.kind] : undefined;
   const again = h.status === 'firing' && h.count > 0 && h.firingAgain === h.count;
   const status = kind ?? (flapping ? `${FLAPPING_ICON} ${t.flapping}` : `${statusIcon(h.status)} ${again ? t.firingAgain : t[h.status]}`);
-  const parts = [status, h.severity, `${h.alertname || t.alerts} (${h.count})`];
+  // Label values among our words: isolated, so an override in one reorders nothing after it.
+  const parts = [status, isolateBidi(h.severity), `${h.alertnames.map(isolateBidi).join(', ') || t.alerts} (${h.count})`];
   return parts.filter(Boolean).join(' · ');
 }
 

@@ -12,6 +12,7 @@ import type { Notification } from './notification.js';
 import { ACK_ICON, alertTitle, FLAPPING_ICON, headline, httpLink, type Markup, statusIcon } from './content.js';
 import { count, messages, type Locale } from './locale.js';
 import { truncateChars } from '../core/truncate.js';
+import { isolateBidi } from './bidi.js';
 
 /** Default: a group with more alerts than this (incl. those Alertmanager left out) becomes a digest. */
 export const DIGEST_ABOVE_ALERTS = 10;
@@ -165,7 +166,7 @@ export function digestText(notification: Notification, m: Markup, locale?: Local
   const acked = acknowledgedLine(notification.alerts, m, locale);
   if (acked) summary.push(acked);
   const list = (title: string, entries: LabelCount[]) => {
-    const shown = entries.slice(0, DIGEST_MAX_ENTRIES).map((e) => `${m.escape(e.value || t.digest.noLabel)} ${m.bold(count(e.alerts))}`);
+    const shown = entries.slice(0, DIGEST_MAX_ENTRIES).map((e) => `${m.escape(isolateBidi(e.value) || t.digest.noLabel)} ${m.bold(count(e.alerts))}`);
     if (entries.length > DIGEST_MAX_ENTRIES) shown.push(t.digest.moreEntries(entries.length - DIGEST_MAX_ENTRIES));
     return `${title}: ${shown.join(' · ')}`;
   };
@@ -225,10 +226,11 @@ export function digestMoreText(notification: Notification, shown: number, locale
 
 function topLine(alert: EnrichedAlert, m: Markup, flapping: boolean): string {
   const icon = flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
-  const where = [alert.labels.model_name, alert.labels.instance].filter(Boolean).join(' @ ');
+  const where = [alert.labels.model_name, alert.labels.instance].map((v) => isolateBidi(v ?? '')).filter(Boolean).join(' @ ');
   const main = mainSignal(alert.enrichment);
   const value = main ? `${main.label} ${formatReading(main.value, main)}` : '';
-  const text = [alert.labels.severity, alertTitle(alert), where, value].filter(Boolean).join(' · ');
+  // Alert text among our words: isolated, so an override in one reorders nothing after it.
+  const text = [isolateBidi(alert.labels.severity ?? ''), isolateBidi(alertTitle(alert)), where, value].filter(Boolean).join(' · ');
   const cut = truncateChars(text, TOP_LINE_CHARS);
   return `${icon} ${m.escape(cut)}`;
 }
@@ -241,6 +243,6 @@ export function digestTitle(notification: Notification, locale?: Locale): string
   const t = messages(locale);
   const h = headline(notification);
   const total = notification.alerts.length + notification.truncatedAlerts;
-  const parts = [`${statusIcon(h.status)} ${t[h.status]}`, h.severity, t.digest.title, notification.commonLabels.alertname ?? ''];
+  const parts = [`${statusIcon(h.status)} ${t[h.status]}`, isolateBidi(h.severity), t.digest.title, isolateBidi(notification.commonLabels.alertname ?? '')];
   return `${parts.filter(Boolean).join(' · ')} (${count(total)})`;
 }

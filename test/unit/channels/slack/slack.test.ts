@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderSlack, SLACK_MAX_BLOCKS, SLACK_MAX_HEADER_CHARS, SLACK_MAX_SECTION_CHARS, type SlackBlock } from '../../../../shared/channels/slack/index.js';
-import { fixtureNotification, manyAlertsNotification } from '../../../helpers/notifications.js';
+import type { Notification } from '../../../../shared/render/notification.js';
+import { fixtureNotification, manyAlertsNotification, stormNotification } from '../../../helpers/notifications.js';
 
 const KV_SILENCE =
   'http://alertmanager.example.com:9093/#/silences/new?filter=%7Balertname%3D%22VLLMKVCacheNearlyFull%22%2Cinstance%3D%22127.0.0.1%3A9800%22%2Cjob%3D%22vllm%22%2Ckind%3D%22cache%22%2Cmodel_name%3D%22qwen3-8b%22%2Cseverity%3D%22critical%22%7D';
@@ -135,5 +136,47 @@ describe('renderSlack', () => {
     n.alerts[0]!.annotations.runbook_url = 'https://wiki/x?a=1|2>3';
     const context = renderSlack(n).blocks[2]!;
     expect(context.type === 'context' && context.elements[0]!.text).toContain('<https://wiki/x?a=1%7C2%3E3|Runbook>');
+  });
+});
+
+describe('right-to-left text in the header and the storm digest', () => {
+  const RLO = '\u202E';
+  const isolated = (text: string) => `\u2068${text}\u2069`;
+  const withLabels = (notification: Notification, labels: Record<string, string>, common: Record<string, string> = labels): Notification => ({
+    ...notification,
+    commonLabels: { ...notification.commonLabels, ...common },
+    alerts: notification.alerts.map((a) => ({ ...a, labels: { ...a.labels, ...labels } })),
+  });
+  const headerOf = (blocks: SlackBlock[]) => (blocks[0]?.type === 'header' ? blocks[0].text.text : undefined);
+
+  it('isolates the alert name and severity in the header block (FSI … PDI), so they reorder nothing after them', () => {
+    const hostile = withLabels(fixtureNotification('firing-kv-cache-critical'), { alertname: `KVCache${RLO}Full`, severity: `${RLO}critical` });
+    const { blocks, text } = renderSlack(hostile);
+    expect(headerOf(blocks)).toBe(`🔥 FIRING · ${isolated(`${RLO}critical`)} · ${isolated(`KVCache${RLO}Full`)} (1)`);
+    expect(text.split('\n')[0]).toBe(headerOf(blocks));
+  });
+
+  it('isolates each alert name of a group without a common one', () => {
+    const two = manyAlertsNotification(2);
+    const hostile: Notification = { ...two, commonLabels: {}, alerts: two.alerts.map((a, i) => ({ ...a, labels: { ...a.labels, alertname: i ? 'Queue' : `A${RLO}b` } })) };
+    expect(headerOf(renderSlack(hostile).blocks)).toBe(`🔥 FIRING · warning · ${isolated(`A${RLO}b`)}, Queue (2)`);
+  });
+
+  it("isolates the storm digest's alert name, in its header, its counts and its top alerts", () => {
+    const named = withLabels(stormNotification(40), { alertname: `Queue${RLO}Backlog` });
+    const storm: Notification = { ...named, alerts: named.alerts.map((a) => ({ ...a, annotations: { summary: `${RLO}backlog` } })) };
+    const { blocks } = renderSlack(storm);
+    expect(headerOf(blocks)).toBe(`🔥 FIRING · critical · Alert storm · ${isolated(`Queue${RLO}Backlog`)} (40)`);
+    const sections = sectionTexts(blocks).join('\n');
+    expect(sections).toContain(`By alert: ${isolated(`Queue${RLO}Backlog`)} *40*`);
+    // Each top alert's title among its severity and model @ instance: an override in it reorders nothing after it.
+    const top = sections.split('\n').filter((l) => l.includes(`${RLO}backlog`));
+    expect(top).toHaveLength(10);
+    for (const line of top) expect(line).toMatch(/^🔥 \S+ · \u2068\u202Ebacklog\u2069 · model-\d+ @ 10\.0\.0\.\d+:8000$/);
+  });
+
+  it('leaves left-to-right text byte for byte as before', () => {
+    expect(headerOf(renderSlack(fixtureNotification('firing-kv-cache-critical')).blocks)).toBe('🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)');
+    expect(sectionTexts(renderSlack(stormNotification(40)).blocks).join('\n')).not.toMatch(/[\u2068\u2069]/);
   });
 });
