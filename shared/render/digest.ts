@@ -226,7 +226,10 @@ export function digestMoreText(notification: Notification, shown: number, locale
 
 function topLine(alert: EnrichedAlert, m: Markup, flapping: boolean): string {
   const icon = flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
-  const where = [alert.labels.model_name, alert.labels.instance].map((v) => isolateBidi(v ?? '')).filter(Boolean).join(' @ ');
+  const where = [alert.labels.model_name, alert.labels.instance]
+    .map((v) => isolateBidi(v ?? ''))
+    .filter(Boolean)
+    .join(' @ ');
   const main = mainSignal(alert.enrichment);
   const value = main ? `${main.label} ${formatReading(main.value, main)}` : '';
   // Alert text among our words: isolated, so an override in one reorders nothing after it.
