@@ -20,7 +20,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ACK_ACTION_ID } from '../channels/slack/app-render.js';
 import { slackSignatureProblem } from '../channels/slack/signature.js';
 import type { Secret } from '../core/secret.js';

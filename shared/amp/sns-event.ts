@@ -5,7 +5,7 @@
  * @see https://docs.aws.amazon.com/sns/latest/dg/sns-message-and-json-formats.html#http-notification-json
  */
 import type { SNSEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AmpMessage } from './convert.js';
 
 const recordSchema = z.object({

@@ -5,7 +5,7 @@
  * copied from a browser (a UI page such as `/graph` or `/#/alerts`, which the API paths are then
  * appended to). Each rule's message names the accepted form; `config.ts` prefixes the setting's name.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Whole numbers as people write them: decimal digits only. */
 const DIGITS = /^\d+$/;

@@ -14,8 +14,11 @@ import { LAMBDA_BUNDLING, REPO_ROOT } from '../../infra/node-function.js';
 const DEV_PACKAGES = Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).devDependencies as Record<string, string>);
 const LOCAL_ONLY = ['shared/store/local-dynamodb.ts', 'shared/runtime/local.ts'];
 
-/** The metafile inputs of `entry` bundled as the stack bundles it (paths relative to the repository). */
-async function bundleInputs(entry: string): Promise<string[]> {
+/**
+ * The metafile inputs of `entry` bundled as the stack bundles it (paths relative to the repository).
+ * @param inOutput only those with bytes in the output (not tree-shaken away)
+ */
+async function bundleInputs(entry: string, inOutput = false): Promise<string[]> {
   const { metafile } = await build({
     absWorkingDir: REPO_ROOT,
     entryPoints: [entry],
@@ -31,7 +34,8 @@ async function bundleInputs(entry: string): Promise<string[]> {
     external: LAMBDA_BUNDLING.externalModules,
     logLevel: 'silent',
   });
-  return Object.keys(metafile.inputs);
+  if (!inOutput) return Object.keys(metafile.inputs);
+  return Object.values(metafile.outputs).flatMap((o) => Object.entries(o.inputs).flatMap(([path, i]) => (i.bytesInOutput > 0 ? [path] : [])));
 }
 
 /** The devDependencies and development-only modules among `inputs`. */
@@ -45,6 +49,12 @@ describe('Lambda bundles', () => {
     expect(inputs).toContain('shared/store/alert-record-dynamodb.ts');
     expect(inputs.some((i) => i.includes('node_modules/zod/'))).toBe(true);
     expect(devOnly(inputs)).toEqual([]);
+  }, 60_000);
+
+  // `import { z } from 'zod'` pulls in every one of zod's ~50 locales (350 KB); `import * as z` only English.
+  it.each(['functions/lambda.ts', 'functions/escalation.ts'])('%s carries no zod locale but English', async (entry) => {
+    const locales = (await bundleInputs(entry, true)).filter((i) => /node_modules\/zod\/.*\/locales\//.test(i));
+    expect(locales.filter((i) => !i.endsWith('/en.js'))).toEqual([]);
   }, 60_000);
 
   it("sees development-only code where it is: npm start's entry", async () => {

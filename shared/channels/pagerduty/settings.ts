@@ -8,7 +8,7 @@
  * - Routing file: `{ type: pagerduty, routingKey: { secret: SETTING } }` per instance (one per
  *   PagerDuty service), with the shared `digestAbove`/`locale` fields.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Secret } from '../../core/secret.js';
 import { renderFields, secretRef, type ChannelType, type InstanceBase } from '../settings.js';
 import { createPagerDutyChannel } from './index.js';

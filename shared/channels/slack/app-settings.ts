@@ -3,7 +3,7 @@
  * botToken: { secret: NAME } }` (token default: the `SLACK_BOT_TOKEN` setting), and how an instance —
  * from the file, or from `SLACK_BOT_TOKEN` + `SLACK_CHANNEL` — becomes a channel.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Secret } from '../../core/secret.js';
 import type { Channel } from '../channel.js';
 import { renderFields, secretRef, type ChannelType, type CreateDeps, type InstanceBase } from '../settings.js';
