@@ -68,6 +68,12 @@ export function npmStartArgs(): string[] {
   return start.replace(/^.*?exec node /, '').split(' ');
 }
 
+/** The V8/Node flags of `npm start`'s command line, without its loader and entry (`--import tsx functions/server.ts`). */
+export function nodeFlags(): string[] {
+  const args = npmStartArgs();
+  return args.slice(0, args.indexOf('--import'));
+}
+
 let series = 0;
 
 /**

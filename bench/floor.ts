@@ -8,11 +8,11 @@
  * Run alone: `npm run bench -- floor`.
  */
 import { loadavg } from 'node:os';
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { bundle, bytesByPackage, coldInitMs, helloBundle, OUT, serverBundle } from './floor-build.js';
 import { productEnv, startFakes, type Fakes } from './floor-fakes.js';
 import { selfTimeByOwner } from './floor-profile.js';
-import { newGroup, npmStartArgs, post, ROOT, serve, type Served } from './floor-processes.js';
+import { newGroup, nodeFlags, npmStartArgs, post, ROOT, serve, type Served } from './floor-processes.js';
 import { storeCost } from './floor-store.js';
 import { round, table, type Benchmark, type Row } from './harness.js';
 
@@ -37,6 +37,8 @@ const STORM = { alerts: QUICK ? 500 : 5000, truncated: 1497, runs: QUICK ? 1 : 2
 const RSS_GROUPS = QUICK ? 50 : 1000;
 const COLD_RUNS = QUICK ? 1 : 7;
 const PROFILED_GROUPS = QUICK ? 2 : 10;
+/** `npm start`'s node flags (package.json `start`), for the bundled product too. */
+const NODE_FLAGS = nodeFlags();
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -166,7 +168,8 @@ async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; byt
   const hello = median(times.get('hello-world Hono')!);
   const rows = Object.entries(builds).map(([name, b]) => ({
     bundle: name,
-    'bundle KB': round(b.bytes / 1000),
+    'KB cold init loads': round(b.bytes / 1000),
+    'KB with lazy chunks': round(b.totalBytes / 1000),
     'cold init p50 (process start → import done)': `${round(median(times.get(name)!))} ms`,
     'vs hello-world': `${round(median(times.get(name)!) / hello)}×`,
   }));
@@ -225,7 +228,7 @@ export const floor: Benchmark = {
       const cold = await coldInit(fakes);
       goals.push({ case: 'Lambda cold init vs hello-world Hono', 'product/relay': `${round(cold.ratio)}×`, goal: '≤ 2×', status: met(cold.ratio <= 2) });
       goals.push({
-        case: 'receiver bundle (as deployed / without the AWS SDK)',
+        case: 'receiver bundle cold init loads (as deployed / without the AWS SDK)',
         'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`,
         goal: '≤ 350 KB',
         status: met(cold.bytes <= 350_000),
@@ -240,7 +243,7 @@ export const floor: Benchmark = {
       notes.push(`\n### RSS after ${RSS_GROUPS} groups of 3 new alerts (VmRSS, MB)\n\n${table(rss.rows)}`);
       notes.push(`\n### Cold init (median of ${COLD_RUNS} fresh processes)\n\n${table(cold.rows)}`);
       notes.push(
-        `\ndeployed receiver bundle by package: ${cold.byPackage
+        `\nwhat cold init loads of the deployed receiver, by package: ${cold.byPackage
           .slice(0, 10)
           .map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`)
           .join(' · ')}`,
@@ -269,6 +272,15 @@ export const floor: Benchmark = {
   notes: () => notes.join('\n'),
 };
 
+/** What `bench/heap-probe.mjs` wrote, once it has (undefined after 10 s). */
+async function readProbe(file: string): Promise<{ before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage } | undefined> {
+  for (let i = 0; i < 100; i++) {
+    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
+}
+
 /** RSS of `npm start` (tsx, embedded dynalite) and of the product bundled without tsx, its store in another process. */
 async function rssRows(fakes: Fakes, relay: Served): Promise<{ npmStart: number; relay: number; rows: Row[] }> {
   const rows: Row[] = [];
@@ -280,14 +292,27 @@ async function rssRows(fakes: Fakes, relay: Served): Promise<{ npmStart: number;
   rows.push({ process: 'npm start (tsx + embedded dynalite + product)', 'at start': idle, [`after ${RSS_GROUPS} groups`]: full.rssMiB, peak: full.peakMiB });
 
   const store = await serve([`${ROOT}bench/dynalite-server.mjs`], {});
-  const bundled = await startProduct(fakes, [await serverBundle()], { AWS_ENDPOINT_URL_DYNAMODB: store.url });
+  const probe = `${OUT}heap-probe.json`;
+  rmSync(probe, { force: true });
+  const probeArgs = ['--expose-gc', '--import', `${ROOT}bench/heap-probe.mjs`];
+  const bundled = await startProduct(fakes, [...probeArgs, ...NODE_FLAGS, await serverBundle()], { AWS_ENDPOINT_URL_DYNAMODB: store.url, HEAP_PROBE_FILE: probe });
   const idleBundled = bundled.rss().rssMiB;
   const storeIdle = store.rss().rssMiB;
   await fillGroups(bundled.url);
   const b = bundled.rss();
   const st = store.rss();
+  process.kill(bundled.pid, 'SIGWINCH');
+  const heap = await readProbe(probe);
   await Promise.all([bundled.stop(), store.stop()]);
   rows.push({ process: 'product alone (bundled JS, no tsx, store in another process)', 'at start': idleBundled, [`after ${RSS_GROUPS} groups`]: b.rssMiB, peak: b.peakMiB });
+  const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+  if (heap)
+    rows.push({
+      process: `  its V8 heap used before / after a full GC (live data)`,
+      'at start': '',
+      [`after ${RSS_GROUPS} groups`]: `${mib(heap.before.heapUsed)} / ${mib(heap.after.heapUsed)}`,
+      peak: '',
+    });
   rows.push({ process: 'dynalite alone (its table holding those groups)', 'at start': storeIdle, [`after ${RSS_GROUPS} groups`]: st.rssMiB, peak: st.peakMiB });
   const r = relay.rss();
   rows.push({ process: 'bare relay (after the latency cases)', 'at start': '', [`after ${RSS_GROUPS} groups`]: r.rssMiB, peak: r.peakMiB });
