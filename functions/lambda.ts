@@ -14,7 +14,7 @@ import type { SNSEvent } from 'aws-lambda';
 import { receiveSnsEvent } from '../shared/amp/receive.js';
 import { isSnsEvent } from '../shared/amp/sns-event.js';
 import { createApp } from '../shared/http/app.js';
-import { loadConfig } from '../shared/runtime/config.js';
+import { loadConfigWhenReady } from '../shared/runtime/config.js';
 import { isHeartbeatCheck, type HEARTBEAT_CHECK_EVENT } from '../shared/heartbeat/event.js';
 import { createLogger, withLogFields } from '../shared/core/logger.js';
 import { emfMetrics } from '../shared/metrics/emf.js';
@@ -23,7 +23,7 @@ import { secretTokenSource, withSecretSettings } from '../shared/runtime/setting
 import { AWS_CLIENT_DEFAULTS } from '../shared/runtime/aws-clients.js';
 
 const secrets = new SecretsManagerClient(AWS_CLIENT_DEFAULTS);
-const config = loadConfig(await withSecretSettings(process.env, secrets));
+const config = await loadConfigWhenReady(await withSecretSettings(process.env, secrets));
 const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const clients = { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false, metrics: emfMetrics() };

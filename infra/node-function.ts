@@ -46,12 +46,15 @@ export const LAMBDA_BUNDLING = {
   externalModules: [] as string[],
 };
 
+/** Where the chunks go in the asset, beside `index.mjs`. */
+export const CHUNK_DIR = 'chunks';
+
 /**
  * The whole esbuild configuration of a Lambda bundle: `index.mjs` (exporting `handler`) plus chunks.
  * Code splitting (ESM only) puts what is reached only through `await import()` in chunk files of its
  * own, loaded on first use and not at cold init: the AWS SDK's own credential providers other than
- * the environment's, and ours that a request may never need (a chart renderer's fonts and wasm
- * belong behind such an import too). NodejsFunction cannot split (it passes esbuild `--outfile`),
+ * the environment's, and ours that a request may never need (the chart renderer, the routing file's
+ * reader when no routing file is set). NodejsFunction cannot split (it passes esbuild `--outfile`),
  * hence the construct's own local bundling below.
  * @param entry the entry file, absolute or relative to the repository
  * @param outdir where `index.mjs`, its chunks and their source maps go
@@ -63,7 +66,7 @@ export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions 
     entryPoints: { index: entry },
     outdir,
     outExtension: { '.js': '.mjs' },
-    chunkNames: 'chunks/[name]-[hash]',
+    chunkNames: `${CHUNK_DIR}/[name]-[hash]`,
     bundle: true,
     splitting: true,
     format: 'esm',
