@@ -43,7 +43,7 @@ describe('Lambda bundles', () => {
     expect(locales.filter((i) => !i.endsWith('/en.js'))).toEqual([]);
   }, 60_000);
 
-  // A chart renderer (fonts, wasm) goes behind `await import()` the same way: the chunk loads on first use.
+  // The chart renderer (fonts, wasm) and the routing reader go behind `await import()` the same way: their chunks load on first use.
   it('functions/lambda.ts: what only `await import()` reaches stays out of what cold init loads', async () => {
     const { metafile } = await build({ ...lambdaBuildOptions('functions/lambda.ts', join(REPO_ROOT, '.tmp/bundle-inputs')), write: false, logLevel: 'silent' });
     const outputs = metafile.outputs;
@@ -59,6 +59,12 @@ describe('Lambda bundles', () => {
     expect(loadedAtInit('@aws-sdk/nested-clients')).toBe(false);
     expect(Object.values(outputs).some((o) => Object.keys(o.inputs).some((i) => i.includes('node_modules/@aws-sdk/nested-clients/')))).toBe(true);
     expect(loadedAtInit('@aws-sdk/client-dynamodb')).toBe(true);
+    // The routing file's reader (YAML parser, RE2 engine): loaded at start-up only when ROUTING_FILE is set.
+    const inChunks = (pkg: string) => Object.values(outputs).some((o) => Object.keys(o.inputs).some((i) => i.includes(`node_modules/${pkg}/`)));
+    for (const pkg of ['yaml', 're2js', 'echarts', '@resvg/resvg-wasm']) {
+      expect(loadedAtInit(pkg), pkg).toBe(false);
+      expect(inChunks(pkg), pkg).toBe(true);
+    }
   }, 60_000);
 
   it("sees development-only code where it is: npm start's entry", async () => {
