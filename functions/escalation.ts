@@ -15,6 +15,10 @@ import { loadConfigWhenReady } from '../shared/runtime/config.js';
 import { createLogger, withLogFields } from '../shared/core/logger.js';
 import { withSecretSettings } from '../shared/runtime/settings-secret.js';
 import { AWS_CLIENT_DEFAULTS } from '../shared/runtime/aws-clients.js';
+import { mapStackTraces } from '../shared/runtime/stack-traces.js';
+
+// Stack traces name the TypeScript sources; the source map is read on the first trace, not at cold init.
+mapStackTraces(import.meta.url);
 
 const config = await loadConfigWhenReady(await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)));
 const logger = createLogger(config.logLevel);

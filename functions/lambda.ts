@@ -21,6 +21,10 @@ import { emfMetrics } from '../shared/metrics/emf.js';
 import { createDeps, createHeartbeatCheck } from '../shared/runtime/deps.js';
 import { secretTokenSource, withSecretSettings } from '../shared/runtime/settings-secret.js';
 import { AWS_CLIENT_DEFAULTS } from '../shared/runtime/aws-clients.js';
+import { mapStackTraces } from '../shared/runtime/stack-traces.js';
+
+// Stack traces name the TypeScript sources; the source map is read on the first trace, not at cold init.
+mapStackTraces(import.meta.url);
 
 const secrets = new SecretsManagerClient(AWS_CLIENT_DEFAULTS);
 const config = await loadConfigWhenReady(await withSecretSettings(process.env, secrets));
