@@ -11,7 +11,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { handle } from 'hono/aws-lambda';
 import type { SNSEvent } from 'aws-lambda';
-import { receiveSnsEvent } from '../shared/amp/receive.js';
 import { isSnsEvent } from '../shared/amp/sns-event.js';
 import { createApp } from '../shared/http/app.js';
 import { loadConfigWhenReady } from '../shared/runtime/config.js';
@@ -41,7 +40,8 @@ const checkHeartbeats = createHeartbeatCheck(config, deps, clients);
 export async function handler(event: Parameters<typeof http>[0] | SNSEvent | typeof HEARTBEAT_CHECK_EVENT, context?: Parameters<typeof http>[1]) {
   return withLogFields({ awsRequestId: context?.awsRequestId }, async () => {
     if (isHeartbeatCheck(event)) return { heartbeats: (await checkHeartbeats?.()) ?? 'off' };
-    if (isSnsEvent(event)) return { amp: await receiveSnsEvent(event, deps) };
+    // Loaded on the first SNS event: a Function URL-only deployment never needs it at cold init.
+    if (isSnsEvent(event)) return { amp: await (await import('../shared/amp/receive.js')).receiveSnsEvent(event, deps) };
     return http(event as Parameters<typeof http>[0], context);
   });
 }
