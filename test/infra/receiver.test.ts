@@ -63,8 +63,11 @@ describe('AlertReceiver bundling', () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 10_000 });
     const [head, first, second] = stdout.split('\n');
     expect(head).toBe('Error: probe failure');
-    const line = readFileSync(PROBE, 'utf8').split('\n').findIndex((l) => l.includes("throw new Error('probe failure')")) + 1;
+    const line =
+      readFileSync(PROBE, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes("throw new Error('probe failure')")) + 1;
     expect(first).toMatch(new RegExp(`^    at \\S*claim \\(test/infra/fixtures/entry\\.ts:${line}:\\d+\\)$`));
-    expect(second).toMatch(/^    at \S+ \(test\/infra\/fixtures\/entry\.ts:\d+:\d+\)$/);
+    expect(second).toMatch(/^ {4}at \S+ \(test\/infra\/fixtures\/entry\.ts:\d+:\d+\)$/);
   });
 });

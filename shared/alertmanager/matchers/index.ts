@@ -22,7 +22,6 @@ import { formatMatcher, type Matcher } from './match.js';
 import { parseUtf8Matchers } from './utf8.js';
 import { PipelineError } from '../../core/errors.js';
 
-export type { MatchType } from './types.js';
 export { formatMatcher, matches, matchesAll, type Matcher } from './match.js';
 
 /** Thrown for a matcher that does not parse; the message says what is wrong, quoting the matcher. */
