@@ -112,7 +112,11 @@ describe('functions/lambda.ts bundled and invoked as Lambda does', () => {
     writeFileSync(bad, ['routes:', '  - matchers: [\'model_name=~"(?<=x)"\']', '    channels: [slack]', 'default:', '  channels: [slack]', ''].join('\n'));
     try {
       const env = { WEBHOOK_TOKEN: TOKEN, QWEN_SLACK_URL: `${slack.url}/services/T000/B000/qwen` };
-      const { results } = await invoke({ ...env, ROUTING_FILE: good }, [urlEvent(fixtureText('firing-kv-cache-critical'), { authorization: `Bearer ${TOKEN}` })]);
+      // An alert of its own: the same table saw the fixture's in the tests above (a duplicate sends nothing).
+      const message = JSON.parse(fixtureText('firing-kv-cache-critical'));
+      message.alerts[0].fingerprint = 'f00dfacef00dface';
+      message.groupKey = '{}:{alertname="routing-file"}';
+      const { results } = await invoke({ ...env, ROUTING_FILE: good }, [urlEvent(JSON.stringify(message), { authorization: `Bearer ${TOKEN}` })]);
       expect(results[0]).toMatchObject({ statusCode: 200 });
       expect(slack.requests.map((r) => r.path)).toEqual(['/services/T000/B000/qwen']);
       await expect(invoke({ ...env, ROUTING_FILE: bad }, [])).rejects.toThrow(/ROUTING_FILE: .*bad\.yml:2: routes\[0\]\.matchers/);
