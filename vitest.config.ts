@@ -20,6 +20,8 @@ export default defineConfig({
     maxWorkers: 2,
     // Node 20 here, Node 22 in Lambda: the SDK's one-time notice about 2027 releases is noise in test output.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    // The routing file's reader is loaded lazily by the entry points; tests call loadConfig directly.
+    setupFiles: ['test/helpers/routing-reader.setup.ts'],
     projects: [
       // Unit tests share nothing mutable between files: one module graph per worker, not per file,
       // saves most of the tier's time (its cost was importing, not testing).

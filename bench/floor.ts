@@ -155,7 +155,9 @@ async function profile(fakes: Fakes): Promise<[string, number, number][]> {
 }
 
 async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; bytes: number; withoutSdk: number; byPackage: [string, number][] }> {
-  const env = { ...productEnv(fakes), AWS_LAMBDA_FUNCTION_NAME: 'receiver', TABLE_NAME: 'bench', WEBHOOK_TOKEN: 'bench-token-0123456789' };
+  // The stack sets no NODE_OPTIONS (infra/node-function.ts: no --enable-source-maps); Lambda runs Node 24, which
+  // has no SDK end-of-support notice to print as Node 20 here does.
+  const env = { ...productEnv(fakes), AWS_LAMBDA_FUNCTION_NAME: 'receiver', TABLE_NAME: 'bench', WEBHOOK_TOKEN: 'bench-token-0123456789', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   const builds = {
     'receiver (as deployed: AWS SDK bundled)': await bundle('receiver', 'functions/lambda.ts', 'bundled'),
     'receiver, AWS SDK from the runtime': await bundle('receiver-runtime-sdk', 'functions/lambda.ts', 'external'),
@@ -166,7 +168,8 @@ async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; byt
   const hello = median(times.get('hello-world Hono')!);
   const rows = Object.entries(builds).map(([name, b]) => ({
     bundle: name,
-    'bundle KB': round(b.bytes / 1000),
+    'KB cold init loads': round(b.bytes / 1000),
+    'KB with lazy chunks': round(b.totalBytes / 1000),
     'cold init p50 (process start → import done)': `${round(median(times.get(name)!))} ms`,
     'vs hello-world': `${round(median(times.get(name)!) / hello)}×`,
   }));
@@ -225,7 +228,7 @@ export const floor: Benchmark = {
       const cold = await coldInit(fakes);
       goals.push({ case: 'Lambda cold init vs hello-world Hono', 'product/relay': `${round(cold.ratio)}×`, goal: '≤ 2×', status: met(cold.ratio <= 2) });
       goals.push({
-        case: 'receiver bundle (as deployed / without the AWS SDK)',
+        case: 'receiver bundle cold init loads (as deployed / without the AWS SDK)',
         'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`,
         goal: '≤ 350 KB',
         status: met(cold.bytes <= 350_000),
@@ -241,10 +244,16 @@ export const floor: Benchmark = {
       notes.push(`\n### RSS after ${RSS_GROUPS} groups of 3 new alerts (VmRSS, MB)\n\n${table(rss.rows)}`);
       notes.push(`\n### Cold init (median of ${COLD_RUNS} fresh processes)\n\n${table(cold.rows)}`);
       notes.push(
-        `\ndeployed receiver bundle by package: ${cold.byPackage
+        `\nwhat cold init loads of the deployed receiver, by package: ${cold.byPackage
           .slice(0, 10)
           .map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`)
           .join(' · ')}`,
+        // Why the goal row counts what cold init loads, not the whole asset.
+        '\nThe bundle goal row counts what cold init loads (index.mjs and the chunks it imports statically), as deployed: issue #10 asks to ' +
+          '"load only what the first request needs". Chunks only `await import()` reaches load on first use and are in "KB with lazy chunks": ' +
+          "the routing file's reader (yaml, re2js; at start-up only when ROUTING_FILE is set), the chart renderer, the Slack app's Web API client, " +
+          "EventBridge Scheduler, the SDK's STS/SSO credential providers. Names are kept in the bundle (readable stack traces without " +
+          '--enable-source-maps, which cost ~200 ms of CPU per cold start); node here is Node 20, Lambda runs Node 24 (not measured here).',
       );
       const prof = await profile(fakes);
       notes.push(

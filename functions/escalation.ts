@@ -11,12 +11,16 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { checkEscalation } from '../shared/escalation/escalation.js';
 import { createAckRuntime } from '../shared/runtime/ack.js';
 import { parseEscalationJob } from '../shared/escalation/scheduler.js';
-import { loadConfig } from '../shared/runtime/config.js';
+import { loadConfigWhenReady } from '../shared/runtime/config.js';
 import { createLogger, withLogFields } from '../shared/core/logger.js';
 import { withSecretSettings } from '../shared/runtime/settings-secret.js';
 import { AWS_CLIENT_DEFAULTS } from '../shared/runtime/aws-clients.js';
+import { mapStackTraces } from '../shared/runtime/stack-traces.js';
 
-const config = loadConfig(await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)));
+// Stack traces name the TypeScript sources; the source map is read on the first trace, not at cold init.
+mapStackTraces(import.meta.url);
+
+const config = await loadConfigWhenReady(await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)));
 const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const { escalation } = createAckRuntime(config, { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false }, [], logger);

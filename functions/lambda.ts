@@ -11,19 +11,22 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { handle } from 'hono/aws-lambda';
 import type { SNSEvent } from 'aws-lambda';
-import { receiveSnsEvent } from '../shared/amp/receive.js';
 import { isSnsEvent } from '../shared/amp/sns-event.js';
 import { createApp } from '../shared/http/app.js';
-import { loadConfig } from '../shared/runtime/config.js';
+import { loadConfigWhenReady } from '../shared/runtime/config.js';
 import { isHeartbeatCheck, type HEARTBEAT_CHECK_EVENT } from '../shared/heartbeat/event.js';
 import { createLogger, withLogFields } from '../shared/core/logger.js';
 import { emfMetrics } from '../shared/metrics/emf.js';
 import { createDeps, createHeartbeatCheck } from '../shared/runtime/deps.js';
 import { secretTokenSource, withSecretSettings } from '../shared/runtime/settings-secret.js';
 import { AWS_CLIENT_DEFAULTS } from '../shared/runtime/aws-clients.js';
+import { mapStackTraces } from '../shared/runtime/stack-traces.js';
+
+// Stack traces name the TypeScript sources; the source map is read on the first trace, not at cold init.
+mapStackTraces(import.meta.url);
 
 const secrets = new SecretsManagerClient(AWS_CLIENT_DEFAULTS);
-const config = loadConfig(await withSecretSettings(process.env, secrets));
+const config = await loadConfigWhenReady(await withSecretSettings(process.env, secrets));
 const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const clients = { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false, metrics: emfMetrics() };
@@ -37,7 +40,8 @@ const checkHeartbeats = createHeartbeatCheck(config, deps, clients);
 export async function handler(event: Parameters<typeof http>[0] | SNSEvent | typeof HEARTBEAT_CHECK_EVENT, context?: Parameters<typeof http>[1]) {
   return withLogFields({ awsRequestId: context?.awsRequestId }, async () => {
     if (isHeartbeatCheck(event)) return { heartbeats: (await checkHeartbeats?.()) ?? 'off' };
-    if (isSnsEvent(event)) return { amp: await receiveSnsEvent(event, deps) };
+    // Loaded on the first SNS event: a Function URL-only deployment never needs it at cold init.
+    if (isSnsEvent(event)) return { amp: await (await import('../shared/amp/receive.js')).receiveSnsEvent(event, deps) };
     return http(event as Parameters<typeof http>[0], context);
   });
 }

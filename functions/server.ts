@@ -3,7 +3,7 @@
  * `AWS_ENDPOINT_URL_DYNAMODB` or `TABLE_NAME` point at a real one.
  */
 import { createApp } from '../shared/http/app.js';
-import { ConfigError, loadConfig, type Config } from '../shared/runtime/config.js';
+import { ConfigError, loadConfigWhenReady, type Config } from '../shared/runtime/config.js';
 import { serveApp } from '../shared/http/server.js';
 import { createLogger } from '../shared/core/logger.js';
 import { openDedupeTable, StartupError } from '../shared/runtime/local.js';
@@ -17,7 +17,7 @@ function fail(message: string): never {
 
 let config: Config;
 try {
-  config = loadConfig(process.env);
+  config = await loadConfigWhenReady(process.env);
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
   fail(err.message);

@@ -1,45 +1,24 @@
 /**
- * Ships the chart renderer beside the receiver's bundle, never inside it: `shared/chart/render.ts`
- * (ECharts, resvg's WebAssembly glue) bundled on its own as `chart/renderer.mjs` with the same esbuild
- * settings as the function (`LAMBDA_BUNDLING`), plus the WebAssembly module and the font it reads next
- * to it. `shared/chart/load.ts` imports that file on the first chart request, so the receiver's main
- * bundle and cold start carry none of it (~1 MB of JavaScript, 2.4 MB of WebAssembly, 0.7 MB of font).
+ * The chart renderer in the receiver's asset. `shared/chart/load.ts` reaches `shared/chart/render.ts`
+ * (ECharts, resvg's WebAssembly glue) only through `await import()`, so the code-split bundle
+ * (`lambdaBuildOptions` in node-function.ts) puts it in a chunk of its own that cold init never loads; the files it
+ * reads beside itself (the WebAssembly module and the font; `import.meta.url` of that chunk is in
+ * `chunks/`) are copied there after bundling.
  *
- * esbuild cannot split a bundle written to one `--outfile` (what `NodejsFunction` runs), hence a second
- * esbuild run in the bundling hooks rather than a code-split chunk.
+ * Why a chunk and not, as before, a second esbuild run writing `chart/renderer.mjs`: one build with one
+ * set of options instead of a shell command repeating them, and the code the renderer shares with the
+ * receiver (value formatting) exists once. The main bundle and cold init carry none of it either way:
+ * ~1 MB of JavaScript, 2.4 MB of WebAssembly, 0.7 MB of font, loaded on the first chart request.
  */
 import { join } from 'node:path';
 import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LAMBDA_BUNDLING, REPO_ROOT } from './node-function.js';
+import { CHUNK_DIR, REPO_ROOT } from './node-function.js';
 
-/** The renderer's source, relative to the repository. */
-const RENDERER_SOURCE = 'shared/chart/render.ts';
-/** Where the renderer goes in the asset (`BUNDLED_RENDERER` of `shared/chart/load.ts`). */
-const RENDERER_OUT = 'chart/renderer.mjs';
 /** Files the renderer reads beside itself (see `render.ts`), from their packages. */
 const RENDERER_FILES = ['node_modules/@resvg/resvg-wasm/index_bg.wasm', 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf'];
 
-/** The esbuild command line that bundles the renderer into `outputDir`, from `LAMBDA_BUNDLING`. */
-export function rendererBuildCommand(outputDir: string): string {
-  const args = [
-    join(REPO_ROOT, 'node_modules/.bin/esbuild'),
-    join(REPO_ROOT, RENDERER_SOURCE),
-    '--bundle',
-    '--platform=node',
-    '--format=esm',
-    `--target=${LAMBDA_BUNDLING.target}`,
-    `--main-fields=${LAMBDA_BUNDLING.mainFields.join(',')}`,
-    ...(LAMBDA_BUNDLING.minify ? ['--minify'] : []),
-    `--banner:js=${LAMBDA_BUNDLING.banner}`,
-    ...LAMBDA_BUNDLING.externalModules.map((m) => `--external:${m}`),
-    '--log-level=warning',
-    `--outfile=${join(outputDir, RENDERER_OUT)}`,
-  ];
-  return args.map(shellQuote).join(' ');
-}
-
 /**
- * Bundling hooks that add the renderer and its files to the asset, after `hooks` (e.g. the routing
+ * Bundling hooks that copy the renderer's files beside the chunks, after `hooks` (e.g. the routing
  * file's) when given.
  */
 export function withChartRenderer(hooks?: ICommandHooks): ICommandHooks {
@@ -48,13 +27,12 @@ export function withChartRenderer(hooks?: ICommandHooks): ICommandHooks {
     beforeInstall: (inputDir, outputDir) => hooks?.beforeInstall(inputDir, outputDir) ?? [],
     afterBundling: (inputDir, outputDir) => [
       ...(hooks?.afterBundling(inputDir, outputDir) ?? []),
-      rendererBuildCommand(outputDir),
-      ...RENDERER_FILES.map((file) => `cp ${shellQuote(join(REPO_ROOT, file))} ${shellQuote(join(outputDir, 'chart'))}/`),
+      ...RENDERER_FILES.map((file) => `cp ${shellQuote(join(REPO_ROOT, file))} ${shellQuote(join(outputDir, CHUNK_DIR))}/`),
     ],
   };
 }
 
-/** POSIX single-quoting: paths may hold spaces or `$`, the banner quotes. */
+/** POSIX single-quoting: paths may hold spaces or `$`. */
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }

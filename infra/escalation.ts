@@ -12,7 +12,7 @@
 import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -38,7 +38,7 @@ export interface EscalationCheckProps {
 }
 
 export class EscalationCheck extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   /** Escalation checks that failed after Lambda's async retries (alarm on its depth). */
   readonly failedChecks: Queue;
   /** Escalation checks Scheduler could not invoke after its retries (alarm on its depth). */

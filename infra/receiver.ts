@@ -7,8 +7,7 @@
  */
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Validations } from 'aws-cdk-lib';
-import { FunctionUrlAuthType, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { FunctionUrlAuthType, type FunctionUrl, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -76,7 +75,7 @@ export interface AlertReceiverProps {
  *   .useTable(table).useTopic(topic).useSettingsSecret(secret);
  */
 export class AlertReceiver extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly logGroup: LogGroup;
   readonly functionUrl: FunctionUrl;
   /** The Alertmanager webhook endpoint: the Function URL (ends in `/`) + `v1/alertmanager`. */

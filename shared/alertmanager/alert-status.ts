@@ -8,7 +8,7 @@
  * @see https://github.com/prometheus/alertmanager/blob/main/api/v2/openapi.yaml (getAlerts, alertStatus)
  */
 import type { Alert } from './schema.js';
-import { formatMatcher } from './matchers/index.js';
+import { formatMatcher } from './matchers/match.js';
 import { PipelineError } from '../core/errors.js';
 import { redactedExcerpt } from '../core/secret.js';
 

@@ -5,7 +5,7 @@
  * level deep.
  * @see https://prometheus.io/docs/alerting/latest/configuration/#route
  */
-import { matchesAll, type Matcher } from '../alertmanager/matchers/index.js';
+import { matchesAll, type Matcher } from '../alertmanager/matchers/match.js';
 
 export interface Route {
   /** All must hold; an empty list matches every alert. */

@@ -4,7 +4,7 @@
  * dependencies. The only place that knows which concrete adapters acknowledgements use.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { createSlackChannel } from '../channels/slack/index.js';
 import { createSnsChannel, regionFromTopicArn } from '../channels/sns/index.js';
@@ -14,11 +14,11 @@ import type { Logger } from '../core/logger.js';
 import { DynamoDbAlertRecordStore } from '../store/alert-record-dynamodb.js';
 import { DynamoDbAlertSetStore } from '../store/alert-set.js';
 import { checkEscalation, type EscalationDeps } from '../escalation/escalation.js';
-import { EventBridgeScheduler } from '../escalation/eventbridge-scheduler.js';
+import type { EventBridgeSchedulerSettings } from '../escalation/eventbridge-scheduler.js';
 import { AckLinks } from '../ack/links.js';
 import { chartLinkSettings } from './chart.js';
 import type { AckRouteDeps } from '../ack/routes.js';
-import { TimerScheduler, type EscalationScheduler } from '../escalation/scheduler.js';
+import { TimerScheduler, type EscalationJob, type EscalationScheduler } from '../escalation/scheduler.js';
 import { AckTracker } from '../ack/tracker.js';
 import { AWS_CLIENT_DEFAULTS } from './aws-clients.js';
 import { DEFAULT_TABLE_NAME } from '../store/table.js';
@@ -85,7 +85,7 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   let timers: TimerScheduler | undefined;
   const wiring = config.escalation?.scheduler;
   if (escalation && wiring) {
-    scheduler = new EventBridgeScheduler(clients.scheduler ?? new SchedulerClient(AWS_CLIENT_DEFAULTS), wiring);
+    scheduler = eventBridgeScheduler(clients.scheduler, wiring);
   } else if (escalation && clients.inProcessTimers === false) {
     logger.warn('escalation off', { reason: 'no EventBridge Scheduler wiring (deploy with -c escalationDelaySeconds=...): in-process timers would not survive a frozen Lambda' });
   } else if (escalation) {
@@ -120,4 +120,25 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
     return report;
   };
   return { tracker, page, escalation, timers, resume };
+}
+
+/**
+ * EventBridge Scheduler, its SDK client and commands imported on the first schedule or cancel (an
+ * alert that may escalate), not at cold init: a webhook of warnings or duplicates never needs them.
+ */
+function eventBridgeScheduler(client: Pick<SchedulerClient, 'send'> | undefined, wiring: EventBridgeSchedulerSettings): EscalationScheduler {
+  let loading: Promise<EscalationScheduler> | undefined;
+  const load = () => {
+    loading ??= Promise.all([import('../escalation/eventbridge-scheduler.js'), client ? undefined : import('@aws-sdk/client-scheduler')])
+      .then(([{ EventBridgeScheduler }, sdk]) => new EventBridgeScheduler(client ?? new sdk!.SchedulerClient(AWS_CLIENT_DEFAULTS), wiring))
+      .catch((err: unknown) => {
+        loading = undefined;
+        throw err;
+      });
+    return loading;
+  };
+  return {
+    schedule: async (job: EscalationJob, dueAtMs: number) => (await load()).schedule(job, dueAtMs),
+    cancel: async (job: EscalationJob) => (await load()).cancel(job),
+  };
 }

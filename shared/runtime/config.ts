@@ -10,7 +10,8 @@
 import * as z from 'zod';
 import { webhookUrlProblem } from '../channels/settings.js';
 import { TOPIC_ARN } from '../channels/sns/settings.js';
-import { loadRoutingFile, RoutingError, routingSecretNames, type RoutingConfig } from '../routing/load.js';
+import type { RoutingConfig } from '../routing/load.js';
+import { loadRoutingReader, routingReader } from './routing-reader.js';
 import { Secret } from '../core/secret.js';
 import { routingKeySchema } from '../channels/pagerduty/settings.js';
 import { trimSettings, type SettingWarning } from './settings-whitespace.js';
@@ -233,7 +234,18 @@ export class ConfigError extends PipelineError<'invalid_configuration'> {
 }
 
 /**
- * Validates the environment once.
+ * {@link loadConfig}, after loading what it needs to read `ROUTING_FILE` when that is set (see
+ * `routing-reader.ts`): what the entry points call.
+ * @throws ConfigError as {@link loadConfig}
+ */
+export async function loadConfigWhenReady(raw: Record<string, string | undefined>): Promise<Config> {
+  if (raw.ROUTING_FILE?.trim()) await loadRoutingReader();
+  return loadConfig(raw);
+}
+
+/**
+ * Validates the environment once. With `ROUTING_FILE` set, the routing reader must be loaded first
+ * ({@link loadConfigWhenReady} does it; the test set-up loads it for every test file).
  * @param raw usually `process.env`
  * @returns the typed configuration, secrets wrapped in {@link Secret}; surrounding whitespace is removed
  *   from every setting and reported in `warnings` (see `settings-whitespace.ts`)
@@ -241,7 +253,9 @@ export class ConfigError extends PipelineError<'invalid_configuration'> {
  */
 export function loadConfig(raw: Record<string, string | undefined>): Config {
   const { settings: env, warnings } = trimSettings(raw, settingNames(raw));
-  const parsed = envSchema.safeParse(env);
+  // Parsed once per process: zod's compiled fast path (`new Function` per object schema) would cost more
+  // to generate than it saves (~40 ms of a Lambda cold start for this schema, bench/floor.ts).
+  const parsed = envSchema.safeParse(env, { jitless: true });
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
@@ -313,7 +327,7 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
 /** Every setting this service reads: the schema's, and the secrets the routing file references. */
 function settingNames(env: Record<string, string | undefined>): string[] {
   const routingFile = env.ROUTING_FILE?.trim();
-  return [...Object.keys(envSchema.shape), ...(routingFile ? routingSecretNames(routingFile) : [])];
+  return [...Object.keys(envSchema.shape), ...(routingFile ? routingReader().routingSecretNames(routingFile) : [])];
 }
 
 /** Settings of `shared/ack` that only make sense together. */
@@ -348,6 +362,7 @@ function slackAppProblems(e: z.infer<typeof envSchema>): string[] {
 function loadRouting(e: z.infer<typeof envSchema>, env: Record<string, string | undefined>, problems: string[]): RoutingConfig | undefined {
   if (!e.ROUTING_FILE) return undefined;
   const envChannels = ([['slack', e.SLACK_WEBHOOK_URL ?? (e.SLACK_BOT_TOKEN && e.SLACK_CHANNEL)], ['feishu', e.FEISHU_WEBHOOK_URL], ['sns', e.SNS_TOPIC_ARN], ['pagerduty', e.PAGERDUTY_ROUTING_KEY]] as const).filter(([, v]) => v).map(([name]) => name);
+  const { loadRoutingFile, RoutingError } = routingReader();
   try {
     return loadRoutingFile(e.ROUTING_FILE, { settings: env, envChannels });
   } catch (err) {

@@ -11,7 +11,7 @@ import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/clien
 import type { TokenSource, WebhookTokens } from '../http/bearer.js';
 import { ConfigError, webhookTokenSchema } from './config.js';
 import type { Logger } from '../core/logger.js';
-import { routingSecretNames } from '../routing/load.js';
+import { loadRoutingReader } from './routing-reader.js';
 import { isBlank } from './settings-whitespace.js';
 import { Secret } from '../core/secret.js';
 import { PAGERDUTY_SECRET_SETTINGS } from '../channels/pagerduty/settings.js';
@@ -44,7 +44,7 @@ export async function withSecretSettings(
   if (!arn) return env;
   const values = await readSecretObject(arn, client);
   const merged = { ...env };
-  const routingNames = env.ROUTING_FILE?.trim() ? routingSecretNames(env.ROUTING_FILE.trim()) : [];
+  const routingNames = env.ROUTING_FILE?.trim() ? (await loadRoutingReader()).routingSecretNames(env.ROUTING_FILE.trim()) : [];
   for (const name of [...SECRET_SETTINGS, ...routingNames]) {
     const value = (values as Record<string, unknown>)[name];
     if (value === undefined) continue;

@@ -86,7 +86,6 @@ describe('LlmAlertPipelineStack with escalation', () => {
     const esc = stack.escalation!;
     template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 60, MemorySize: 256, Handler: 'index.handler' });
     expect(envOf(id(esc.function))).toEqual({
-      NODE_OPTIONS: '--enable-source-maps',
       LOG_LEVEL: 'debug',
       PUBLIC_URL: 'https://alerts.example.com',
       // The check asks Alertmanager whether the alert is silenced or inhibited before it escalates.

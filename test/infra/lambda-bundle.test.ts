@@ -5,6 +5,9 @@
  * Slack. Checks that it fails closed without WEBHOOK_TOKEN and writes EMF metric lines under the
  * same names as GET /metrics.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { HEARTBEAT_CHECK_EVENT } from '../../shared/heartbeat/event.js';
@@ -98,5 +101,27 @@ describe('functions/lambda.ts bundled and invoked as Lambda does', () => {
     expect(results[1]).toEqual({ heartbeats: { 'http://am-lambda.example:9093': 'ok' } });
     expect(slack.requests).toHaveLength(0);
     expect(emfNamed(lines, 'llm_alert_pipeline_heartbeat_missing')[0]).toMatchObject({ alertmanager: 'http://am-lambda.example:9093', llm_alert_pipeline_heartbeat_missing: 0 });
+  }, 60_000);
+
+  // The routing file's reader (yaml, re2js) is a chunk cold init loads only when ROUTING_FILE is set.
+  it('reads a routing file at cold start: routes by a regex matcher, and fails the init on a bad file naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lambda-routing-'));
+    const good = join(dir, 'routing.yml');
+    writeFileSync(good, ['channels:', '  qwen:', '    type: slack', '    webhookUrl: { secret: QWEN_SLACK_URL }', 'routes:', `  - matchers: ['model_name=~"qwen3-.*"']`, '    channels: [qwen]', 'default:', '  channels: [slack]', ''].join('\n'));
+    const bad = join(dir, 'bad.yml');
+    writeFileSync(bad, ['routes:', '  - matchers: [\'model_name=~"(?<=x)"\']', '    channels: [slack]', 'default:', '  channels: [slack]', ''].join('\n'));
+    try {
+      const env = { WEBHOOK_TOKEN: TOKEN, QWEN_SLACK_URL: `${slack.url}/services/T000/B000/qwen` };
+      // An alert of its own: the same table saw the fixture's in the tests above (a duplicate sends nothing).
+      const message = JSON.parse(fixtureText('firing-kv-cache-critical'));
+      message.alerts[0].fingerprint = 'f00dfacef00dface';
+      message.groupKey = '{}:{alertname="routing-file"}';
+      const { results } = await invoke({ ...env, ROUTING_FILE: good }, [urlEvent(JSON.stringify(message), { authorization: `Bearer ${TOKEN}` })]);
+      expect(results[0]).toMatchObject({ statusCode: 200 });
+      expect(slack.requests.map((r) => r.path)).toEqual(['/services/T000/B000/qwen']);
+      await expect(invoke({ ...env, ROUTING_FILE: bad }, [])).rejects.toThrow(/ROUTING_FILE: .*bad\.yml:2: routes\[0\]\.matchers/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

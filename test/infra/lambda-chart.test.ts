@@ -1,10 +1,10 @@
 /**
  * The chart route in the deployed receiver: the Lambda asset as `cdk deploy` uploads it holds the
- * renderer beside `index.mjs` (`chart/renderer.mjs`, its WebAssembly and font), the main bundle holds
- * none of it, and the bundle, cold-started in a plain Node process, answers a signed chart URL with
+ * renderer as a chunk of its own (`chunks/render-<hash>.mjs`, its WebAssembly and font beside it) that
+ * only `await import()` reaches, the main bundle holds none of it, and the bundle, cold-started in a plain Node process, answers a signed chart URL with
  * a PNG drawn from a loopback Prometheus, and with a 503 PNG when Prometheus cannot be reached.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,14 +40,17 @@ describe('the chart renderer in the Lambda asset', () => {
     await prometheus?.close();
   });
 
-  it('is a file of its own beside index.mjs, with its WebAssembly and font; the main bundle has none of it', () => {
-    const dir = dirname(bundle.path);
-    for (const file of ['chart/renderer.mjs', 'chart/index_bg.wasm', 'chart/DejaVuSans.ttf']) expect(existsSync(join(dir, file)), file).toBe(true);
-    expect(readFileSync(join(dir, 'chart/renderer.mjs'), 'utf8')).toContain('renderToSVGString');
+  it('is a chunk of its own that only `await import()` reaches, with its WebAssembly and font beside it', () => {
+    const chunks = join(dirname(bundle.path), 'chunks');
+    for (const file of ['index_bg.wasm', 'DejaVuSans.ttf']) expect(existsSync(join(chunks, file)), file).toBe(true);
+    const renderer = readdirSync(chunks).filter((f) => f.endsWith('.mjs') && readFileSync(join(chunks, f), 'utf8').includes('renderToSVGString'));
+    expect(renderer).toEqual([expect.stringMatching(/^render-[A-Z0-9]+\.mjs$/)]);
     const main = readFileSync(bundle.path, 'utf8');
     expect(main).not.toContain('renderToSVGString');
     expect(main).not.toContain('resvg');
-    expect(main).toContain('chart/renderer.mjs');
+    // Loaded on first use only: a dynamic import of that chunk, never a static one.
+    expect(main).toContain(`import("./chunks/${renderer[0]}")`);
+    expect(main).not.toMatch(new RegExp(`from\\s*"\\./chunks/${renderer[0]!.replace('.', '\\.')}"`));
   });
 
   it('answers a signed chart URL with a PNG read from Prometheus, and 503 with a PNG when Prometheus is down', async () => {

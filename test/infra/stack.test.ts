@@ -16,7 +16,7 @@ interface Statement {
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
 
-const PLAIN_ENV = ['NODE_OPTIONS', 'LOG_LEVEL', 'PROMETHEUS_URL', 'ALERTMANAGER_URL', 'PUBLIC_URL', 'GRAFANA_URL', 'SLACK_CHANNEL', 'TABLE_NAME', 'SNS_TOPIC_ARN', 'SETTINGS_SECRET_ARN'];
+const PLAIN_ENV = ['LOG_LEVEL', 'PROMETHEUS_URL', 'ALERTMANAGER_URL', 'PUBLIC_URL', 'GRAFANA_URL', 'SLACK_CHANNEL', 'TABLE_NAME', 'SNS_TOPIC_ARN', 'SETTINGS_SECRET_ARN'];
 
 // Bundles the real Lambda entry (functions/lambda.ts) with local esbuild.
 describe('LlmAlertPipelineStack', () => {
@@ -158,6 +158,6 @@ describe('LlmAlertPipelineStack without settings', () => {
   it('sets no plain setting that was not given', () => {
     const template = Template.fromStack(new LlmAlertPipelineStack(scratch.app, 'Bare'));
     const vars = Object.values(template.findResources('AWS::Lambda::Function'))[0]!.Properties.Environment.Variables;
-    expect(Object.keys(vars).sort()).toEqual(['NODE_OPTIONS', 'SETTINGS_SECRET_ARN', 'SNS_TOPIC_ARN', 'TABLE_NAME']);
+    expect(Object.keys(vars).sort()).toEqual(['SETTINGS_SECRET_ARN', 'SNS_TOPIC_ARN', 'TABLE_NAME']);
   });
 });

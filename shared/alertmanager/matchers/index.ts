@@ -17,21 +17,12 @@
  */
 import { RE2JS } from 're2js';
 import { parseClassicMatcher, parseClassicMatchers } from './classic.js';
-import type { MatchType, MatcherText, ParseResult } from './types.js';
+import type { MatcherText, ParseResult } from './types.js';
+import { formatMatcher, type Matcher } from './match.js';
 import { parseUtf8Matchers } from './utf8.js';
 import { PipelineError } from '../../core/errors.js';
 
-export type { MatchType } from './types.js';
-
-/** One parsed matcher. */
-export interface Matcher {
-  name: string;
-  type: MatchType;
-  /** The unquoted value (a regular expression for `=~` and `!~`). */
-  value: string;
-  /** The anchored RE2 expression `^(?:value)$`, for `=~` and `!~`. */
-  regex?: RE2JS;
-}
+export { formatMatcher, matches, matchesAll, type Matcher } from './match.js';
 
 /** Thrown for a matcher that does not parse; the message says what is wrong, quoting the matcher. */
 export class MatcherSyntaxError extends PipelineError<'matcher_syntax'> {
@@ -106,41 +97,4 @@ function compile(m: MatcherText): Matcher | string {
   } catch (err) {
     return `${JSON.stringify(formatMatcher(m))}: invalid regular expression: ${(err as Error).message}`;
   }
-}
-
-/** Whether `labels` satisfy one matcher (a missing label counts as `''`). */
-export function matches(matcher: Matcher, labels: Readonly<Record<string, string>>): boolean {
-  const value = labels[matcher.name] ?? '';
-  switch (matcher.type) {
-    case '=':
-      return value === matcher.value;
-    case '!=':
-      return value !== matcher.value;
-    case '=~':
-      return matcher.regex!.testExact(value);
-    case '!~':
-      return !matcher.regex!.testExact(value);
-  }
-}
-
-/** Whether `labels` satisfy every matcher (an empty list matches everything). */
-export function matchesAll(matchers: readonly Matcher[], labels: Readonly<Record<string, string>>): boolean {
-  return matchers.every((m) => matches(m, labels));
-}
-
-/** Characters that make Alertmanager quote a label name (`matcher/parse`'s reserved set). */
-const NEEDS_QUOTES = /[\p{White_Space}{}!=~,\\"'`]/u;
-
-/** Alertmanager's value escaping (OpenMetrics): `\` `"` and newline only, which both grammars read back. */
-function escapeValue(text: string): string {
-  return text.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
-}
-
-/**
- * The matcher as Alertmanager prints it (`labels.Matcher.String`): `severity="critical"`, the name
- * bare unless it holds a reserved character (`"my label"="x"`, readable by Alertmanager 0.27+ only).
- */
-export function formatMatcher(m: Pick<Matcher, 'name' | 'type' | 'value'>): string {
-  const name = m.name === '' || NEEDS_QUOTES.test(m.name) ? `"${escapeValue(m.name)}"` : m.name;
-  return `${name}${m.type}"${escapeValue(m.value)}"`;
 }

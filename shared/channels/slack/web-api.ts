@@ -8,11 +8,15 @@
  * `AbortSignal` of `deliver` on every request, redirects refused (the token travels in a header), only
  * method names under the configured base URL (`allowAbsoluteUrls: false`), and its logger silenced
  * (channels never log: the pipeline does, with our redaction).
+ *
+ * The client package (~65 KB minified with its dependencies) is imported on the first call, not with
+ * this module: a Lambda without the Slack app never loads it at cold init (issue #10). Classifying
+ * needs only its error codes, spelled here and checked against its `ErrorCode` enum by the compiler.
  * @see https://docs.slack.dev/tools/node-slack-sdk/web-api/
  * @see https://api.slack.com/methods/chat.postMessage
  * @see https://api.slack.com/methods/chat.update
  */
-import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger } from '@slack/web-api';
+import type { ErrorCode, LogLevel, Logger as SlackLogger, WebClient } from '@slack/web-api';
 import type { Secret } from '../../core/secret.js';
 import { ContentRefusedError, DeliveryError } from '../channel.js';
 import type { SlackBlock } from './index.js';
@@ -81,7 +85,26 @@ export interface SlackApi {
   update(channel: string, ts: string, content: SlackContent, signal: AbortSignal): Promise<void>;
 }
 
-const silent: SlackLogger = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => LogLevel.ERROR, setName() {} };
+const silent: SlackLogger = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as LogLevel.ERROR, setName() {} };
+
+/** `@slack/web-api`'s `ErrorCode` values (the compiler checks each against the enum). */
+const CODE: { [K in 'RateLimitedError' | 'PlatformError' | 'HTTPError' | 'RequestError']: `${(typeof ErrorCode)[K]}` } = {
+  RateLimitedError: 'slack_webapi_rate_limited_error',
+  PlatformError: 'slack_webapi_platform_error',
+  HTTPError: 'slack_webapi_http_error',
+  RequestError: 'slack_webapi_request_error',
+};
+
+let webApi: Promise<typeof import('@slack/web-api')> | undefined;
+
+/** The client package, imported once per process on the first call (a chunk of its own in the Lambda bundle). */
+function loadWebApi(): Promise<typeof import('@slack/web-api')> {
+  webApi ??= import('@slack/web-api').catch((err: unknown) => {
+    webApi = undefined;
+    throw err;
+  });
+  return webApi;
+}
 
 /**
  * @param options.name the channel's name, prefixed to error messages
@@ -90,8 +113,8 @@ const silent: SlackLogger = { debug() {}, info() {}, warn() {}, error() {}, setL
  * @throws nothing here; the calls throw {@link DeliveryError}s classified by {@link classifySlackError}
  */
 export function createSlackApi(options: { name: string; token: Secret; apiUrl?: string; timeoutMs: number; settings: SlackSettingNames }): SlackApi {
-  const client = (signal: AbortSignal) =>
-    new WebClient(options.token.reveal(), {
+  const client = async (signal: AbortSignal) =>
+    new (await loadWebApi()).WebClient(options.token.reveal(), {
       slackApiUrl: options.apiUrl ?? SLACK_API_URL,
       logger: silent,
       retryConfig: { retries: 0 },
@@ -104,7 +127,7 @@ export function createSlackApi(options: { name: string; token: Secret; apiUrl?: 
     });
   const call = async <T>(run: (c: WebClient) => Promise<T>, signal: AbortSignal): Promise<T> => {
     try {
-      return await run(client(signal));
+      return await run(await client(signal));
     } catch (err) {
       throw classifySlackError(err, options.name, options.settings, signal.aborted);
     }
@@ -139,15 +162,15 @@ export function classifySlackError(err: unknown, name: string, settings: SlackSe
   if (err instanceof DeliveryError) return err;
   const coded = err as { code?: string; retryAfter?: number; statusCode?: number; data?: { error?: string }; original?: Error };
   switch (coded?.code) {
-    case ErrorCode.RateLimitedError:
+    case CODE.RateLimitedError:
       return new DeliveryError(`${name}: rate limited by Slack (retry after ${coded.retryAfter} s)`, true, (coded.retryAfter ?? 1) * 1000, 'rate_limited');
-    case ErrorCode.PlatformError:
+    case CODE.PlatformError:
       return platformError(coded.data?.error ?? 'unknown_error', name, settings);
-    case ErrorCode.HTTPError: {
+    case CODE.HTTPError: {
       const status = coded.statusCode ?? 0;
       return new DeliveryError(`${name}: Slack Web API answered HTTP ${status}`, status >= 500, undefined, status >= 500 ? 'server_error' : 'client_error');
     }
-    case ErrorCode.RequestError:
+    case CODE.RequestError:
       return new DeliveryError(`${name}: ${aborted ? 'request timed out or was aborted' : `request failed (${networkCode(coded.original)})`}`, true, undefined, aborted ? 'timeout' : 'network');
     default:
       return new DeliveryError(`${name}: ${(err as Error)?.name ?? 'unknown error'} from the Slack client`, false, undefined, 'other');
