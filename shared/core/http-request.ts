@@ -59,7 +59,9 @@ export function httpRequest(url: string | URL, init: HttpRequestInit): Promise<H
     const headers = init.body === undefined ? init.headers : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
     const req = (target.protocol === 'https:' ? tlsRequest : plainRequest)(target, { method: init.method, headers, signal: init.signal });
     req.once('response', (res) => resolve(answer(res)));
-    req.once('error', reject);
+    // `on`, not `once`: the socket may fail again while the body is read (a second 'error' with no
+    // listener would crash the process); once settled, a rejection is a no-op.
+    req.on('error', reject);
     req.end(init.body);
   });
 }
@@ -93,7 +95,7 @@ function readText(res: IncomingMessage, maxBytes: number): Promise<string> {
       } else chunks.push(chunk);
     });
     res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.once('error', reject);
+    res.on('error', reject);
     // Closed before its end without an error of its own (the peer dropped the connection).
     res.once('close', () => {
       if (!res.complete) reject(Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' }));
