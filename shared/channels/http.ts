@@ -2,7 +2,9 @@
  * The one place where webhook channels talk HTTP and where platform replies are classified
  * (Slack, Feishu): 2xx is accepted; 429, 5xx, time-outs and network errors are retryable;
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
+ * Sent with `node:http`, not `fetch` (`core/http-request.ts` says why); redirects are not followed.
  */
+import { httpRequest, type HttpAnswer } from '../core/http-request.js';
 import { redactedExcerpt, type Secret } from '../core/secret.js';
 import { ContentRefusedError, DeliveryError, httpFailureReason } from './channel.js';
 
@@ -47,14 +49,13 @@ export async function postJson(
     rateLimited?: (status: number, body: string) => boolean;
   } = {},
 ): Promise<HttpReply> {
-  let response: Response;
+  let response: HttpAnswer;
   try {
-    response = await fetch(typeof url === 'string' ? url : url.reveal(), {
+    response = await httpRequest(typeof url === 'string' ? url : url.reveal(), {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify(body),
       signal,
-      redirect: 'manual',
     });
   } catch (err) {
     throw new DeliveryError(`${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`, true, undefined, signal.aborted ? 'timeout' : 'network');
@@ -64,7 +65,7 @@ export async function postJson(
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
   const rateLimited = response.status === 429 || (options.rateLimited?.(response.status, text) ?? false);
   const retryable = rateLimited || response.status >= 500;
-  const retryAfterMs = retryable ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : undefined;
+  const retryAfterMs = retryable ? parseRetryAfter(response.header('retry-after') ?? null, Date.now()) : undefined;
   // A proxy page or platform error may echo the webhook path, in any encoding: redacted before it is cut.
   const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS);
   if (!retryable && options.refusesContent?.(response.status, text)) throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
@@ -76,14 +77,14 @@ export async function postJson(
  * success body (a proxy's login page, a URL that is not an incoming webhook), which fails permanently.
  * A body that stalls or drops after the status line is acceptance: retrying it could send a duplicate.
  */
-async function acceptedUnlessRefused(channel: string, response: Response, successBody?: (body: string) => boolean): Promise<HttpReply> {
+async function acceptedUnlessRefused(channel: string, response: HttpAnswer, successBody?: (body: string) => boolean): Promise<HttpReply> {
   const text = await response.text().catch(() => undefined);
   if (text === undefined || !successBody || successBody(text)) return { status: response.status, body: text ?? '' };
   const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS) || '(empty)';
   throw new DeliveryError(`${channel}: HTTP ${response.status} but not the platform's success reply: ${excerpt}`, false, undefined, 'platform_error');
 }
 
-async function readBody(response: Response, signal: AbortSignal, channel: string): Promise<string> {
+async function readBody(response: HttpAnswer, signal: AbortSignal, channel: string): Promise<string> {
   try {
     return await response.text();
   } catch (err) {
@@ -92,16 +93,20 @@ async function readBody(response: Response, signal: AbortSignal, channel: string
   }
 }
 
-/** The error code of a failed `fetch` (`ECONNREFUSED`, `UND_ERR_SOCKET`, …); never the message, which may name the URL. */
+type ErrorShape = { code?: unknown; message?: unknown; errors?: { code?: unknown }[]; cause?: ErrorShape };
+
+/** The error code of a failed request (`ECONNREFUSED`, `ECONNRESET`, …); never the message, which may name the URL. */
 function networkCode(err: unknown): string {
-  // fetch throws `TypeError: fetch failed`; the reason is in `cause`: a system error code, an
-  // AggregateError of one per address tried, or only a message (undici's "bad port").
-  const cause = (err as { cause?: { code?: unknown; message?: unknown; errors?: { code?: unknown }[] } } | undefined)?.cause;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  const codes = [...new Set((cause?.errors ?? []).map((e) => e?.code).filter((c): c is string => typeof c === 'string'))];
-  if (codes.length) return codes.join(', ');
+  const e = err as ErrorShape | undefined;
+  // Node's system error carries its `code`, several addresses tried make an AggregateError of one
+  // each; an error wrapping another (as `fetch`'s `TypeError: fetch failed` does) has them in `cause`.
+  for (const source of [e, e?.cause]) {
+    if (typeof source?.code === 'string') return source.code;
+    const codes = [...new Set((source?.errors ?? []).map((x) => x?.code).filter((c): c is string => typeof c === 'string'))];
+    if (codes.length) return codes.join(', ');
+  }
   // Redacted before it is cut: a message may quote the URL, and a cut one would leave part of it.
-  if (cause && typeof cause.message === 'string' && cause.message) return redactedExcerpt(cause.message, 120);
+  if (typeof e?.cause?.message === 'string' && e.cause.message) return redactedExcerpt(e.cause.message, 120);
   return err instanceof Error ? err.name : 'unknown error';
 }
 

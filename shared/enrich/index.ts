@@ -92,7 +92,7 @@ async function enrichAll(
   // The race guarantees the budget even if some step ignored the abort signal.
   await raceAbort(work, budget).finally(() => finished.abort());
   fillUnavailable(alerts, kinds, results, timeoutReason(deps.timeoutMs), 'timeout');
-  deps.logger.debug('enrich.done', { alerts: alerts.length, queries: group.queryCount(), queriesByKind: group.queriesByKind(), ms: Date.now() - started });
+  deps.logger.debug('enrich.done', { alerts: alerts.length, queries: group.queryCount(), requests: group.requestCount(), queriesByKind: group.queriesByKind(), ms: Date.now() - started });
   logUnavailable(results, deps.logger);
 }
 

@@ -2,11 +2,12 @@
  * One Prometheus API request on the wire: GET when the URL is short, form-encoded POST when it is
  * long; a time-out per attempt under the caller's overall signal; one retry on HTTP 503 or a
  * network error. Redirects are not followed (a 3xx is an error): a client that follows them would
- * send its queries wherever a misconfigured or hostile server points. Parsing the answer is the
- * caller's business.
+ * send its queries wherever a misconfigured or hostile server points. Sent with `node:http`, not
+ * `fetch` (`core/http-request.ts` says why). Parsing the answer is the caller's business.
  * @see https://prometheus.io/docs/prometheus/latest/querying/api/#instant-queries (GET and POST)
  */
 import pRetry from 'p-retry';
+import { BodyTooLargeError, httpRequest, type HttpAnswer } from '../core/http-request.js';
 import { PrometheusError } from './error.js';
 
 /**
@@ -74,14 +75,13 @@ async function attempt(url: string, params: Record<string, string>, options: Tra
   const timeoutMs = options.queryTimeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
   const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
-  const query = new URLSearchParams(params);
-  const getUrl = `${url}?${query}`;
-  const init: RequestInit =
-    getUrl.length <= MAX_GET_URL_CHARS
-      ? { method: 'GET', headers: { accept: 'application/json' }, signal: both, redirect: 'manual' }
-      : { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: query, signal: both, redirect: 'manual' };
+  // Encoded once: a batch's query runs to tens of KB.
+  const form = new URLSearchParams(params).toString();
+  const get = url.length + 1 + form.length <= MAX_GET_URL_CHARS;
   try {
-    const response = await fetch(init.method === 'GET' ? getUrl : url, init);
+    const response = get
+      ? await httpRequest(`${url}?${form}`, { method: 'GET', headers: { accept: 'application/json' }, signal: both })
+      : await httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form, signal: both });
     const text = await readText(response, options.maxResponseBytes);
     if (response.status === 503) throw unavailable(text);
     if (response.status >= 300 && response.status < 400) throw redirected(response.status);
@@ -96,27 +96,16 @@ async function attempt(url: string, params: Record<string, string>, options: Tra
 
 /**
  * The body as text, read only up to `maxBytes`: a `content-length` over it fails before reading, a
- * longer stream is cancelled as soon as it passes it.
+ * longer stream is cut as soon as it passes it.
  * @throws PrometheusError `too_large`
  */
-async function readText(response: Response, maxBytes: number): Promise<string> {
-  const tooLarge = () => new PrometheusError(`HTTP ${response.status}: answer larger than ${maxBytes} bytes; not read`, { errorType: 'too_large', httpStatus: response.status });
-  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
-    await response.body?.cancel();
-    throw tooLarge();
+async function readText(response: HttpAnswer, maxBytes: number): Promise<string> {
+  try {
+    return await response.text(maxBytes);
+  } catch (err) {
+    if (!(err instanceof BodyTooLargeError)) throw err;
+    throw new PrometheusError(`HTTP ${response.status}: ${err.message}`, { errorType: 'too_large', httpStatus: response.status });
   }
-  if (!response.body) return '';
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength;
-    if (total > maxBytes) {
-      await response.body.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A 503 as an error; the API's own `errorType`/`error` are kept when the body is its envelope. */
@@ -136,10 +125,11 @@ function redirected(status: number): PrometheusError {
   return new PrometheusError(`HTTP ${status}: Prometheus answered with a redirect, which is not followed; set PROMETHEUS_URL to the final URL`, { errorType: 'redirect', httpStatus: status });
 }
 
-/** Node's `fetch failed` hides the reason in `cause.code` (e.g. `ECONNREFUSED`). */
+/** Node's error code (e.g. `ECONNREFUSED`), one per address tried when there were several. */
 function networkErrorCode(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
+  const e = err as { code?: unknown; errors?: { code?: unknown }[] } | null;
+  if (typeof e?.code === 'string') return e.code;
+  const codes = [...new Set((e?.errors ?? []).map((x) => x?.code).filter((c): c is string => typeof c === 'string'))];
+  if (codes.length) return codes.join(', ');
   return err instanceof Error ? err.message : String(err);
 }

@@ -1,10 +1,12 @@
 /**
  * Against the real Prometheus binary, back-filled (promtool) with a few hours of a GPU whose used
- * memory grows linearly: the fitted leak trend, and the 11,000-points limit the step helper respects.
+ * memory grows linearly: the fitted leak trend, the 11,000-points limit the step helper respects,
+ * and batched queries answering as each query alone would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrichAlerts } from '../../shared/enrich/index.js';
 import { silentLogger } from '../../shared/core/logger.js';
+import { MAX_BATCH_MEMBERS, QueryBatcher } from '../../shared/prometheus/batch.js';
 import { PrometheusClient } from '../../shared/prometheus/client.js';
 import { MAX_POINTS_PER_SERIES, rangeStep } from '../../shared/prometheus/step.js';
 import { ruleAlert } from '../fixtures/prometheus/alerts.js';
@@ -70,5 +72,51 @@ describe('real Prometheus 2.42', () => {
     expect(step).toBe(2);
     await expect(client.rangeQuery('vector(1)', { start, end, step })).resolves.toMatchObject({ result: [{ metric: {} }] });
     await expect(client.rangeQuery('vector(1)', { start, end, step: 1.99 })).rejects.toMatchObject({ errorType: 'bad_data', httpStatus: 400 });
+  });
+});
+
+describe('batched queries on real Prometheus 2.42', () => {
+  const EXPRS = [
+    'DCGM_FI_DEV_FB_USED',
+    'sum by (gpu) (DCGM_FI_DEV_FB_USED) / 1024',
+    'DCGM_FI_DEV_FB_USED{gpu="3"} + DCGM_FI_DEV_FB_FREE',
+    'DCGM_FI_DEV_FB_USED{gpu="9"}',
+    'vector(1) or DCGM_FI_DEV_FB_FREE',
+  ];
+
+  it('one request answers each expression exactly as its own query does', async () => {
+    const client = new PrometheusClient(prometheus.url);
+    const batcher = new QueryBatcher(client);
+    const alone = await Promise.all(EXPRS.map((e) => client.instantQuery(e, { time: now })));
+    const batched = await Promise.all(EXPRS.map((e) => batcher.instant(e, now)));
+    expect(batcher.requests).toBe(1);
+    expect(batched).toEqual(alone.map((a) => a.result));
+    expect(batched[3]).toEqual([]);
+
+    const start = new Date(now.getTime() - 3600_000);
+    const ranges = await Promise.all(EXPRS.slice(0, 2).map((e) => batcher.range(e, start, now, 300)));
+    expect(batcher.requests).toBe(2);
+    expect(ranges).toEqual((await Promise.all(EXPRS.slice(0, 2).map((e) => client.rangeQuery(e, { start, end: now, step: 300 })))).map((a) => a.result));
+  });
+
+  it('an expression Prometheus refuses fails alone: the others answer from requests of their own', async () => {
+    const client = new PrometheusClient(prometheus.url);
+    const batcher = new QueryBatcher(client);
+    const answers = await Promise.allSettled([batcher.instant(EXPRS[0]!, now), batcher.instant('sum(DCGM_FI_DEV_FB_USED', now), batcher.instant('scalar(vector(1))', now)]);
+    expect(answers[0]).toMatchObject({ status: 'fulfilled', value: (await client.instantQuery(EXPRS[0]!, { time: now })).result });
+    expect(answers[1]).toMatchObject({ status: 'rejected', reason: { errorType: 'bad_data', httpStatus: 400 } });
+    // A scalar cannot be tagged in a batch, but alone it answers as before.
+    expect(answers[2]).toMatchObject({ status: 'fulfilled', value: [{ metric: {}, value: 1 }] });
+    expect(batcher.requests).toBe(4);
+  });
+
+  it('instants at different times, and more expressions than one batch holds, go in separate requests', async () => {
+    const batcher = new QueryBatcher(new PrometheusClient(prometheus.url));
+    const earlier = new Date(now.getTime() - 600_000);
+    const many = Array.from({ length: MAX_BATCH_MEMBERS + 1 }, (_, i) => batcher.instant(`DCGM_FI_DEV_FB_USED{gpu="${i % 4}"}`, now));
+    const [last] = await Promise.all([batcher.instant('DCGM_FI_DEV_FB_USED{gpu="3"}', earlier), ...many]);
+    expect(batcher.requests).toBe(3);
+    expect(last).toHaveLength(1);
+    expect((await Promise.all(many)).map((r) => r.length)).toEqual(Array.from({ length: MAX_BATCH_MEMBERS + 1 }, (_, i) => (i % 4 >= 2 ? 1 : 0)));
   });
 });

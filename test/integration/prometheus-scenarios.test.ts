@@ -40,11 +40,13 @@ const relativeError = (actual: number, expected: number) => Math.abs(actual - ex
 describe('latency alerts of one group (fired at different times)', () => {
   let result: Map<string, Enrichment>;
   let queries: unknown;
+  let requests: unknown;
 
   beforeAll(async () => {
     const lines: string[] = [];
     result = await enrich(Object.values(latencyGroup), { logger: createLogger('debug', (l) => lines.push(l)) });
-    queries = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'enrich.done')?.queries;
+    const done = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'enrich.done');
+    ({ queries, requests } = done ?? {});
   });
 
   it('queueing: requests waiting, growing since the alert fired, names queueing', () => {
@@ -78,6 +80,10 @@ describe('latency alerts of one group (fired at different times)', () => {
   it('costs the same queries as one alert would: one per signal now, one range for the starts, one per histogram', () => {
     // 18 vLLM signals now + one range each for the starts + 3 histograms' bucket bounds + GPU utilization (now, range).
     expect(queries).toBe(41);
+  });
+
+  it('sends those queries in two requests: the instant ones now together, the range ones together', () => {
+    expect(requests).toBe(2);
   });
 });
 

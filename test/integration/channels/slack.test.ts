@@ -106,10 +106,10 @@ describe('slack channel over HTTP', () => {
     expect((err as Error).message).toBe('slack: request failed (ECONNREFUSED)');
   });
 
-  it('names the cause when fetch gives no error code (a port fetch refuses to use)', async () => {
-    const blocked = createSlackChannel({ webhookUrl: new Secret(`http://127.0.0.1:1${HOOK_PATH}`) });
+  it('names the cause when the request cannot even start (a scheme Node cannot request), never the URL', async () => {
+    const blocked = createSlackChannel({ webhookUrl: new Secret(`ftp://127.0.0.1:1${HOOK_PATH}`) });
     const err = await blocked.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000)).catch((e: unknown) => e);
-    expect((err as Error).message).toBe('slack: request failed (bad port)');
+    expect((err as Error).message).toBe('slack: request failed (ERR_INVALID_PROTOCOL)');
   });
 });
 
