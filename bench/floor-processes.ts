@@ -1,8 +1,8 @@
 /**
- * The processes the floor benchmark compares: the product as `npm start` runs it (or bundled,
- * without tsx), the bare relay (`relay.mjs`) and a stand-alone dynalite; the webhook bodies it posts.
+ * The processes the floor benchmark compares: the product as `npm start` runs it (its `prestart`
+ * bundle, with its embedded store or with the store in another process), the bare relay (`relay.mjs`) and a stand-alone dynalite; the webhook bodies it posts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { stormWebhook } from '../test/integration/storm-webhook.js';
@@ -19,7 +19,7 @@ export interface Served {
 
 /**
  * Starts `node ...args` and waits for its first line that names a listening port.
- * @param args node's arguments (`--import tsx functions/server.ts` is `npm start`)
+ * @param args node's arguments ({@link npmStartArgs} are `npm start`'s)
  */
 export async function serve(args: string[], env: Record<string, string>, portLine = /"listen":"[^"]*:(\d+)"|listening (\d+)/): Promise<Served> {
   const child = spawn(process.execPath, args, {
@@ -62,10 +62,38 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** `npm start`'s own command line (package.json `start`), kept in step with it. */
-export function npmStartArgs(): string[] {
+/** package.json `start`: `[VAR=value ...] exec node <args>`. */
+function startScript(): { env: Record<string, string>; args: string[] } {
   const start = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.replace(/^.*?exec node /, '').split(' ');
+  const [assignments = '', command = ''] = start.split(/\s*exec node /);
+  return {
+    env: Object.fromEntries(
+      assignments
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((a) => a.split('=') as [string, string]),
+    ),
+    args: command.split(' '),
+  };
+}
+
+let built = false;
+
+/** `npm start`'s own command line (package.json `start`), kept in step with it; runs its `prestart` build once per bench. */
+export function npmStartArgs(): string[] {
+  if (!built) execFileSync('npm', ['run', '--silent', 'prestart'], { cwd: ROOT, stdio: 'inherit' });
+  built = true;
+  return startScript().args;
+}
+
+/** The environment variables package.json `start` sets before `exec node` (e.g. `MALLOC_ARENA_MAX`). */
+export function npmStartEnv(): Record<string, string> {
+  return startScript().env;
+}
+
+/** `npm start`'s node flags without its entry file (the last argument). */
+export function nodeFlags(): string[] {
+  return npmStartArgs().slice(0, -1);
 }
 
 let series = 0;

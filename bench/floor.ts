@@ -8,11 +8,11 @@
  * Run alone: `npm run bench -- floor`.
  */
 import { loadavg } from 'node:os';
-import { mkdirSync, rmSync } from 'node:fs';
-import { bundle, bytesByPackage, coldInitMs, helloBundle, OUT, serverBundle } from './floor-build.js';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { bundle, bytesByPackage, coldInitMs, helloBundle, OUT } from './floor-build.js';
 import { productEnv, startFakes, type Fakes } from './floor-fakes.js';
 import { selfTimeByOwner } from './floor-profile.js';
-import { newGroup, npmStartArgs, post, ROOT, serve, type Served } from './floor-processes.js';
+import { newGroup, nodeFlags, npmStartArgs, npmStartEnv, post, ROOT, serve, type Served } from './floor-processes.js';
 import { storeCost, storeFindings } from './floor-store.js';
 import { round, table, type Benchmark, type Row } from './harness.js';
 
@@ -50,7 +50,7 @@ function ok(r: { status: number }, what: string): void {
 }
 
 function startProduct(fakes: Fakes, nodeArgs: string[] = npmStartArgs(), env: Record<string, string> = {}): Promise<Served> {
-  return serve(nodeArgs, { ...productEnv(fakes), PORT: '0', HOST: '127.0.0.1', ...env });
+  return serve(nodeArgs, { ...npmStartEnv(), ...productEnv(fakes), PORT: '0', HOST: '127.0.0.1', ...env });
 }
 
 /** Median latency of new groups and duplicates, product vs relay, posts interleaved; Prometheus requests per group noted. */
@@ -287,27 +287,54 @@ export const floor: Benchmark = {
   notes: () => notes.join('\n'),
 };
 
-/** RSS of `npm start` (tsx, embedded dynalite) and of the product bundled without tsx, its store in another process. */
+/** What `bench/heap-probe.mjs` wrote, once it has (undefined after 10 s). */
+async function readProbe(file: string): Promise<{ before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage } | undefined> {
+  for (let i = 0; i < 100; i++) {
+    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
+}
+
+/**
+ * RSS of `npm start` (its bundle, embedded dynalite), then of the same bundle and flags with the
+ * store in another process (a full-GC probe tells live heap from slack, and the store's buffers),
+ * and of that store alone.
+ */
 async function rssRows(fakes: Fakes, relay: Served): Promise<{ npmStart: number; relay: number; rows: Row[] }> {
   const rows: Row[] = [];
+  const after = `after ${RSS_GROUPS} groups`;
   const npmStart = await startProduct(fakes);
   const idle = npmStart.rss().rssMiB;
   await fillGroups(npmStart.url);
   const full = npmStart.rss();
   await npmStart.stop();
-  rows.push({ process: 'npm start (tsx + embedded dynalite + product)', 'at start': idle, [`after ${RSS_GROUPS} groups`]: full.rssMiB, peak: full.peakMiB });
+  rows.push({ process: `npm start (node ${nodeFlags().join(' ')}, embedded dynalite)`, 'at start': idle, [after]: full.rssMiB, peak: full.peakMiB });
 
   const store = await serve([`${ROOT}bench/dynalite-server.mjs`], {});
-  const bundled = await startProduct(fakes, [await serverBundle()], { AWS_ENDPOINT_URL_DYNAMODB: store.url });
-  const idleBundled = bundled.rss().rssMiB;
+  const probe = `${OUT}heap-probe.json`;
+  rmSync(probe, { force: true });
+  const entry = npmStartArgs().at(-1)!;
+  const alone = await startProduct(fakes, ['--expose-gc', '--import', `${ROOT}bench/heap-probe.mjs`, ...nodeFlags(), entry], { AWS_ENDPOINT_URL_DYNAMODB: store.url, HEAP_PROBE_FILE: probe });
+  const idleAlone = alone.rss().rssMiB;
   const storeIdle = store.rss().rssMiB;
-  await fillGroups(bundled.url);
-  const b = bundled.rss();
+  await fillGroups(alone.url);
+  const a = alone.rss();
   const st = store.rss();
-  await Promise.all([bundled.stop(), store.stop()]);
-  rows.push({ process: 'product alone (bundled JS, no tsx, store in another process)', 'at start': idleBundled, [`after ${RSS_GROUPS} groups`]: b.rssMiB, peak: b.peakMiB });
-  rows.push({ process: 'dynalite alone (its table holding those groups)', 'at start': storeIdle, [`after ${RSS_GROUPS} groups`]: st.rssMiB, peak: st.peakMiB });
+  process.kill(alone.pid, 'SIGWINCH');
+  const heap = await readProbe(probe);
+  await Promise.all([alone.stop(), store.stop()]);
+  rows.push({ process: 'the same, its store in another process', 'at start': idleAlone, [after]: a.rssMiB, peak: a.peakMiB });
+  const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+  if (heap)
+    rows.push({
+      process: '  its V8 heap: total / used / used after a full GC (live)',
+      'at start': '',
+      [after]: `${mib(heap.before.heapTotal)} / ${mib(heap.before.heapUsed)} / ${mib(heap.after.heapUsed)}`,
+      peak: '',
+    });
+  rows.push({ process: 'dynalite alone (its table holding those groups)', 'at start': storeIdle, [after]: st.rssMiB, peak: st.peakMiB });
   const r = relay.rss();
-  rows.push({ process: 'bare relay (after the latency cases)', 'at start': '', [`after ${RSS_GROUPS} groups`]: r.rssMiB, peak: r.peakMiB });
+  rows.push({ process: 'bare relay (after the latency cases)', 'at start': '', [after]: r.rssMiB, peak: r.peakMiB });
   return { npmStart: full.rssMiB, relay: r.rssMiB, rows };
 }

@@ -1,11 +1,15 @@
 /**
  * The embedded DynamoDB of `npm start` and the tests: dynalite, in memory, on loopback,
  * reached through the real AWS SDK like any other endpoint.
+ *
+ * DynamoDB's TTL deletes expired items in the background; dynalite never does, so a long-running
+ * `npm start` would keep every record until it stops. {@link sweepExpired} plays DynamoDB's part,
+ * on a timer ({@link SWEEP_EVERY_MS}); reads already treat an expired item as absent either way.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
-import { ensureTable } from './table.js';
+import { ensureTable, PARTITION_KEY, TTL_ATTRIBUTE } from './table.js';
 
 export interface LocalDynamoDb {
   client: DynamoDBClient;
@@ -15,9 +19,12 @@ export interface LocalDynamoDb {
   close(): Promise<void>;
 }
 
+/** How often the embedded store deletes expired items, milliseconds (DynamoDB's TTL takes up to days; this is sooner). */
+const SWEEP_EVERY_MS = 10 * 60_000;
+
 /**
  * Starts dynalite on 127.0.0.1 (a free port) and creates the dedupe table.
- * Data lives in memory and is gone when the process stops.
+ * Data lives in memory and is gone when the process stops; expired items are swept every {@link SWEEP_EVERY_MS}.
  */
 export async function startLocalDynamoDb(tableName: string): Promise<LocalDynamoDb> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
@@ -33,13 +40,67 @@ export async function startLocalDynamoDb(tableName: string): Promise<LocalDynamo
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   await ensureTable(client, tableName);
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    // One sweep at a time; a failed one (the store closing) waits for the next tick.
+    sweeping = sweeping.then(() => sweepExpired(client, tableName, Date.now()).catch(() => 0));
+  }, SWEEP_EVERY_MS).unref();
   return {
     client,
     endpoint,
     tableName,
     close: async () => {
+      clearInterval(timer);
+      await sweeping;
       client.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Deletes the items whose TTL attribute (`expiresAt`, epoch seconds) has passed, as DynamoDB's TTL
+ * does: each delete is conditional on the item being still expired, so an item written again
+ * between the scan and its delete stays.
+ * @param nowMs the current time, epoch milliseconds
+ * @returns how many items were deleted
+ * @throws the SDK's error for a failed scan or delete (other than a lost condition)
+ */
+export async function sweepExpired(client: DynamoDBClient, tableName: string, nowMs: number): Promise<number> {
+  const now: AttributeValue = { N: String(Math.floor(nowMs / 1000)) };
+  let deleted = 0;
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        ProjectionExpression: '#pk',
+        FilterExpression: '#exp <= :now',
+        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#exp': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':now': now },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const key of page.Items ?? []) deleted += await deleteIfExpired(client, tableName, key, now);
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return deleted;
+}
+
+async function deleteIfExpired(client: DynamoDBClient, tableName: string, key: Record<string, AttributeValue>, now: AttributeValue): Promise<number> {
+  try {
+    await client.send(
+      new DeleteItemCommand({
+        TableName: tableName,
+        Key: key,
+        ConditionExpression: '#exp <= :now',
+        ExpressionAttributeNames: { '#exp': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+    return 1;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return 0;
+    throw err;
+  }
 }

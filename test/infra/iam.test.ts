@@ -35,6 +35,7 @@ const SDK_COMMANDS: Record<string, string[]> = {
   CreateTableCommand: [], // shared/store/table.ts: only npm start's local table; the stack creates the real one
   UpdateTimeToLiveCommand: [], // likewise
   ScanCommand: [], // shared/store/alert-record-dynamodb.ts scheduledEscalations: only npm start's in-process scheduler re-arming at start; Lambda escalates through EventBridge Scheduler
+  DeleteItemCommand: [], // shared/store/local-dynamodb.ts sweepExpired: only npm start's embedded dynalite, standing in for DynamoDB's TTL
 };
 
 /** What Lambda itself does with the function's role: its log streams, the async failure destination. */

@@ -1,0 +1,53 @@
+/**
+ * `npm start` runs what its `prestart` builds (`scripts/build-start.mjs`): the server bundle must
+ * listen and take a webhook, the chart renderer must load from beside it (with its WebAssembly and
+ * font from node_modules), and stack traces must name the TypeScript sources.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixtureText } from '../helpers/fixtures.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+/** package.json `start`'s node arguments (after `exec node`). */
+function startArgs(): string[] {
+  const start = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/exec node /)[1]!.split(' ');
+}
+
+describe("npm start's bundle", () => {
+  const children: ReturnType<typeof spawn>[] = [];
+  afterAll(() => children.forEach((c) => c.kill('SIGKILL')));
+
+  it('builds, listens and answers a webhook; the chart renderer loads beside it; traces name .ts files', async () => {
+    await run(process.execPath, ['scripts/build-start.mjs'], { cwd: ROOT, timeout: 60_000 });
+    const child = spawn(process.execPath, startArgs(), {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /"webhook":"([^"]+)"/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    const res = await fetch(url, { method: 'POST', body: fixtureText('firing-kv-cache-critical'), headers: { 'content-type': 'application/json' }, redirect: 'manual' });
+    expect(res.status).toBe(200);
+
+    const script = `const r = await import('./.tmp/start/chart/renderer.mjs');
+      const png = await r.renderMessagePng('heading', 'message');
+      console.log(png[1] === 0x50 && png[2] === 0x4e && png[3] === 0x47 ? 'png' : 'not png');
+      await r.renderChartPng({}).catch((e) => console.log(e.stack.split('\\n')[1]));`;
+    const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], { cwd: ROOT, timeout: 60_000 });
+    expect(stdout).toMatch(/^png\n\s+at .*shared\/chart\/render\.ts:\d+:\d+\)?$/m);
+  }, 120_000);
+});
