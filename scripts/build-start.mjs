@@ -8,9 +8,11 @@
  * Why not `node --import tsx` any more: tsx compiles every module in-process at each start and keeps
  * its loader hooks in the request path (~30 MB of RSS and ~7 % of a profile, issue #10).
  *
- * Packages stay in node_modules (`packages: 'external'`); the chart renderer is its own entry at
- * `chart/renderer.mjs` beside the server, where `shared/chart/load.ts` looks for it (as in the Lambda
- * asset), so ECharts and resvg load only on the first chart request.
+ * Packages stay in node_modules (`packages: 'external'`). Code is split as in the Lambda bundle
+ * (`lambdaBuildOptions`): what only an `await import()` reaches, the chart renderer of
+ * `shared/chart/load.ts`, is a chunk of its own (`chunks/`), so ECharts and resvg — external
+ * packages, whose imports would otherwise be hoisted into `server.mjs` — load only on the first
+ * chart request; resvg's WebAssembly and the font are read from node_modules.
  *
  * Plain JavaScript, not TypeScript: it runs before anything can compile TypeScript.
  */
@@ -23,10 +25,12 @@ const outdir = `${root}.tmp/start`;
 
 await build({
   absWorkingDir: root,
-  entryPoints: { server: 'functions/server.ts', 'chart/renderer': 'shared/chart/render.ts' },
+  entryPoints: { server: 'functions/server.ts' },
   outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   packages: 'external',
   platform: 'node',
   format: 'esm',

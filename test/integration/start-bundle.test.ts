@@ -1,10 +1,10 @@
 /**
  * `npm start` runs what its `prestart` builds (`scripts/build-start.mjs`): the server bundle must
- * listen and take a webhook, the chart renderer must load from beside it (with its WebAssembly and
- * font from node_modules), and stack traces must name the TypeScript sources.
+ * listen and take a webhook, the chart renderer must be a chunk of its own that the server file does not load
+ * at start (ECharts, resvg), and must draw with its WebAssembly and font from node_modules, and stack traces must name the TypeScript sources.
  */
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ describe("npm start's bundle", () => {
   const children: ReturnType<typeof spawn>[] = [];
   afterAll(() => children.forEach((c) => c.kill('SIGKILL')));
 
-  it('builds, listens and answers a webhook; the chart renderer loads beside it; traces name .ts files', async () => {
+  it('builds, listens and answers a webhook; the chart renderer is a lazy chunk that draws; traces name .ts files', async () => {
     await run(process.execPath, ['scripts/build-start.mjs'], { cwd: ROOT, timeout: 60_000 });
     const child = spawn(process.execPath, startArgs(), {
       cwd: ROOT,
@@ -43,7 +43,11 @@ describe("npm start's bundle", () => {
     const res = await fetch(url, { method: 'POST', body: fixtureText('firing-kv-cache-critical'), headers: { 'content-type': 'application/json' }, redirect: 'manual' });
     expect(res.status).toBe(200);
 
-    const script = `const r = await import('./.tmp/start/chart/renderer.mjs');
+    const server = readFileSync(`${ROOT}.tmp/start/server.mjs`, 'utf8');
+    expect(server).not.toMatch(/from ["'](echarts|@resvg\/resvg-wasm)/);
+    const chunk = readdirSync(`${ROOT}.tmp/start/chunks`).find((f) => /^render-.*\.mjs$/.test(f));
+    expect(chunk).toBeDefined();
+    const script = `const r = await import('./.tmp/start/chunks/${chunk}');
       const png = await r.renderMessagePng('heading', 'message');
       console.log(png[1] === 0x50 && png[2] === 0x4e && png[3] === 0x47 ? 'png' : 'not png');
       await r.renderChartPng({}).catch((e) => console.log(e.stack.split('\\n')[1]));`;
