@@ -19,7 +19,7 @@ import { recordKey } from './alert-record-items.js';
 import { batchGet } from './batch-get.js';
 import { applyMark, type RecordMark } from './delivery-mark.js';
 import { noteFiring, runFromRecord, type RecordRun } from './flap-record.js';
-import { headKey, incoming, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
+import { headKey, incoming, isLive, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
 import { ledgerDecision, nextStep, type Head } from './occurrence.js';
 import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun, type Seen } from './dedupe.js';
 
@@ -48,11 +48,12 @@ interface Update {
 }
 
 /**
- * What a batched read holds for one alert, each maybe absent: its head item, a legacy resolve item,
- * and its alert record (whose delivery mark may say the head's event is delivered, `delivery-mark.ts`).
+ * What a batched read holds for one alert, each maybe absent: its head item and its alert record
+ * (whose delivery mark may say the head's event is delivered, `delivery-mark.ts`). A legacy resolve
+ * item is read apart, only where it can matter ({@link needsLegacyResolve}).
  */
 interface ReadItems extends Seen {
-  readonly items: readonly [HeadItem | undefined, HeadItem | undefined, (RecordMark & RecordRun) | undefined];
+  readonly items: readonly [HeadItem | undefined, (RecordMark & RecordRun) | undefined];
 }
 
 /** The head as read (delivery mark applied) and its item's `expiresAt`, epoch seconds. */
@@ -75,15 +76,15 @@ export class DynamoDbDedupeStore implements DedupeStore {
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
-  /** The three items `#read` may need of each alert, in one BatchGetItem per 33 alerts. */
+  /** The two items `#read` needs of each alert (head, record), in one BatchGetItem per 50 alerts. */
   // `nowMs` is part of the port: expiry is judged by `claim`, which gets the same time.
   async readMany(alerts: AlertEvent[], _nowMs: number): Promise<(Seen | undefined)[]> {
     const read = await batchGet<HeadItem & RecordMark & RecordRun>(this.#doc, this.#table, alerts.flatMap(itemKeys));
     return alerts.map((a) => {
       const keys = itemKeys(a);
       if (!keys.every((k) => read.has(k))) return undefined;
-      const [head, resolved, record] = keys.map((k) => read.get(k));
-      return { items: [head, resolved, record] } satisfies ReadItems;
+      const [head, record] = keys.map((k) => read.get(k));
+      return { items: [head, record] } satisfies ReadItems;
     });
   }
 
@@ -178,7 +179,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
   /** See {@link DedupeStore.runOf}: the run from the alert record read with the head. */
   runOf(alert: AlertEvent, seen: Seen, windowMs: number, nowMs: number): FlapRun | undefined {
     const items = (seen as ReadItems).items;
-    return items.length === 3 ? runFromRecord(items[2], Date.parse(alert.startsAt), windowMs, nowMs) : undefined;
+    return items.length === 2 ? runFromRecord(items[1], Date.parse(alert.startsAt), windowMs, nowMs) : undefined;
   }
 
   /** Creates the head in the post's state, generation 0, unless a live one exists. */
@@ -259,15 +260,14 @@ export class DynamoDbDedupeStore implements DedupeStore {
     const [head, record] = [headKey(alert), recordKey(alert.fingerprint)];
     const read = await batchGet<HeadItem & RecordMark>(this.#doc, this.#table, [head, record]);
     if (!read.has(head) || !read.has(record)) throw new Error(`dedupe read of ${head} left unprocessed`);
-    const item = read.get(head);
-    const legacyResolved = toHead(item, nowMs) || item?.state ? undefined : await this.#get(legacyResolvedKey(alert));
-    return this.#fromItems(alert, [item, legacyResolved, read.get(record)], nowMs);
+    return this.#fromItems(alert, [read.get(head), read.get(record)], nowMs);
   }
 
-  /** The head from its item, its delivery mark and, for a legacy occurrence, its resolve item (read by `#read` or `readMany`). */
-  async #fromItems(alert: AlertEvent, [item, resolved, record]: ReadItems['items'], nowMs: number): Promise<Read> {
+  /** The head from its item and its delivery mark (read by `#read` or `readMany`), a legacy occurrence migrated. */
+  async #fromItems(alert: AlertEvent, [item, record]: ReadItems['items'], nowMs: number): Promise<Read> {
     const head = toHead(item, nowMs);
     if (head || item?.state) return { head: head && applyMark(head, alert, record, nowMs), expiresAt: item?.expiresAt ?? 0 };
+    const resolved = needsLegacyResolve(alert, item, nowMs) ? await this.#get(legacyResolvedKey(alert)) : undefined;
     const legacy = legacyHead(item, resolved, nowMs);
     if (!legacy) return { expiresAt: 0 };
     const pending = setOrRemove('#p', ':p', legacy.pending);
@@ -327,9 +327,23 @@ export class DynamoDbDedupeStore implements DedupeStore {
   }
 }
 
-/** The three items of an alert a claim may read: its head, a legacy resolve item, its alert record. */
-function itemKeys(alert: AlertEvent): [string, string, string] {
-  return [headKey(alert), legacyResolvedKey(alert), recordKey(alert.fingerprint)];
+/** The two items of an alert every claim reads: its head and its alert record. */
+function itemKeys(alert: AlertEvent): [string, string] {
+  return [headKey(alert), recordKey(alert.fingerprint)];
+}
+
+/**
+ * Whether a legacy resolve item (written before generations, `head-item.ts`) can change the reading
+ * of an alert whose head has no `state`, so that it is worth its own read:
+ * - a live legacy first item: the occurrence was announced, and the resolve item says in which state;
+ * - no live item and a resolved post: a resolve-only occurrence (its firing never came) announced
+ *   by the old version; without the read, a resend of that resolve would be announced again.
+ * Not for a firing post with no live item, the common new alert (no read): a legacy resolve item
+ * then means the firing itself was never recorded, and the version that wrote it announced such a
+ * firing as new too. Legacy items are gone one TTL (`DEDUPE_TTL_SECONDS`) after the upgrade.
+ */
+function needsLegacyResolve(alert: AlertEvent, item: HeadItem | undefined, nowMs: number): boolean {
+  return item && isLive(item, nowMs) ? true : alert.status === 'resolved';
 }
 
 /**

@@ -78,7 +78,7 @@ export interface DedupeStore {
    */
   claim(alert: AlertEvent, channels: string[], nowMs: number, seen?: Seen): Promise<Claim>;
   /**
-   * Reads the records of many alerts in batches (one request per up to 33 alerts), so that
+   * Reads the records of many alerts in batches (one request per up to 50 alerts), so that
    * {@link DedupeStore.claim} decides from what was read: a duplicate (`already notified`, `in flight`,
    * a candidate) then costs no write, and a new alert only its one conditional write. Optional: a
    * store without it is asked alert by alert.
