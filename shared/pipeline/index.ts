@@ -134,9 +134,13 @@ async function settleLedger(ledger: DeliveryLedger, toSend: ClaimedAlert[], unde
  */
 async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<ClaimedAlert[]> {
   const now = deps.now();
-  // One batched read first: duplicates are then settled without a write, new alerts with one each.
+  // One batched read first: duplicates are then settled without a write, new alerts with one each
+  // (or, where the store can batch them, a few writes for all: `DedupeStore.startMany`).
   const seen = await readAll(alerts, now, deps, log);
-  const settled = await Promise.allSettled(claimEach(alerts, seen, now, deps, log));
+  const names = deps.channels.map((c) => c.name);
+  const routed = alerts.map((alert) => (deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names));
+  const started = deps.store.startMany && seen.length ? await deps.store.startMany(alerts.map((alert, i) => ({ alert, channels: routed[i]!, seen: seen[i] })), now) : [];
+  const settled = await Promise.allSettled(claimEach(alerts, { seen, routed, started }, now, deps, log));
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   const claimed = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   if (!failure) return claimed;
@@ -160,14 +164,20 @@ async function readAll(alerts: Alert[], now: number, deps: PipelineDeps, log: Lo
   }
 }
 
-function claimEach(alerts: Alert[], seen: (Seen | undefined)[], now: number, deps: PipelineDeps, log: Logger): Promise<ClaimedAlert>[] {
+/** Per alert (by index): what the batched read saw, the channels its route selects, its batched claim if any. */
+interface Claiming {
+  seen: (Seen | undefined)[];
+  routed: string[][];
+  started: (Claim | undefined)[];
+}
+
+function claimEach(alerts: Alert[], { seen, routed: routes, started }: Claiming, now: number, deps: PipelineDeps, log: Logger): Promise<ClaimedAlert>[] {
   const limit = pLimit(STORE_CONCURRENCY);
-  const names = deps.channels.map((c) => c.name);
   return (
     alerts.map((alert, i) =>
       limit(async () => {
-        const routed = deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names;
-        const claim = await deps.store.claim(alert, routed, now, seen[i]).catch((err: unknown) => unclaimable(err, alert, log));
+        const routed = routes[i]!;
+        const claim = started[i] ?? (await deps.store.claim(alert, routed, now, seen[i]).catch((err: unknown) => unclaimable(err, alert, log)));
         if (!claim) {
           const event = { key: eventKey(alert), status: alert.status, generation: 0 };
           return { alert, channels: routed, claim: { decision: 'first notification' as const, pending: routed, event }, unledgered: true as const };

@@ -20,7 +20,9 @@ import { batchGet } from './batch-get.js';
 import { applyMark, type RecordMark } from './delivery-mark.js';
 import { noteFiring, runFromRecord, type RecordRun } from './flap-record.js';
 import { headKey, incoming, isLive, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
+import { withKeys } from './key-locks.js';
 import { ledgerDecision, nextStep, type Head } from './occurrence.js';
+import { lockKey, startMany } from './start-many.js';
 import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun, type Seen } from './dedupe.js';
 
 export interface DynamoDbDedupeStoreOptions {
@@ -29,6 +31,12 @@ export interface DynamoDbDedupeStoreOptions {
   ttlSeconds: number;
   /** How long a claim excludes other deliverers, milliseconds; must exceed the delivery budget. */
   leaseMs?: number;
+  /**
+   * This process is the table's only writer (the embedded store of `npm start`): head writes take
+   * in-process key locks, and {@link DynamoDbDedupeStore.startMany} creates new heads in batches
+   * (`start-many.ts`). Never for a table another process writes (DynamoDB, a shared dynalite).
+   */
+  exclusive?: boolean;
 }
 
 /** Longer than the whole delivery budget (retries included) and the Lambda time-out (30 s). */
@@ -67,6 +75,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
   readonly #table: string;
   readonly #ttlSeconds: number;
   readonly #leaseMs: number;
+  readonly #exclusive: boolean;
 
   /** @param client a configured DynamoDB client (real AWS, dynalite or any endpoint) */
   constructor(client: DynamoDBClient, options: DynamoDbDedupeStoreOptions) {
@@ -74,6 +83,18 @@ export class DynamoDbDedupeStore implements DedupeStore {
     this.#table = options.tableName;
     this.#ttlSeconds = options.ttlSeconds;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#exclusive = options.exclusive ?? false;
+  }
+
+  /**
+   * See {@link DedupeStore.startMany}: with `exclusive`, the firing posts whose read found no live
+   * head are created in batches under in-process locks (`start-many.ts`); else none (no request).
+   */
+  async startMany(entries: { alert: AlertEvent; channels: string[]; seen?: Seen }[], nowMs: number): Promise<(Claim | undefined)[]> {
+    if (!this.#exclusive) return entries.map(() => undefined);
+    const candidates = new Set(entries.filter((e) => e.alert.status === 'firing' && e.seen && !liveHead(e.seen, nowMs)));
+    const created = await startMany(this.#doc, this.#table, [...candidates].map((e) => this.#headItem(e.alert, e.channels, nowMs)), nowMs);
+    return entries.map((e) => (candidates.has(e) && created.has(headKey(e.alert)) ? claimOf(e.alert, 'first notification', [...e.channels], 0) : undefined));
   }
 
   /** The two items `#read` needs of each alert (head, record), in one BatchGetItem per 50 alerts. */
@@ -184,8 +205,20 @@ export class DynamoDbDedupeStore implements DedupeStore {
 
   /** Creates the head in the post's state, generation 0, unless a live one exists. */
   async #start(alert: AlertEvent, channels: string[], nowMs: number): Promise<Claim | undefined> {
+    const item = this.#headItem(alert, channels, nowMs);
+    try {
+      await this.#locked(item.pk, () => this.#doc.send(new PutCommand({ TableName: this.#table, Item: item, ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :nowSec', ExpressionAttributeValues: { ':nowSec': sec(nowMs) } })));
+      return claimOf(alert, 'first notification', [...channels], 0);
+    } catch (err) {
+      ignoreConditionFailed(err);
+      return undefined;
+    }
+  }
+
+  /** A new head in the post's state, generation 0, every channel pending under our lease. */
+  #headItem(alert: AlertEvent, channels: string[], nowMs: number): HeadItem {
     const endsAtMs = incoming(alert).endsAtMs;
-    const item: HeadItem = {
+    return {
       pk: headKey(alert),
       state: alert.status,
       generation: 0,
@@ -196,13 +229,11 @@ export class DynamoDbDedupeStore implements DedupeStore {
       ...(alert.status === 'resolved' && endsAtMs !== undefined && { resolvedEndsAtMs: endsAtMs }),
       expiresAt: sec(nowMs) + this.#ttlSeconds,
     };
-    try {
-      await this.#doc.send(new PutCommand({ TableName: this.#table, Item: item, ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :nowSec', ExpressionAttributeValues: { ':nowSec': sec(nowMs) } }));
-      return claimOf(alert, 'first notification', [...channels], 0);
-    } catch (err) {
-      ignoreConditionFailed(err);
-      return undefined;
-    }
+  }
+
+  /** Runs a write of `key` under its in-process lock when the table is exclusive (`start-many.ts` writes without conditions). */
+  #locked<T>(key: string, write: () => Promise<T>): Promise<T> {
+    return this.#exclusive ? withKeys([lockKey(this.#table, key)], write) : write();
   }
 
   /**
@@ -308,7 +339,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
     const expression = clauses.filter(([, parts]) => parts?.length).map(([verb, parts]) => `${verb} ${parts!.join(', ')}`).join(' ');
     const text = `${expression} ${u.condition ?? ''}`;
     try {
-      const out = await this.#doc.send(
+      const out = await this.#locked(key, () => this.#doc.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: { pk: key },
@@ -318,13 +349,19 @@ export class DynamoDbDedupeStore implements DedupeStore {
           ...(u.values && Object.keys(u.values).length && { ExpressionAttributeValues: u.values }),
           ...(u.returnItem && { ReturnValues: 'ALL_NEW' as const }),
         }),
-      );
+      ));
       return (out.Attributes as HeadItem | undefined) ?? ({ pk: key } as HeadItem);
     } catch (err) {
       ignoreConditionFailed(err);
       return undefined;
     }
   }
+}
+
+/** Whether the batched read found a live head item (of any shape) for the alert. */
+function liveHead(seen: Seen, nowMs: number): boolean {
+  const head = (seen as ReadItems).items[0];
+  return head !== undefined && isLive(head, nowMs);
 }
 
 /** The two items of an alert every claim reads: its head and its alert record. */

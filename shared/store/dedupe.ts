@@ -87,6 +87,14 @@ export interface DedupeStore {
    */
   readMany?(alerts: AlertEvent[], nowMs: number): Promise<(Seen | undefined)[]>;
   /**
+   * Claims in batches the alerts whose {@link DedupeStore.readMany} found no live head (new firings),
+   * as atomically as {@link DedupeStore.claim} would one by one. Optional: only a store that can batch
+   * them safely has it (the embedded store, the only writer of its table).
+   * @returns per entry, in order, its `first notification` claim, or `undefined`: claim it with `claim`
+   * @throws the store's own error (answer 5xx; heads already created read as in flight until their lease ends)
+   */
+  startMany?(entries: { alert: AlertEvent; channels: string[]; seen?: Seen }[], nowMs: number): Promise<(Claim | undefined)[]>;
+  /**
    * Claims a confirmed candidate: a re-fire (`resolved before`) moves the alert from the resolve that
    * `candidate` saw to firing, one generation on (`firing again`); a resolve (`fired again since`)
    * moves that generation's firing to resolved (`first notification`). Of concurrent callers one wins;
