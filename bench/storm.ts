@@ -25,6 +25,8 @@ export interface StormBenchResult {
   bodyBytes: number;
   /** First delivery: claims, flap records, fan-out and ledger, milliseconds. */
   firstMs: number;
+  /** From the first post until the last of the three digests arrived, milliseconds. */
+  digestsMs: number;
   /** The same group again (everything a duplicate), milliseconds. */
   repeatMs: number;
   /** Messages each platform received over both requests. */
@@ -41,7 +43,11 @@ export interface StormBenchResult {
  */
 export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise<StormBenchResult> {
   const db = await startLocalDynamoDb('bench-storm');
-  const hooks = await startLoopback((r) => (r.path.startsWith('/feishu') ? { status: 200, body: '{"code":0,"msg":"success"}' } : { status: 200, body: 'ok' }));
+  let hookAt = 0;
+  const hooks = await startLoopback((r) => {
+    hookAt = performance.now();
+    return r.path.startsWith('/feishu') ? { status: 200, body: '{"code":0,"msg":"success"}' } : { status: 200, body: 'ok' };
+  });
   const sns = await startSnsServer();
   const client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'b', secretAccessKey: 'b' }, maxAttempts: 1 });
   try {
@@ -53,7 +59,8 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
       SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:bench',
       TABLE_NAME: 'bench-storm',
     });
-    const app = createApp(config, createDeps(config, { dynamodb: db.client, sns: client }, silentLogger));
+    // This process alone writes the embedded table, as under `npm start`.
+    const app = createApp(config, createDeps(config, { dynamodb: db.client, exclusiveTable: true, sns: client }, silentLogger));
     const body = JSON.stringify(stormWebhook(alerts, truncatedAlerts));
     const post = async () => {
       const started = performance.now();
@@ -61,7 +68,12 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
       await res.arrayBuffer();
       return { ms: performance.now() - started, status: res.status };
     };
+    let snsAt = 0;
+    const started = performance.now();
+    const poll = setInterval(() => void (sns.publishes.length && !snsAt && (snsAt = performance.now())), 2);
     const first = await post();
+    clearInterval(poll);
+    const digestsMs = Math.max(hookAt, snsAt) - started;
     const repeat = await post();
     const slack = hooks.requests.filter((r) => r.path.startsWith('/slack')).length;
     return {
@@ -69,6 +81,7 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
       truncatedAlerts,
       bodyBytes: Buffer.byteLength(body),
       firstMs: Math.round(first.ms),
+      digestsMs: Math.round(digestsMs),
       repeatMs: Math.round(repeat.ms),
       messages: { slack, feishu: hooks.requests.length - slack, sns: sns.publishes.length },
       status: [first.status, repeat.status],
@@ -95,6 +108,7 @@ export const storm: Benchmark = {
       rows.push({
         alerts: r.alerts,
         'first ms': r.firstMs,
+        'digests ms': r.digestsMs,
         'repeat ms': r.repeatMs,
         'first ms per alert': Math.round((r.firstMs / r.alerts) * 100) / 100,
         'first ratio to 100': Math.round((r.firstMs / base.firstMs) * 10) / 10,
