@@ -10,7 +10,10 @@ import type { Alert, WebhookMessage } from '../../../shared/alertmanager/schema.
 import type { Channel } from '../../../shared/channels/channel.js';
 import { silentLogger } from '../../../shared/core/logger.js';
 import type { Enrichment } from '../../../shared/enrich/types.js';
+import { AckTracker } from '../../../shared/ack/tracker.js';
 import { processGroup, type PipelineDeps } from '../../../shared/pipeline/index.js';
+import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dynamodb.js';
+import type { HistoryBatch, NotifiedAlert } from '../../../shared/store/alert-record.js';
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { eventKey, type AlertEvent, type Claim } from '../../../shared/store/dedupe.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
@@ -123,8 +126,12 @@ class Accepting implements Channel {
   async send(): Promise<void> {}
 }
 
-function pipeline(): PipelineDeps {
+const records = (exclusive = true) => new DynamoDbAlertRecordStore(db.client, { tableName: db.tableName, ttlSeconds: TTL_SECONDS, exclusive });
+
+function pipeline(withRecords = false): PipelineDeps {
+  const now = () => T0 + 1000;
   return {
+    ...(withRecords && { ack: new AckTracker({ store: records(), logger: silentLogger, now }) }),
     store: store(),
     channels: channels.map((c) => new Accepting(c)),
     enrich: async (alerts) => new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'kv_cache', reason: 'test' }])),
@@ -155,5 +162,50 @@ describe('the pipeline on an exclusive table', () => {
     const first = await processGroup(message, deps);
     expect(first).toMatchObject({ received: 60, notified: 60, ok: true });
     expect(await processGroup(message, deps)).toMatchObject({ received: 60, notified: 0, duplicates: 60, ok: true });
+  });
+});
+
+describe('batched record writes on an exclusive table', () => {
+  const notified = (alert: Alert, over: Partial<NotifiedAlert> = {}): NotifiedAlert => ({ alert, groupKey: 'g', externalURL: 'http://am', channels, deliveredEvent: eventKey(alert), ...over });
+  const flush = async (store: DynamoDbAlertRecordStore, batch: HistoryBatch) => store.flushHistory(batch);
+
+  it('writes a new occurrence as recordNotified does: ack and escalation of the older one gone, history counted on', async () => {
+    const old = alertOf({ startsAt: '2026-11-28T12:00:00.000Z' });
+    const single = records(false);
+    await single.recordNotified(notified(old), T0);
+    await single.acknowledge(old.fingerprint, { by: 'ann', at: '2026-11-28T12:01:00.000Z', channel: 'slack' }, T0, T0);
+    await single.scheduleEscalation(old.fingerprint, '2026-11-28T12:00:00.000Z', T0 + 60_000, T0);
+    const current = { ...old, startsAt: STARTS_AT };
+    const twin = alertOf();
+    await single.recordNotified(notified(twin), T0 + 10);
+    const batch: HistoryBatch = { items: [] };
+    const [written] = await records().recordManyNotified([notified(current)], T0 + 10, batch);
+    await flush(records(), batch);
+    expect(written).toMatchObject({ newOccurrence: true, record: { startsAt: STARTS_AT, status: 'firing', channels } });
+    const got = await single.get(old.fingerprint, T0 + 20);
+    const same = await single.get(twin.fingerprint, T0 + 20);
+    // Field for field what the single write leaves (but the fingerprint): no acknowledgement, no escalation.
+    expect({ ...got, fingerprint: '', alert: { ...got!.alert, fingerprint: '' } }).toEqual({ ...same, fingerprint: '', alert: { ...same!.alert, fingerprint: '' } });
+    expect((await single.history(old.fingerprint, 10, T0 + 20)).map((e) => e.startsAt)).toEqual(['2026-11-28T12:00:00.000Z', STARTS_AT]);
+  });
+
+  it('leaves a write to the same occurrence (a resolve) to recordNotified', async () => {
+    const a = alertOf();
+    await records().recordNotified(notified(a), T0);
+    const resolved = { ...a, status: 'resolved' as const, endsAt: '2026-11-29T12:06:00.000Z' };
+    expect(await records().recordManyNotified([notified(resolved)], T0 + 10, { items: [] })).toEqual([null]);
+  });
+
+  it('records a new group in batched requests, and reads the resend as duplicates (the delivery mark stands)', async () => {
+    const deps = pipeline(true);
+    const message = group(Array.from({ length: 60 }, () => alertOf()));
+    // Reads: the group, the heads and the records under their locks (the records in one batch per turn of
+    // the event loop in which alerts were accepted); writes: 60 heads, 60 records, 60 history events, 25 a request.
+    const counted = await requests(() => processGroup(message, deps));
+    expect(Object.keys(counted).sort()).toEqual(['BatchGetItem', 'BatchWriteItem']);
+    expect(counted.BatchGetItem! + counted.BatchWriteItem!).toBeLessThanOrEqual(15);
+    // 120 keys (head and record of each): two BatchGetItem, no write.
+    expect(await requests(() => processGroup(message, deps))).toEqual({ BatchGetItem: 2 });
+    expect(await processGroup(message, deps)).toMatchObject({ notified: 0, duplicates: 60 });
   });
 });
