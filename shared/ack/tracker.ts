@@ -163,6 +163,11 @@ export class AckSession {
   /** Record writes queued in this turn of the event loop, written together where the store batches them. */
   #queued: Queued[] = [];
 
+  /** Whether {@link delivered} batches its writes (`AlertRecordStore.recordManyNotified`): many may then be in flight at once. */
+  get batches(): boolean {
+    return this.tracker.store.recordManyNotified !== undefined;
+  }
+
   constructor(
     private readonly tracker: AckTracker,
     private readonly message: WebhookMessage,

@@ -22,7 +22,7 @@ import { stormSized } from './select.js';
 import type { ClaimedAlert, GroupContext, GroupResult, PipelineDeps } from './context.js';
 import { fanOutTo } from './fan-out.js';
 import { DEFAULT_FLAP_WINDOW_MS, MAX_TRACKED_FIRINGS, recordFirings } from './flap.js';
-import { DeliveryLedger } from './record.js';
+import { BATCHED_CONCURRENCY, DeliveryLedger } from './record.js';
 import { confirmRefires } from './refire.js';
 
 export type { GroupResult, PipelineDeps } from './context.js';
@@ -52,7 +52,9 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   // With alert records, an alert every channel accepted is recorded and ledgered by one write (`record.ts`).
   const records = deps.ack?.session(message, enrichments);
   const mark = records && ((alert: Alert, claim: Claim, channels: string[]) => records.delivered({ alert, channels, generation: claim.event.generation, flapRun: runs.get(alert.fingerprint) }, claim.event.key));
-  const ledger = new DeliveryLedger(deps.store, log, mark);
+  // Batched record writes: many in flight, and a storm's wait for all its digests, so that they go out in a few batches.
+  const batched = records?.batches === true;
+  const ledger = new DeliveryLedger(deps.store, log, mark, batched ? { concurrency: BATCHED_CONCURRENCY, ...(stormSized(toSend, message.truncatedAlerts) && { coalesceMs: Number.POSITIVE_INFINITY }) } : {});
   const group: GroupContext = { message, deps, log, receivedAt, toSend, enrichments, flapping, ackView, ledger };
   const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, group)));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));

@@ -49,6 +49,8 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     this.#table = options.tableName;
     this.#ttlSeconds = options.ttlSeconds;
     this.#exclusive = options.exclusive ?? false;
+    // Batched record writes are safe only where this process is the table's only writer.
+    if (!this.#exclusive) this.recordManyNotified = undefined;
   }
 
   async get(fingerprint: string, nowMs: number): Promise<AlertRecord | undefined> {
@@ -74,14 +76,15 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
    * {@link recordNotified} would make its `fresh` write — and BatchWriteItem puts those whole, their
    * history counter carried on. Any other entry is left to `recordNotified` (`null`).
    */
-  async recordManyNotified(list: NotifiedAlert[], nowMs: number, batch: HistoryBatch): Promise<(RecordWrite | undefined | null)[]> {
-    if (!this.#exclusive || list.length === 0) return list.map(() => null);
+  recordManyNotified?: AlertRecordStore['recordManyNotified'] = async (list, nowMs, batch) => {
     const results: (RecordWrite | undefined | null)[] = list.map(() => null);
-    for (let i = 0; i < list.length; i += BATCH_GET_MAX_KEYS) {
+    const limit = pLimit(BATCH_WRITES_IN_FLIGHT);
+    const starts = Array.from({ length: Math.ceil(list.length / BATCH_GET_MAX_KEYS) }, (_, k) => k * BATCH_GET_MAX_KEYS);
+    await Promise.all(starts.map((i) => limit(async () => {
       const slice = list.slice(i, i + BATCH_GET_MAX_KEYS);
       const keys = [...new Set(slice.map((n) => recordKey(n.alert.fingerprint)))];
       // One alert twice in a slice is left to single writes (the second must see the first).
-      if (keys.length !== slice.length) continue;
+      if (keys.length !== slice.length) return;
       await withKeys(keys.map((k) => lockKey(this.#table, k)), async () => {
         const read = new Map((await this.#batchGet<RecordItem>(keys)).map((item) => [item.pk, item]));
         const puts: { index: number; item: RecordItem }[] = [];
@@ -99,9 +102,9 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
           results[index] = { record: fromItem(item), newOccurrence: true };
         }
       });
-    }
+    })));
     return results;
-  }
+  };
 
   /** The writes {@link recordNotified} tries, in order, and which of them starts a new occurrence. */
   #notifiedSpecs(n: NotifiedAlert, nowMs: number): { fresh: UpdateSpec; specs: UpdateSpec[] } {

@@ -225,7 +225,7 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
     const store = records();
     const recordNotified: AlertRecordStore['recordNotified'] = (...args) =>
       args[0].deliveredEvent ? Promise.reject(Object.assign(new Error('throttled (test)'), { name: 'ThrottlingException' })) : store.recordNotified(...args);
-    const failing = new Proxy(store, { get: (target, key: keyof AlertRecordStore) => (key === 'recordNotified' ? recordNotified : target[key].bind(target)) }) as AlertRecordStore;
+    const failing = new Proxy(store, { get: (target, key: keyof AlertRecordStore) => (key === 'recordNotified' ? recordNotified : target[key]?.bind(target)) }) as AlertRecordStore;
     const a = alertOf();
     await processGroup(group([a]), pipeline(failing));
     expect((await headOf(a))?.pending).toBeUndefined();

@@ -179,7 +179,7 @@ describe('batched record writes on an exclusive table', () => {
     const twin = alertOf();
     await single.recordNotified(notified(twin), T0 + 10);
     const batch: HistoryBatch = { items: [] };
-    const [written] = await records().recordManyNotified([notified(current)], T0 + 10, batch);
+    const [written] = await records().recordManyNotified!([notified(current)], T0 + 10, batch);
     await flush(records(), batch);
     expect(written).toMatchObject({ newOccurrence: true, record: { startsAt: STARTS_AT, status: 'firing', channels } });
     const got = await single.get(old.fingerprint, T0 + 20);
@@ -193,7 +193,7 @@ describe('batched record writes on an exclusive table', () => {
     const a = alertOf();
     await records().recordNotified(notified(a), T0);
     const resolved = { ...a, status: 'resolved' as const, endsAt: '2026-11-29T12:06:00.000Z' };
-    expect(await records().recordManyNotified([notified(resolved)], T0 + 10, { items: [] })).toEqual([null]);
+    expect(await records().recordManyNotified!([notified(resolved)], T0 + 10, { items: [] })).toEqual([null]);
   });
 
   it('records a new group in batched requests, and reads the resend as duplicates (the delivery mark stands)', async () => {
