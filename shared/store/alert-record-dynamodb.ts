@@ -9,7 +9,7 @@ import pLimit from 'p-limit';
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { alertJsonForRecord, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
 import { withKeys } from './key-locks.js';
-import { lockKey } from './start-many.js';
+import { lockKey, MIN_BATCH } from './start-many.js';
 import type { Acknowledgement, AckOutcome, AlertRecordStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './alert-record.js';
 
 /** BatchGetItem's per-call key limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
@@ -78,6 +78,7 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
    */
   recordManyNotified?: AlertRecordStore['recordManyNotified'] = async (list, nowMs, batch) => {
     const results: (RecordWrite | undefined | null)[] = list.map(() => null);
+    if (list.length < MIN_BATCH) return results;
     const limit = pLimit(BATCH_WRITES_IN_FLIGHT);
     const starts = Array.from({ length: Math.ceil(list.length / BATCH_GET_MAX_KEYS) }, (_, k) => k * BATCH_GET_MAX_KEYS);
     await Promise.all(starts.map((i) => limit(async () => {

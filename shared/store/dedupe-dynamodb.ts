@@ -22,7 +22,7 @@ import { noteFiring, runFromRecord, type RecordRun } from './flap-record.js';
 import { headKey, incoming, isLive, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
 import { withKeys } from './key-locks.js';
 import { ledgerDecision, nextStep, type Head } from './occurrence.js';
-import { lockKey, startMany } from './start-many.js';
+import { lockKey, MIN_BATCH, startMany } from './start-many.js';
 import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun, type Seen } from './dedupe.js';
 
 export interface DynamoDbDedupeStoreOptions {
@@ -91,8 +91,8 @@ export class DynamoDbDedupeStore implements DedupeStore {
    * head are created in batches under in-process locks (`start-many.ts`); else none (no request).
    */
   async startMany(entries: { alert: AlertEvent; channels: string[]; seen?: Seen }[], nowMs: number): Promise<(Claim | undefined)[]> {
-    if (!this.#exclusive) return entries.map(() => undefined);
-    const candidates = new Set(entries.filter((e) => e.alert.status === 'firing' && e.seen && !liveHead(e.seen, nowMs)));
+    const candidates = new Set(this.#exclusive ? entries.filter((e) => e.alert.status === 'firing' && e.seen && !liveHead(e.seen, nowMs)) : []);
+    if (candidates.size < MIN_BATCH) return entries.map(() => undefined);
     const created = await startMany(this.#doc, this.#table, [...candidates].map((e) => this.#headItem(e.alert, e.channels, nowMs)), nowMs);
     return entries.map((e) => (candidates.has(e) && created.has(headKey(e.alert)) ? claimOf(e.alert, 'first notification', [...e.channels], 0) : undefined));
   }

@@ -17,6 +17,11 @@ import { batchGet, BATCH_GET_MAX_KEYS } from './batch-get.js';
 import { isLive, type HeadItem } from './head-item.js';
 import { withKeys } from './key-locks.js';
 
+/**
+ * Fewest items worth a batch: a batch costs a read and a write request (under the locks) where single
+ * conditional writes cost one each, so fewer (a one-alert group) go one by one.
+ */
+export const MIN_BATCH = 3;
 /** BatchWriteItem's per-call item limit. */
 const BATCH_WRITE_MAX_ITEMS = 25;
 /** Rounds of `UnprocessedItems` retried; items still unprocessed are left to a claim of their own. */

@@ -114,6 +114,11 @@ describe('batched claims on an exclusive table', () => {
     expect(claims.map((c) => c.decision)).toEqual(['first notification', 'already notified', 'first notification']);
   });
 
+  it('claims fewer new alerts than a batch is worth one by one (a one-alert group costs no extra read)', async () => {
+    const alerts = [alertOf(), alertOf()];
+    expect(await requests(() => claimAll(store(), alerts, T0))).toEqual({ BatchGetItem: 1, PutItem: 2 });
+  });
+
   it('sends no request for the batch on a table other processes write (one conditional write per new alert)', async () => {
     const s = store(false);
     const alerts = Array.from({ length: 5 }, () => alertOf());
@@ -179,7 +184,8 @@ describe('batched record writes on an exclusive table', () => {
     const twin = alertOf();
     await single.recordNotified(notified(twin), T0 + 10);
     const batch: HistoryBatch = { items: [] };
-    const [written] = await records().recordManyNotified!([notified(current)], T0 + 10, batch);
+    // Batched with two more new alerts: a batch takes at least MIN_BATCH (3).
+    const [written] = await records().recordManyNotified!([notified(current), notified(alertOf()), notified(alertOf())], T0 + 10, batch);
     await flush(records(), batch);
     expect(written).toMatchObject({ newOccurrence: true, record: { startsAt: STARTS_AT, status: 'firing', channels } });
     const got = await single.get(old.fingerprint, T0 + 20);
@@ -193,7 +199,8 @@ describe('batched record writes on an exclusive table', () => {
     const a = alertOf();
     await records().recordNotified(notified(a), T0);
     const resolved = { ...a, status: 'resolved' as const, endsAt: '2026-11-29T12:06:00.000Z' };
-    expect(await records().recordManyNotified!([notified(resolved)], T0 + 10, { items: [] })).toEqual([null]);
+    const results = await records().recordManyNotified!([notified(resolved), notified(alertOf()), notified(alertOf())], T0 + 10, { items: [] });
+    expect(results.map((r) => (r === null ? null : r?.newOccurrence))).toEqual([null, true, true]);
   });
 
   it('records a new group in batched requests, and reads the resend as duplicates (the delivery mark stands)', async () => {
