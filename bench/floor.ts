@@ -212,10 +212,12 @@ export const floor: Benchmark = {
       goals.push(...(await latencies(fakes, product, relay)));
 
       const cost = await storeCost(fakes, [1, 10, 100]);
+      const embedded = await storeCost(fakes, [1, 10, 100], true);
       const c100 = cost.find((c) => c.alerts === 100)!;
+      const e100 = embedded.find((c) => c.alerts === 100)!;
       goals.push({
         case: 'DynamoDB requests per new alert / per duplicate (100-alert group)',
-        'product p50': `${round(c100.perNew)} / ${round(c100.perDuplicate)}`,
+        'product p50': `${round(c100.perNew)} / ${round(c100.perDuplicate)} (embedded store: ${round(e100.perNew)} / ${round(e100.perDuplicate)})`,
         goal: '≤ 2 / ≤ 0.1',
         status: met(c100.perNew <= 2 && c100.perDuplicate <= 0.1),
       });
@@ -243,8 +245,8 @@ export const floor: Benchmark = {
       });
 
       notes.push(
-        `\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table(cost.map((c) => ({ alerts: c.alerts, 'per new alert': round(c.perNew), 'per duplicate': round(c.perDuplicate), 'new group': c.newBreakdown, 'same group again': c.duplicateBreakdown })))}`,
-        storeFindings(cost),
+        `\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table([...cost.map((c) => ({ table: 'shared (as DynamoDB)', ...costRow(c) })), ...embedded.map((c) => ({ table: 'embedded (npm start)', ...costRow(c) }))])}`,
+        storeFindings(cost, embedded),
       );
       notes.push(
         `\n### Storm (${STORM.alerts} alerts + ${STORM.truncated} truncated, median of ${STORM.runs})\n\nmessages slack/feishu/sns per storm: ${s.messages}; the same storm again (all duplicates): ${round(s.repeatMs / 1000)} s`,
@@ -286,6 +288,11 @@ export const floor: Benchmark = {
   },
   notes: () => notes.join('\n'),
 };
+
+/** One line of the store-request table. */
+function costRow(c: Awaited<ReturnType<typeof storeCost>>[number]): Row {
+  return { alerts: c.alerts, 'per new alert': round(c.perNew), 'per duplicate': round(c.perDuplicate), 'new group': c.newBreakdown, 'same group again': c.duplicateBreakdown };
+}
 
 /** What `bench/heap-probe.mjs` wrote, once it has (undefined after 10 s). */
 async function readProbe(file: string): Promise<{ before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage } | undefined> {

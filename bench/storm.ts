@@ -25,6 +25,10 @@ export interface StormBenchResult {
   bodyBytes: number;
   /** First delivery: claims, flap records, fan-out and ledger, milliseconds. */
   firstMs: number;
+  /** From the first post until the last of the three digests arrived, milliseconds. */
+  digestsMs: number;
+  /** CPU time of this process (app and in-process dynalite) during the first post, milliseconds: what load on a shared machine does not inflate. */
+  firstCpuMs: number;
   /** The same group again (everything a duplicate), milliseconds. */
   repeatMs: number;
   /** Messages each platform received over both requests. */
@@ -41,7 +45,11 @@ export interface StormBenchResult {
  */
 export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise<StormBenchResult> {
   const db = await startLocalDynamoDb('bench-storm');
-  const hooks = await startLoopback((r) => (r.path.startsWith('/feishu') ? { status: 200, body: '{"code":0,"msg":"success"}' } : { status: 200, body: 'ok' }));
+  let hookAt = 0;
+  const hooks = await startLoopback((r) => {
+    hookAt = performance.now();
+    return r.path.startsWith('/feishu') ? { status: 200, body: '{"code":0,"msg":"success"}' } : { status: 200, body: 'ok' };
+  });
   const sns = await startSnsServer();
   const client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'b', secretAccessKey: 'b' }, maxAttempts: 1 });
   try {
@@ -53,7 +61,8 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
       SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:bench',
       TABLE_NAME: 'bench-storm',
     });
-    const app = createApp(config, createDeps(config, { dynamodb: db.client, sns: client }, silentLogger));
+    // This process alone writes the embedded table, as under `npm start`.
+    const app = createApp(config, createDeps(config, { dynamodb: db.client, exclusiveTable: true, sns: client }, silentLogger));
     const body = JSON.stringify(stormWebhook(alerts, truncatedAlerts));
     const post = async () => {
       const started = performance.now();
@@ -61,7 +70,15 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
       await res.arrayBuffer();
       return { ms: performance.now() - started, status: res.status };
     };
+    let snsAt = 0;
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    const poll = setInterval(() => void (sns.publishes.length && !snsAt && (snsAt = performance.now())), 2);
     const first = await post();
+    clearInterval(poll);
+    const digestsMs = Math.max(hookAt, snsAt) - started;
+    const used = process.cpuUsage(cpu);
+    const firstCpuMs = (used.user + used.system) / 1000;
     const repeat = await post();
     const slack = hooks.requests.filter((r) => r.path.startsWith('/slack')).length;
     return {
@@ -69,6 +86,8 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
       truncatedAlerts,
       bodyBytes: Buffer.byteLength(body),
       firstMs: Math.round(first.ms),
+      digestsMs: Math.round(digestsMs),
+      firstCpuMs: Math.round(firstCpuMs),
       repeatMs: Math.round(repeat.ms),
       messages: { slack, feishu: hooks.requests.length - slack, sns: sns.publishes.length },
       status: [first.status, repeat.status],
@@ -95,6 +114,7 @@ export const storm: Benchmark = {
       rows.push({
         alerts: r.alerts,
         'first ms': r.firstMs,
+        'digests ms': r.digestsMs,
         'repeat ms': r.repeatMs,
         'first ms per alert': Math.round((r.firstMs / r.alerts) * 100) / 100,
         'first ratio to 100': Math.round((r.firstMs / base.firstMs) * 10) / 10,

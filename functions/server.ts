@@ -29,7 +29,7 @@ const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const table = await openDedupeTable(config, process.env).catch((err: unknown) => (err instanceof StartupError ? fail(err.message) : Promise.reject(err)));
 const prom = prometheusMetrics();
-const deps = { ...createDeps(config, { dynamodb: table.client, metrics: prom.metrics, workAfterAnswer: true }, logger), metricsScrape: prom.scrape };
+const deps = { ...createDeps(config, { dynamodb: table.client, exclusiveTable: table.exclusive, metrics: prom.metrics, workAfterAnswer: true }, logger), metricsScrape: prom.scrape };
 prom.startChannels(deps.channels.map((c) => c.name));
 // In-process escalation timers end with a process: arm them again from the table (overdue ones run now).
 await deps.resumeEscalations().catch((error: Error) => logger.error('escalations not resumed', { error }));

@@ -19,7 +19,7 @@ import type { AckLinks } from './links.js';
 import { normaliseTime } from '../store/alert-record-items.js';
 import type { EscalationScheduler } from '../escalation/scheduler.js';
 import type { FlapRun } from '../store/dedupe.js';
-import type { AlertRecordStore, AlertRecord, HistoryBatch } from '../store/alert-record.js';
+import type { AlertRecordStore, AlertRecord, HistoryBatch, NotifiedAlert } from '../store/alert-record.js';
 
 /** Store calls in flight at once while recording a group (a storm can bring thousands of alerts). */
 const CONCURRENCY = 64;
@@ -102,8 +102,7 @@ export class AckTracker {
 
   /** @internal One alert's record write (see {@link AlertRecordStore.recordNotified}); `undefined`: ignored (an older occurrence). */
   write(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, history: HistoryBatch, deliveredEvent?: string): ReturnType<AlertRecordStore['recordNotified']> {
-    const notified = { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }), ...(deliveredEvent && { deliveredEvent }), ...(s.flapRun && { flapRun: s.flapRun }) };
-    return this.deps.store.recordNotified(notified, this.deps.now(), history);
+    return this.deps.store.recordNotified(notifiedOf(message, s, enrichment, deliveredEvent), this.deps.now(), history);
   }
 
   /** @internal Escalation after an alert's record write: scheduled for a firing, cancelled by a resolve. */
@@ -144,12 +143,30 @@ export class AckTracker {
 
 type Written = Awaited<ReturnType<AlertRecordStore['recordNotified']>>;
 
+/** What the store records of one alert after fan-out; `deliveredEvent`: the delivery mark. */
+function notifiedOf(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, deliveredEvent?: string): NotifiedAlert {
+  return { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }), ...(deliveredEvent && { deliveredEvent }), ...(s.flapRun && { flapRun: s.flapRun }) };
+}
+
+/** A record write waiting for the next batch (`AckSession.delivered`). */
+interface Queued {
+  notified: NotifiedAlert;
+  done: (written: Promise<Written>) => void;
+}
+
 /** See {@link AckTracker.session}. */
 export class AckSession {
   /** The group's `notified` events, written in batch requests at the end: one request per 25, not per alert. */
   readonly #history: HistoryBatch = { items: [] };
   /** Records written with their delivery mark, by event key. */
   readonly #written = new Map<string, Written>();
+  /** Record writes queued in this turn of the event loop, written together where the store batches them. */
+  #queued: Queued[] = [];
+
+  /** Whether {@link delivered} batches its writes (`AlertRecordStore.recordManyNotified`): many may then be in flight at once. */
+  get batches(): boolean {
+    return this.tracker.store.recordManyNotified !== undefined;
+  }
 
   constructor(
     private readonly tracker: AckTracker,
@@ -166,9 +183,30 @@ export class AckSession {
    * @throws the store's error (the caller then writes the ledger apart)
    */
   async delivered(s: SentAlert, eventKey: string): Promise<boolean> {
-    const written = await this.tracker.write(this.message, s, this.enrichments.get(s.alert.fingerprint), this.#history, eventKey);
+    const notified = notifiedOf(this.message, s, this.enrichments.get(s.alert.fingerprint), eventKey);
+    const written = await (this.tracker.store.recordManyNotified ? this.#batched(notified) : this.tracker.store.recordNotified(notified, this.tracker.deps.now(), this.#history));
     this.#written.set(eventKey, written);
     return written === undefined || s.alert.status === 'resolved' || written.record.status === 'firing';
+  }
+
+  /**
+   * Queues a record write; the writes queued in one turn of the event loop (a storm's alerts, which
+   * every channel accepted at once) go out together (`AlertRecordStore.recordManyNotified`), those it
+   * leaves alone one by one.
+   */
+  #batched(notified: NotifiedAlert): Promise<Written> {
+    return new Promise<Promise<Written>>((done) => {
+      this.#queued.push({ notified, done });
+      if (this.#queued.length === 1) setImmediate(() => this.#flush());
+    }).then((written) => written);
+  }
+
+  #flush(): void {
+    const queued = this.#queued;
+    this.#queued = [];
+    const { store, now } = this.tracker.deps;
+    const batch = store.recordManyNotified!(queued.map((q) => q.notified), now(), this.#history);
+    queued.forEach((q, i) => q.done(batch.then((results) => (results[i] === null ? store.recordNotified(q.notified, now(), this.#history) : results[i]))));
   }
 
   /**

@@ -22,7 +22,7 @@ import { stormSized } from './select.js';
 import type { ClaimedAlert, GroupContext, GroupResult, PipelineDeps } from './context.js';
 import { fanOutTo } from './fan-out.js';
 import { DEFAULT_FLAP_WINDOW_MS, MAX_TRACKED_FIRINGS, recordFirings } from './flap.js';
-import { DeliveryLedger } from './record.js';
+import { BATCHED_CONCURRENCY, DeliveryLedger } from './record.js';
 import { confirmRefires } from './refire.js';
 
 export type { GroupResult, PipelineDeps } from './context.js';
@@ -52,7 +52,9 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   // With alert records, an alert every channel accepted is recorded and ledgered by one write (`record.ts`).
   const records = deps.ack?.session(message, enrichments);
   const mark = records && ((alert: Alert, claim: Claim, channels: string[]) => records.delivered({ alert, channels, generation: claim.event.generation, flapRun: runs.get(alert.fingerprint) }, claim.event.key));
-  const ledger = new DeliveryLedger(deps.store, log, mark);
+  // Batched record writes: many in flight, and a storm's wait for all its digests, so that they go out in a few batches.
+  const batched = records?.batches === true;
+  const ledger = new DeliveryLedger(deps.store, log, mark, batched ? { concurrency: BATCHED_CONCURRENCY, ...(stormSized(toSend, message.truncatedAlerts) && { coalesceMs: Number.POSITIVE_INFINITY }) } : {});
   const group: GroupContext = { message, deps, log, receivedAt, toSend, enrichments, flapping, ackView, ledger };
   const outcomes = await Promise.all(deps.channels.map((channel) => fanOutTo(channel, group)));
   const channels = Object.fromEntries(outcomes.filter((o) => o.outcome).map((o) => [o.channel, o.outcome!]));
@@ -134,9 +136,13 @@ async function settleLedger(ledger: DeliveryLedger, toSend: ClaimedAlert[], unde
  */
 async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<ClaimedAlert[]> {
   const now = deps.now();
-  // One batched read first: duplicates are then settled without a write, new alerts with one each.
+  // One batched read first: duplicates are then settled without a write, new alerts with one each
+  // (or, where the store can batch them, a few writes for all: `DedupeStore.startMany`).
   const seen = await readAll(alerts, now, deps, log);
-  const settled = await Promise.allSettled(claimEach(alerts, seen, now, deps, log));
+  const names = deps.channels.map((c) => c.name);
+  const routed = alerts.map((alert) => (deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names));
+  const started = deps.store.startMany && seen.length ? await deps.store.startMany(alerts.map((alert, i) => ({ alert, channels: routed[i]!, seen: seen[i] })), now) : [];
+  const settled = await Promise.allSettled(claimEach(alerts, { seen, routed, started }, now, deps, log));
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   const claimed = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   if (!failure) return claimed;
@@ -160,14 +166,20 @@ async function readAll(alerts: Alert[], now: number, deps: PipelineDeps, log: Lo
   }
 }
 
-function claimEach(alerts: Alert[], seen: (Seen | undefined)[], now: number, deps: PipelineDeps, log: Logger): Promise<ClaimedAlert>[] {
+/** Per alert (by index): what the batched read saw, the channels its route selects, its batched claim if any. */
+interface Claiming {
+  seen: (Seen | undefined)[];
+  routed: string[][];
+  started: (Claim | undefined)[];
+}
+
+function claimEach(alerts: Alert[], { seen, routed: routes, started }: Claiming, now: number, deps: PipelineDeps, log: Logger): Promise<ClaimedAlert>[] {
   const limit = pLimit(STORE_CONCURRENCY);
-  const names = deps.channels.map((c) => c.name);
   return (
     alerts.map((alert, i) =>
       limit(async () => {
-        const routed = deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names;
-        const claim = await deps.store.claim(alert, routed, now, seen[i]).catch((err: unknown) => unclaimable(err, alert, log));
+        const routed = routes[i]!;
+        const claim = started[i] ?? (await deps.store.claim(alert, routed, now, seen[i]).catch((err: unknown) => unclaimable(err, alert, log)));
         if (!claim) {
           const event = { key: eventKey(alert), status: alert.status, generation: 0 };
           return { alert, channels: routed, claim: { decision: 'first notification' as const, pending: routed, event }, unledgered: true as const };

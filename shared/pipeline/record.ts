@@ -22,6 +22,11 @@ import type { Logger } from '../core/logger.js';
 
 /** DynamoDB calls in flight at once for one group's ledger. */
 const CONCURRENCY = 64;
+/**
+ * Writes in flight at once when the record writes are batched (`AckSession.batches`): they then cost
+ * a few requests per hundred, so a storm's alerts all join the first batches.
+ */
+export const BATCHED_CONCURRENCY = 5000;
 /** Longest an accepted channel waits for the alert's other channels before its record is written, milliseconds. */
 export const COALESCE_MS = 50;
 
@@ -43,7 +48,10 @@ interface Entry {
 }
 
 export class DeliveryLedger {
-  readonly #limit = pLimit(CONCURRENCY);
+  readonly #limit: ReturnType<typeof pLimit>;
+  /** Head writes are single requests whatever `mark` does: at most {@link CONCURRENCY} at once. */
+  readonly #headLimit = pLimit(CONCURRENCY);
+  readonly #coalesceMs: number;
   /** Writes not yet started, by event key: a later channel joins them (also once released, while they queue for a call). */
   readonly #queued = new Map<string, Entry>();
   readonly #writes: Promise<void>[] = [];
@@ -51,12 +59,22 @@ export class DeliveryLedger {
   /** Channels already written to the head, by event key (a later write completes them). */
   readonly #written = new Map<string, Set<string>>();
 
-  /** @param mark writes an alert's record with its delivery mark; unset: every write goes to the head */
+  /**
+   * @param mark writes an alert's record with its delivery mark; unset: every write goes to the head
+   * @param options.concurrency writes in flight at once (default 64 store calls; {@link BATCHED_CONCURRENCY} where `mark` batches)
+   * @param options.coalesceMs how long an accepted channel waits for the alert's others (default {@link COALESCE_MS};
+   *   `Infinity`: until every channel of the claim accepted it or fan-out is over — a storm, whose one
+   *   digest per channel carries every alert, so that its thousands of writes go out once, batched)
+   */
   constructor(
     private readonly store: Pick<DedupeStore, 'markDelivered'>,
     private readonly log: Logger,
     private readonly mark?: MarkDelivered,
-  ) {}
+    options: { concurrency?: number; coalesceMs?: number } = {},
+  ) {
+    this.#limit = pLimit(options.concurrency ?? CONCURRENCY);
+    this.#coalesceMs = options.coalesceMs ?? COALESCE_MS;
+  }
 
   /** Records, in the background, that `channel` accepted the alerts of `claimed`. */
   delivered(claimed: { alert: Alert; claim: Claim }[], channel: string): void {
@@ -71,7 +89,7 @@ export class DeliveryLedger {
     this.#queued.set(entry.claim.event.key, entry);
     const released = new Promise<void>((resolve) => (entry.release = resolve));
     this.#writes.push(released.then(() => this.#limit(() => this.#write(entry))));
-    entry.timer = setTimeout(() => this.#release(entry), COALESCE_MS);
+    if (Number.isFinite(this.#coalesceMs)) entry.timer = setTimeout(() => this.#release(entry), this.#coalesceMs);
     return entry;
   }
 
@@ -108,7 +126,7 @@ export class DeliveryLedger {
         if (marked) return;
       }
       this.#written.set(key, all);
-      await this.store.markDelivered(entry.alert, entry.claim.event, channels);
+      await this.#headLimit(() => this.store.markDelivered(entry.alert, entry.claim.event, channels));
     } catch (err) {
       this.#unrecorded.add(entry.claim.event.key);
       this.log.error('ledger write failed', { channels, fingerprint: entry.alert.fingerprint, error: (err as Error).message });

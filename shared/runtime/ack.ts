@@ -27,6 +27,8 @@ import { DEFAULT_TABLE_NAME } from '../store/table.js';
 
 export interface AckClients {
   dynamodb: DynamoDBClient;
+  /** This process is the table's only writer (the embedded store): record writes may be batched. */
+  exclusiveTable?: boolean;
   /** For the escalation topic; default: one for the topic's region, SDK retries off. */
   sns?: SNSClient;
   /** For EventBridge Scheduler; default: the SDK's own region settings. */
@@ -73,7 +75,7 @@ export function escalationTargets(config: Config, sns?: SNSClient): Channel[] {
  * @param now clock, epoch milliseconds
  */
 export function createAckRuntime(config: Config, clients: AckClients, channels: Channel[], logger: Logger, now: () => number = Date.now): AckRuntime {
-  const store = new DynamoDbAlertRecordStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME, ttlSeconds: config.dedupeTtlSeconds });
+  const store = new DynamoDbAlertRecordStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME, ttlSeconds: config.dedupeTtlSeconds, exclusive: clients.exclusiveTable === true });
   const keys = config.ackSecret ? { current: config.ackSecret, previous: config.ackPreviousSecret } : undefined;
   const sets = new DynamoDbAlertSetStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME });
   const links = keys && config.publicUrl ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger) : undefined;

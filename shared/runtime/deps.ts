@@ -27,6 +27,8 @@ import { DynamoDbSlackThreadStore } from '../store/slack-threads.js';
 
 export interface RuntimeClients {
   dynamodb: DynamoDBClient;
+  /** This process is the table's only writer (`npm start`'s embedded store): claims may be batched (`shared/store/start-many.ts`). */
+  exclusiveTable?: boolean;
   /** Injected in tests; created from the topic ARN's region otherwise. */
   sns?: SNSClient;
   /** Where the console channel writes (default stdout). */
@@ -82,6 +84,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
       tableName,
       ttlSeconds: config.dedupeTtlSeconds,
       leaseMs: config.dedupeLeaseMs,
+      exclusive: clients.exclusiveTable === true,
     }),
     channels,
     enrich: (alerts) => enrich(alerts),

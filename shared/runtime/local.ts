@@ -13,6 +13,8 @@ export interface DedupeTable {
   client: DynamoDBClient;
   /** For the start-up log line. */
   description: string;
+  /** This process is the table's only writer (the embedded store): the dedupe store may batch claims (`shared/store/start-many.ts`). */
+  exclusive?: true;
   close(): Promise<void>;
 }
 
@@ -55,5 +57,5 @@ export async function openDedupeTable(config: Config, env: Record<string, string
   // Loaded only here: a process on a real table never loads dynalite and its in-memory store.
   const { startLocalDynamoDb } = await import('../store/local-dynamodb.js');
   const local = await startLocalDynamoDb(tableName);
-  return { client: local.client, description: `embedded dynalite (in memory) at ${local.endpoint}`, close: local.close };
+  return { client: local.client, description: `embedded dynalite (in memory) at ${local.endpoint}`, exclusive: true, close: local.close };
 }

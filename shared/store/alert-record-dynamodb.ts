@@ -8,6 +8,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { alertJsonForRecord, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
+import { withKeys } from './key-locks.js';
+import { lockKey, MIN_BATCH } from './start-many.js';
 import type { Acknowledgement, AckOutcome, AlertRecordStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './alert-record.js';
 
 /** BatchGetItem's per-call key limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
@@ -34,15 +36,21 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #ttlSeconds: number;
+  readonly #exclusive: boolean;
 
   /**
    * @param client a configured DynamoDB client
    * @param options.ttlSeconds how long records and history are kept after their last write, seconds
+   * @param options.exclusive this process is the table's only writer (the embedded store): record
+   *   writes take in-process key locks, and {@link recordManyNotified} batches new occurrences
    */
-  constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number }) {
+  constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number; exclusive?: boolean }) {
     this.#doc = DynamoDBDocumentClient.from(client);
     this.#table = options.tableName;
     this.#ttlSeconds = options.ttlSeconds;
+    this.#exclusive = options.exclusive ?? false;
+    // Batched record writes are safe only where this process is the table's only writer.
+    if (!this.#exclusive) this.recordManyNotified = undefined;
   }
 
   async get(fingerprint: string, nowMs: number): Promise<AlertRecord | undefined> {
@@ -51,6 +59,56 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
   }
 
   async recordNotified(n: NotifiedAlert, nowMs: number, batch?: HistoryBatch): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined> {
+    const { fresh, specs } = this.#notifiedSpecs(n, nowMs);
+    for (const spec of specs) {
+      const item = await this.#update(n.alert.fingerprint, spec);
+      if (!item) continue;
+      await this.#putHistory(n.alert.fingerprint, item, notifiedEvent(n), nowMs, batch);
+      return { record: fromItem(item), newOccurrence: spec === fresh };
+    }
+    return undefined;
+  }
+
+  /**
+   * See {@link AlertRecordStore.recordManyNotified}: on an exclusive table, under the in-process locks
+   * of the records (which every record write of this store takes), one BatchGetItem per 100 says which
+   * records a new occurrence replaces — absent, expired or of an older `startsAt`, where
+   * {@link recordNotified} would make its `fresh` write — and BatchWriteItem puts those whole, their
+   * history counter carried on. Any other entry is left to `recordNotified` (`null`).
+   */
+  recordManyNotified?: AlertRecordStore['recordManyNotified'] = async (list, nowMs, batch) => {
+    const results: (RecordWrite | undefined | null)[] = list.map(() => null);
+    if (list.length < MIN_BATCH) return results;
+    const limit = pLimit(BATCH_WRITES_IN_FLIGHT);
+    const starts = Array.from({ length: Math.ceil(list.length / BATCH_GET_MAX_KEYS) }, (_, k) => k * BATCH_GET_MAX_KEYS);
+    await Promise.all(starts.map((i) => limit(async () => {
+      const slice = list.slice(i, i + BATCH_GET_MAX_KEYS);
+      const keys = [...new Set(slice.map((n) => recordKey(n.alert.fingerprint)))];
+      // One alert twice in a slice is left to single writes (the second must see the first).
+      if (keys.length !== slice.length) return;
+      await withKeys(keys.map((k) => lockKey(this.#table, k)), async () => {
+        const read = new Map((await this.#batchGet<RecordItem>(keys)).map((item) => [item.pk, item]));
+        const puts: { index: number; item: RecordItem }[] = [];
+        slice.forEach((n, j) => {
+          const old = read.get(recordKey(n.alert.fingerprint));
+          const startsAt = normaliseTime(n.alert.startsAt);
+          if (old && old.startsAt >= startsAt && old.expiresAt * 1000 > nowMs) return;
+          const { fresh } = this.#notifiedSpecs(n, nowMs);
+          puts.push({ index: i + j, item: itemOf(recordKey(n.alert.fingerprint), fresh, (old?.historySeq ?? 0) + 1) });
+        });
+        for (const written of await this.#batchPut(puts.map((p) => p.item))) {
+          const { index, item } = puts.find((p) => p.item.pk === written)!;
+          const n = list[index]!;
+          await this.#putHistory(n.alert.fingerprint, item, notifiedEvent(n), nowMs, batch);
+          results[index] = { record: fromItem(item), newOccurrence: true };
+        }
+      });
+    })));
+    return results;
+  };
+
+  /** The writes {@link recordNotified} tries, in order, and which of them starts a new occurrence. */
+  #notifiedSpecs(n: NotifiedAlert, nowMs: number): { fresh: UpdateSpec; specs: UpdateSpec[] } {
     const startsAt = normaliseTime(n.alert.startsAt);
     const resolved = n.alert.status === 'resolved';
     const now = isoTime(nowMs);
@@ -87,16 +145,23 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     const generation = n.generation ?? 0;
     const sames = sameMarked ? (resolved ? [sameMarked] : [sameMarked, same]) : [same];
     const specs = resolved ? [...sames, fresh] : generation > 0 ? [this.#again(n, startsAt, nowMs, channels), fresh, ...sames] : [fresh, ...sames];
-    for (const spec of specs) {
-      const item = await this.#update(n.alert.fingerprint, spec);
-      if (!item) continue;
-      const event = channels
-        ? { type: 'notified' as const, status: n.alert.status, channels: [...n.channels].sort(), startsAt, ...(generation > 0 && { generation }) }
-        : { type: 'not delivered' as const, status: n.alert.status, startsAt, ...(generation > 0 && { generation }) };
-      await this.#putHistory(n.alert.fingerprint, item, event, nowMs, batch);
-      return { record: fromItem(item), newOccurrence: spec === fresh };
+    return { fresh, specs };
+  }
+
+  /** Puts whole records, 25 per request; returns the keys written (unprocessed ones are left to single writes). */
+  async #batchPut(items: RecordItem[]): Promise<string[]> {
+    const written: string[] = [];
+    for (let i = 0; i < items.length; i += BATCH_WRITE_MAX_ITEMS) {
+      let requests = items.slice(i, i + BATCH_WRITE_MAX_ITEMS).map((Item) => ({ PutRequest: { Item } }));
+      const sent = new Set(requests.map((r) => r.PutRequest.Item.pk));
+      for (let round = 0; requests.length && round < BATCH_WRITE_ROUNDS; round++) {
+        const out = await this.#doc.send(new BatchWriteCommand({ RequestItems: { [this.#table]: requests } }));
+        requests = (out.UnprocessedItems?.[this.#table] ?? []) as typeof requests;
+      }
+      for (const left of requests) sent.delete(left.PutRequest.Item.pk);
+      written.push(...sent);
     }
-    return undefined;
+    return written;
   }
 
   /**
@@ -297,8 +362,10 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
       ReturnValues: 'ALL_NEW',
       ...(Object.keys(values).length && { ExpressionAttributeValues: values }),
     };
+    const send = () => this.#doc.send(new UpdateCommand(input));
     try {
-      return (await this.#doc.send(new UpdateCommand(input))).Attributes as RecordItem | undefined;
+      const out = this.#exclusive ? await withKeys([lockKey(this.#table, recordKey(fingerprint))], send) : await send();
+      return out.Attributes as RecordItem | undefined;
     } catch (err) {
       if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
       throw err;
@@ -307,6 +374,22 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
 }
 
 type HistoryRow = { pk: string; eventJson: string; expiresAt: number };
+type RecordWrite = { record: AlertRecord; newOccurrence: boolean };
+
+/** The `notified` (or `not delivered`) history event of a record write. */
+function notifiedEvent(n: NotifiedAlert): HistoryInput {
+  const startsAt = normaliseTime(n.alert.startsAt);
+  const generation = n.generation ?? 0;
+  return n.channels.length
+    ? { type: 'notified', status: n.alert.status, channels: [...n.channels].sort(), startsAt, ...(generation > 0 && { generation }) }
+    : { type: 'not delivered', status: n.alert.status, startsAt, ...(generation > 0 && { generation }) };
+}
+
+/** The whole item a `fresh` write leaves (every attribute it does not set is removed), its history counter at `historySeq`. */
+function itemOf(pk: string, fresh: UpdateSpec, historySeq: number): RecordItem {
+  const attributes = Object.entries(fresh.set ?? {}).map(([name, value]) => [NAMES[name as Name], value]);
+  return { pk, ...Object.fromEntries(attributes), historySeq } as RecordItem;
+}
 
 interface UpdateSpec {
   set?: Partial<Record<Name, unknown>>;

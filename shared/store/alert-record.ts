@@ -129,6 +129,13 @@ export interface AlertRecordStore {
    */
   recordNotified(notified: NotifiedAlert, nowMs: number, batch?: HistoryBatch): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined>;
   /**
+   * Records many delivered notifications in a few batched requests, each as {@link recordNotified}
+   * would, where the store can do that safely (a table this process alone writes). Optional.
+   * @returns per entry, in order: what `recordNotified` returns, or `null` when the entry is left to `recordNotified`
+   * @throws the store's error (entries of earlier batches may already be written)
+   */
+  recordManyNotified?(list: NotifiedAlert[], nowMs: number, batch: HistoryBatch): Promise<({ record: AlertRecord; newOccurrence: boolean } | undefined | null)[]>;
+  /**
    * Writes the history events collected in `batch` (a group's `notified` events), many per request.
    * @throws the store's error when some could not be written after retries
    */

@@ -19,8 +19,10 @@ import { recordKey } from './alert-record-items.js';
 import { batchGet } from './batch-get.js';
 import { applyMark, type RecordMark } from './delivery-mark.js';
 import { noteFiring, runFromRecord, type RecordRun } from './flap-record.js';
-import { headKey, incoming, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
+import { headKey, incoming, isLive, legacyHead, legacyResolvedKey, NAMES, setOrRemove, toHead, type HeadItem } from './head-item.js';
+import { withKeys } from './key-locks.js';
 import { ledgerDecision, nextStep, type Head } from './occurrence.js';
+import { lockKey, MIN_BATCH, startMany } from './start-many.js';
 import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun, type Seen } from './dedupe.js';
 
 export interface DynamoDbDedupeStoreOptions {
@@ -29,6 +31,12 @@ export interface DynamoDbDedupeStoreOptions {
   ttlSeconds: number;
   /** How long a claim excludes other deliverers, milliseconds; must exceed the delivery budget. */
   leaseMs?: number;
+  /**
+   * This process is the table's only writer (the embedded store of `npm start`): head writes take
+   * in-process key locks, and {@link DynamoDbDedupeStore.startMany} creates new heads in batches
+   * (`start-many.ts`). Never for a table another process writes (DynamoDB, a shared dynalite).
+   */
+  exclusive?: boolean;
 }
 
 /** Longer than the whole delivery budget (retries included) and the Lambda time-out (30 s). */
@@ -48,11 +56,12 @@ interface Update {
 }
 
 /**
- * What a batched read holds for one alert, each maybe absent: its head item, a legacy resolve item,
- * and its alert record (whose delivery mark may say the head's event is delivered, `delivery-mark.ts`).
+ * What a batched read holds for one alert, each maybe absent: its head item and its alert record
+ * (whose delivery mark may say the head's event is delivered, `delivery-mark.ts`). A legacy resolve
+ * item is read apart, only where it can matter ({@link needsLegacyResolve}).
  */
 interface ReadItems extends Seen {
-  readonly items: readonly [HeadItem | undefined, HeadItem | undefined, (RecordMark & RecordRun) | undefined];
+  readonly items: readonly [HeadItem | undefined, (RecordMark & RecordRun) | undefined];
 }
 
 /** The head as read (delivery mark applied) and its item's `expiresAt`, epoch seconds. */
@@ -66,6 +75,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
   readonly #table: string;
   readonly #ttlSeconds: number;
   readonly #leaseMs: number;
+  readonly #exclusive: boolean;
 
   /** @param client a configured DynamoDB client (real AWS, dynalite or any endpoint) */
   constructor(client: DynamoDBClient, options: DynamoDbDedupeStoreOptions) {
@@ -73,17 +83,29 @@ export class DynamoDbDedupeStore implements DedupeStore {
     this.#table = options.tableName;
     this.#ttlSeconds = options.ttlSeconds;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#exclusive = options.exclusive ?? false;
   }
 
-  /** The three items `#read` may need of each alert, in one BatchGetItem per 33 alerts. */
+  /**
+   * See {@link DedupeStore.startMany}: with `exclusive`, the firing posts whose read found no live
+   * head are created in batches under in-process locks (`start-many.ts`); else none (no request).
+   */
+  async startMany(entries: { alert: AlertEvent; channels: string[]; seen?: Seen }[], nowMs: number): Promise<(Claim | undefined)[]> {
+    const candidates = new Set(this.#exclusive ? entries.filter((e) => e.alert.status === 'firing' && e.seen && !liveHead(e.seen, nowMs)) : []);
+    if (candidates.size < MIN_BATCH) return entries.map(() => undefined);
+    const created = await startMany(this.#doc, this.#table, [...candidates].map((e) => this.#headItem(e.alert, e.channels, nowMs)), nowMs);
+    return entries.map((e) => (candidates.has(e) && created.has(headKey(e.alert)) ? claimOf(e.alert, 'first notification', [...e.channels], 0) : undefined));
+  }
+
+  /** The two items `#read` needs of each alert (head, record), in one BatchGetItem per 50 alerts. */
   // `nowMs` is part of the port: expiry is judged by `claim`, which gets the same time.
   async readMany(alerts: AlertEvent[], _nowMs: number): Promise<(Seen | undefined)[]> {
     const read = await batchGet<HeadItem & RecordMark & RecordRun>(this.#doc, this.#table, alerts.flatMap(itemKeys));
     return alerts.map((a) => {
       const keys = itemKeys(a);
       if (!keys.every((k) => read.has(k))) return undefined;
-      const [head, resolved, record] = keys.map((k) => read.get(k));
-      return { items: [head, resolved, record] } satisfies ReadItems;
+      const [head, record] = keys.map((k) => read.get(k));
+      return { items: [head, record] } satisfies ReadItems;
     });
   }
 
@@ -178,13 +200,25 @@ export class DynamoDbDedupeStore implements DedupeStore {
   /** See {@link DedupeStore.runOf}: the run from the alert record read with the head. */
   runOf(alert: AlertEvent, seen: Seen, windowMs: number, nowMs: number): FlapRun | undefined {
     const items = (seen as ReadItems).items;
-    return items.length === 3 ? runFromRecord(items[2], Date.parse(alert.startsAt), windowMs, nowMs) : undefined;
+    return items.length === 2 ? runFromRecord(items[1], Date.parse(alert.startsAt), windowMs, nowMs) : undefined;
   }
 
   /** Creates the head in the post's state, generation 0, unless a live one exists. */
   async #start(alert: AlertEvent, channels: string[], nowMs: number): Promise<Claim | undefined> {
+    const item = this.#headItem(alert, channels, nowMs);
+    try {
+      await this.#locked(item.pk, () => this.#doc.send(new PutCommand({ TableName: this.#table, Item: item, ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :nowSec', ExpressionAttributeValues: { ':nowSec': sec(nowMs) } })));
+      return claimOf(alert, 'first notification', [...channels], 0);
+    } catch (err) {
+      ignoreConditionFailed(err);
+      return undefined;
+    }
+  }
+
+  /** A new head in the post's state, generation 0, every channel pending under our lease. */
+  #headItem(alert: AlertEvent, channels: string[], nowMs: number): HeadItem {
     const endsAtMs = incoming(alert).endsAtMs;
-    const item: HeadItem = {
+    return {
       pk: headKey(alert),
       state: alert.status,
       generation: 0,
@@ -195,13 +229,11 @@ export class DynamoDbDedupeStore implements DedupeStore {
       ...(alert.status === 'resolved' && endsAtMs !== undefined && { resolvedEndsAtMs: endsAtMs }),
       expiresAt: sec(nowMs) + this.#ttlSeconds,
     };
-    try {
-      await this.#doc.send(new PutCommand({ TableName: this.#table, Item: item, ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :nowSec', ExpressionAttributeValues: { ':nowSec': sec(nowMs) } }));
-      return claimOf(alert, 'first notification', [...channels], 0);
-    } catch (err) {
-      ignoreConditionFailed(err);
-      return undefined;
-    }
+  }
+
+  /** Runs a write of `key` under its in-process lock when the table is exclusive (`start-many.ts` writes without conditions). */
+  #locked<T>(key: string, write: () => Promise<T>): Promise<T> {
+    return this.#exclusive ? withKeys([lockKey(this.#table, key)], write) : write();
   }
 
   /**
@@ -259,15 +291,14 @@ export class DynamoDbDedupeStore implements DedupeStore {
     const [head, record] = [headKey(alert), recordKey(alert.fingerprint)];
     const read = await batchGet<HeadItem & RecordMark>(this.#doc, this.#table, [head, record]);
     if (!read.has(head) || !read.has(record)) throw new Error(`dedupe read of ${head} left unprocessed`);
-    const item = read.get(head);
-    const legacyResolved = toHead(item, nowMs) || item?.state ? undefined : await this.#get(legacyResolvedKey(alert));
-    return this.#fromItems(alert, [item, legacyResolved, read.get(record)], nowMs);
+    return this.#fromItems(alert, [read.get(head), read.get(record)], nowMs);
   }
 
-  /** The head from its item, its delivery mark and, for a legacy occurrence, its resolve item (read by `#read` or `readMany`). */
-  async #fromItems(alert: AlertEvent, [item, resolved, record]: ReadItems['items'], nowMs: number): Promise<Read> {
+  /** The head from its item and its delivery mark (read by `#read` or `readMany`), a legacy occurrence migrated. */
+  async #fromItems(alert: AlertEvent, [item, record]: ReadItems['items'], nowMs: number): Promise<Read> {
     const head = toHead(item, nowMs);
     if (head || item?.state) return { head: head && applyMark(head, alert, record, nowMs), expiresAt: item?.expiresAt ?? 0 };
+    const resolved = needsLegacyResolve(alert, item, nowMs) ? await this.#get(legacyResolvedKey(alert)) : undefined;
     const legacy = legacyHead(item, resolved, nowMs);
     if (!legacy) return { expiresAt: 0 };
     const pending = setOrRemove('#p', ':p', legacy.pending);
@@ -308,7 +339,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
     const expression = clauses.filter(([, parts]) => parts?.length).map(([verb, parts]) => `${verb} ${parts!.join(', ')}`).join(' ');
     const text = `${expression} ${u.condition ?? ''}`;
     try {
-      const out = await this.#doc.send(
+      const out = await this.#locked(key, () => this.#doc.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: { pk: key },
@@ -318,7 +349,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
           ...(u.values && Object.keys(u.values).length && { ExpressionAttributeValues: u.values }),
           ...(u.returnItem && { ReturnValues: 'ALL_NEW' as const }),
         }),
-      );
+      ));
       return (out.Attributes as HeadItem | undefined) ?? ({ pk: key } as HeadItem);
     } catch (err) {
       ignoreConditionFailed(err);
@@ -327,9 +358,29 @@ export class DynamoDbDedupeStore implements DedupeStore {
   }
 }
 
-/** The three items of an alert a claim may read: its head, a legacy resolve item, its alert record. */
-function itemKeys(alert: AlertEvent): [string, string, string] {
-  return [headKey(alert), legacyResolvedKey(alert), recordKey(alert.fingerprint)];
+/** Whether the batched read found a live head item (of any shape) for the alert. */
+function liveHead(seen: Seen, nowMs: number): boolean {
+  const head = (seen as ReadItems).items[0];
+  return head !== undefined && isLive(head, nowMs);
+}
+
+/** The two items of an alert every claim reads: its head and its alert record. */
+function itemKeys(alert: AlertEvent): [string, string] {
+  return [headKey(alert), recordKey(alert.fingerprint)];
+}
+
+/**
+ * Whether a legacy resolve item (written before generations, `head-item.ts`) can change the reading
+ * of an alert whose head has no `state`, so that it is worth its own read:
+ * - a live legacy first item: the occurrence was announced, and the resolve item says in which state;
+ * - no live item and a resolved post: a resolve-only occurrence (its firing never came) announced
+ *   by the old version; without the read, a resend of that resolve would be announced again.
+ * Not for a firing post with no live item, the common new alert (no read): a legacy resolve item
+ * then means the firing itself was never recorded, and the version that wrote it announced such a
+ * firing as new too. Legacy items are gone one TTL (`DEDUPE_TTL_SECONDS`) after the upgrade.
+ */
+function needsLegacyResolve(alert: AlertEvent, item: HeadItem | undefined, nowMs: number): boolean {
+  return item && isLive(item, nowMs) ? true : alert.status === 'resolved';
 }
 
 /**

@@ -78,7 +78,7 @@ export interface DedupeStore {
    */
   claim(alert: AlertEvent, channels: string[], nowMs: number, seen?: Seen): Promise<Claim>;
   /**
-   * Reads the records of many alerts in batches (one request per up to 33 alerts), so that
+   * Reads the records of many alerts in batches (one request per up to 50 alerts), so that
    * {@link DedupeStore.claim} decides from what was read: a duplicate (`already notified`, `in flight`,
    * a candidate) then costs no write, and a new alert only its one conditional write. Optional: a
    * store without it is asked alert by alert.
@@ -86,6 +86,14 @@ export interface DedupeStore {
    * @throws the store's own error when it cannot be reached (nothing is claimed yet: answer 5xx)
    */
   readMany?(alerts: AlertEvent[], nowMs: number): Promise<(Seen | undefined)[]>;
+  /**
+   * Claims in batches the alerts whose {@link DedupeStore.readMany} found no live head (new firings),
+   * as atomically as {@link DedupeStore.claim} would one by one. Optional: only a store that can batch
+   * them safely has it (the embedded store, the only writer of its table).
+   * @returns per entry, in order, its `first notification` claim, or `undefined`: claim it with `claim`
+   * @throws the store's own error (answer 5xx; heads already created read as in flight until their lease ends)
+   */
+  startMany?(entries: { alert: AlertEvent; channels: string[]; seen?: Seen }[], nowMs: number): Promise<(Claim | undefined)[]>;
   /**
    * Claims a confirmed candidate: a re-fire (`resolved before`) moves the alert from the resolve that
    * `candidate` saw to firing, one generation on (`firing again`); a resolve (`fired again since`)

@@ -141,7 +141,7 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
       }),
     flushHistory: live(records.flushHistory.bind(records)),
   };
-  const recordStore = new Proxy(records, { get: (target, key: keyof AlertRecordStore) => overrides[key] ?? target[key].bind(target) }) as AlertRecordStore;
+  const recordStore = new Proxy(records, { get: (target, key: keyof AlertRecordStore) => overrides[key] ?? target[key]?.bind(target) }) as AlertRecordStore;
   const channels: Channel[] = CHANNELS.map((name, i) => ({
     name,
     send: async (n) => {

@@ -204,4 +204,25 @@ describe('the occurrence state machine (shared/store/occurrence.ts) on dynalite'
     // A legacy resolved occurrence sent firing again is a candidate re-fire, as any other.
     expect((await s.claim(g, all, T0 + 3)).decision).toBe('resolved before');
   });
+
+  it('reads items written before generations right after a batched read, which leaves their resolve item out', async () => {
+    const s = store();
+    const legacy = (a: AlertEvent) => ({ pk: { S: eventKey(a) }, delivered: { SS: all }, leaseUntil: { N: String(T0) }, claimedAt: { N: String(T0) }, expiresAt: { N: String(T0 / 1000 + 3600) } });
+    const put = (a: AlertEvent) => db.client.send(new PutItemCommand({ TableName: db.tableName, Item: legacy(a) }));
+    const viaRead = async (a: AlertEvent, nowMs: number) => s.claim(a, all, nowMs, (await s.readMany([a], nowMs))[0]);
+    // Announced firing, then resolved, by the old version: a resend of either is a duplicate; a firing again a candidate.
+    const f = key();
+    await put(f);
+    await put(resolvedOf(f));
+    expect((await viaRead(resolvedOf(f), T0 + 1)).decision).toBe('already notified');
+    expect((await viaRead(f, T0 + 2)).decision).toBe('resolved before');
+    // A resolve whose firing never came, announced by the old version: its resend is a duplicate, not a new resolve.
+    const r = key();
+    await put(resolvedOf(r));
+    expect((await viaRead(resolvedOf(r), T0 + 3)).decision).toBe('already notified');
+    // A legacy firing announced, not resolved: its resend is a duplicate.
+    const g = key();
+    await put(g);
+    expect((await viaRead(g, T0 + 4)).decision).toBe('already notified');
+  });
 });
