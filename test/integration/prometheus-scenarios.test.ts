@@ -9,6 +9,7 @@ import { alertLines, PLAIN } from '../../shared/render/content.js';
 import { enrichAlerts, type EnrichDeps } from '../../shared/enrich/index.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
 import { createLogger, silentLogger } from '../../shared/core/logger.js';
+import { PrometheusClient } from '../../shared/prometheus/client.js';
 import { startPrometheus, type RunningPrometheus } from '../fixtures/prometheus/real-prometheus.js';
 import { gpuGroup, kvAlert, latencyGroup, rssAlert } from '../fixtures/prometheus/scenario-alerts.js';
 import { GPU_CAPACITY_MIB, GPU_SLOPES, RSS_MIB_PER_HOUR, SCENARIO_END, scenarioOpenMetrics } from '../fixtures/prometheus/scenarios.js';
@@ -84,6 +85,31 @@ describe('latency alerts of one group (fired at different times)', () => {
 
   it('sends those queries in two requests: the instant ones now together, the range ones together', () => {
     expect(requests).toBe(2);
+  });
+});
+
+describe("what each alert of a group keeps: its own query, not the group's", () => {
+  it('names no peer, and asked alone gives the value the group query gave that alert', async () => {
+    const group = Object.values(latencyGroup);
+    const result = await enrich(group);
+    const client = new PrometheusClient(prometheus.url);
+    let checked = 0;
+    for (const alert of group) {
+      const { e } = message(result, alert);
+      const peers = group.filter((p) => p !== alert).map((p) => p.labels.model_name!);
+      for (const s of e.signals) {
+        for (const peer of peers) expect(s.query, `${alert.labels.model_name} ${s.name}`).not.toContain(peer);
+        if (typeof s.value !== 'number' || !Number.isFinite(s.value) || s.name.includes(':')) continue;
+        const alone = (await client.instantQuery(s.query, { time: SCENARIO_END })).result.map((x) => x.value);
+        // A GPU signal combines the server's GPUs (their mean); a vLLM signal is one series.
+        const mean = alone.reduce((sum, v) => sum + v, 0) / alone.length;
+        if (s.query.includes('DCGM_')) expect(mean, `${alert.labels.model_name} ${s.name}`).toBeCloseTo(s.value, 9);
+        else expect(alone, `${alert.labels.model_name} ${s.name}`).toContain(s.value);
+        checked++;
+      }
+    }
+    // Most signals have data in these scenarios: the check above ran, not vacuously.
+    expect(checked).toBeGreaterThan(20);
   });
 });
 

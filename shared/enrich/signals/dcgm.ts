@@ -205,7 +205,9 @@ export async function readGpuSignals(ctx: EnrichContext, alert: Alert, defs: rea
       // Nothing to match a GPU by: no query, no data (the query shown is the fleet's, for a look by hand).
       if (query === undefined) return { ...base, value: null, atStart: null, query: def.expr((metric) => [metric]) };
       const [now, atStart] = await Promise.all([ctx.instant(query), samplesAtStart(ctx, query, alert, peers)]);
-      return { ...base, value: combined(now, alert, def.combine), query, ...(atStart === undefined ? {} : { atStart: combined(atStart, alert, def.combine) }) };
+      // Kept and shown: the alert's own query, not the group's (which names every peer's host).
+      const own = peers.length > 1 ? (queryFor(def, [alert]) ?? query) : query;
+      return { ...base, value: combined(now, alert, def.combine), query: own, ...(atStart === undefined ? {} : { atStart: combined(atStart, alert, def.combine) }) };
     }),
   );
 }

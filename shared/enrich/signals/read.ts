@@ -67,7 +67,11 @@ export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readon
 
 async function readSignal(ctx: EnrichContext, alert: Alert, def: SignalDef): Promise<Signal[]> {
   const { peers, by, scope } = shapePeers(alert, ctx.peers, def.scopeLabels);
-  const query = textOnce(scope, def.name, () => def.expr(def.breakdown ? { ...scope, by: [...by, def.breakdown] } : scope));
+  const expr = (sc: QueryScope) => def.expr(def.breakdown ? { ...sc, by: [...by, def.breakdown] } : sc);
+  const query = textOnce(scope, def.name, () => expr(scope));
+  // What the signal keeps and shows (records, links, charts) is the alert's own query: the group's
+  // names every peer (a 5,000-alert storm's is ~100 KB, past DynamoDB's 400 KB item with a few signals).
+  const own = peers.length > 1 ? expr(scopeFor([alert], by)) : query;
   const [now, atStart, bounds] = await Promise.all([
     ctx.instant(query),
     samplesAtStart(ctx, query, alert, peers, by),
@@ -77,7 +81,7 @@ async function readSignal(ctx: EnrichContext, alert: Alert, def: SignalDef): Pro
   const key = def.breakdown ?? def.split?.label;
   const base = (pick: (s: { metric: Record<string, string> }) => boolean) => {
     const topBucket = bounds && topFinite(bounds.filter(pick));
-    return { unit: def.unit, query, ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}), ...(def.elapsed && { elapsed: def.elapsed }), ...(topBucket !== undefined ? { topBucket } : {}) };
+    return { unit: def.unit, query: own, ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}), ...(def.elapsed && { elapsed: def.elapsed }), ...(topBucket !== undefined ? { topBucket } : {}) };
   };
   if (!key) return [{ name: def.name, label: def.label, value: mine[0]?.value ?? null, ...base(() => true), ...startValue(atStart, () => true) }];
   const values = [...new Set(mine.map((s) => s.metric[key] ?? ''))].sort();
