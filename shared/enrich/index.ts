@@ -82,16 +82,23 @@ async function enrichAll(
     if (peers) peers.push(alert);
     else byKind.set(kind, [alert]);
   }
+  // Whether the budget ran out on Prometheus (a request unanswered) or on this process's own work.
+  let waitingOnPrometheus = true;
+  const onBudgetSpent = () => {
+    waitingOnPrometheus = client.waiting > 0;
+  };
+  budget.addEventListener('abort', onBudgetSpent, { once: true });
+  const reason = () => timeoutReason(deps.timeoutMs, waitingOnPrometheus);
   const started = Date.now();
   const work = Promise.all(
     [...byKind].flatMap(([kind, peers]) => {
       const ctx = group.forKind(kind, peers);
-      return peers.map(async (alert) => results.set(alert.fingerprint, await enrichOne(alert, kind, ctx, budget, deps)));
+      return peers.map(async (alert) => results.set(alert.fingerprint, await enrichOne(alert, kind, ctx, budget, deps, reason)));
     }),
   );
   // The race guarantees the budget even if some step ignored the abort signal.
   await raceAbort(work, budget).finally(() => finished.abort());
-  fillUnavailable(alerts, kinds, results, timeoutReason(deps.timeoutMs), 'timeout');
+  fillUnavailable(alerts, kinds, results, reason(), 'timeout');
   deps.logger.debug('enrich.done', { alerts: alerts.length, queries: group.queryCount(), requests: group.requestCount(), queriesByKind: group.queriesByKind(), ms: Date.now() - started });
   logUnavailable(results, deps.logger);
 }
@@ -107,7 +114,7 @@ function memorySettings(deps: EnrichDeps): EnrichContext['memory'] {
   };
 }
 
-async function enrichOne(alert: Alert, kind: AlertKind, ctx: EnrichContext, budget: AbortSignal, deps: EnrichDeps): Promise<Enrichment> {
+async function enrichOne(alert: Alert, kind: AlertKind, ctx: EnrichContext, budget: AbortSignal, deps: EnrichDeps, timedOut: () => string): Promise<Enrichment> {
   try {
     const { signals, trend } = await ENRICHERS[kind].enrich(alert, ctx);
     const cause = likelyCause(kind, { signals, trend });
@@ -116,13 +123,13 @@ async function enrichOne(alert: Alert, kind: AlertKind, ctx: EnrichContext, budg
     if (!(err instanceof PrometheusError || err instanceof EnrichmentUnavailable || budget.aborted)) {
       deps.logger.warn('alert enrichment failed', { fingerprint: alert.fingerprint, kind, error: err });
     }
-    return { status: 'unavailable', kind, reason: failureReason(err, budget, deps.timeoutMs), cause: failureCause(err, budget) };
+    return { status: 'unavailable', kind, reason: failureReason(err, budget, timedOut), cause: failureCause(err, budget) };
   }
 }
 
 /** A short reason for a channel to show. */
-function failureReason(err: unknown, budget: AbortSignal, timeoutMs: number): string {
-  if (budget.aborted) return timeoutReason(timeoutMs);
+function failureReason(err: unknown, budget: AbortSignal, timedOut: () => string): string {
+  if (budget.aborted) return timedOut();
   if (err instanceof EnrichmentUnavailable) return err.message;
   if (err instanceof PrometheusError) {
     if (err.errorType === 'network') return err.message;
@@ -139,9 +146,13 @@ function failureCause(err: unknown, budget: AbortSignal): UnavailableCause {
   return 'error';
 }
 
-function timeoutReason(timeoutMs: number): string {
+/**
+ * Why the budget ran out: Prometheus, when a request was still unanswered, else this process's own
+ * work (a storm's thousands of alerts on a busy CPU): blaming Prometheus then sends on-call to the wrong place.
+ */
+function timeoutReason(timeoutMs: number, waitingOnPrometheus: boolean): string {
   const budget = timeoutMs >= 1000 ? `${Number((timeoutMs / 1000).toFixed(1))} s` : `${timeoutMs} ms`;
-  return `Prometheus did not answer within ${budget}`;
+  return waitingOnPrometheus ? `Prometheus did not answer within ${budget}` : `enrichment did not finish within ${budget} (Prometheus had answered; this process was busy)`;
 }
 
 /** Sets `reason` for every alert that has no result yet. */

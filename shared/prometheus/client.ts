@@ -9,7 +9,7 @@
  * @see https://prometheus.io/docs/prometheus/latest/querying/api/
  */
 import { PrometheusError } from './error.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, send, type TransportOptions } from './http.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, send, type RawAnswer, type TransportOptions } from './http.js';
 import { envelopeSchema, queryDataSchema, type QueryData, type Sample, type Series } from './wire.js';
 
 export { PrometheusError } from './error.js';
@@ -52,6 +52,7 @@ export interface ClientOptions {
 export class PrometheusClient {
   readonly #baseUrl: string;
   readonly #transport: TransportOptions;
+  #waiting = 0;
 
   /** @param baseUrl e.g. `http://prometheus:9090` or `https://host/prometheus` (a trailing slash is ignored) */
   constructor(baseUrl: string, options: ClientOptions = {}) {
@@ -96,9 +97,23 @@ export class PrometheusClient {
     return { result: data.result.map((s) => ({ metric: s.metric, points: s.values })), warnings };
   }
 
+  /**
+   * Requests sent and not yet answered (a wait to retry included): whether a caller whose time ran out
+   * was waiting on Prometheus, or on its own work.
+   */
+  get waiting(): number {
+    return this.#waiting;
+  }
+
   async #request(path: string, params: Record<string, string>, signal?: AbortSignal): Promise<{ data: QueryData; warnings: string[] }> {
-    const { status, text } = await send(this.#baseUrl + path, params, this.#transport, signal);
-    return parseResponse(status, text);
+    this.#waiting++;
+    let answer: RawAnswer;
+    try {
+      answer = await send(this.#baseUrl + path, params, this.#transport, signal);
+    } finally {
+      this.#waiting--;
+    }
+    return parseResponse(answer.status, answer.text);
   }
 }
 

@@ -3,9 +3,10 @@
  * (test/fixtures/prometheus/recorded, made by record.ts). Each test asserts the exact requests sent.
  */
 import { createServer, type Server } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Alert } from '../../shared/alertmanager/schema.js';
 import { enrichAlerts, type EnrichDeps } from '../../shared/enrich/index.js';
+import { ENRICHERS } from '../../shared/enrich/kinds/index.js';
 import type { Enrichment, Signal } from '../../shared/enrich/types.js';
 import { createLogger, silentLogger } from '../../shared/core/logger.js';
 import * as alerts from '../fixtures/prometheus/alerts.js';
@@ -213,6 +214,32 @@ describe('enrichAlerts when Prometheus fails', () => {
       { status: 'unavailable', kind: 'queue', reason: 'Prometheus did not answer within 300 ms', cause: 'timeout' },
       { status: 'unavailable', kind: 'queue', reason: 'Prometheus did not answer within 300 ms', cause: 'timeout' },
     ]);
+  });
+
+  it('a budget spent on our own work, every query answered, does not blame Prometheus', async () => {
+    // Prometheus answers at once (no series); the enricher then works past the budget on the CPU, as a
+    // storm's thousands of alerts do, and after that waits on something that is not Prometheus.
+    const server = createServer((req, res) => {
+      const range = req.url?.includes('query_range');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: range ? 'matrix' : 'vector', result: [] } }));
+    });
+    const url = await listen(server);
+    servers.push({ close: () => close(server) });
+    const original = ENRICHERS.queue.enrich;
+    const spy = vi.spyOn(ENRICHERS.queue, 'enrich').mockImplementation(async (alert, ctx) => {
+      const read = await original.call(ENRICHERS.queue, alert, ctx);
+      const until = Date.now() + 300;
+      while (Date.now() < until); // busy: the 100 ms budget runs out here
+      await new Promise((r) => setTimeout(r, 50));
+      return read;
+    });
+    try {
+      const [alert] = alerts.webhookAlerts('firing-queue-backlog-two-models');
+      const result = await enrichAlerts([alert!], deps(url, { timeoutMs: 100 }));
+      expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'queue', reason: 'enrichment did not finish within 100 ms (Prometheus had answered; this process was busy)', cause: 'timeout' });
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('connection refused: unavailable, naming the error', async () => {
