@@ -5,7 +5,7 @@
  * ledger) still mean, the fallback to the head when the record write fails, and the store requests a
  * group costs (counted at the SDK's middleware; counts, not timings).
  */
-import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AckTracker } from '../../../shared/ack/tracker.js';
 import type { Alert, WebhookMessage } from '../../../shared/alertmanager/schema.js';
@@ -19,6 +19,7 @@ import type { AlertRecordStore } from '../../../shared/store/alert-record.js';
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { eventKey, type AlertEvent, type Claim } from '../../../shared/store/dedupe.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
+import { countCommands } from '../../helpers/count-commands.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
 const STARTS_AT = '2026-11-29T12:00:00.000Z';
@@ -26,24 +27,13 @@ const ZERO = '0001-01-01T00:00:00Z';
 const LEASE_MS = 60_000;
 let db: LocalDynamoDb;
 let n = 0;
-const counts = new Map<string, number>();
+let counts = new Map<string, number>();
 
 beforeAll(async () => {
   db = await startLocalDynamoDb('delivery-mark-test');
-  countCommands(db.client);
+  counts = countCommands(db.client);
 });
 afterAll(async () => db.close());
-
-function countCommands(client: DynamoDBClient): void {
-  client.middlewareStack.add(
-    (next, context) => (args) => {
-      const name = (context.commandName ?? '?').replace(/Command$/, '');
-      counts.set(name, (counts.get(name) ?? 0) + 1);
-      return next(args);
-    },
-    { step: 'initialize', name: 'testCountCommands' },
-  );
-}
 
 const dedupe = () => new DynamoDbDedupeStore(db.client, { tableName: db.tableName, ttlSeconds: 3600, leaseMs: LEASE_MS });
 const records = () => new DynamoDbAlertRecordStore(db.client, { tableName: db.tableName, ttlSeconds: 3600 });

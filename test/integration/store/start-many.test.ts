@@ -4,7 +4,7 @@
  * on dynalite through the real store and pipeline: one winner per alert among batched and single
  * claims racing, expired and legacy heads, and the requests a group costs (counts, not timings).
  */
-import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert, WebhookMessage } from '../../../shared/alertmanager/schema.js';
 import type { Channel } from '../../../shared/channels/channel.js';
@@ -17,6 +17,7 @@ import type { HistoryBatch, NotifiedAlert } from '../../../shared/store/alert-re
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { eventKey, type AlertEvent, type Claim } from '../../../shared/store/dedupe.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
+import { countCommands } from '../../helpers/count-commands.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
 const STARTS_AT = '2026-11-29T12:00:00.000Z';
@@ -24,24 +25,13 @@ const ZERO = '0001-01-01T00:00:00Z';
 const TTL_SECONDS = 3600;
 let db: LocalDynamoDb;
 let n = 0;
-const counts = new Map<string, number>();
+let counts = new Map<string, number>();
 
 beforeAll(async () => {
   db = await startLocalDynamoDb('start-many-test');
-  countCommands(db.client);
+  counts = countCommands(db.client);
 });
 afterAll(async () => db.close());
-
-function countCommands(client: DynamoDBClient): void {
-  client.middlewareStack.add(
-    (next, context) => (args) => {
-      const name = (context.commandName ?? '?').replace(/Command$/, '');
-      counts.set(name, (counts.get(name) ?? 0) + 1);
-      return next(args);
-    },
-    { step: 'initialize', name: 'testCountCommands' },
-  );
-}
 
 const store = (exclusive = true) => new DynamoDbDedupeStore(db.client, { tableName: db.tableName, ttlSeconds: TTL_SECONDS, exclusive });
 const alertOf = (over: Partial<Alert> = {}): Alert => ({
