@@ -107,7 +107,10 @@ describe('a chart in the message and on the acknowledgement page', () => {
     await img.scrollIntoViewIfNeeded();
     // Evaluated in the page (a string: this file is compiled without the DOM types).
     const loaded = `(() => { const el = document.querySelector('img[src*="/v1/chart/"]'); return el !== null && el.complete && el.naturalWidth; })()`;
-    await page.waitForFunction(`${loaded} > 0`, undefined, { timeout: 30_000 });
+    // Polled from here: waitForFunction evaluates its string with eval inside the page, which the page's
+    // CSP (no 'unsafe-eval') refuses whenever the image is not loaded at the first check.
+    const until = Date.now() + 30_000;
+    while (!(Number(await page.evaluate(loaded)) > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect(await page.evaluate(loaded)).toBe(800);
     const shot = PNG.sync.read(await img.screenshot());
     expect(colouredPixels(shot)).toBeGreaterThan(500);
