@@ -18,6 +18,9 @@ import { round, table, type Benchmark, type Row } from './harness.js';
 
 /** `BENCH_QUICK=1`: a smoke run of every phase with few runs and small sizes (its numbers mean little). */
 const QUICK = process.env.BENCH_QUICK === '1';
+/** `BENCH_ONLY=latency,store,storm,rss,cold,profile`: run only these phases (a probe of one row while working on it); unset runs all. */
+const ONLY = process.env.BENCH_ONLY?.split(',').map((p) => p.trim());
+const runs = (phase: 'latency' | 'store' | 'storm' | 'rss' | 'cold' | 'profile') => !ONLY || ONLY.includes(phase);
 /** Group sizes and how many runs each gets (medians of these), with the goal ratio to the relay. */
 const GROUPS: ReadonlyArray<[alerts: number, runs: number, goal?: number]> = QUICK
   ? [
@@ -208,71 +211,82 @@ export const floor: Benchmark = {
     const goals: Row[] = [];
     try {
       const relay = await serve([`${ROOT}bench/relay.mjs`], { SLACK_WEBHOOK_URL: `${fakes.url}/slack/relay` });
-      const product = await startProduct(fakes);
-      goals.push(...(await latencies(fakes, product, relay)));
+      if (runs('latency') || runs('storm')) {
+        const product = await startProduct(fakes);
+        if (runs('latency')) goals.push(...(await latencies(fakes, product, relay)));
+        if (runs('storm')) {
+          const s = await storm(fakes, product);
+          goals.push({
+            case: `${STORM.alerts}-alert storm: first answer / digests out`,
+            'product p50': `${round(s.answerMs / 1000)} s / ${round(s.digestsMs / 1000)} s`,
+            goal: '≤ 8 s / ≤ 3 s',
+            status: met(s.answerMs <= 8000 && s.digestsMs <= 3000),
+          });
+          notes.push(
+            `\n### Storm (${STORM.alerts} alerts + ${STORM.truncated} truncated, median of ${STORM.runs})\n\nmessages slack/feishu/sns per storm: ${s.messages}; the same storm again (all duplicates): ${round(s.repeatMs / 1000)} s`,
+          );
+        }
+        await product.stop();
+      }
 
-      const cost = await storeCost(fakes, [1, 10, 100]);
-      const embedded = await storeCost(fakes, [1, 10, 100], true);
-      const c100 = cost.find((c) => c.alerts === 100)!;
-      const e100 = embedded.find((c) => c.alerts === 100)!;
-      goals.push({
-        case: 'DynamoDB requests per new alert / per duplicate (100-alert group)',
-        'product p50': `${round(c100.perNew)} / ${round(c100.perDuplicate)} (embedded store: ${round(e100.perNew)} / ${round(e100.perDuplicate)})`,
-        goal: '≤ 2 / ≤ 0.1',
-        status: met(c100.perNew <= 2 && c100.perDuplicate <= 0.1),
-      });
+      if (runs('store')) {
+        const cost = await storeCost(fakes, [1, 10, 100]);
+        const embedded = await storeCost(fakes, [1, 10, 100], true);
+        const c100 = cost.find((c) => c.alerts === 100)!;
+        const e100 = embedded.find((c) => c.alerts === 100)!;
+        goals.push({
+          case: 'DynamoDB requests per new alert / per duplicate (100-alert group)',
+          'product p50': `${round(c100.perNew)} / ${round(c100.perDuplicate)} (embedded store: ${round(e100.perNew)} / ${round(e100.perDuplicate)})`,
+          goal: '≤ 2 / ≤ 0.1',
+          status: met(c100.perNew <= 2 && c100.perDuplicate <= 0.1),
+        });
+        notes.push(
+          `\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table([...cost.map((c) => ({ table: 'shared (as DynamoDB)', ...costRow(c) })), ...embedded.map((c) => ({ table: 'embedded (npm start)', ...costRow(c) }))])}`,
+          storeFindings(cost, embedded),
+        );
+      }
 
-      const s = await storm(fakes, product);
-      goals.push({
-        case: `${STORM.alerts}-alert storm: first answer / digests out`,
-        'product p50': `${round(s.answerMs / 1000)} s / ${round(s.digestsMs / 1000)} s`,
-        goal: '≤ 8 s / ≤ 3 s',
-        status: met(s.answerMs <= 8000 && s.digestsMs <= 3000),
-      });
-      await product.stop();
-
-      const rss = await rssRows(fakes, relay);
-      goals.push({ case: `npm start RSS after ${RSS_GROUPS} groups`, 'product p50': `${rss.npmStart} MB`, 'relay p50': `${rss.relay} MB`, goal: '≤ 150 MB', status: met(rss.npmStart <= 150) });
+      if (runs('rss')) {
+        const rss = await rssRows(fakes, relay);
+        goals.push({ case: `npm start RSS after ${RSS_GROUPS} groups`, 'product p50': `${rss.npmStart} MB`, 'relay p50': `${rss.relay} MB`, goal: '≤ 150 MB', status: met(rss.npmStart <= 150) });
+        notes.push(`\n### RSS after ${RSS_GROUPS} groups of 3 new alerts (VmRSS, MB)\n\n${table(rss.rows)}`);
+      }
       await relay.stop();
 
-      const cold = await coldInit(fakes);
-      goals.push({ case: 'Lambda cold init vs hello-world Hono', 'product/relay': `${round(cold.ratio)}×`, goal: '≤ 2×', status: met(cold.ratio <= 2) });
-      goals.push({
-        case: 'receiver bundle cold init loads (as deployed / without the AWS SDK)',
-        'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`,
-        goal: '≤ 350 KB',
-        status: met(cold.bytes <= 350_000),
-      });
+      if (runs('cold')) {
+        const cold = await coldInit(fakes);
+        goals.push({ case: 'Lambda cold init vs hello-world Hono', 'product/relay': `${round(cold.ratio)}×`, goal: '≤ 2×', status: met(cold.ratio <= 2) });
+        goals.push({
+          case: 'receiver bundle cold init loads (as deployed / without the AWS SDK)',
+          'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`,
+          goal: '≤ 350 KB',
+          status: met(cold.bytes <= 350_000),
+        });
+        notes.push(`\n### Cold init (median of ${COLD_RUNS} fresh processes)\n\n${table(cold.rows)}`);
+        notes.push(
+          `\nwhat cold init loads of the deployed receiver, by package: ${cold.byPackage
+            .slice(0, 10)
+            .map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`)
+            .join(' · ')}`,
+          // Why the goal row counts what cold init loads, not the whole asset.
+          '\nThe bundle goal row counts what cold init loads (index.mjs and the chunks it imports statically), as deployed: issue #10 asks to ' +
+            '"load only what the first request needs". Chunks only `await import()` reaches load on first use and are in "KB with lazy chunks": ' +
+            "the routing file's reader (yaml, re2js; at start-up only when ROUTING_FILE is set), the chart renderer, the Slack app's Web API client, " +
+            "EventBridge Scheduler, the SDK's STS/SSO credential providers. Names are kept in the bundle (readable stack traces without " +
+            '--enable-source-maps, which cost ~200 ms of CPU per cold start); node here is Node 20, Lambda runs Node 24 (not measured here).',
+        );
+      }
 
-      notes.push(
-        `\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table([...cost.map((c) => ({ table: 'shared (as DynamoDB)', ...costRow(c) })), ...embedded.map((c) => ({ table: 'embedded (npm start)', ...costRow(c) }))])}`,
-        storeFindings(cost, embedded),
-      );
-      notes.push(
-        `\n### Storm (${STORM.alerts} alerts + ${STORM.truncated} truncated, median of ${STORM.runs})\n\nmessages slack/feishu/sns per storm: ${s.messages}; the same storm again (all duplicates): ${round(s.repeatMs / 1000)} s`,
-      );
-      notes.push(`\n### RSS after ${RSS_GROUPS} groups of 3 new alerts (VmRSS, MB)\n\n${table(rss.rows)}`);
-      notes.push(`\n### Cold init (median of ${COLD_RUNS} fresh processes)\n\n${table(cold.rows)}`);
-      notes.push(
-        `\nwhat cold init loads of the deployed receiver, by package: ${cold.byPackage
-          .slice(0, 10)
-          .map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`)
-          .join(' · ')}`,
-        // Why the goal row counts what cold init loads, not the whole asset.
-        '\nThe bundle goal row counts what cold init loads (index.mjs and the chunks it imports statically), as deployed: issue #10 asks to ' +
-          '"load only what the first request needs". Chunks only `await import()` reaches load on first use and are in "KB with lazy chunks": ' +
-          "the routing file's reader (yaml, re2js; at start-up only when ROUTING_FILE is set), the chart renderer, the Slack app's Web API client, " +
-          "EventBridge Scheduler, the SDK's STS/SSO credential providers. Names are kept in the bundle (readable stack traces without " +
-          '--enable-source-maps, which cost ~200 ms of CPU per cold start); node here is Node 20, Lambda runs Node 24 (not measured here).',
-      );
-      const prof = await profile(fakes);
-      notes.push(
-        `\n### CPU profile of npm start, ${PROFILED_GROUPS} groups of 100 new alerts and their repeats (self time, busy share)\n\n${table(prof.slice(0, 12).map(([where, share, ms]) => ({ where, share: `${Math.round(share * 100)}%`, ms: round(ms) })))}`,
-      );
-      const share = (re: RegExp) => Math.round(prof.filter(([where]) => re.test(where)).reduce((a, [, x]) => a + x, 0) * 100);
-      notes.push(
-        `\nFound: the AWS SDK (per-call middleware resolution, endpoint, signing, serde) takes ${share(/^pkg:@(smithy|aws-sdk)\//)}% of the busy time, the embedded dynalite ${share(/^pkg:dynalite$/)}%, garbage collection ${share(/garbage/)}%: every store call costs CPU in the product's own process, so requests per alert decide a group's time.`,
-      );
+      if (runs('profile')) {
+        const prof = await profile(fakes);
+        notes.push(
+          `\n### CPU profile of npm start, ${PROFILED_GROUPS} groups of 100 new alerts and their repeats (self time, busy share)\n\n${table(prof.slice(0, 12).map(([where, share, ms]) => ({ where, share: `${Math.round(share * 100)}%`, ms: round(ms) })))}`,
+        );
+        const share = (re: RegExp) => Math.round(prof.filter(([where]) => re.test(where)).reduce((a, [, x]) => a + x, 0) * 100);
+        notes.push(
+          `\nFound: the AWS SDK (per-call middleware resolution, endpoint, signing, serde) takes ${share(/^pkg:@(smithy|aws-sdk)\//)}% of the busy time, the embedded dynalite ${share(/^pkg:dynalite$/)}%, garbage collection ${share(/garbage/)}%: every store call costs CPU in the product's own process, so requests per alert decide a group's time.`,
+        );
+      }
     } catch (err) {
       console.log(`\n(stopped by an error; the rows measured so far:)\n${table(goals)}\n${notes.join('\n')}`);
       throw err;
