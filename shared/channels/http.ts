@@ -4,12 +4,19 @@
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
  * Sent with `node:http`, not `fetch` (`core/http-request.ts` says why); redirects are not followed.
  */
-import { httpRequest, type HttpAnswer } from '../core/http-request.js';
+import { BodyTooLargeError, httpRequest, type HttpAnswer } from '../core/http-request.js';
 import { redactedExcerpt, type Secret } from '../core/secret.js';
 import { ContentRefusedError, DeliveryError, httpFailureReason } from './channel.js';
 
 /** Longest excerpt of a reply body quoted in an error message (characters). */
 const BODY_EXCERPT_CHARS = 200;
+
+/**
+ * Most of a reply read, bytes. Slack answers `ok` or an error word, Feishu and PagerDuty a small
+ * JSON object; a reply past this (a proxy's endless stream) is not theirs, and reading it whole would
+ * hold it all in memory until the attempt's time-out. Past it the reply counts as empty: its status decides.
+ */
+export const MAX_REPLY_BYTES = 1024 * 1024;
 
 /** A 2xx reply. */
 export interface HttpReply {
@@ -31,7 +38,7 @@ export interface HttpReply {
  *   `successBody` refuses it; a reply that stalls or drops after its status line is not retried into a
  *   duplicate message
  * @param options.successBody with `statusDecides`: whether a 2xx body is the platform's success reply
- * @returns the reply when its status is 2xx (`body` empty when it stalled after the status line)
+ * @returns the reply when its status is 2xx (`body` empty when it stalled after the status line or ran past {@link MAX_REPLY_BYTES})
  * @throws DeliveryError retryable for 429 (with `retryAfterMs` from `Retry-After`), 5xx, time-outs
  *   and network errors; permanent for any other status (3xx, 4xx): a {@link ContentRefusedError} when
  *   `refusesContent` says so
@@ -78,7 +85,7 @@ export async function postJson(
  * A body that stalls or drops after the status line is acceptance: retrying it could send a duplicate.
  */
 async function acceptedUnlessRefused(channel: string, response: HttpAnswer, successBody?: (body: string) => boolean): Promise<HttpReply> {
-  const text = await response.text().catch(() => undefined);
+  const text = await response.text(MAX_REPLY_BYTES).catch(() => undefined);
   if (text === undefined || !successBody || successBody(text)) return { status: response.status, body: text ?? '' };
   const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS) || '(empty)';
   throw new DeliveryError(`${channel}: HTTP ${response.status} but not the platform's success reply: ${excerpt}`, false, undefined, 'platform_error');
@@ -86,8 +93,9 @@ async function acceptedUnlessRefused(channel: string, response: HttpAnswer, succ
 
 async function readBody(response: HttpAnswer, signal: AbortSignal, channel: string): Promise<string> {
   try {
-    return await response.text();
+    return await response.text(MAX_REPLY_BYTES);
   } catch (err) {
+    if (err instanceof BodyTooLargeError) return '';
     const cause = signal.aborted ? 'timed out or was aborted' : `failed (${networkCode(err)})`;
     throw new DeliveryError(`${channel}: reading the HTTP ${response.status} reply ${cause}`, true, undefined, signal.aborted ? 'timeout' : 'network');
   }
