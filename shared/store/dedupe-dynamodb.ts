@@ -89,9 +89,13 @@ export class DynamoDbDedupeStore implements DedupeStore {
   /**
    * See {@link DedupeStore.startMany}: with `exclusive`, the firing posts whose read found no live
    * head are created in batches under in-process locks (`start-many.ts`); else none (no request).
+   * An alert event posted twice in one payload is a candidate once (its first post): a batch may not
+   * name one key twice, and the copy's own claim then finds it taken, as single conditional claims do.
    */
   async startMany(entries: { alert: AlertEvent; channels: string[]; seen?: Seen }[], nowMs: number): Promise<(Claim | undefined)[]> {
-    const candidates = new Set(this.#exclusive ? entries.filter((e) => e.alert.status === 'firing' && e.seen && !liveHead(e.seen, nowMs)) : []);
+    const firstPosts = new Map<string, (typeof entries)[number]>();
+    for (const e of this.#exclusive ? entries : []) if (e.alert.status === 'firing' && e.seen && !liveHead(e.seen, nowMs) && !firstPosts.has(headKey(e.alert))) firstPosts.set(headKey(e.alert), e);
+    const candidates = new Set(firstPosts.values());
     if (candidates.size < MIN_BATCH) return entries.map(() => undefined);
     const created = await startMany(this.#doc, this.#table, [...candidates].map((e) => this.#headItem(e.alert, e.channels, nowMs)), nowMs);
     return entries.map((e) => (candidates.has(e) && created.has(headKey(e.alert)) ? claimOf(e.alert, 'first notification', [...e.channels], 0) : undefined));
