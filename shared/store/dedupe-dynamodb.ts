@@ -89,13 +89,9 @@ export class DynamoDbDedupeStore implements DedupeStore {
   /**
    * See {@link DedupeStore.startMany}: with `exclusive`, the firing posts whose read found no live
    * head are created in batches under in-process locks (`start-many.ts`); else none (no request).
-   * An alert event posted twice in one payload is a candidate once (its first post): a batch may not
-   * name one key twice, and the copy's own claim then finds it taken, as single conditional claims do.
    */
   async startMany(entries: { alert: AlertEvent; channels: string[]; seen?: Seen }[], nowMs: number): Promise<(Claim | undefined)[]> {
-    const firstPosts = new Map<string, (typeof entries)[number]>();
-    for (const e of this.#exclusive ? entries : []) if (e.alert.status === 'firing' && e.seen && !liveHead(e.seen, nowMs) && !firstPosts.has(headKey(e.alert))) firstPosts.set(headKey(e.alert), e);
-    const candidates = new Set(firstPosts.values());
+    const candidates = new Set(this.#exclusive ? batchCandidates(entries, nowMs) : []);
     if (candidates.size < MIN_BATCH) return entries.map(() => undefined);
     const created = await startMany(this.#doc, this.#table, [...candidates].map((e) => this.#headItem(e.alert, e.channels, nowMs)), nowMs);
     return entries.map((e) => (candidates.has(e) && created.has(headKey(e.alert)) ? claimOf(e.alert, 'first notification', [...e.channels], 0) : undefined));
@@ -393,6 +389,18 @@ function needsLegacyResolve(alert: AlertEvent, item: HeadItem | undefined, nowMs
  */
 function notInFlight(seenLease: number | undefined): string {
   return seenLease === undefined ? '(attribute_not_exists(#p) OR #l <= :now)' : '(attribute_not_exists(#p) OR #l <= :now OR #l = :seen)';
+}
+
+/**
+ * The posts a batched claim may create: firing, no live head read, and each alert event once (its
+ * first post in the payload). A batch may not name one key twice (DynamoDB refuses the whole request:
+ * the group would answer 503 to every retry); a copy's own claim then finds the key taken, as single
+ * conditional claims do.
+ */
+function batchCandidates<E extends { alert: AlertEvent; seen?: Seen }>(entries: readonly E[], nowMs: number): E[] {
+  const first = new Map<string, E>();
+  for (const e of entries) if (e.alert.status === 'firing' && e.seen && !liveHead(e.seen, nowMs) && !first.has(headKey(e.alert))) first.set(headKey(e.alert), e);
+  return [...first.values()];
 }
 
 function claimOf(alert: AlertEvent, decision: DedupeDecision, pending: string[], generation: number): Claim {
