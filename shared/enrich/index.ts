@@ -3,6 +3,7 @@
  * the memory trend, and a likely cause; time-boxed, never throwing. Queries are aggregated over the
  * alerts of each kind, so a group costs a number of queries per kind, not per alert.
  */
+import { performance } from 'node:perf_hooks';
 import type { Alert } from '../alertmanager/schema.js';
 import type { Logger } from '../core/logger.js';
 import { PrometheusClient, PrometheusError } from '../prometheus/client.js';
@@ -69,6 +70,7 @@ async function enrichAll(
   deps: EnrichDeps & { prometheusUrl: string },
 ): Promise<void> {
   const budget = AbortSignal.timeout(deps.timeoutMs);
+  const loopAtStart = performance.eventLoopUtilization();
   // Queries still running when the stage returns (another query of their alert failed) are cancelled.
   const finished = new AbortController();
   const client = new PrometheusClient(deps.prometheusUrl, { queryTimeoutMs: deps.queryTimeoutMs ?? Math.floor(deps.timeoutMs / 2) });
@@ -83,12 +85,12 @@ async function enrichAll(
     else byKind.set(kind, [alert]);
   }
   // Whether the budget ran out on Prometheus (a request unanswered) or on this process's own work.
-  let waitingOnPrometheus = true;
+  let spent: BudgetSpent = { waiting: true, busy: false };
   const onBudgetSpent = () => {
-    waitingOnPrometheus = client.waiting > 0;
+    spent = { waiting: client.waiting > 0, busy: performance.eventLoopUtilization(loopAtStart).utilization >= BUSY_SHARE };
   };
   budget.addEventListener('abort', onBudgetSpent, { once: true });
-  const reason = () => timeoutReason(deps.timeoutMs, waitingOnPrometheus);
+  const reason = () => timeoutReason(deps.timeoutMs, spent);
   const started = Date.now();
   const work = Promise.all(
     [...byKind].flatMap(([kind, peers]) => {
@@ -147,12 +149,27 @@ function failureCause(err: unknown, budget: AbortSignal): UnavailableCause {
 }
 
 /**
- * Why the budget ran out: Prometheus, when a request was still unanswered, else this process's own
- * work (a storm's thousands of alerts on a busy CPU): blaming Prometheus then sends on-call to the wrong place.
+ * Share of the budget this process's event loop spent running code (not waiting) above which the
+ * process, not Prometheus, had the budget: an answer that arrives while the loop is busy is not read
+ * until it is free, and a request queued then is not even sent, so an open request proves nothing.
  */
-function timeoutReason(timeoutMs: number, waitingOnPrometheus: boolean): string {
+const BUSY_SHARE = 0.5;
+
+/** What held the budget when it ran out: a request to Prometheus still open; the event loop mostly busy. */
+interface BudgetSpent {
+  waiting: boolean;
+  busy: boolean;
+}
+
+/**
+ * Why the budget ran out: Prometheus, when a request was still unanswered while this process was
+ * free to read its answer, else this process's own work (a storm's thousands of alerts on a busy
+ * CPU): blaming Prometheus then sends on-call to the wrong place.
+ */
+function timeoutReason(timeoutMs: number, spent: BudgetSpent): string {
   const budget = timeoutMs >= 1000 ? `${Number((timeoutMs / 1000).toFixed(1))} s` : `${timeoutMs} ms`;
-  return waitingOnPrometheus ? `Prometheus did not answer within ${budget}` : `enrichment did not finish within ${budget} (Prometheus had answered; this process was busy)`;
+  if (!spent.waiting) return `enrichment did not finish within ${budget} (Prometheus had answered; this process was busy)`;
+  return spent.busy ? `enrichment did not finish within ${budget} (this process was busy; a request to Prometheus was still open)` : `Prometheus did not answer within ${budget}`;
 }
 
 /** Sets `reason` for every alert that has no result yet. */

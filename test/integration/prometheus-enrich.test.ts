@@ -242,6 +242,36 @@ describe('enrichAlerts when Prometheus fails', () => {
     }
   });
 
+  it('a budget spent on our own work while a query was still open does not blame Prometheus either', async () => {
+    // Prometheus answers at once, but the enricher works on the CPU past the budget right after the
+    // batch is handed to the client, before the answer can be read (a storm's CPU with requests out):
+    // a request is open when the budget ends, yet Prometheus never had the time it is blamed for.
+    let asked = 0;
+    const server = createServer((req, res) => {
+      asked++;
+      const range = req.url?.includes('query_range');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: range ? 'matrix' : 'vector', result: [] } }));
+    });
+    const url = await listen(server);
+    servers.push({ close: () => close(server) });
+    const original = ENRICHERS.queue.enrich;
+    const spy = vi.spyOn(ENRICHERS.queue, 'enrich').mockImplementation(async (alert, ctx) => {
+      const read = original.call(ENRICHERS.queue, alert, ctx);
+      await new Promise((r) => setImmediate(r)); // the batch goes to the client
+      const until = Date.now() + 300;
+      while (Date.now() < until); // busy: the 100 ms budget runs out here
+      return read;
+    });
+    try {
+      const [alert] = alerts.webhookAlerts('firing-queue-backlog-two-models');
+      const result = await enrichAlerts([alert!], deps(url, { timeoutMs: 100 }));
+      expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'queue', reason: 'enrichment did not finish within 100 ms (this process was busy; a request to Prometheus was still open)', cause: 'timeout' });
+      expect(asked).toBe(0); // Prometheus never even had the request
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('connection refused: unavailable, naming the error', async () => {
     const url = await closedPortUrl();
     const [alert] = alerts.webhookAlerts('firing-kv-cache-critical');
