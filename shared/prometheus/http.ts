@@ -51,7 +51,7 @@ export interface RawAnswer {
  * @param params query parameters; a `timeout` equal to the attempt's time-out is added
  * @param signal the caller's overall budget; aborting it stops everything, with no retry
  * @returns the last attempt's answer when it is not a 503 (any other status is the caller's to read)
- * @throws PrometheusError `network` (no answer), `timeout` (the attempt's time-out fired), `redirect`
+ * @throws PrometheusError `network` (no answer, or one cut off before its end), `timeout` (the attempt's time-out fired), `redirect`
  *   (any 3xx: not followed, not retried), `too_large` (a body over `maxResponseBytes`: not retried), or the 503 answer itself as `unavailable` after the retry
  * @throws the signal's reason when `signal` aborts
  */
@@ -78,10 +78,13 @@ async function attempt(url: string, params: Record<string, string>, options: Tra
   // Encoded once: a batch's query runs to tens of KB.
   const form = new URLSearchParams(params).toString();
   const get = url.length + 1 + form.length <= MAX_GET_URL_CHARS;
+  // Set once the status line arrived: a connection lost after it cut an answer, it did not fail to reach Prometheus.
+  let answered: number | undefined;
   try {
     const response = get
       ? await httpRequest(`${url}?${form}`, { method: 'GET', headers: { accept: 'application/json' }, signal: both })
       : await httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form, signal: both });
+    answered = response.status;
     const text = await readText(response, options.maxResponseBytes);
     if (response.status === 503) throw unavailable(text);
     if (response.status >= 300 && response.status < 400) throw redirected(response.status);
@@ -90,6 +93,7 @@ async function attempt(url: string, params: Record<string, string>, options: Tra
     if (err instanceof PrometheusError) throw err;
     if (signal?.aborted) throw signal.reason;
     if (timeout.aborted) throw new PrometheusError(`no answer within ${timeoutMs} ms`, { errorType: 'timeout', cause: err });
+    if (answered !== undefined) throw new PrometheusError(`Prometheus answered HTTP ${answered}, but the connection dropped before the answer ended (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
     throw new PrometheusError(`Prometheus unreachable (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
   }
 }

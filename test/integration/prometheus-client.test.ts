@@ -166,6 +166,21 @@ describe('PrometheusClient.instantQuery', () => {
   });
 });
 
+describe('an answer cut off', () => {
+  it('names the cut, not an unreachable Prometheus, after its one retry', async () => {
+    // Headers and half a body, then the connection drops (a proxy or Prometheus itself restarting).
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"val');
+      setImmediate(() => res.socket?.destroy());
+    });
+    const err = await rejection(new PrometheusClient(server.url, { retryDelayMs: 10 }).instantQuery('m'));
+    expect(err).toBeInstanceOf(PrometheusError);
+    expect(err).toMatchObject({ errorType: 'network', message: 'Prometheus answered HTTP 200, but the connection dropped before the answer ended (ECONNRESET)' });
+    expect(server.received).toHaveLength(2);
+  });
+});
+
 describe('PrometheusClient retry', () => {
   const unavailable = json(503, { status: 'error', errorType: 'unavailable', error: 'TSDB not ready' });
 
