@@ -93,7 +93,8 @@ async function attempt(url: string, params: Record<string, string>, options: Tra
     if (err instanceof PrometheusError) throw err;
     if (signal?.aborted) throw signal.reason;
     if (timeout.aborted) throw new PrometheusError(`no answer within ${timeoutMs} ms`, { errorType: 'timeout', cause: err });
-    if (answered !== undefined) throw new PrometheusError(`Prometheus answered HTTP ${answered}, but the connection dropped before the answer ended (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
+    if (answered !== undefined)
+      throw new PrometheusError(`Prometheus answered HTTP ${answered}, but the connection dropped before the answer ended (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
     throw new PrometheusError(`Prometheus unreachable (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
   }
 }
