@@ -92,4 +92,16 @@ describe('one alert event twice in a payload', () => {
     expect(again).toMatchObject({ received: 6, notified: 0, duplicates: 6, ok: true });
     expect(channel.sent).toHaveLength(4);
   });
+
+  it.each([
+    ['exclusive (embedded store, batched claims)', true],
+    ['shared (single conditional claims)', false],
+  ])('%s: a copy far from its original (another write batch of 25) is not sent a second time', async (_name, exclusive) => {
+    const channel = new Recording('slack');
+    const deps = pipeline(exclusive, channel);
+    const alerts = Array.from({ length: 30 }, alertOf);
+    const message = group([...alerts, { ...alerts[0]! }]);
+    expect(await processGroup(message, deps)).toMatchObject({ received: 31, notified: 30 });
+    expect(channel.sent.sort()).toEqual(alerts.map((x) => x.fingerprint).sort());
+  });
 });
