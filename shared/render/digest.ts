@@ -30,7 +30,9 @@ const SEVERITY_RANK: Record<string, number> = { critical: 4, error: 3, warning: 
  * Text order that reads numbers as numbers (`10.0.0.2` before `10.0.0.10`, `model-9` before `model-10`):
  * ties of a digest's lists are read by people scanning for an instance or model.
  */
-const natural = new Intl.Collator('en', { numeric: true }).compare;
+let collator: Intl.Collator | undefined;
+// Built on first use, not at import (ICU data; Lambda cold init, see shared/enrich/values.ts).
+const natural = (a: string, b: string) => (collator ??= new Intl.Collator('en', { numeric: true })).compare(a, b);
 const rank = (a: EnrichedAlert) => (a.status === 'firing' ? 10 : 0) + (SEVERITY_RANK[a.labels.severity ?? ''] ?? 0);
 
 /** How a channel renders: its language and when it switches to a digest. */

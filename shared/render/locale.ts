@@ -12,9 +12,10 @@ export type LinkLabel = 'Graph' | 'Chart' | 'Grafana' | 'Runbook' | 'Silence';
 export type Locale = 'en' | 'zh-CN';
 export const LOCALES = ['en', 'zh-CN'] as const satisfies readonly Locale[];
 
-const GROUPED = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+// Built on first use: the first Intl object of a process loads ICU data (Lambda cold init; see shared/enrich/values.ts).
+let grouped: Intl.NumberFormat | undefined;
 /** `1497` → `1,497`. */
-export const count = (n: number): string => GROUPED.format(n);
+export const count = (n: number): string => (grouped ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })).format(n);
 
 export interface Messages {
   firing: string;

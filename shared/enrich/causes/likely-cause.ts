@@ -10,7 +10,9 @@ export interface Facts {
 }
 
 /** A ratio between two values: `8`, `1.01`, `12.5`. */
-const TIMES = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+let timesFormat: Intl.NumberFormat | undefined;
+// Built on first use, not at import (ICU data; Lambda cold init, see shared/enrich/values.ts).
+const TIMES = { format: (n: number) => (timesFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 })).format(n) };
 
 const SYMBOL: Readonly<Record<Comparison, string>> = { '>=': '≥', '>': '>', '<=': '≤', '<': '<' };
 
