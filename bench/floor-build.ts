@@ -81,10 +81,11 @@ export function bytesByPackage(b: Bundle): [string, number][] {
 /**
  * Cold init of a bundle: a fresh `node` process imports it (module load and top-level code, as
  * Lambda's init phase), timed inside the process from its start to the import's end.
+ * @param node the `node` binary (default: the one running the bench)
  * @returns milliseconds
  */
-export async function coldInitMs(file: string, env: Record<string, string>): Promise<number> {
+export async function coldInitMs(file: string, env: Record<string, string>, node = process.execPath): Promise<number> {
   const script = `const t0 = performance.now(); await import(${JSON.stringify(file)}); process.stdout.write(String(performance.now()));`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
   return Number(stdout);
 }

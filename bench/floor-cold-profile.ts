@@ -7,12 +7,23 @@
  * import-time work costs what; `(program)` is V8 parsing and compiling, `(garbage collector)` GC.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { lambdaBuildOptions } from '../infra/node-function.js';
+import { LAMBDA_NODE_MAJOR, lambdaBuildOptions } from '../infra/node-function.js';
 import { OUT } from './floor-build.js';
 import { ROOT } from './floor-processes.js';
+
+/**
+ * The `node` binary of Lambda's Node major as `.ci/run` caches it (npm's `node-linux-<arch>` package under
+ * `$XDG_CACHE_HOME/llm-alert-pipeline/`), or `undefined` when it has not run here.
+ */
+export function lambdaNode(): { label: string; path: string } | undefined {
+  const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+  const path = `${process.env.XDG_CACHE_HOME ?? `${homedir()}/.cache`}/llm-alert-pipeline/node-${LAMBDA_NODE_MAJOR}-${arch}/node_modules/node-linux-${arch}/bin/node`;
+  return existsSync(path) ? { label: `node ${LAMBDA_NODE_MAJOR} (Lambda's)`, path } : undefined;
+}
 
 interface ProfileNode {
   id: number;
