@@ -206,8 +206,15 @@ async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; rat
     bytes: deployed.bytes,
     withoutSdk: builds['receiver, AWS SDK from the runtime'].bytes,
     byPackage: bytesByPackage(deployed),
-    found: await coldFindings(env, node24?.path),
+    found: `${sdkDecision(nodes.map(([label]) => [label, p50('receiver (as deployed: AWS SDK bundled)', label), p50('receiver, AWS SDK from the runtime', label)]))}${await coldFindings(env, node24?.path)}`,
   };
+}
+
+/** Issue #10 asks to decide whether to bundle the AWS SDK: this run's numbers, per Node. */
+function sdkDecision(runs: [node: string, bundledMs: number, runtimeMs: number][]): string {
+  const each = runs.map(([node, bundled, runtime]) => `${node}: ${round(bundled)} ms bundled vs ${round(runtime)} ms from the runtime`).join('; ');
+  const faster = runs.every(([, bundled, runtime]) => bundled <= runtime);
+  return `\nAWS SDK bundled or from the runtime (cold init p50): ${each}. ${faster ? 'Bundled is faster here: kept (it also pins the SDK version the tests ran).' : 'The runtime SDK was faster in this run on some Node: see the rows above before deciding.'}\n`;
 }
 
 /** What the receiver's cold init spends its CPU on (a `--cpu-prof`) and which module's import-time code costs what. */
