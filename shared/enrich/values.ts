@@ -3,6 +3,7 @@
  * evidence (stored with the enrichment) and every channel's rendering (`shared/render/format.ts`).
  * Pure functions; numbers use `en-US` grouping (`61,440`) so output is the same on every host.
  */
+import { lazy } from '../core/lazy.js';
 import type { MemoryTrend, NoForecast, SignalUnit } from './types.js';
 
 /** Typographic minus (U+2212) for −Inf, as Grafana and Prometheus UIs show it. */
@@ -17,8 +18,8 @@ export const GIB_THRESHOLD_MIB = 100 * 1024;
  * an invocation that formats no value (a duplicate, a resolved alert, a heartbeat check) never needs.
  */
 function nf(options: Intl.NumberFormatOptions): { format(value: number): string } {
-  let format: Intl.NumberFormat | undefined;
-  return { format: (value) => (format ??= new Intl.NumberFormat('en-US', options)).format(value) };
+  const format = lazy(() => new Intl.NumberFormat('en-US', options));
+  return { format: (value) => format().format(value) };
 }
 const INTEGER = nf({ maximumFractionDigits: 0 });
 const ONE_DECIMAL = nf({ maximumFractionDigits: 1, minimumFractionDigits: 1 });
