@@ -180,11 +180,14 @@ async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; rat
   const node24 = lambdaNode();
   if (node24) nodes.push([node24.label, node24.path]);
   const times = new Map<string, number[]>();
+  const cpu = new Map<string, number[]>();
   for (let i = 0; i < COLD_RUNS; i++)
     for (const [label, node] of nodes)
       for (const [name, b] of Object.entries(builds)) {
         const key = `${name} @ ${label}`;
-        times.set(key, [...(times.get(key) ?? []), await coldInitMs(b.file, env, node)]);
+        const t = await coldInitMs(b.file, env, node);
+        times.set(key, [...(times.get(key) ?? []), t.wall]);
+        cpu.set(key, [...(cpu.get(key) ?? []), t.cpu]);
       }
   const p50 = (name: string, label: string) => median(times.get(`${name} @ ${label}`)!);
   const rows = nodes.flatMap(([label]) =>
@@ -195,6 +198,7 @@ async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; rat
       'KB with lazy chunks': round(b.totalBytes / 1000),
       'cold init p50 (process start → import done)': `${round(p50(name, label))} ms`,
       'vs hello-world': `${round(p50(name, label) / p50('hello-world Hono', label))}×`,
+      'CPU ms p50 (vs hello-world)': `${round(median(cpu.get(`${name} @ ${label}`)!))} (${round(median(cpu.get(`${name} @ ${label}`)!) / median(cpu.get(`hello-world Hono @ ${label}`)!))}×)`,
     })),
   );
   const deployed = builds['receiver (as deployed: AWS SDK bundled)'];
