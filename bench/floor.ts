@@ -11,6 +11,7 @@ import { loadavg } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { bundle, bytesByPackage, coldInitMs, helloBundle, OUT } from './floor-build.js';
 import { productEnv, startFakes, type Fakes } from './floor-fakes.js';
+import { coldInitProfile, lambdaNode, moduleEvaluationMs } from './floor-cold-profile.js';
 import { selfTimeByOwner } from './floor-profile.js';
 import { newGroup, nodeFlags, npmStartArgs, npmStartEnv, post, ROOT, serve, type Served } from './floor-processes.js';
 import { storeCost, storeFindings } from './floor-store.js';
@@ -165,7 +166,7 @@ async function profile(fakes: Fakes): Promise<[string, number, number][]> {
   return selfTimeByOwner(dir, Infinity);
 }
 
-async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; bytes: number; withoutSdk: number; byPackage: [string, number][] }> {
+async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; ratio24?: number; bytes: number; withoutSdk: number; byPackage: [string, number][]; found: string }> {
   // The stack sets no NODE_OPTIONS (infra/node-function.ts: no --enable-source-maps); Lambda runs Node 24, which
   // has no SDK end-of-support notice to print as Node 20 here does.
   const env = { ...productEnv(fakes), AWS_LAMBDA_FUNCTION_NAME: 'receiver', TABLE_NAME: 'bench', WEBHOOK_TOKEN: 'bench-token-0123456789', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
@@ -174,24 +175,66 @@ async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; byt
     'receiver, AWS SDK from the runtime': await bundle('receiver-runtime-sdk', 'functions/lambda.ts', 'external'),
     'hello-world Hono': await helloBundle(),
   };
-  const times = new Map<string, number[]>(Object.keys(builds).map((k) => [k, []]));
-  for (let i = 0; i < COLD_RUNS; i++) for (const [name, b] of Object.entries(builds)) times.get(name)!.push(await coldInitMs(b.file, env));
-  const hello = median(times.get('hello-world Hono')!);
-  const rows = Object.entries(builds).map(([name, b]) => ({
-    bundle: name,
-    'KB cold init loads': round(b.bytes / 1000),
-    'KB with lazy chunks': round(b.totalBytes / 1000),
-    'cold init p50 (process start → import done)': `${round(median(times.get(name)!))} ms`,
-    'vs hello-world': `${round(median(times.get(name)!) / hello)}×`,
-  }));
+  // Lambda's own Node major too, when .ci/run has cached its binary (the suite's second run uses it).
+  const nodes: [string, string][] = [[`node ${process.versions.node}`, process.execPath]];
+  const node24 = lambdaNode();
+  if (node24) nodes.push([node24.label, node24.path]);
+  const times = new Map<string, number[]>();
+  const cpu = new Map<string, number[]>();
+  for (let i = 0; i < COLD_RUNS; i++)
+    for (const [label, node] of nodes)
+      for (const [name, b] of Object.entries(builds)) {
+        const key = `${name} @ ${label}`;
+        const t = await coldInitMs(b.file, env, node);
+        times.set(key, [...(times.get(key) ?? []), t.wall]);
+        cpu.set(key, [...(cpu.get(key) ?? []), t.cpu]);
+      }
+  const p50 = (name: string, label: string) => median(times.get(`${name} @ ${label}`)!);
+  const rows = nodes.flatMap(([label]) =>
+    Object.entries(builds).map(([name, b]) => ({
+      bundle: name,
+      node: label,
+      'KB cold init loads': round(b.bytes / 1000),
+      'KB with lazy chunks': round(b.totalBytes / 1000),
+      'cold init p50 (process start → import done)': `${round(p50(name, label))} ms`,
+      'vs hello-world': `${round(p50(name, label) / p50('hello-world Hono', label))}×`,
+      'CPU ms p50 (vs hello-world)': `${round(median(cpu.get(`${name} @ ${label}`)!))} (${round(median(cpu.get(`${name} @ ${label}`)!) / median(cpu.get(`hello-world Hono @ ${label}`)!))}×)`,
+    })),
+  );
   const deployed = builds['receiver (as deployed: AWS SDK bundled)'];
+  const ratio = (label: string) => p50('receiver (as deployed: AWS SDK bundled)', label) / p50('hello-world Hono', label);
   return {
     rows,
-    ratio: median(times.get('receiver (as deployed: AWS SDK bundled)')!) / hello,
+    ratio: ratio(nodes[0]![0]),
+    ratio24: node24 ? ratio(node24.label) : undefined,
     bytes: deployed.bytes,
     withoutSdk: builds['receiver, AWS SDK from the runtime'].bytes,
     byPackage: bytesByPackage(deployed),
+    found: `${sdkDecision(nodes.map(([label]) => [label, p50('receiver (as deployed: AWS SDK bundled)', label), p50('receiver, AWS SDK from the runtime', label)]))}${await coldFindings(env, node24?.path)}`,
   };
+}
+
+/** Issue #10 asks to decide whether to bundle the AWS SDK: this run's numbers, per Node. */
+function sdkDecision(runs: [node: string, bundledMs: number, runtimeMs: number][]): string {
+  const each = runs.map(([node, bundled, runtime]) => `${node}: ${round(bundled)} ms bundled vs ${round(runtime)} ms from the runtime`).join('; ');
+  const faster = runs.every(([, bundled, runtime]) => bundled <= runtime);
+  return `\nAWS SDK bundled or from the runtime (cold init p50): ${each}. ${faster ? 'Bundled is faster here: kept (it also pins the SDK version the tests ran).' : 'The runtime SDK was faster in this run on some Node: see the rows above before deciding.'}\n`;
+}
+
+/** What the receiver's cold init spends its CPU on (a `--cpu-prof`) and which module's import-time code costs what. */
+async function coldFindings(env: Record<string, string>, node = process.execPath): Promise<string> {
+  const profile = await coldInitProfile('functions/lambda.ts', env, node);
+  const busy = profile.reduce((a, [, ms]) => a + ms, 0);
+  const modules = await moduleEvaluationMs('functions/lambda.ts', env, node);
+  const ms = (rows: [string, number][]) => rows.map(([where, t]) => `${where} ${round(t)}`).join(' · ');
+  return (
+    `\nCPU profile of one cold init of the receiver (unminified build, ${round(busy)} ms busy, \`node --cpu-prof\`), self time by module, ms: ${ms(profile.slice(0, 12))}` +
+    `\n\nImport-time code by module (wall ms, one run): ${ms(modules.filter(([, t]) => t >= 1).slice(0, 14))}` +
+    '\n\nFound: "node internals" is mostly the ESM loader compiling the bundle\'s source (V8 parses every byte of a loaded file; ' +
+    'hence the bytes goal) and GC after it; of our import-time code, the zod schemas built at import are the largest part (the first ' +
+    "schema built pays zod's own warm-up: shared/alertmanager/schema.ts), then functions/lambda.ts's wiring (config, clients, app). " +
+    'Intl objects (the first one loads ICU data, ~20–30 ms) are built on first use since session 18.'
+  );
 }
 
 /** The details a run collected, printed after its goal table. */
@@ -256,6 +299,7 @@ export const floor: Benchmark = {
       if (runs('cold')) {
         const cold = await coldInit(fakes);
         goals.push({ case: 'Lambda cold init vs hello-world Hono', 'product/relay': `${round(cold.ratio)}×`, goal: '≤ 2×', status: met(cold.ratio <= 2) });
+        if (cold.ratio24 !== undefined) goals.push({ case: "  the same on Lambda's Node major", 'product/relay': `${round(cold.ratio24)}×`, goal: '≤ 2×', status: met(cold.ratio24 <= 2) });
         goals.push({
           case: 'receiver bundle cold init loads (as deployed / without the AWS SDK)',
           'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`,
@@ -272,8 +316,9 @@ export const floor: Benchmark = {
           '\nThe bundle goal row counts what cold init loads (index.mjs and the chunks it imports statically), as deployed: issue #10 asks to ' +
             '"load only what the first request needs". Chunks only `await import()` reaches load on first use and are in "KB with lazy chunks": ' +
             "the routing file's reader (yaml, re2js; at start-up only when ROUTING_FILE is set), the chart renderer, the Slack app's Web API client, " +
-            "EventBridge Scheduler, the SDK's STS/SSO credential providers. Names are kept in the bundle (readable stack traces without " +
-            '--enable-source-maps, which cost ~200 ms of CPU per cold start); node here is Node 20, Lambda runs Node 24 (not measured here).',
+            "EventBridge Scheduler, the SDK's STS/SSO credential providers. The source map is read only when a stack trace is formatted (not " +
+            '--enable-source-maps, which cost ~200 ms of CPU per cold start). Lambda runs Node 24: its rows use the binary .ci/run caches.',
+          cold.found,
         );
       }
 

@@ -6,11 +6,13 @@
  * Limits come in two units: UTF-16 code units (JavaScript `length`; Slack counts characters, and
  * code units are never fewer) and UTF-8 bytes (Feishu bodies, SNS messages).
  */
+import { lazy } from './lazy.js';
 
 /** Appended to cut text: one code unit, three UTF-8 bytes. */
 export const ELLIPSIS = '…';
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+// Built on first use, not at import: the first Intl object of a process loads ICU data (Lambda cold init).
+const segmenter = lazy(() => new Intl.Segmenter('en', { granularity: 'grapheme' }));
 /** How far before a cut grapheme boundaries are looked for, code units (longer clusters are cut at a code point). */
 const CLUSTER_WINDOW = 64;
 
@@ -23,7 +25,7 @@ export function boundaryAtOrBefore(text: string, index: number): number {
   if (index <= 0) return 0;
   const start = windowStart(text, Math.max(0, index - CLUSTER_WINDOW));
   let boundary = -1;
-  for (const { index: i } of segmenter.segment(text.slice(start, index + CLUSTER_WINDOW))) {
+  for (const { index: i } of segmenter().segment(text.slice(start, index + CLUSTER_WINDOW))) {
     if (start + i > index) break;
     boundary = start + i;
   }

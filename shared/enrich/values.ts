@@ -3,6 +3,7 @@
  * evidence (stored with the enrichment) and every channel's rendering (`shared/render/format.ts`).
  * Pure functions; numbers use `en-US` grouping (`61,440`) so output is the same on every host.
  */
+import { lazy } from '../core/lazy.js';
 import type { MemoryTrend, NoForecast, SignalUnit } from './types.js';
 
 /** Typographic minus (U+2212) for −Inf, as Grafana and Prometheus UIs show it. */
@@ -11,7 +12,15 @@ const MINUS = '\u2212';
 /** At or above this many MiB a value is shown in GiB (100 GiB); GPU memory reads best in MiB below it. */
 export const GIB_THRESHOLD_MIB = 100 * 1024;
 
-const nf = (options: Intl.NumberFormatOptions) => new Intl.NumberFormat('en-US', options);
+/**
+ * An `en-US` number format, built on its first use rather than at import: the first `Intl.NumberFormat`
+ * of a process loads ICU's number data (~20–30 ms of a Lambda cold init, `npm run bench -- floor`), which
+ * an invocation that formats no value (a duplicate, a resolved alert, a heartbeat check) never needs.
+ */
+function nf(options: Intl.NumberFormatOptions): { format(value: number): string } {
+  const format = lazy(() => new Intl.NumberFormat('en-US', options));
+  return { format: (value) => format().format(value) };
+}
 const INTEGER = nf({ maximumFractionDigits: 0 });
 const ONE_DECIMAL = nf({ maximumFractionDigits: 1, minimumFractionDigits: 1 });
 const TWO_DECIMALS = nf({ maximumFractionDigits: 2, minimumFractionDigits: 2 });

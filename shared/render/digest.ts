@@ -12,6 +12,7 @@ import type { Notification } from './notification.js';
 import { ACK_ICON, alertTitle, FLAPPING_ICON, headline, httpLink, type Markup, statusIcon } from './content.js';
 import { count, messages, type Locale } from './locale.js';
 import { truncateChars } from '../core/truncate.js';
+import { lazy } from '../core/lazy.js';
 import { isolateBidi } from './bidi.js';
 
 /** Default: a group with more alerts than this (incl. those Alertmanager left out) becomes a digest. */
@@ -30,7 +31,9 @@ const SEVERITY_RANK: Record<string, number> = { critical: 4, error: 3, warning: 
  * Text order that reads numbers as numbers (`10.0.0.2` before `10.0.0.10`, `model-9` before `model-10`):
  * ties of a digest's lists are read by people scanning for an instance or model.
  */
-const natural = new Intl.Collator('en', { numeric: true }).compare;
+// Built on first use, not at import (ICU data; Lambda cold init, see shared/core/lazy.ts).
+const collator = lazy(() => new Intl.Collator('en', { numeric: true }));
+const natural = (a: string, b: string) => collator().compare(a, b);
 const rank = (a: EnrichedAlert) => (a.status === 'firing' ? 10 : 0) + (SEVERITY_RANK[a.labels.severity ?? ''] ?? 0);
 
 /** How a channel renders: its language and when it switches to a digest. */

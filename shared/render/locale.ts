@@ -4,6 +4,7 @@
  * only the pipeline's own words are translated. Numbers keep `en-US` grouping (`1,497`), which
  * zh-CN readers use too.
  */
+import { lazy } from '../core/lazy.js';
 
 /** The links every channel may show under an alert (their words are per locale). */
 export type LinkLabel = 'Graph' | 'Chart' | 'Grafana' | 'Runbook' | 'Silence';
@@ -12,9 +13,10 @@ export type LinkLabel = 'Graph' | 'Chart' | 'Grafana' | 'Runbook' | 'Silence';
 export type Locale = 'en' | 'zh-CN';
 export const LOCALES = ['en', 'zh-CN'] as const satisfies readonly Locale[];
 
-const GROUPED = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+// Built on first use: the first Intl object of a process loads ICU data (Lambda cold init; see shared/core/lazy.ts).
+const grouped = lazy(() => new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }));
 /** `1497` → `1,497`. */
-export const count = (n: number): string => GROUPED.format(n);
+export const count = (n: number): string => grouped().format(n);
 
 export interface Messages {
   firing: string;

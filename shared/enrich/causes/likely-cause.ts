@@ -1,4 +1,5 @@
 /** Evaluates the likely-cause rules (`rules.ts`) on what enrichment gathered. Pure. */
+import { lazy } from '../../core/lazy.js';
 import { formatMemoryTrend, formatSignalValue } from '../values.js';
 import { CAUSE_RULES, type Comparison, type Condition, type CauseRule } from './rules.js';
 import type { AlertKind, LikelyCause, MemoryTrend, Signal } from '../types.js';
@@ -10,7 +11,9 @@ export interface Facts {
 }
 
 /** A ratio between two values: `8`, `1.01`, `12.5`. */
-const TIMES = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+// Built on first use, not at import (ICU data; Lambda cold init, see shared/core/lazy.ts).
+const timesFormat = lazy(() => new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }));
+const TIMES = { format: (n: number) => timesFormat().format(n) };
 
 const SYMBOL: Readonly<Record<Comparison, string>> = { '>=': '≥', '>': '>', '<=': '≤', '<': '<' };
 

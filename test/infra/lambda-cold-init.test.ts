@@ -1,0 +1,47 @@
+/**
+ * What the receiver's cold init does, checked on the bundle as deployed (`lambdaBuildOptions`): the
+ * work a first request may not need stays out of the import. The first Intl object of a process loads
+ * ICU data (~20–30 ms of a cold init, `npm run bench -- floor`), so the formatters are built on first use.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaBuildOptions, REPO_ROOT } from '../../infra/node-function.js';
+
+const ENV = {
+  AWS_REGION: 'eu-west-1',
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+  TABLE_NAME: 'cold-init',
+  AWS_LAMBDA_FUNCTION_NAME: 'receiver',
+  WEBHOOK_TOKEN: 'cold-init-token-0123456789',
+  SLACK_WEBHOOK_URL: 'http://127.0.0.1:9/services/T000/B000/x',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+
+/** Imports `file` in a fresh Node with every Intl constructor counted; returns the names of those built during the import. */
+async function intlBuiltAtImport(file: string): Promise<string[]> {
+  const script = `const built = [];
+for (const name of Object.getOwnPropertyNames(Intl)) if (typeof Intl[name] === 'function' && /^[A-Z]/.test(name))
+  Intl[name] = new Proxy(Intl[name], { construct: (target, args, newTarget) => (built.push(name), Reflect.construct(target, args, newTarget)) });
+await import(${JSON.stringify(file)});
+process.stdout.write(JSON.stringify(built));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', ...ENV }, timeout: 30_000 });
+  return JSON.parse(stdout);
+}
+
+describe("functions/lambda.ts's cold init", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(REPO_ROOT, '.tmp/cold-init-'));
+    await build({ ...lambdaBuildOptions('functions/lambda.ts', dir), logLevel: 'silent' });
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('builds no Intl object (number formats, collator, segmenter are built on first use)', async () => {
+    expect(await intlBuiltAtImport(join(dir, 'index.mjs'))).toEqual([]);
+  }, 60_000);
+});
