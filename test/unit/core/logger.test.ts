@@ -42,19 +42,27 @@ describe('withLogFields (the Lambda request id on every line)', () => {
 });
 
 describe('batchedWriter', () => {
-  it('hands the lines of one event-loop turn to one write, in order, by the next turn', async () => {
+  it('hands the lines logged within its batch time to one write, in order, by the end of that time', async () => {
     const writes: string[] = [];
     const write = batchedWriter((text) => writes.push(text));
     const logger = createLogger('info', write);
     logger.info('first', { n: 1 });
     logger.child({ groupKey: 'g' }).info('second');
     expect(writes).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 60));
     expect(writes).toHaveLength(1);
     expect(writes[0]!.endsWith('\n')).toBe(true);
     expect(writes[0]!.trimEnd().split('\n').map((l) => JSON.parse(l).event)).toEqual(['first', 'second']);
     logger.info('third');
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 60));
     expect(writes.map((w) => w.split('\n').length - 1)).toEqual([2, 1]);
+  });
+
+  it('writes at once when the lines waiting pass 64 KiB', () => {
+    const writes: string[] = [];
+    const write = batchedWriter((text) => writes.push(text));
+    for (let i = 0; i < 70; i++) write('x'.repeat(1023));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.length).toBe(64 * 1024);
   });
 });
