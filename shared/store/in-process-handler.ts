@@ -48,7 +48,8 @@ function exchange(request: SdkRequest, done: (response: SdkResponse) => void): [
   const body = request.body as string | Uint8Array | undefined;
   // After the listener has attached its handlers, as a socket's data would arrive.
   queueMicrotask(() => {
-    if (body !== undefined && body.length) req.emit('data', typeof body === 'string' ? Buffer.from(body) : Buffer.from(body));
+    // A Uint8Array as a view of its bytes: `Buffer.from(body)` would call the SDK's JSON body's `valueOf`, its string form (warned, copied).
+    if (body !== undefined && body.length) req.emit('data', typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
     req.emit('end');
   });
   return [req as unknown as IncomingMessage, res as unknown as ServerResponse];
