@@ -42,14 +42,16 @@ function exchange(request: SdkRequest, done: (response: SdkResponse) => void): [
   const answer: Record<string, string> = {};
   const res = {
     statusCode: 200,
-    setHeader: (name: string, value: string | number) => void (answer[name.toLowerCase()] = String(value)),
+    setHeader: (name: string, value: string | number) => {
+      answer[name.toLowerCase()] = String(value);
+    },
     end: (body?: string) => done({ statusCode: res.statusCode, headers: answer, body: Buffer.from(body ?? '') } as SdkResponse),
   };
   const body = request.body as string | Uint8Array | undefined;
   // After the listener has attached its handlers, as a socket's data would arrive.
   queueMicrotask(() => {
     // A Uint8Array as a view of its bytes: `Buffer.from(body)` would call the SDK's JSON body's `valueOf`, its string form (warned, copied).
-    if (body !== undefined && body.length) req.emit('data', typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    if (body?.length) req.emit('data', typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
     req.emit('end');
   });
   return [req as unknown as IncomingMessage, res as unknown as ServerResponse];
