@@ -5,7 +5,7 @@
 import { createApp } from '../shared/http/app.js';
 import { ConfigError, loadConfigWhenReady, type Config } from '../shared/runtime/config.js';
 import { serveApp } from '../shared/http/server.js';
-import { createLogger } from '../shared/core/logger.js';
+import { batchedWriter, createLogger } from '../shared/core/logger.js';
 import { openDedupeTable, StartupError } from '../shared/runtime/local.js';
 import { prometheusMetrics } from '../shared/metrics/prometheus.js';
 import { createDeps, createHeartbeatCheck } from '../shared/runtime/deps.js';
@@ -25,7 +25,8 @@ try {
 // Without a token, stay on this machine unless told otherwise: beyond loopback the webhook would refuse everything.
 const host = process.env.HOST || (config.webhookToken || config.allowUnauthenticated ? '0.0.0.0' : '127.0.0.1');
 const loopbackOnly = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host);
-const logger = createLogger(config.logLevel);
+// One write per event-loop turn, not per line (`batchedWriter`).
+const logger = createLogger(config.logLevel, batchedWriter());
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const table = await openDedupeTable(config, process.env).catch((err: unknown) => (err instanceof StartupError ? fail(err.message) : Promise.reject(err)));
 const prom = prometheusMetrics();

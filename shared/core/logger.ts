@@ -60,6 +60,44 @@ export function createLogger(
   };
 }
 
+/** How long {@link batchedWriter} keeps lines before writing them, ms. */
+const BATCH_MS = 50;
+/** How much {@link batchedWriter} keeps before writing at once, characters. */
+const BATCH_CHARS = 64 * 1024;
+
+/**
+ * A writer for {@link createLogger} that hands stdout its lines in batches (`npm start`): at most
+ * {@link BATCH_MS} later, or at once past {@link BATCH_CHARS}. stdout to a pipe or file is a
+ * synchronous write on Linux, one system call per line, and each call to a pipe wakes its reader: a
+ * duplicate post writes a dozen lines, and those calls were ~1–2 ms of its time (issue #10). The
+ * process's `exit` writes what is still waiting (an uncaught error too), so nothing logged is lost
+ * unless the process is killed outright. Not for Lambda: there the invocation may freeze before the
+ * timer fires; it keeps one write per line.
+ * @param out where the batches go (default: stdout)
+ */
+export function batchedWriter(out: (text: string) => void = (text) => process.stdout.write(text)): (line: string) => void {
+  let pending: string[] = [];
+  let chars = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (!pending.length) return;
+    const text = `${pending.join('\n')}\n`;
+    pending = [];
+    chars = 0;
+    out(text);
+  };
+  process.once('exit', flush);
+  return (line) => {
+    pending.push(line);
+    chars += line.length + 1;
+    if (chars >= BATCH_CHARS) flush();
+    // Unref'd: waiting lines never keep the process alive; `exit` writes them.
+    else timer ??= setTimeout(flush, BATCH_MS).unref();
+  };
+}
+
 /** A logger that drops everything (tests that do not look at logs). */
 export const silentLogger: Logger = createLogger('error', () => {});
 

@@ -100,7 +100,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
   /** The two items `#read` needs of each alert (head, record), in one BatchGetItem per 50 alerts. */
   // `nowMs` is part of the port: expiry is judged by `claim`, which gets the same time.
   async readMany(alerts: AlertEvent[], _nowMs: number): Promise<(Seen | undefined)[]> {
-    const read = await batchGet<HeadItem & RecordMark & RecordRun>(this.#doc, this.#table, alerts.flatMap(itemKeys));
+    const read = await batchGet<HeadItem & RecordMark & RecordRun>(this.#doc, this.#table, alerts.flatMap(itemKeys), READ_ATTRIBUTES);
     return alerts.map((a) => {
       const keys = itemKeys(a);
       if (!keys.every((k) => read.has(k))) return undefined;
@@ -289,7 +289,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
    */
   async #read(alert: AlertEvent, nowMs: number): Promise<Read> {
     const [head, record] = [headKey(alert), recordKey(alert.fingerprint)];
-    const read = await batchGet<HeadItem & RecordMark>(this.#doc, this.#table, [head, record]);
+    const read = await batchGet<HeadItem & RecordMark>(this.#doc, this.#table, [head, record], READ_ATTRIBUTES);
     if (!read.has(head) || !read.has(record)) throw new Error(`dedupe read of ${head} left unprocessed`);
     return this.#fromItems(alert, [read.get(head), read.get(record)], nowMs);
   }
@@ -365,6 +365,12 @@ function liveHead(seen: Seen, nowMs: number): boolean {
 }
 
 /** The two items of an alert every claim reads: its head and its alert record. */
+/**
+ * What the dedupe reads use of a head and of an alert record ({@link RecordMark}, {@link RecordRun}):
+ * the record's stored alert and enrichment (most of its size) are not read, so a duplicate costs little.
+ */
+const READ_ATTRIBUTES: readonly string[] = [...Object.values(NAMES), 'startsAt', 'deliveredEvent', 'runCount', 'runSince'] satisfies (keyof (HeadItem & RecordMark & RecordRun))[];
+
 function itemKeys(alert: AlertEvent): [string, string] {
   return [headKey(alert), recordKey(alert.fingerprint)];
 }

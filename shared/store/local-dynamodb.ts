@@ -9,6 +9,7 @@
 import { ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
+import { inProcessHandler } from './in-process-handler.js';
 import { ensureTable, PARTITION_KEY, TTL_ATTRIBUTE } from './table.js';
 
 export interface LocalDynamoDb {
@@ -38,6 +39,8 @@ export async function startLocalDynamoDb(tableName: string): Promise<LocalDynamo
     region: 'local',
     // dynalite accepts any credentials; fixed ones keep the embedded store independent of the AWS profile.
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // No socket: the SDK's requests go straight to dynalite's listener (the endpoint stays for other clients).
+    requestHandler: inProcessHandler(server),
   });
   await ensureTable(client, tableName);
   let sweeping: Promise<unknown> = Promise.resolve();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, withLogFields } from '../../../shared/core/logger.js';
+import { batchedWriter, createLogger, withLogFields } from '../../../shared/core/logger.js';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -38,5 +38,31 @@ describe('withLogFields (the Lambda request id on every line)', () => {
   it('returns what the function returns', async () => {
     expect(withLogFields({ awsRequestId: 'x' }, () => 42)).toBe(42);
     await expect(withLogFields({ awsRequestId: 'x' }, async () => 'done')).resolves.toBe('done');
+  });
+});
+
+describe('batchedWriter', () => {
+  it('hands the lines logged within its batch time to one write, in order, by the end of that time', async () => {
+    const writes: string[] = [];
+    const write = batchedWriter((text) => writes.push(text));
+    const logger = createLogger('info', write);
+    logger.info('first', { n: 1 });
+    logger.child({ groupKey: 'g' }).info('second');
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.endsWith('\n')).toBe(true);
+    expect(writes[0]!.trimEnd().split('\n').map((l) => JSON.parse(l).event)).toEqual(['first', 'second']);
+    logger.info('third');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(writes.map((w) => w.split('\n').length - 1)).toEqual([2, 1]);
+  });
+
+  it('writes at once when the lines waiting pass 64 KiB', () => {
+    const writes: string[] = [];
+    const write = batchedWriter((text) => writes.push(text));
+    for (let i = 0; i < 70; i++) write('x'.repeat(1023));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.length).toBe(64 * 1024);
   });
 });
