@@ -23,6 +23,7 @@ import { headKey, incoming, isLive, legacyHead, legacyResolvedKey, NAMES, setOrR
 import { withKeys } from './key-locks.js';
 import { ledgerDecision, nextStep, type Head } from './occurrence.js';
 import { lockKey, MIN_BATCH, startMany } from './start-many.js';
+import { unchangedSince, watchWrites, writeMark } from './write-epoch.js';
 import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun, type Seen } from './dedupe.js';
 
 export interface DynamoDbDedupeStoreOptions {
@@ -62,6 +63,8 @@ interface Update {
  */
 interface ReadItems extends Seen {
   readonly items: readonly [HeadItem | undefined, (RecordMark & RecordRun) | undefined];
+  /** On an exclusive table, the client's write count when the read was sent (`write-epoch.ts`). */
+  readonly mark?: number;
 }
 
 /** The head as read (delivery mark applied) and its item's `expiresAt`, epoch seconds. */
@@ -71,6 +74,7 @@ interface Read {
 }
 
 export class DynamoDbDedupeStore implements DedupeStore {
+  readonly #client: DynamoDBClient;
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #ttlSeconds: number;
@@ -79,33 +83,39 @@ export class DynamoDbDedupeStore implements DedupeStore {
 
   /** @param client a configured DynamoDB client (real AWS, dynalite or any endpoint) */
   constructor(client: DynamoDBClient, options: DynamoDbDedupeStoreOptions) {
+    this.#client = client;
     this.#doc = DynamoDBDocumentClient.from(client);
     this.#table = options.tableName;
     this.#ttlSeconds = options.ttlSeconds;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#exclusive = options.exclusive ?? false;
+    if (this.#exclusive) watchWrites(client);
   }
 
   /**
    * See {@link DedupeStore.startMany}: with `exclusive`, the firing posts whose read found no live
-   * head are created in batches under in-process locks (`start-many.ts`); else none (no request).
+   * head are created in batches under in-process locks (`start-many.ts`; not read again when this
+   * process has sent no write since that read); else none (no request).
    */
   async startMany(entries: { alert: AlertEvent; channels: string[]; seen?: Seen }[], nowMs: number): Promise<(Claim | undefined)[]> {
     const candidates = new Set(this.#exclusive ? entries.filter((e) => e.alert.status === 'firing' && e.seen && !liveHead(e.seen, nowMs)) : []);
     if (candidates.size < MIN_BATCH) return entries.map(() => undefined);
-    const created = await startMany(this.#doc, this.#table, [...candidates].map((e) => this.#headItem(e.alert, e.channels, nowMs)), nowMs);
+    const marks = new Set([...candidates].map((e) => (e.seen as ReadItems).mark));
+    const unchanged = () => marks.size === 1 && unchangedSince(this.#client, [...marks][0]);
+    const created = await startMany(this.#doc, this.#table, [...candidates].map((e) => this.#headItem(e.alert, e.channels, nowMs)), nowMs, unchanged);
     return entries.map((e) => (candidates.has(e) && created.has(headKey(e.alert)) ? claimOf(e.alert, 'first notification', [...e.channels], 0) : undefined));
   }
 
   /** The two items `#read` needs of each alert (head, record), in one BatchGetItem per 50 alerts. */
   // `nowMs` is part of the port: expiry is judged by `claim`, which gets the same time.
   async readMany(alerts: AlertEvent[], _nowMs: number): Promise<(Seen | undefined)[]> {
+    const mark = this.#exclusive ? writeMark(this.#client) : undefined;
     const read = await batchGet<HeadItem & RecordMark & RecordRun>(this.#doc, this.#table, alerts.flatMap(itemKeys));
     return alerts.map((a) => {
       const keys = itemKeys(a);
       if (!keys.every((k) => read.has(k))) return undefined;
       const [head, record] = keys.map((k) => read.get(k));
-      return { items: [head, record] } satisfies ReadItems;
+      return { items: [head, record], ...(mark !== undefined && { mark }) } satisfies ReadItems;
     });
   }
 

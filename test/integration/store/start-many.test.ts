@@ -67,10 +67,26 @@ describe('batched claims on an exclusive table', () => {
     const s = store();
     const alerts = Array.from({ length: 30 }, () => alertOf());
     let first: Claim[] = [];
-    // One read, one re-read under the locks, 30 heads in two BatchWriteItem: no PutItem per alert.
-    expect(await requests(async () => (first = await claimAll(s, alerts, T0)))).toEqual({ BatchGetItem: 2, BatchWriteItem: 2 });
+    // One read (no write since it: no re-read under the locks), 30 heads in two BatchWriteItem: no PutItem per alert.
+    expect(await requests(async () => (first = await claimAll(s, alerts, T0)))).toEqual({ BatchGetItem: 1, BatchWriteItem: 2 });
     expect(first.every((c) => c.decision === 'first notification' && c.pending.join() === channels.join())).toBe(true);
     expect((await claimAll(s, alerts, T0 + 1)).map((c) => c.decision)).toEqual(alerts.map(() => 'in flight'));
+  });
+
+  it('reads the heads again under the locks when any write was sent after the batched read, and then leaves a head claimed meanwhile to its owner', async () => {
+    const s = store();
+    const alerts = Array.from({ length: 10 }, () => alertOf());
+    const seen = await s.readMany(alerts, T0);
+    // Another claimer (another store on the same client: this process) takes one alert between the read and the batch.
+    expect((await store().claim(alerts[3]!, channels, T0)).decision).toBe('first notification');
+    counts.clear();
+    const started = await s.startMany(
+      alerts.map((alert, i) => ({ alert, channels, seen: seen[i] })),
+      T0,
+    );
+    expect(Object.fromEntries(counts)).toEqual({ BatchGetItem: 1, BatchWriteItem: 1 });
+    expect(started.map((c) => c?.decision)).toEqual(alerts.map((_, i) => (i === 3 ? undefined : 'first notification')));
+    expect((await s.claim(alerts[3]!, channels, T0, seen[3])).decision).toBe('in flight');
   });
 
   it('lets exactly one claimer win each alert when batched and single claims race', async () => {
