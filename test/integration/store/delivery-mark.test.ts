@@ -220,8 +220,11 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
     const links = new AckLinks({ publicUrl: 'https://alerts.example', keys, ttlSeconds: 3600 }, new DynamoDbAlertSetStore(db.client, { tableName: db.tableName }));
     const deps = { ...pipeline(), ack: new AckTracker({ store: records(), links, logger: silentLogger, now: () => T0 + 1000 }) };
     const sixty = group(Array.from({ length: 60 }, () => alertOf()));
-    // 60 claims and one alert set (three before: one per channel's digest).
-    expect((await requests(() => processGroup(sixty, deps))).PutItem).toBe(61);
+    // 60 claims and one alert set (three before: one per channel's digest); 60 heads read, not the records of
+    // more new alerts than flapping is counted for (one BatchGetItem, two before: 120 keys).
+    expect(await requests(() => processGroup(sixty, deps))).toEqual({ BatchGetItem: 1, PutItem: 61, UpdateItem: 60, BatchWriteItem: 3 });
+    // The repeat: the heads, then the records of the live ones (their delivery mark).
+    expect(await requests(() => processGroup(sixty, deps))).toEqual({ BatchGetItem: 2 });
     const sets = deps.channels.map((c) => verifyAckToken((c as Accepting).received[0]!.acknowledgeUrl!.split('/').pop()!, keys, T0 + 1000));
     expect(new Set(sets.map((t) => t.set?.id)).size).toBe(1);
     expect(sets.map((t) => [t.channel, t.set?.alerts])).toEqual([
