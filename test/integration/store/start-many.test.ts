@@ -4,7 +4,7 @@
  * on dynalite through the real store and pipeline: one winner per alert among batched and single
  * claims racing, expired and legacy heads, and the requests a group costs (counts, not timings).
  */
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert, WebhookMessage } from '../../../shared/alertmanager/schema.js';
 import type { Channel } from '../../../shared/channels/channel.js';
@@ -13,6 +13,7 @@ import type { Enrichment } from '../../../shared/enrich/types.js';
 import { AckTracker } from '../../../shared/ack/tracker.js';
 import { processGroup, type PipelineDeps } from '../../../shared/pipeline/index.js';
 import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dynamodb.js';
+import { historyKey } from '../../../shared/store/alert-record-items.js';
 import type { HistoryBatch, NotifiedAlert } from '../../../shared/store/alert-record.js';
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { eventKey, type AlertEvent, type Claim } from '../../../shared/store/dedupe.js';
@@ -199,6 +200,29 @@ describe('batched record writes on an exclusive table', () => {
     // Field for field what the single write leaves (but the fingerprint): no acknowledgement, no escalation.
     expect({ ...got, fingerprint: '', alert: { ...got!.alert, fingerprint: '' } }).toEqual({ ...same, fingerprint: '', alert: { ...same!.alert, fingerprint: '' } });
     expect((await single.history(old.fingerprint, 10, T0 + 20)).map((e) => e.startsAt)).toEqual(['2026-11-28T12:00:00.000Z', STARTS_AT]);
+  });
+
+  it('keeps a batched record’s history event in the record (no history item), and moves it to its item when a later occurrence replaces the record', async () => {
+    const [a, b, c] = [alertOf({ startsAt: '2026-11-28T12:00:00.000Z' }), alertOf(), alertOf()];
+    const batch: HistoryBatch = { items: [] };
+    await records().recordManyNotified!([notified(a), notified(b), notified(c)], T0, batch);
+    expect(batch.items).toEqual([]);
+    const historyItem = async (fp: string, seq: number) => (await db.client.send(new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: historyKey(fp, seq) } }, ConsistentRead: true }))).Item;
+    expect(await historyItem(a.fingerprint, 1)).toBeUndefined();
+    await records().addHistory(a.fingerprint, { type: 'escalation scheduled', dueAt: '2026-11-28T12:05:00.000Z', startsAt: '2026-11-28T12:00:00.000Z' }, T0 + 1);
+    const later = { ...a, startsAt: STARTS_AT };
+    await records().recordManyNotified!([notified(later), notified(alertOf()), notified(alertOf())], T0 + 2, batch);
+    expect(batch.items).toHaveLength(1);
+    await flush(records(), batch);
+    expect(await historyItem(a.fingerprint, 1)).toBeDefined();
+    const events = await records().history(a.fingerprint, 10, T0 + 3);
+    expect(events.map((e) => [e.type, e.startsAt, e.at])).toEqual([
+      ['notified', '2026-11-28T12:00:00.000Z', new Date(T0).toISOString()],
+      ['escalation scheduled', '2026-11-28T12:00:00.000Z', new Date(T0 + 1).toISOString()],
+      ['notified', STARTS_AT, new Date(T0 + 2).toISOString()],
+    ]);
+    expect((await records().history(a.fingerprint, 1, T0 + 3)).map((e) => e.startsAt)).toEqual([STARTS_AT]);
+    expect(await records().history(b.fingerprint, 10, T0 + 3)).toEqual([{ at: new Date(T0).toISOString(), type: 'notified', status: 'firing', channels, startsAt: STARTS_AT }]);
   });
 
   it('leaves a write to the same occurrence (a resolve) to recordNotified', async () => {
