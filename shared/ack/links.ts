@@ -103,8 +103,8 @@ export class AckLinks {
   async urlForAll(fingerprints: string[], group: string, channel: string, nowMs: number, stored: StoredSets = new Map()): Promise<string> {
     if (fingerprints.length <= MAX_TOKEN_ALERTS || !this.sets) return this.url(fingerprints, group, channel, nowMs);
     const key = `${group}\u0000${fingerprints.join('\u0000')}`;
-    let pending = stored.get(key);
-    if (!pending) stored.set(key, (pending = this.#storeSet(this.sets, fingerprints, group, channel, nowMs)));
+    const pending = stored.get(key) ?? this.#storeSet(this.sets, fingerprints, group, channel, nowMs);
+    stored.set(key, pending);
     const set = await pending;
     if (!set) return this.url(fingerprints, group, channel, nowMs);
     const { id, issuedAt } = set;

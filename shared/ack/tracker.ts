@@ -90,8 +90,8 @@ export class AckTracker {
     const alerts = notification.alerts.map((a) => (view.has(a.fingerprint) ? { ...a, acknowledgement: view.get(a.fingerprint)! } : a));
     const firing = alerts.filter((a) => a.status === 'firing').map((a) => a.fingerprint);
     const links = this.deps.links;
-    let sets = this.#sets.get(view);
-    if (!sets) this.#sets.set(view, (sets = new Map()));
+    const sets = this.#sets.get(view) ?? new Map();
+    this.#sets.set(view, sets);
     const acknowledgeUrl = links && firing.length ? await links.urlForAll(firing, notification.groupKey, channel, this.deps.now(), sets) : undefined;
     return { ...notification, alerts, ...(acknowledgeUrl && { acknowledgeUrl }) };
   }
