@@ -4,8 +4,9 @@
  * sent between a read and now, every item read is still what the table holds, and a batch of writes
  * under the keys' in-process locks (`start-many.ts`) need not read them again.
  *
- * Our own code because it is a counter on the SDK's middleware stack, specific to this use; it proves
- * nothing on a table other processes write, so only an exclusive store installs it.
+ * Our own code because it is a counter on the SDK's middleware stack, specific to this use. It proves
+ * nothing on a table other processes (or other clients of this process) write, so only an exclusive store
+ * installs it: `npm start` opens its embedded table with one client, which every store of it shares.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
