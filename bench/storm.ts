@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { createApp } from '../shared/http/app.js';
 import { loadConfig } from '../shared/runtime/config.js';
 import { startLocalDynamoDb } from '../shared/store/local-dynamodb.js';
-import { silentLogger } from '../shared/core/logger.js';
+import type { Logger } from '../shared/core/logger.js';
 import { createDeps } from '../shared/runtime/deps.js';
 import { startLoopback } from '../test/helpers/loopback.js';
 import { startSnsServer } from '../test/helpers/sns-server.js';
@@ -31,6 +31,12 @@ export interface StormBenchResult {
   firstCpuMs: number;
   /** The same group again (everything a duplicate), milliseconds. */
   repeatMs: number;
+  /**
+   * When each stage of the first post ended, milliseconds from the post (from the pipeline's own log
+   * events): `received` (parsed), `claimed` (dedupe read and claims), `enriched`, `sent` (the last digest
+   * accepted), `answered` (the ledger, records and history written).
+   */
+  timeline: Record<'received' | 'claimed' | 'enriched' | 'sent' | 'answered', number>;
   /** Messages each platform received over both requests. */
   messages: { slack: number; feishu: number; sns: number };
   /** HTTP status of each request. */
@@ -61,8 +67,9 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
       SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:bench',
       TABLE_NAME: 'bench-storm',
     });
+    const stages = stageClock();
     // This process alone writes the embedded table, as under `npm start`.
-    const app = createApp(config, createDeps(config, { dynamodb: db.client, exclusiveTable: true, sns: client }, silentLogger));
+    const app = createApp(config, createDeps(config, { dynamodb: db.client, exclusiveTable: true, sns: client }, stages.logger));
     const body = JSON.stringify(stormWebhook(alerts, truncatedAlerts));
     const post = async () => {
       const started = performance.now();
@@ -74,8 +81,10 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
     const started = performance.now();
     const cpu = process.cpuUsage();
     const poll = setInterval(() => void (sns.publishes.length && !snsAt && (snsAt = performance.now())), 2);
+    stages.start();
     const first = await post();
     clearInterval(poll);
+    const timeline = { ...stages.stop(), answered: Math.round(first.ms) };
     const digestsMs = Math.max(hookAt, snsAt) - started;
     const used = process.cpuUsage(cpu);
     const firstCpuMs = (used.user + used.system) / 1000;
@@ -89,6 +98,7 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
       digestsMs: Math.round(digestsMs),
       firstCpuMs: Math.round(firstCpuMs),
       repeatMs: Math.round(repeat.ms),
+      timeline,
       messages: { slack, feishu: hooks.requests.length - slack, sns: sns.publishes.length },
       status: [first.status, repeat.status],
     };
@@ -96,6 +106,35 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
     client.destroy();
     await Promise.all([hooks.close(), sns.close(), db.close()]);
   }
+}
+
+/**
+ * A logger that writes nothing and notes, once each, when the first post's stages ended: the
+ * pipeline's `group received`, `alert storm` or first `alert deduped` (claims done), `group enriched`
+ * and last `channel delivered` events.
+ */
+function stageClock(): { logger: Logger; start(): void; stop(): Omit<StormBenchResult['timeline'], 'answered'> } {
+  const at: Partial<Record<string, number>> = {};
+  let t0 = 0;
+  let on = false;
+  const STAGES: Record<string, string> = { 'group received': 'received', 'alert storm': 'claimed', 'alert deduped': 'claimed', 'group enriched': 'enriched', 'channel delivered': 'sent' };
+  const note = (event: string) => {
+    const stage = STAGES[event];
+    if (!on || !stage || (stage !== 'sent' && at[stage] !== undefined)) return;
+    at[stage] = Math.round(performance.now() - t0);
+  };
+  const logger: Logger = { debug: note, info: note, warn: note, error: note, child: () => logger };
+  return {
+    logger,
+    start: () => {
+      t0 = performance.now();
+      on = true;
+    },
+    stop: () => {
+      on = false;
+      return { received: at.received ?? 0, claimed: at.claimed ?? 0, enriched: at.enriched ?? 0, sent: at.sent ?? 0 };
+    },
+  };
 }
 
 /** Group sizes of the `storm` benchmark; each is one run (a 5,000-alert run takes most of a minute on dynalite). */
@@ -118,6 +157,7 @@ export const storm: Benchmark = {
         'repeat ms': r.repeatMs,
         'first ms per alert': Math.round((r.firstMs / r.alerts) * 100) / 100,
         'first ratio to 100': Math.round((r.firstMs / base.firstMs) * 10) / 10,
+        'received/claimed/enriched/sent/answered ms': Object.values(r.timeline).join('/'),
         'messages slack/feishu/sns': `${r.messages.slack}/${r.messages.feishu}/${r.messages.sns}`,
         status: r.status.join('/'),
       });

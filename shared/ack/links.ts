@@ -42,6 +42,18 @@ export function coversFiring(record: AlertRecord, issuedAt: number): boolean {
   return record.status === 'firing' && !record.acknowledgement && record.startsAt <= latest && (record.refiredAt ?? '') <= latest;
 }
 
+/** An alert set as stored for a link: its id and issue time (epoch seconds; its expiry follows from the link's lifetime). */
+interface StoredSet {
+  id: string;
+  issuedAt: number;
+}
+
+/**
+ * One group's stored alert sets, by group and fingerprints: the channels of a storm each send a digest
+ * of the same alerts, and their links name one set (each link still names its own channel).
+ */
+export type StoredSets = Map<string, Promise<StoredSet | undefined>>;
+
 /** Signs links; absent when `PUBLIC_URL` or `ACK_SECRET` is unset (messages then carry no link). */
 export class AckLinks {
   /**
@@ -85,19 +97,32 @@ export class AckLinks {
    * Like {@link url}, for any number of alerts: above {@link MAX_TOKEN_ALERTS} (a storm digest) the
    * fingerprints are stored as an alert set first (one write) and the token names the set. When the
    * write fails the link still goes out, covering the first alerts, and the failure is logged.
+   * @param stored the group's sets so far (see {@link StoredSets}): each channel's digest of the same
+   *   alerts names the same set, so a group costs one write, not one per channel
    */
-  async urlForAll(fingerprints: string[], group: string, channel: string, nowMs: number): Promise<string> {
+  async urlForAll(fingerprints: string[], group: string, channel: string, nowMs: number, stored: StoredSets = new Map()): Promise<string> {
     if (fingerprints.length <= MAX_TOKEN_ALERTS || !this.sets) return this.url(fingerprints, group, channel, nowMs);
-    const id = randomBytes(16).toString('hex');
-    const issuedAt = Math.ceil(nowMs / 1000);
+    const key = `${group}\u0000${fingerprints.join('\u0000')}`;
+    const pending = stored.get(key) ?? this.#storeSet(this.sets, fingerprints, group, channel, nowMs);
+    stored.set(key, pending);
+    const set = await pending;
+    if (!set) return this.url(fingerprints, group, channel, nowMs);
+    const { id, issuedAt } = set;
     const expiresAt = issuedAt + this.settings.ttlSeconds;
-    try {
-      await this.sets.put(id, { fingerprints, groupKey: group }, expiresAt * 1000);
-    } catch (err) {
-      this.logger?.error('alert set write failed: the link covers only the first alerts', { group, channel, alerts: fingerprints.length, covered: MAX_TOKEN_ALERTS, error: (err as Error).message });
-      return this.url(fingerprints, group, channel, nowMs);
-    }
     const claims = { fingerprints: fingerprints.slice(0, MAX_TOKEN_ALERTS).map(keyPart), group, channel, issuedAt, expiresAt, set: { id, alerts: Math.min(fingerprints.length, MAX_SET_ALERTS) } };
     return `${this.settings.publicUrl}${ACK_PATH}/${signAckToken(claims, this.settings.keys)}`;
+  }
+
+  /** Stores the set; `undefined` when the write failed (logged: the links then cover the first alerts only). */
+  async #storeSet(sets: AlertSetStore, fingerprints: string[], group: string, channel: string, nowMs: number): Promise<StoredSet | undefined> {
+    const id = randomBytes(16).toString('hex');
+    const issuedAt = Math.ceil(nowMs / 1000);
+    try {
+      await sets.put(id, { fingerprints, groupKey: group }, (issuedAt + this.settings.ttlSeconds) * 1000);
+      return { id, issuedAt };
+    } catch (err) {
+      this.logger?.error('alert set write failed: the link covers only the first alerts', { group, channel, alerts: fingerprints.length, covered: MAX_TOKEN_ALERTS, error: (err as Error).message });
+      return undefined;
+    }
   }
 }

@@ -15,7 +15,7 @@ import type { Acknowledgement, Enrichment } from '../enrich/types.js';
 import type { Logger } from '../core/logger.js';
 import type { Notification } from '../render/notification.js';
 import { escalates } from '../escalation/escalation.js';
-import type { AckLinks } from './links.js';
+import type { AckLinks, StoredSets } from './links.js';
 import { normaliseTime } from '../store/alert-record-items.js';
 import type { EscalationScheduler } from '../escalation/scheduler.js';
 import type { FlapRun } from '../store/dedupe.js';
@@ -56,6 +56,9 @@ export interface SentAlert {
 }
 
 export class AckTracker {
+  /** Each group's stored alert sets, by the group's view (one per `prepare`): its channels' digests share one set. */
+  readonly #sets = new WeakMap<AckView, StoredSets>();
+
   constructor(readonly deps: AckTrackerDeps) {}
 
   get store(): AlertRecordStore {
@@ -80,13 +83,16 @@ export class AckTracker {
 
   /**
    * Adds the channel's signed link (for the firing alerts; a storm's many through a stored alert set,
-   * `AckLinks.urlForAll`) and the known acknowledgements. Never throws.
+   * `AckLinks.urlForAll`, one set for all the group's channels) and the known acknowledgements. Never throws.
+   * @param view what {@link prepare} returned for this group
    */
   async decorate(notification: Notification, channel: string, view: AckView): Promise<Notification> {
     const alerts = notification.alerts.map((a) => (view.has(a.fingerprint) ? { ...a, acknowledgement: view.get(a.fingerprint)! } : a));
     const firing = alerts.filter((a) => a.status === 'firing').map((a) => a.fingerprint);
     const links = this.deps.links;
-    const acknowledgeUrl = links && firing.length ? await links.urlForAll(firing, notification.groupKey, channel, this.deps.now()) : undefined;
+    const sets = this.#sets.get(view) ?? new Map();
+    this.#sets.set(view, sets);
+    const acknowledgeUrl = links && firing.length ? await links.urlForAll(firing, notification.groupKey, channel, this.deps.now(), sets) : undefined;
     return { ...notification, alerts, ...(acknowledgeUrl && { acknowledgeUrl }) };
   }
 

@@ -158,7 +158,8 @@ async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promi
 async function readAll(alerts: Alert[], now: number, deps: PipelineDeps, log: Logger): Promise<(Seen | undefined)[]> {
   if (!deps.store.readMany) return [];
   try {
-    return await deps.store.readMany(alerts, now);
+    // A storm's new alerts: their records only for flap runs, which are not counted past MAX_TRACKED_FIRINGS.
+    return await deps.store.readMany(alerts, now, { newRecordsUpTo: MAX_TRACKED_FIRINGS });
   } catch (err) {
     if ((err as Error | undefined)?.name !== 'ValidationException') throw err;
     log.warn('batched dedupe read refused', { alerts: alerts.length, error: (err as Error).message });

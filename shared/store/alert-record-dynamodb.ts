@@ -74,7 +74,9 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
    * of the records (which every record write of this store takes), one BatchGetItem per 100 says which
    * records a new occurrence replaces — absent, expired or of an older `startsAt`, where
    * {@link recordNotified} would make its `fresh` write — and BatchWriteItem puts those whole, their
-   * history counter carried on. Any other entry is left to `recordNotified` (`null`).
+   * history counter carried on and their `notified` event inside (`notifiedEventJson`, read by
+   * {@link history}): no history item of its own, so a storm costs half the item writes after delivery.
+   * Any other entry is left to `recordNotified` (`null`).
    */
   recordManyNotified?: AlertRecordStore['recordManyNotified'] = async (list, nowMs, batch) => {
     const results: (RecordWrite | undefined | null)[] = list.map(() => null);
@@ -88,18 +90,21 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
       if (keys.length !== slice.length) return;
       await withKeys(keys.map((k) => lockKey(this.#table, k)), async () => {
         const read = new Map((await this.#batchGet<RecordItem>(keys)).map((item) => [item.pk, item]));
-        const puts: { index: number; item: RecordItem }[] = [];
+        const puts: { index: number; item: RecordItem; moved?: HistoryRow }[] = [];
         slice.forEach((n, j) => {
           const old = read.get(recordKey(n.alert.fingerprint));
           const startsAt = normaliseTime(n.alert.startsAt);
           if (old && old.startsAt >= startsAt && old.expiresAt * 1000 > nowMs) return;
           const { fresh } = this.#notifiedSpecs(n, nowMs);
-          puts.push({ index: i + j, item: itemOf(recordKey(n.alert.fingerprint), fresh, (old?.historySeq ?? 0) + 1) });
+          const seq = (old?.historySeq ?? 0) + 1;
+          // The notified event rides in the record (no history item, no request of its own); the one an older put left there moves to its history item.
+          const item = { ...itemOf(recordKey(n.alert.fingerprint), fresh, seq), notifiedEventJson: this.#eventJson(notifiedEvent(n), nowMs), notifiedEventSeq: seq };
+          const moved = old?.notifiedEventJson && old.notifiedEventSeq ? { pk: historyKey(n.alert.fingerprint, old.notifiedEventSeq), eventJson: old.notifiedEventJson, expiresAt: old.expiresAt } : undefined;
+          puts.push({ index: i + j, item, ...(moved && { moved }) });
         });
         for (const written of await this.#batchPut(puts.map((p) => p.item))) {
-          const { index, item } = puts.find((p) => p.item.pk === written)!;
-          const n = list[index]!;
-          await this.#putHistory(n.alert.fingerprint, item, notifiedEvent(n), nowMs, batch);
+          const { index, item, moved } = puts.find((p) => p.item.pk === written)!;
+          if (moved) batch.items.push(moved);
           results[index] = { record: fromItem(item), newOccurrence: true };
         }
       });
@@ -265,9 +270,14 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
   /** Writes history item number `item.historySeq` (the counter the caller's update just advanced), or adds it to `batch`. */
   async #putHistory(fingerprint: string, item: RecordItem, event: HistoryInput, nowMs: number, batch?: HistoryBatch): Promise<void> {
     if (!item.historySeq) return;
-    const row = { pk: historyKey(fingerprint, item.historySeq), eventJson: toJson({ at: isoTime(nowMs), ...event }), expiresAt: this.#expiry(nowMs) };
+    const row = { pk: historyKey(fingerprint, item.historySeq), eventJson: this.#eventJson(event, nowMs), expiresAt: this.#expiry(nowMs) };
     if (batch) batch.items.push(row);
     else await this.#doc.send(new PutCommand({ TableName: this.#table, Item: row }));
+  }
+
+  /** A history event as stored, at `nowMs`. */
+  #eventJson(event: HistoryInput, nowMs: number): string {
+    return toJson({ at: isoTime(nowMs), ...event });
   }
 
   async flushHistory(batch: HistoryBatch): Promise<void> {
@@ -296,6 +306,9 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
         if (row.expiresAt * 1000 > nowMs) found.set(Number(row.pk.split('#').pop()), eventFromItem(row));
       }
     }
+    // The event a batched put kept in the record (`notifiedEventJson`) has no history item of its own.
+    const inline = item?.notifiedEventSeq;
+    if (inline && item.notifiedEventJson && seqs.includes(inline) && !found.has(inline)) found.set(inline, eventFromItem({ eventJson: item.notifiedEventJson }));
     return seqs.filter((s) => found.has(s)).map((s) => found.get(s)!);
   }
 

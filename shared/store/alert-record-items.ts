@@ -45,6 +45,13 @@ export interface RecordItem {
   /** The flap run of the occurrence's firing (`flap-record.ts`, `runFromRecord`): firings in it, and its first `startsAt` (epoch ms). */
   runCount?: number;
   runSince?: number;
+  /**
+   * The history event of a record put whole by a batch (`recordManyNotified`, the embedded store): kept
+   * in the record instead of a history item of its own, as event number `notifiedEventSeq` (the history
+   * reader takes it from here; a later whole put moves it to its history item first).
+   */
+  notifiedEventJson?: string;
+  notifiedEventSeq?: number;
   /** Epoch seconds. */
   expiresAt: number;
 }

@@ -23,6 +23,7 @@ import { headKey, incoming, isLive, legacyHead, legacyResolvedKey, NAMES, setOrR
 import { withKeys } from './key-locks.js';
 import { ledgerDecision, nextStep, type Head } from './occurrence.js';
 import { lockKey, MIN_BATCH, startMany } from './start-many.js';
+import { unchangedSince, watchWrites, writeMark } from './write-epoch.js';
 import { generationKey, type AlertEvent, type Claim, type ClaimedEvent, type DedupeDecision, type DedupeStore, type FlapRun, type Seen } from './dedupe.js';
 
 export interface DynamoDbDedupeStoreOptions {
@@ -62,7 +63,14 @@ interface Update {
  */
 interface ReadItems extends Seen {
   readonly items: readonly [HeadItem | undefined, (RecordMark & RecordRun) | undefined];
+  /** On an exclusive table, the client's write count when the read was sent (`write-epoch.ts`). */
+  readonly mark?: number;
+  /** The record was not read (a storm's new alert, `readMany`'s `newRecordsUpTo`): no flap run from it. */
+  readonly recordUnread?: true;
 }
+
+/** A head or a record as a batched read returns it (one key space). */
+type ReadItem = HeadItem & RecordMark & RecordRun;
 
 /** The head as read (delivery mark applied) and its item's `expiresAt`, epoch seconds. */
 interface Read {
@@ -71,6 +79,7 @@ interface Read {
 }
 
 export class DynamoDbDedupeStore implements DedupeStore {
+  readonly #client: DynamoDBClient;
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #ttlSeconds: number;
@@ -79,33 +88,54 @@ export class DynamoDbDedupeStore implements DedupeStore {
 
   /** @param client a configured DynamoDB client (real AWS, dynalite or any endpoint) */
   constructor(client: DynamoDBClient, options: DynamoDbDedupeStoreOptions) {
+    this.#client = client;
     this.#doc = DynamoDBDocumentClient.from(client);
     this.#table = options.tableName;
     this.#ttlSeconds = options.ttlSeconds;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#exclusive = options.exclusive ?? false;
+    if (this.#exclusive) watchWrites(client);
   }
 
   /**
    * See {@link DedupeStore.startMany}: with `exclusive`, the firing posts whose read found no live
-   * head are created in batches under in-process locks (`start-many.ts`); else none (no request).
+   * head are created in batches under in-process locks (`start-many.ts`; not read again when this
+   * process has sent no write since that read); else none (no request).
    */
   async startMany(entries: { alert: AlertEvent; channels: string[]; seen?: Seen }[], nowMs: number): Promise<(Claim | undefined)[]> {
     const candidates = new Set(this.#exclusive ? batchCandidates(entries, nowMs) : []);
     if (candidates.size < MIN_BATCH) return entries.map(() => undefined);
-    const created = await startMany(this.#doc, this.#table, [...candidates].map((e) => this.#headItem(e.alert, e.channels, nowMs)), nowMs);
+    const marks = new Set([...candidates].map((e) => (e.seen as ReadItems).mark));
+    const unchanged = () => marks.size === 1 && unchangedSince(this.#client, [...marks][0]);
+    const created = await startMany(this.#doc, this.#table, [...candidates].map((e) => this.#headItem(e.alert, e.channels, nowMs)), nowMs, unchanged);
     return entries.map((e) => (candidates.has(e) && created.has(headKey(e.alert)) ? claimOf(e.alert, 'first notification', [...e.channels], 0) : undefined));
   }
 
-  /** The two items `#read` needs of each alert (head, record), in one BatchGetItem per 50 alerts. */
+  /**
+   * The two items `#read` needs of each alert (head, record), in one BatchGetItem per 50 alerts. A group
+   * larger than `newRecordsUpTo` reads its heads first, then the records of the alerts with a live head
+   * (their delivery mark) and, when at most `newRecordsUpTo` have none, theirs too (flap runs): a storm
+   * of new alerts reads half the keys, in one round more.
+   */
   // `nowMs` is part of the port: expiry is judged by `claim`, which gets the same time.
-  async readMany(alerts: AlertEvent[], _nowMs: number): Promise<(Seen | undefined)[]> {
-    const read = await batchGet<HeadItem & RecordMark & RecordRun>(this.#doc, this.#table, alerts.flatMap(itemKeys), READ_ATTRIBUTES);
-    return alerts.map((a) => {
-      const keys = itemKeys(a);
-      if (!keys.every((k) => read.has(k))) return undefined;
-      const [head, record] = keys.map((k) => read.get(k));
-      return { items: [head, record] } satisfies ReadItems;
+  async readMany(alerts: AlertEvent[], nowMs: number, options: { newRecordsUpTo?: number } = {}): Promise<(Seen | undefined)[]> {
+    const mark = this.#exclusive ? writeMark(this.#client) : undefined;
+    const upTo = options.newRecordsUpTo ?? Number.POSITIVE_INFINITY;
+    if (alerts.length <= upTo) return this.#readItems(alerts, alerts.map(() => true), mark);
+    const heads = await batchGet<ReadItem>(this.#doc, this.#table, alerts.map(headKey), READ_ATTRIBUTES);
+    const live = alerts.map((a) => heads.has(headKey(a)) && isLive(heads.get(headKey(a)) ?? { expiresAt: 0 }, nowMs));
+    const fresh = live.filter((l) => !l).length;
+    return this.#readItems(alerts, live.map((l) => l || fresh <= upTo), mark, heads);
+  }
+
+  /** Reads the heads not in `heads` and the records where `withRecord`; a record not read is left out of the answer. */
+  async #readItems(alerts: AlertEvent[], withRecord: boolean[], mark: number | undefined, heads?: Map<string, ReadItem | undefined>): Promise<(Seen | undefined)[]> {
+    const keys = alerts.flatMap((a, i) => [...(heads ? [] : [headKey(a)]), ...(withRecord[i] ? [recordKey(a.fingerprint)] : [])]);
+    const read = new Map([...(heads ?? []), ...(await batchGet<ReadItem>(this.#doc, this.#table, keys, READ_ATTRIBUTES))]);
+    return alerts.map((a, i) => {
+      const [head, record] = itemKeys(a);
+      if (!read.has(head) || (withRecord[i] && !read.has(record))) return undefined;
+      return { items: [read.get(head), read.get(record)], ...(!withRecord[i] && { recordUnread: true as const }), ...(mark !== undefined && { mark }) } satisfies ReadItems;
     });
   }
 
@@ -199,8 +229,8 @@ export class DynamoDbDedupeStore implements DedupeStore {
 
   /** See {@link DedupeStore.runOf}: the run from the alert record read with the head. */
   runOf(alert: AlertEvent, seen: Seen, windowMs: number, nowMs: number): FlapRun | undefined {
-    const items = (seen as ReadItems).items;
-    return items.length === 2 ? runFromRecord(items[1], Date.parse(alert.startsAt), windowMs, nowMs) : undefined;
+    const { items, recordUnread } = seen as ReadItems;
+    return items.length === 2 && !recordUnread ? runFromRecord(items[1], Date.parse(alert.startsAt), windowMs, nowMs) : undefined;
   }
 
   /** Creates the head in the post's state, generation 0, unless a live one exists. */

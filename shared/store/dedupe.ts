@@ -82,10 +82,13 @@ export interface DedupeStore {
    * {@link DedupeStore.claim} decides from what was read: a duplicate (`already notified`, `in flight`,
    * a candidate) then costs no write, and a new alert only its one conditional write. Optional: a
    * store without it is asked alert by alert.
+   * @param options.newRecordsUpTo of a group larger than this, the alert records of alerts with no live
+   *   occurrence (new firings) are read only when at most this many (a storm's thousands of new
+   *   alerts: half the keys; their flap runs are then not counted, {@link DedupeStore.runOf}); default: always read
    * @returns per alert, in order, what to pass to `claim` (`undefined`: not read, `claim` reads it)
    * @throws the store's own error when it cannot be reached (nothing is claimed yet: answer 5xx)
    */
-  readMany?(alerts: AlertEvent[], nowMs: number): Promise<(Seen | undefined)[]>;
+  readMany?(alerts: AlertEvent[], nowMs: number, options?: { newRecordsUpTo?: number }): Promise<(Seen | undefined)[]>;
   /**
    * Claims in batches the alerts whose {@link DedupeStore.readMany} found no live head (new firings),
    * as atomically as {@link DedupeStore.claim} would one by one. Optional: only a store that can batch
@@ -125,7 +128,7 @@ export interface DedupeStore {
    * The run a firing continues, from what {@link DedupeStore.readMany} read (the alert record): no
    * request; the record's write after delivery stores it (`NotifiedAlert.flapRun`). Use it instead of
    * {@link DedupeStore.noteFiring} only where the pipeline writes alert records.
-   * @returns `undefined` when `seen` holds no record read
+   * @returns `undefined` when `seen` holds no record read (also a storm's new alert, see `readMany`'s `newRecordsUpTo`)
    */
   runOf?(alert: AlertEvent, seen: Seen, windowMs: number, nowMs: number): FlapRun | undefined;
 }

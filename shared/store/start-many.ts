@@ -2,7 +2,8 @@
  * New heads of many alerts in a few requests, on a table this process alone writes (the embedded
  * store, `DynamoDbDedupeStoreOptions.exclusive`): under the in-process locks of their keys
  * (`key-locks.ts`, which every other head write of the store also takes), one strongly consistent
- * BatchGetItem per 100 heads says which are still absent or expired, and BatchWriteItem (25 per
+ * BatchGetItem per 100 heads says which are still absent or expired — unless no write at all was sent
+ * since the batched read that found them so (`write-epoch.ts`) — and BatchWriteItem (25 per
  * request) creates those. That is what the conditional `PutItem` of `DedupeStore.claim` does per
  * alert (`attribute_not_exists(pk) OR expiresAt <= :nowSec`): of concurrent claimers one wins.
  *
@@ -34,32 +35,42 @@ const SLICES_IN_FLIGHT = 8;
  * in this process that takes the key's lock.
  * @param items the heads to create, as `DedupeStore.claim` would write them
  * @param nowMs epoch milliseconds (an item whose `expiresAt` has passed counts as absent)
+ * @param unchanged says, once the locks are held, whether the table is unchanged since the caller's
+ *   batched read found these keys absent or expired (`write-epoch.ts`): then they are not read again
  * @returns the keys created; a key not returned was live, or left unprocessed by DynamoDB
  * @throws the SDK's error (heads of other slices may be created: their claims then read as in flight)
  */
-export async function startMany(doc: DynamoDBDocumentClient, table: string, items: HeadItem[], nowMs: number): Promise<Set<string>> {
+export async function startMany(doc: DynamoDBDocumentClient, table: string, items: HeadItem[], nowMs: number, unchanged: () => boolean = () => false): Promise<Set<string>> {
   const created = new Set<string>();
   const limit = pLimit(SLICES_IN_FLIGHT);
   const slices = Array.from({ length: Math.ceil(items.length / BATCH_GET_MAX_KEYS) }, (_, i) => items.slice(i * BATCH_GET_MAX_KEYS, (i + 1) * BATCH_GET_MAX_KEYS));
-  await Promise.all(
-    slices.map((slice) =>
-      limit(() =>
-        withKeys(
-          slice.map((item) => lockKey(table, item.pk)),
-          async () => {
-            const read = await batchGet<HeadItem>(
-              doc,
-              table,
-              slice.map((item) => item.pk),
-            );
-            const free = slice.filter((item) => read.has(item.pk) && !(read.get(item.pk) && isLive(read.get(item.pk)!, nowMs)));
+  // Every key's lock at once (taken in sorted order: no deadlock), so that one look at the write count
+  // covers them all; a write sent after that cannot touch these keys (each head write takes its lock).
+  await withKeys(
+    items.map((item) => lockKey(table, item.pk)),
+    async () => {
+      const known = unchanged();
+      await Promise.all(
+        slices.map((slice) =>
+          limit(async () => {
+            const free = known ? slice : await stillFree(doc, table, slice, nowMs);
             for (const key of await batchWrite(doc, table, free)) created.add(key);
-          },
+          }),
         ),
-      ),
-    ),
+      );
+    },
   );
   return created;
+}
+
+/** The items whose key holds no live item now (one strongly consistent read per 100). */
+async function stillFree(doc: DynamoDBDocumentClient, table: string, slice: HeadItem[], nowMs: number): Promise<HeadItem[]> {
+  const read = await batchGet<HeadItem>(
+    doc,
+    table,
+    slice.map((item) => item.pk),
+  );
+  return slice.filter((item) => read.has(item.pk) && !(read.get(item.pk) && isLive(read.get(item.pk)!, nowMs)));
 }
 
 /** The lock of a key of `table` (`key-locks.ts` is per process, not per table). */

@@ -7,14 +7,18 @@
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AckLinks } from '../../../shared/ack/links.js';
+import { verifyAckToken } from '../../../shared/ack/token.js';
 import { AckTracker } from '../../../shared/ack/tracker.js';
 import type { Alert, WebhookMessage } from '../../../shared/alertmanager/schema.js';
 import type { Channel } from '../../../shared/channels/channel.js';
 import type { Notification } from '../../../shared/render/notification.js';
 import { silentLogger } from '../../../shared/core/logger.js';
+import { Secret } from '../../../shared/core/secret.js';
 import type { Enrichment } from '../../../shared/enrich/types.js';
 import { processGroup, type PipelineDeps } from '../../../shared/pipeline/index.js';
 import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dynamodb.js';
+import { DynamoDbAlertSetStore } from '../../../shared/store/alert-set.js';
 import type { AlertRecordStore } from '../../../shared/store/alert-record.js';
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { eventKey, type AlertEvent, type Claim } from '../../../shared/store/dedupe.js';
@@ -209,6 +213,25 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
     // 80 keys (head and record; no legacy resolve item): one BatchGetItem; 40 claims; 40 record writes; 40 history events in two BatchWriteItem.
     expect(await requests(() => processGroup(forty, deps))).toEqual({ BatchGetItem: 1, PutItem: 40, UpdateItem: 40, BatchWriteItem: 2 });
     expect(await requests(() => processGroup(forty, deps))).toEqual({ BatchGetItem: 1 });
+  });
+
+  it('stores a storm digest’s alert set once for the group, not once per channel: every channel’s link names the same set', async () => {
+    const keys = { current: new Secret('delivery-mark-test-secret-0123456789') };
+    const links = new AckLinks({ publicUrl: 'https://alerts.example', keys, ttlSeconds: 3600 }, new DynamoDbAlertSetStore(db.client, { tableName: db.tableName }));
+    const deps = { ...pipeline(), ack: new AckTracker({ store: records(), links, logger: silentLogger, now: () => T0 + 1000 }) };
+    const sixty = group(Array.from({ length: 60 }, () => alertOf()));
+    // 60 claims and one alert set (three before: one per channel's digest); 60 heads read, not the records of
+    // more new alerts than flapping is counted for (one BatchGetItem, two before: 120 keys).
+    expect(await requests(() => processGroup(sixty, deps))).toEqual({ BatchGetItem: 1, PutItem: 61, UpdateItem: 60, BatchWriteItem: 3 });
+    // The repeat: the heads, then the records of the live ones (their delivery mark).
+    expect(await requests(() => processGroup(sixty, deps))).toEqual({ BatchGetItem: 2 });
+    const sets = deps.channels.map((c) => verifyAckToken((c as Accepting).received[0]!.acknowledgeUrl!.split('/').pop()!, keys, T0 + 1000));
+    expect(new Set(sets.map((t) => t.set?.id)).size).toBe(1);
+    expect(sets.map((t) => [t.channel, t.set?.alerts])).toEqual([
+      ['slack', 60],
+      ['feishu', 60],
+      ['sns', 60],
+    ]);
   });
 
   it('writes the head’s ledger when the record write fails, so the delivery is still known', async () => {

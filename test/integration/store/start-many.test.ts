@@ -4,7 +4,7 @@
  * on dynalite through the real store and pipeline: one winner per alert among batched and single
  * claims racing, expired and legacy heads, and the requests a group costs (counts, not timings).
  */
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert, WebhookMessage } from '../../../shared/alertmanager/schema.js';
 import type { Channel } from '../../../shared/channels/channel.js';
@@ -13,6 +13,7 @@ import type { Enrichment } from '../../../shared/enrich/types.js';
 import { AckTracker } from '../../../shared/ack/tracker.js';
 import { processGroup, type PipelineDeps } from '../../../shared/pipeline/index.js';
 import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dynamodb.js';
+import { historyKey } from '../../../shared/store/alert-record-items.js';
 import type { HistoryBatch, NotifiedAlert } from '../../../shared/store/alert-record.js';
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { eventKey, type AlertEvent, type Claim } from '../../../shared/store/dedupe.js';
@@ -67,10 +68,26 @@ describe('batched claims on an exclusive table', () => {
     const s = store();
     const alerts = Array.from({ length: 30 }, () => alertOf());
     let first: Claim[] = [];
-    // One read, one re-read under the locks, 30 heads in two BatchWriteItem: no PutItem per alert.
-    expect(await requests(async () => (first = await claimAll(s, alerts, T0)))).toEqual({ BatchGetItem: 2, BatchWriteItem: 2 });
+    // One read (no write since it: no re-read under the locks), 30 heads in two BatchWriteItem: no PutItem per alert.
+    expect(await requests(async () => (first = await claimAll(s, alerts, T0)))).toEqual({ BatchGetItem: 1, BatchWriteItem: 2 });
     expect(first.every((c) => c.decision === 'first notification' && c.pending.join() === channels.join())).toBe(true);
     expect((await claimAll(s, alerts, T0 + 1)).map((c) => c.decision)).toEqual(alerts.map(() => 'in flight'));
+  });
+
+  it('reads the heads again under the locks when any write was sent after the batched read, and then leaves a head claimed meanwhile to its owner', async () => {
+    const s = store();
+    const alerts = Array.from({ length: 10 }, () => alertOf());
+    const seen = await s.readMany(alerts, T0);
+    // Another claimer (another store on the same client: this process) takes one alert between the read and the batch.
+    expect((await store().claim(alerts[3]!, channels, T0)).decision).toBe('first notification');
+    counts.clear();
+    const started = await s.startMany(
+      alerts.map((alert, i) => ({ alert, channels, seen: seen[i] })),
+      T0,
+    );
+    expect(Object.fromEntries(counts)).toEqual({ BatchGetItem: 1, BatchWriteItem: 1 });
+    expect(started.map((c) => c?.decision)).toEqual(alerts.map((_, i) => (i === 3 ? undefined : 'first notification')));
+    expect((await s.claim(alerts[3]!, channels, T0, seen[3])).decision).toBe('in flight');
   });
 
   it('lets exactly one claimer win each alert when batched and single claims race', async () => {
@@ -183,6 +200,29 @@ describe('batched record writes on an exclusive table', () => {
     // Field for field what the single write leaves (but the fingerprint): no acknowledgement, no escalation.
     expect({ ...got, fingerprint: '', alert: { ...got!.alert, fingerprint: '' } }).toEqual({ ...same, fingerprint: '', alert: { ...same!.alert, fingerprint: '' } });
     expect((await single.history(old.fingerprint, 10, T0 + 20)).map((e) => e.startsAt)).toEqual(['2026-11-28T12:00:00.000Z', STARTS_AT]);
+  });
+
+  it('keeps a batched record’s history event in the record (no history item), and moves it to its item when a later occurrence replaces the record', async () => {
+    const [a, b, c] = [alertOf({ startsAt: '2026-11-28T12:00:00.000Z' }), alertOf(), alertOf()];
+    const batch: HistoryBatch = { items: [] };
+    await records().recordManyNotified!([notified(a), notified(b), notified(c)], T0, batch);
+    expect(batch.items).toEqual([]);
+    const historyItem = async (fp: string, seq: number) => (await db.client.send(new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: historyKey(fp, seq) } }, ConsistentRead: true }))).Item;
+    expect(await historyItem(a.fingerprint, 1)).toBeUndefined();
+    await records().addHistory(a.fingerprint, { type: 'escalation scheduled', dueAt: '2026-11-28T12:05:00.000Z', startsAt: '2026-11-28T12:00:00.000Z' }, T0 + 1);
+    const later = { ...a, startsAt: STARTS_AT };
+    await records().recordManyNotified!([notified(later), notified(alertOf()), notified(alertOf())], T0 + 2, batch);
+    expect(batch.items).toHaveLength(1);
+    await flush(records(), batch);
+    expect(await historyItem(a.fingerprint, 1)).toBeDefined();
+    const events = await records().history(a.fingerprint, 10, T0 + 3);
+    expect(events.map((e) => [e.type, e.startsAt, e.at])).toEqual([
+      ['notified', '2026-11-28T12:00:00.000Z', new Date(T0).toISOString()],
+      ['escalation scheduled', '2026-11-28T12:00:00.000Z', new Date(T0 + 1).toISOString()],
+      ['notified', STARTS_AT, new Date(T0 + 2).toISOString()],
+    ]);
+    expect((await records().history(a.fingerprint, 1, T0 + 3)).map((e) => e.startsAt)).toEqual([STARTS_AT]);
+    expect(await records().history(b.fingerprint, 10, T0 + 3)).toEqual([{ at: new Date(T0).toISOString(), type: 'notified', status: 'firing', channels, startsAt: STARTS_AT }]);
   });
 
   it('leaves a write to the same occurrence (a resolve) to recordNotified', async () => {
