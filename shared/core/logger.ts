@@ -40,16 +40,16 @@ export interface Logger {
 /**
  * Creates a JSON-lines logger.
  * @param level the lowest level written
- * @param write where each line goes (default: stdout)
+ * @param write where each line goes (default: stdout), with its level
  */
 export function createLogger(
   level: LogLevel = 'info',
-  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  write: (line: string, level: LogLevel) => void = (line) => process.stdout.write(`${line}\n`),
   base: Record<string, unknown> = {},
 ): Logger {
   const log = (lvl: LogLevel) => (event: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[lvl] < ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...scope.getStore(), ...base, ...fields }, replacer));
+    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...scope.getStore(), ...base, ...fields }, replacer), lvl);
   };
   return {
     debug: log('debug'),
@@ -70,12 +70,13 @@ const BATCH_CHARS = 64 * 1024;
  * {@link BATCH_MS} later, or at once past {@link BATCH_CHARS}. stdout to a pipe or file is a
  * synchronous write on Linux, one system call per line, and each call to a pipe wakes its reader: a
  * duplicate post writes a dozen lines, and those calls were ~1–2 ms of its time (issue #10). The
- * process's `exit` writes what is still waiting (an uncaught error too), so nothing logged is lost
- * unless the process is killed outright. Not for Lambda: there the invocation may freeze before the
+ * process's `exit` writes what is still waiting (an uncaught error too). A `warn` or `error` line is
+ * written at once, with what waits before it: the line that explains a crash (an OOM kill, a SIGKILL)
+ * is never the one left in the buffer. Not for Lambda: there the invocation may freeze before the
  * timer fires; it keeps one write per line.
  * @param out where the batches go (default: stdout)
  */
-export function batchedWriter(out: (text: string) => void = (text) => process.stdout.write(text)): (line: string) => void {
+export function batchedWriter(out: (text: string) => void = (text) => process.stdout.write(text)): (line: string, level?: LogLevel) => void {
   let pending: string[] = [];
   let chars = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -89,10 +90,10 @@ export function batchedWriter(out: (text: string) => void = (text) => process.st
     out(text);
   };
   process.once('exit', flush);
-  return (line) => {
+  return (line, level) => {
     pending.push(line);
     chars += line.length + 1;
-    if (chars >= BATCH_CHARS) flush();
+    if (chars >= BATCH_CHARS || level === 'warn' || level === 'error') flush();
     // Unref'd: waiting lines never keep the process alive; `exit` writes them.
     else timer ??= setTimeout(flush, BATCH_MS).unref();
   };

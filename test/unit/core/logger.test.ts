@@ -58,6 +58,18 @@ describe('batchedWriter', () => {
     expect(writes.map((w) => w.split('\n').length - 1)).toEqual([2, 1]);
   });
 
+  it('writes a warn or error line at once, after the lines waiting before it (the line that explains a crash is never left in the buffer)', () => {
+    const writes: string[] = [];
+    const logger = createLogger('info', batchedWriter((text) => writes.push(text)));
+    logger.info('before');
+    expect(writes).toEqual([]);
+    logger.error('dying', { reason: 'x' });
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.trimEnd().split('\n').map((l) => JSON.parse(l).event)).toEqual(['before', 'dying']);
+    logger.warn('slow');
+    expect(writes.map((w) => JSON.parse(w.trimEnd().split('\n').at(-1)!).event)).toEqual(['dying', 'slow']);
+  });
+
   it('writes at once when the lines waiting pass 64 KiB', () => {
     const writes: string[] = [];
     const write = batchedWriter((text) => writes.push(text));
