@@ -1,9 +1,9 @@
 /**
  * `npm start`'s build step (package.json `prestart`, so `npm ci && npm start` runs it): esbuild
  * bundles `functions/server.ts` to plain JavaScript in `.tmp/start/`, with a source map, and `npm start`
- * runs that file with `node --enable-source-maps`. Same code path as the sources, stack traces name
- * the `.ts` files and lines; an edit is picked up by the next `npm start` (the build takes well under
- * a second).
+ * runs that file. Same code path as the sources, stack traces name the `.ts` files and lines (mapped
+ * when a trace is formatted, `shared/runtime/stack-traces.ts`); an edit is picked up by the next
+ * `npm start` (the build takes well under a second).
  *
  * Why not `node --import tsx` any more: tsx compiles every module in-process at each start and keeps
  * its loader hooks in the request path (~30 MB of RSS and ~7 % of a profile, issue #10).

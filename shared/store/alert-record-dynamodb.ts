@@ -7,7 +7,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { alertJsonForRecord, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
+import { recordJsons, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
 import { withKeys } from './key-locks.js';
 import { lockKey, MIN_BATCH } from './start-many.js';
 import type { Acknowledgement, AckOutcome, AlertRecordStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './alert-record.js';
@@ -118,9 +118,9 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     const resolved = n.alert.status === 'resolved';
     const now = isoTime(nowMs);
     const nowSec = Math.floor(nowMs / 1000);
-    // The record must fit DynamoDB's 400 KB item limit whatever the alert carries (`alertJsonForRecord`).
-    const enrichmentJson = n.enrichment && toJson(n.enrichment);
-    const alertJson = alertJsonForRecord(n.alert, enrichmentJson);
+    // The record must fit DynamoDB's 400 KB item limit whatever the alert carries (`alertJsonForRecord`); queries the
+    // alert's labels rebuild are not stored (`recordJsons`, `enrich/stored.ts`).
+    const { alertJson, enrichmentJson } = recordJsons(n.alert, n.enrichment);
     // Each write also counts the history event it records (`historySeq`), saving a call per alert in a storm.
     // DynamoDB refuses an empty set: an alert no channel accepted carries no `channels` attribute.
     const channels = n.channels.length ? { '#ch': new Set(n.channels) } : undefined;

@@ -13,6 +13,7 @@
 import type { Alert } from '../alertmanager/schema.js';
 import { keyPart } from './keys.js';
 import type { Enrichment } from '../enrich/types.js';
+import { restoredEnrichment, storedEnrichment, type StoredEnrichment } from '../enrich/stored.js';
 import { cutAlert, cutText } from '../render/reduce.js';
 import { utf8Bytes } from '../core/truncate.js';
 import type { Acknowledgement, AlertRecord, EscalationState, HistoryEvent } from './alert-record.js';
@@ -84,6 +85,20 @@ export function alertJsonForRecord(alert: Alert, enrichmentJson = ''): string {
   return json;
 }
 
+/**
+ * The `alertJson` and `enrichmentJson` of a record: the enrichment as stored (`storedEnrichment`:
+ * queries the alert's labels rebuild are left out), unless the alert had to be cut to fit, whose
+ * labels would then no longer rebuild them (every query is stored then).
+ */
+export function recordJsons(alert: Alert, enrichment: Enrichment | undefined): { alertJson: string; enrichmentJson?: string } {
+  if (!enrichment) return { alertJson: alertJsonForRecord(alert) };
+  const stored = toJson(storedEnrichment(enrichment, alert));
+  const alertJson = alertJsonForRecord(alert, stored);
+  if (alertJson === toJson(alert)) return { alertJson, enrichmentJson: stored };
+  const whole = toJson(enrichment);
+  return { alertJson: alertJsonForRecord(alert, whole), enrichmentJson: whole };
+}
+
 /** A group key or external URL as a record keeps it (see {@link MAX_RECORD_TEXT_BYTES}). */
 export const recordText = (text: string): string => cutText(text, MAX_RECORD_TEXT_BYTES);
 
@@ -126,13 +141,33 @@ export function fromItem(item: RecordItem): AlertRecord {
     channels: item.channels ? [...item.channels].sort() : [],
     notifiedAt: item.notifiedAt,
   };
-  if (item.enrichmentJson) record.enrichment = fromJson<Enrichment>(item.enrichmentJson);
+  if (item.enrichmentJson) lazyEnrichment(record, item.enrichmentJson);
   if (item.resolvedAt) record.resolvedAt = item.resolvedAt;
   if (item.ack) record.acknowledgement = { ...item.ack };
   if (item.escalation) record.escalation = { ...item.escalation };
   if (item.generation) record.generation = item.generation;
   if (item.refiredAt) record.refiredAt = item.refiredAt;
   return record;
+}
+
+/**
+ * `record.enrichment`, parsed and its queries rebuilt (`restoredEnrichment`) on first read: most
+ * records read are never asked for it (every record write returns its record), and rebuilding a
+ * latency alert's 19 queries costs ~0.1 ms.
+ */
+function lazyEnrichment(record: AlertRecord, json: string): void {
+  let value: Enrichment | undefined;
+  Object.defineProperty(record, 'enrichment', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (value === undefined) value = restoredEnrichment(fromJson<StoredEnrichment>(json), record.alert);
+      return value;
+    },
+    set(v: Enrichment) {
+      value = v;
+    },
+  });
 }
 
 /** A history item's event. */

@@ -179,6 +179,12 @@ function queryFor(def: GpuSignalDef, peers: readonly Alert[]): string | undefine
   return queries.get(def.name);
 }
 
+/**
+ * The query a signal of `def` keeps for an alert read alone (see {@link readGpuSignals}), for
+ * rebuilding a stored record's signal (`shared/enrich/stored.ts`).
+ */
+export const ownGpuQuery = (def: GpuSignalDef, alert: Alert): string => queryFor(def, [alert]) ?? def.expr((metric) => [metric]);
+
 /** The combined value of the samples that belong to the alert; null when none does. */
 function combined(samples: readonly Sample[] | undefined, alert: Alert, combine: GpuSignalDef['combine']): number | null {
   const index = indexed(samples ?? []);

@@ -41,6 +41,19 @@ export function scopeFor(peers: readonly Alert[], by: readonly string[]): QueryS
   return { matchers: groupMatchers(peers.map((p) => p.labels), by), by: [...by] };
 }
 
+/** `def`'s query for a scope (a breakdown signal aggregated by its label as well). */
+const exprFor = (def: SignalDef, scope: QueryScope): string => def.expr(def.breakdown ? { ...scope, by: [...scope.by, def.breakdown] } : scope);
+
+/**
+ * The query a signal of `def` keeps for `alert` (its own series, not its group's): what
+ * {@link readSignals} puts in `Signal.query`, and what a stored record's signal is rebuilt with
+ * (`shared/enrich/stored.ts`).
+ */
+export function ownQuery(def: SignalDef, alert: Pick<Alert, 'labels'>): string {
+  const by = def.scopeLabels.filter((name) => alert.labels[name] !== undefined);
+  return exprFor(def, { matchers: groupMatchers([alert.labels], by), by });
+}
+
 /** The items of an answer (samples or series) that belong to the alert, through an index built once per answer and `by`. */
 export function itemsOf<T extends { metric: Record<string, string> }>(items: readonly T[], alert: Pick<Alert, 'labels'>, by: readonly string[]): T[] {
   const keyOf = (labels: Readonly<Record<string, string>>) => JSON.stringify(by.map((name) => labels[name] ?? ''));
@@ -67,11 +80,10 @@ export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readon
 
 async function readSignal(ctx: EnrichContext, alert: Alert, def: SignalDef): Promise<Signal[]> {
   const { peers, by, scope } = shapePeers(alert, ctx.peers, def.scopeLabels);
-  const expr = (sc: QueryScope) => def.expr(def.breakdown ? { ...sc, by: [...by, def.breakdown] } : sc);
-  const query = textOnce(scope, def.name, () => expr(scope));
+  const query = textOnce(scope, def.name, () => exprFor(def, scope));
   // What the signal keeps and shows (records, links, charts) is the alert's own query: the group's
   // names every peer (a 5,000-alert storm's is ~100 KB, past DynamoDB's 400 KB item with a few signals).
-  const own = peers.length > 1 ? expr(scopeFor([alert], by)) : query;
+  const own = peers.length > 1 ? ownQuery(def, alert) : query;
   const [now, atStart, bounds] = await Promise.all([
     ctx.instant(query),
     samplesAtStart(ctx, query, alert, peers, by),
