@@ -1,0 +1,60 @@
+/**
+ * CPU of enriching one storm group in process (shared/enrich, against the answer-from-text Prometheus
+ * stand-in of test/helpers/storm-prometheus.ts), and a digest of every alert's enrichment as the
+ * pipeline keeps it (`Enrichment` JSON) and as a record stores it (`storedEnrichment` JSON), which
+ * test/integration/enrich-storm-golden.test.ts pins byte for byte.
+ *
+ * Run alone: `npx tsx bench/enrich-storm.ts [alerts=5000] [runs=5]` (`STORM_PROM_EMPTY=1`: empty answers) (add `node --cpu-prof` or
+ * `--trace-gc` through `NODE_OPTIONS` to profile).
+ */
+import { createHash } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import type { Alert } from '../shared/alertmanager/schema.js';
+import { silentLogger } from '../shared/core/logger.js';
+import { enrichAlerts } from '../shared/enrich/index.js';
+import { storedEnrichment } from '../shared/enrich/stored.js';
+import { stormWebhook } from '../test/integration/storm-webhook.js';
+import { startStormPrometheus } from '../test/helpers/storm-prometheus.js';
+
+/** The storm's evaluation time: ten minutes after its alerts fired. */
+const NOW = new Date(Date.parse('2026-11-29T12:42:23.143Z') + 600_000);
+
+/** The storm's alerts (a fresh copy each call, as each webhook is parsed afresh). */
+export const stormAlerts = (n: number): Alert[] => stormWebhook(n).alerts as Alert[];
+
+/**
+ * Enriches `alerts` against `prometheusUrl`.
+ * @returns each alert's enrichment JSON and stored-enrichment JSON, in alert order, and the CPU the call took (ms)
+ */
+export async function enrichStorm(alerts: Alert[], prometheusUrl: string): Promise<{ json: string[]; cpuMs: number }> {
+  const cpu = process.cpuUsage();
+  const results = await enrichAlerts(alerts, { prometheusUrl, timeoutMs: 120_000, memoryTrendWindowHours: 6, logger: silentLogger, now: () => NOW });
+  const used = process.cpuUsage(cpu);
+  const json = alerts.map((a) => {
+    const e = results.get(a.fingerprint);
+    return `${JSON.stringify(e)}\n${JSON.stringify(e && storedEnrichment(e, a))}`;
+  });
+  return { json, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** A short digest of one alert's JSON. */
+export const digest = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const [n = 5000, runs = 5] = process.argv.slice(2).map(Number);
+  const alerts = stormAlerts(n);
+  const prom = await startStormPrometheus(alerts, { empty: process.env.STORM_PROM_EMPTY === '1' });
+  const cpus: number[] = [];
+  let all = '';
+  try {
+    for (let i = 0; i < runs; i++) {
+      const r = await enrichStorm(stormAlerts(n), prom.url);
+      cpus.push(Math.round(r.cpuMs));
+      all = digest(r.json.join('\n'));
+    }
+  } finally {
+    await prom.close();
+  }
+  const sorted = [...cpus].sort((a, b) => a - b);
+  process.stdout.write(`${JSON.stringify({ alerts: n, cpuMs: cpus, medianCpuMs: sorted[Math.floor(sorted.length / 2)], digest: all })}\n`);
+}
