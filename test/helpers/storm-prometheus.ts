@@ -76,6 +76,7 @@ export async function startStormPrometheus(alerts: readonly Alert[], options: { 
       const { path, params } = requestParams(req, body);
       const range = path.endsWith('query_range');
       const result = membersOf(params.query ?? '').flatMap(({ expr, tag }) => {
+        if (replicas.length === 0) return [];
         const names = named(expr);
         const mine = replicas.filter((a) => names.has(a.labels.instance ?? '') || names.has((a.labels.instance ?? '').replace(/:\d+$/, '')));
         return mine.flatMap((alert) =>

@@ -36,6 +36,40 @@ function usedDef(memory: MemorySettings): SignalDef {
   };
 }
 
+const USED_DEFS = new WeakMap<MemorySettings, SignalDef>();
+const RANGE_TEXTS = new WeakMap<SignalDef, WeakMap<QueryScope, string>>();
+
+/**
+ * {@link usedDef} once per group's settings: one definition object, so the text memos keyed by it
+ * hit for every alert of a storm.
+ */
+function usedDefOnce(memory: MemorySettings): SignalDef {
+  let def = USED_DEFS.get(memory);
+  if (!def) {
+    def = usedDef(memory);
+    USED_DEFS.set(memory, def);
+  }
+  return def;
+}
+
+/**
+ * The trend's range query for a scope, built once: a storm's scope names every peer (~100 KB), and
+ * building it per alert only to find it in the query cache was O(alerts²) text.
+ */
+function rangeText(def: SignalDef, scope: QueryScope): string {
+  let texts = RANGE_TEXTS.get(def);
+  if (!texts) {
+    texts = new WeakMap();
+    RANGE_TEXTS.set(def, texts);
+  }
+  let text = texts.get(scope);
+  if (text === undefined) {
+    text = def.expr(scope);
+    texts.set(scope, text);
+  }
+  return text;
+}
+
 /** `DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE`, MiB. */
 export const GPU_MEMORY_TOTAL: SignalDef = {
   name: 'gpu_memory_total_mib',
@@ -53,10 +87,10 @@ export const GPU_MEMORY_TOTAL: SignalDef = {
 export const gpuMemoryEnricher: Enricher<'gpu_memory'> = {
   kind: 'gpu_memory',
   enrich: async (alert, ctx) => {
-    const used = usedDef(ctx.memory);
+    const used = usedDefOnce(ctx.memory);
     const defs = ctx.memory.series === DCGM_FB_USED ? [used, GPU_MEMORY_TOTAL] : [used];
     const { by, scope } = shapePeers(alert, ctx.peers, used.scopeLabels);
-    const [signals, series] = await Promise.all([readSignals(ctx, alert, defs), ctx.range(used.expr(scope), ctx.memory.windowHours * 3600)]);
+    const [signals, series] = await Promise.all([readSignals(ctx, alert, defs), ctx.range(rangeText(used, scope), ctx.memory.windowHours * 3600)]);
     const total = signals.find((s) => s.name === GPU_MEMORY_TOTAL.name)?.value ?? null;
     const capacity = ctx.memory.capacityMiB ?? (total !== null && Number.isFinite(total) ? total : null);
     const points = itemsOf(series, alert, by)[0]?.points ?? [];

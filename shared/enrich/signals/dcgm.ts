@@ -130,12 +130,17 @@ export function gpuBelongs(series: Readonly<Record<string, string>>, alert: Read
  * the peers name neither.
  */
 function selectorsFor(metric: string, peers: readonly Alert[]): string[] {
+  return matchersFor(peers).map((m) => `${metric}{${m}}`);
+}
+
+/** The matchers of {@link selectorsFor}, the same for every metric. */
+function matchersFor(peers: readonly Alert[]): string[] {
   const alt = (values: readonly string[]) => [...new Set(values)].sort().map(escapeRegex).join('|');
   const pods = peers.map((p) => p.labels.pod).filter((v): v is string => !!v);
   const hosts = peers.flatMap((p) => alertHosts(p.labels));
   const byHost = [...DCGM_HOST_LABELS.map((n) => `${n}=~${quoteString(alt(hosts))}`), `instance=~${quoteString(`\\[?(?:${alt(hosts)})\\]?(?::[0-9]+)?`)}`];
   const byPod = ['pod', 'exported_pod'].map((n) => `${n}=~${quoteString(alt(pods))}`);
-  return [...(pods.length ? byPod : []), ...(hosts.length ? byHost : [])].map((m) => `${metric}{${m}}`);
+  return [...(pods.length ? byPod : []), ...(hosts.length ? byHost : [])];
 }
 
 /** Samples by pod (mapped or own) and by host name, built once per answer so an alert's lookup does not scan it. */
@@ -183,7 +188,17 @@ function queryFor(def: GpuSignalDef, peers: readonly Alert[]): string | undefine
  * The query a signal of `def` keeps for an alert read alone (see {@link readGpuSignals}), for
  * rebuilding a stored record's signal (`shared/enrich/stored.ts`).
  */
-export const ownGpuQuery = (def: GpuSignalDef, alert: Alert): string => queryFor(def, [alert]) ?? def.expr((metric) => [metric]);
+export const ownGpuQuery = (def: GpuSignalDef, alert: Alert): string => aloneQuery(def, alert) ?? def.expr((metric) => [metric]);
+
+/**
+ * What {@link queryFor} gives for `[alert]`, built directly: its memo is keyed by the peer list, and a
+ * fresh one-element list per alert and signal never hits it (5,000 alerts: 5,000 memo entries and
+ * sets, sorts and quoting per selector, for text used once). The matchers are built once per call.
+ */
+function aloneQuery(def: GpuSignalDef, alert: Alert): string | undefined {
+  const matchers = matchersFor([alert]);
+  return matchers.length === 0 ? undefined : def.expr((metric) => matchers.map((m) => `${metric}{${m}}`));
+}
 
 /** The combined value of the samples that belong to the alert; null when none does. */
 function combined(samples: readonly Sample[] | undefined, alert: Alert, combine: GpuSignalDef['combine']): number | null {
@@ -212,7 +227,7 @@ export async function readGpuSignals(ctx: EnrichContext, alert: Alert, defs: rea
       if (query === undefined) return { ...base, value: null, atStart: null, query: def.expr((metric) => [metric]) };
       const [now, atStart] = await Promise.all([ctx.instant(query), samplesAtStart(ctx, query, alert, peers)]);
       // Kept and shown: the alert's own query, not the group's (which names every peer's host).
-      const own = peers.length > 1 ? (queryFor(def, [alert]) ?? query) : query;
+      const own = peers.length > 1 ? (aloneQuery(def, alert) ?? query) : query;
       return { ...base, value: combined(now, alert, def.combine), query: own, ...(atStart === undefined ? {} : { atStart: combined(atStart, alert, def.combine) }) };
     }),
   );
