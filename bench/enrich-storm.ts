@@ -4,11 +4,15 @@
  * pipeline keeps it (`Enrichment` JSON) and as a record stores it (`storedEnrichment` JSON), which
  * test/integration/enrich-storm-golden.test.ts pins byte for byte.
  *
+ * The stand-in runs in a child process, so its own work is not counted.
  * Run alone: `npx tsx bench/enrich-storm.ts [alerts=5000] [runs=5]` (`STORM_PROM_EMPTY=1`: empty answers) (add `node --cpu-prof` or
  * `--trace-gc` through `NODE_OPTIONS` to profile).
  */
 import { createHash } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Alert } from '../shared/alertmanager/schema.js';
 import { silentLogger } from '../shared/core/logger.js';
 import { enrichAlerts } from '../shared/enrich/index.js';
@@ -40,21 +44,36 @@ export async function enrichStorm(alerts: Alert[], prometheusUrl: string): Promi
 /** A short digest of one alert's JSON. */
 export const digest = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
+/**
+ * The stand-in in a child process (`--serve`), so the CPU measured is the enrichment's alone.
+ * @returns its URL and a stop
+ */
+async function serveApart(n: number): Promise<{ url: string; close(): void }> {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--serve', String(n)], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { url: line, close: () => void child.kill() };
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const [n = 5000, runs = 5] = process.argv.slice(2).map(Number);
-  const alerts = stormAlerts(n);
-  const prom = await startStormPrometheus(alerts, { empty: process.env.STORM_PROM_EMPTY === '1' });
-  const cpus: number[] = [];
-  let all = '';
-  try {
-    for (let i = 0; i < runs; i++) {
-      const r = await enrichStorm(stormAlerts(n), prom.url);
-      cpus.push(Math.round(r.cpuMs));
-      all = digest(r.json.join('\n'));
+  const empty = process.env.STORM_PROM_EMPTY === '1';
+  if (process.argv[2] === '--serve') {
+    const prom = await startStormPrometheus(stormAlerts(Number(process.argv[3])), { empty });
+    process.stdout.write(`${prom.url}\n`);
+  } else {
+    const [n = 5000, runs = 5] = process.argv.slice(2).map(Number);
+    const prom = await serveApart(n);
+    const cpus: number[] = [];
+    let all = '';
+    try {
+      for (let i = 0; i < runs; i++) {
+        const r = await enrichStorm(stormAlerts(n), prom.url);
+        cpus.push(Math.round(r.cpuMs));
+        all = digest(r.json.join('\n'));
+      }
+    } finally {
+      prom.close();
     }
-  } finally {
-    await prom.close();
+    const sorted = [...cpus].sort((a, b) => a - b);
+    process.stdout.write(`${JSON.stringify({ alerts: n, empty, cpuMs: cpus, medianCpuMs: sorted[Math.floor(sorted.length / 2)], digest: all })}\n`);
   }
-  const sorted = [...cpus].sort((a, b) => a - b);
-  process.stdout.write(`${JSON.stringify({ alerts: n, cpuMs: cpus, medianCpuMs: sorted[Math.floor(sorted.length / 2)], digest: all })}\n`);
 }
