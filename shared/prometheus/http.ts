@@ -9,6 +9,7 @@
 import pRetry from 'p-retry';
 import { BodyTooLargeError, httpRequest, type HttpAnswer } from '../core/http-request.js';
 import { PrometheusError } from './error.js';
+import { formEncode } from './form.js';
 
 /**
  * Longest URL sent as GET, characters. Prometheus itself accepts much longer, but proxies in front
@@ -76,7 +77,7 @@ async function attempt(url: string, params: Record<string, string>, options: Tra
   const timeout = AbortSignal.timeout(timeoutMs);
   const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
   // Encoded once: a batch's query runs to tens of KB.
-  const form = new URLSearchParams(params).toString();
+  const form = formEncode(params);
   const get = url.length + 1 + form.length <= MAX_GET_URL_CHARS;
   // Set once the status line arrived: a connection lost after it cut an answer, it did not fail to reach Prometheus.
   let answered: number | undefined;
