@@ -8,13 +8,14 @@
 
 /** What `encodeURIComponent` leaves as is but the form serializer escapes, and the space it writes `+`. */
 const FORM_DIFFERENCES = /%20|[!'()~]/g;
+const FORM_ESCAPES: Readonly<Record<string, string>> = { '%20': '+', '!': '%21', "'": '%27', '(': '%28', ')': '%29', '~': '%7E' };
 
 /** A UTF-16 surrogate not in a pair (with the `u` flag a pair is one code point, never matched). */
 const LONE_SURROGATE = /\p{Cs}/gu;
 
 const formPart = (value: string): string =>
   // Lone surrogates: the serializer writes U+FFFD (a USVString); encodeURIComponent would throw.
-  encodeURIComponent(value.replace(LONE_SURROGATE, '\ufffd')).replace(FORM_DIFFERENCES, (c) => (c === '%20' ? '+' : `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
+  encodeURIComponent(value.replace(LONE_SURROGATE, '\ufffd')).replace(FORM_DIFFERENCES, (c) => FORM_ESCAPES[c] ?? c);
 
 /**
  * @param params names and values, in order
