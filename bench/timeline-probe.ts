@@ -10,10 +10,11 @@ const EMPTY_VECTOR = '{"status":"success","data":{"resultType":"vector","result"
 const EMPTY_MATRIX = '{"status":"success","data":{"resultType":"matrix","result":[]}}';
 const server = createServer((req, res) => {
   const t = now();
-  req.resume();
+  let bytes = 0;
+  req.on('data', (d: Buffer) => void (bytes += d.length));
   req.on('end', () => {
     const path = req.url ?? '';
-    events.push([t, `in  ${path.split('?')[0]}`]);
+    events.push([t, `in  ${path.split('?')[0]} ${bytes} B`]);
     res.on('finish', () => events.push([now(), `out ${path.split('?')[0]}`]));
     if (path.startsWith('/api/v1/')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(path.includes('query_range') ? EMPTY_MATRIX : EMPTY_VECTOR);
     if (path.startsWith('/feishu')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0,"msg":"success"}');
