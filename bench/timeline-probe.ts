@@ -1,4 +1,10 @@
-// Scratch probe (perf-new2): one new-alert group through npm start, the timeline of its rounds.
+/**
+ * One new-alert group through `npm start` (its bundle and flags), as a timeline: when each outbound request
+ * (Prometheus, Slack, Feishu, SNS) reached the loopback fakes and was answered, ms from the post, with its
+ * body size. A probe, not a benchmark row: `npx tsx bench/timeline-probe.ts` (`PROBE_N` alerts, `PROBE_RUNS`
+ * posts after 40 warm-up posts, `PROBE_ALL=1` prints every run, `PROBE_NODE_ARGS="--cpu-prof ..."`,
+ * `BENCH_LOG_DIR` keeps the product's log). The product's own stages are in its log lines.
+ */
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSnsServer } from '../test/helpers/sns-server.js';
@@ -37,11 +43,18 @@ const snsProxy = createServer((req, res) => {
 snsProxy.keepAliveTimeout = 60_000;
 await new Promise<void>((r) => snsProxy.listen(0, '127.0.0.1', r));
 const env = {
-  SLACK_WEBHOOK_URL: `${url}/slack/hook`, FEISHU_WEBHOOK_URL: `${url}/feishu/hook`, SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:bench',
-  AWS_ENDPOINT_URL_SNS: `http://127.0.0.1:${(snsProxy.address() as AddressInfo).port}`, AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'eu-west-1',
-  PROMETHEUS_URL: url, PUBLIC_URL: 'https://alerts.example.com', ACK_SECRET: 'bench-ack-secret-0123456789abcdef0123456789', HEARTBEAT_ALERTNAME: '',
+  SLACK_WEBHOOK_URL: `${url}/slack/hook`,
+  FEISHU_WEBHOOK_URL: `${url}/feishu/hook`,
+  SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:bench',
+  AWS_ENDPOINT_URL_SNS: `http://127.0.0.1:${(snsProxy.address() as AddressInfo).port}`,
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  AWS_REGION: 'eu-west-1',
+  PROMETHEUS_URL: url,
+  PUBLIC_URL: 'https://alerts.example.com',
+  ACK_SECRET: 'bench-ack-secret-0123456789abcdef0123456789',
+  HEARTBEAT_ALERTNAME: '',
 };
-const logs: string[] = [];
 const args = npmStartArgs();
 const extra = (process.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const product = await serve([...extra, ...args], { ...npmStartEnv(), ...env, PORT: '0', HOST: '127.0.0.1' });
@@ -61,5 +74,6 @@ for (let i = 0; i < Number(process.env.PROBE_RUNS ?? 15); i++) {
 ms.sort((a, b) => a - b);
 console.log(`n=${n} median ${ms[ms.length >> 1]!.toFixed(1)} ms; all ${ms.map((m) => m.toFixed(1)).join(' ')}`);
 await product.stop();
-server.close(); snsProxy.close(); await sns.close();
-void logs;
+server.close();
+snsProxy.close();
+await sns.close();
