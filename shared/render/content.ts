@@ -182,7 +182,7 @@ function identifyingLines(alert: EnrichedAlert, m: Markup, options: AlertLineOpt
       lines.push(`${t.memoryTrend}: ${formatMemoryTrend(e.trend)}${basis}`);
       if (e.trend.sparkline) lines.push(`${t.memoryOverWindow}: ${e.trend.sparkline}`);
     }
-    if (e.likelyCause) lines.push(...formatLikelyCause(e.likelyCause).map((line) => m.escape(line)));
+    if (e.likelyCause) lines.push(...formatLikelyCause(e.likelyCause, options.locale).map((line) => m.escape(line)));
   }
   const times = timesLine(alert, options.locale);
   if (times) lines.push(times);

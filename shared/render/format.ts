@@ -6,6 +6,7 @@
 import type { LikelyCause, MemoryTrend, Signal } from '../enrich/types.js';
 import { formatHours, formatSignalValue } from '../enrich/values.js';
 import { elapsed } from './elapsed.js';
+import { type Locale, messages } from './locale.js';
 
 /**
  * One reading of a signal (its value now, or `signal.atStart`) for display: like
@@ -36,9 +37,14 @@ export function formatTrendBasis(trend: MemoryTrend): string {
   return parts.join(', ');
 }
 
-/** A likely cause as lines: `Likely cause: …`, `Evidence: a; b`, `Try: …`. */
-export function formatLikelyCause(cause: LikelyCause): string[] {
-  return [`Likely cause: ${cause.cause}`, `Evidence: ${cause.evidence.join('; ')}`, `Try: ${cause.action}`];
+/**
+ * A likely cause as lines: `Likely cause: …`, `Evidence: a; b`, `Try: …` (`可能原因: …`, `证据: …`,
+ * `建议: …` in zh-CN). The words are ours and translated; the rule's cause, evidence and action are
+ * shown as written.
+ */
+export function formatLikelyCause(cause: LikelyCause, locale?: Locale): string[] {
+  const t = messages(locale).likelyCause;
+  return [`${t.cause}: ${cause.cause}`, `${t.evidence}: ${cause.evidence.join('; ')}`, `${t.try}: ${cause.action}`];
 }
 
 

@@ -31,6 +31,8 @@ export interface Messages {
   started: string;
   ended: string;
   memoryTrend: string;
+  /** The three lines of a likely cause: its name, the evidence, what to try (the rule's own text follows each). */
+  likelyCause: { cause: string; evidence: string; try: string };
   memoryOverWindow: string;
   /** Legend of values shown as `value when fired → value now`. */
   whenFiredNow: string;
@@ -78,6 +80,7 @@ const EN: Messages = {
   started: 'Started',
   ended: 'Ended',
   memoryTrend: 'Memory trend',
+  likelyCause: { cause: 'Likely cause', evidence: 'Evidence', try: 'Try' },
   memoryOverWindow: 'Memory over the window',
   whenFiredNow: 'When fired → now',
   enrichmentUnavailable: (reason) => `enrichment unavailable: ${reason}`,
@@ -115,6 +118,7 @@ const ZH_CN: Messages = {
   started: '开始于',
   ended: '结束于',
   memoryTrend: '显存趋势',
+  likelyCause: { cause: '可能原因', evidence: '证据', try: '建议' },
   memoryOverWindow: '窗口内显存',
   whenFiredNow: '触发时 → 现在',
   enrichmentUnavailable: (reason) => `补充信息不可用：${reason}`,

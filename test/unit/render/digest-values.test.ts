@@ -62,6 +62,8 @@ describe('a digest of an enriched storm', () => {
     const n = enrichedStorm();
     const divs = renderFeishu(n).card.elements.flatMap((e: FeishuElement) => (e.tag === 'div' ? [e.text.content] : []));
     expect(divs[0]).toContain('1,000 条告警中 700 条的可能原因: Queueing');
+    expect(divs[0]).toContain('建议: Add capacity');
+    expect(divs[0]).not.toContain('Try:');
     expect(divs[1]).toContain('最严重的 10 条（同级按数值）');
     expect(divs[1]).toContain('Requests waiting 999');
     const text = renderText(n);

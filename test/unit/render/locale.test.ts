@@ -17,6 +17,16 @@ describe('locales', () => {
     expect(JSON.stringify(blocks)).toContain('|图表>');
   });
 
+  it('words a likely cause in the instance’s language; the rule’s own text is shown as written', () => {
+    const n = fixtureNotification('firing-kv-cache-critical');
+    const [alert] = n.alerts;
+    alert!.enrichment = { status: 'enriched', kind: 'kv_cache', signals: [], likelyCause: { rule: 'r', cause: 'KV cache pressure.', action: 'Add replicas.', evidence: ['a', 'b'] } };
+    const zh = sections(renderSlack(n, { locale: 'zh-CN' }).blocks)[0]!;
+    expect(zh).toContain('可能原因: KV cache pressure.\n证据: a; b\n建议: Add replicas.');
+    expect(zh).not.toMatch(/Likely cause|Evidence|Try:/);
+    expect(sections(renderSlack(n).blocks)[0]).toContain('Likely cause: KV cache pressure.\nEvidence: a; b\nTry: Add replicas.');
+  });
+
   it('says what was left out: ours, Alertmanager’s, or both', () => {
     expect(moreAlertsText(0)).toBe('');
     expect(moreAlertsText(1)).toBe('+1 more alert');
