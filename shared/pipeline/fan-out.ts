@@ -4,13 +4,14 @@
  * (`channel delivered`, `channel failed`, `channel refused content`).
  */
 import type { Alert } from '../alertmanager/schema.js';
+import type { EnrichedAlert } from '../enrich/types.js';
 import { ContentRefusedError, deliveryFailureReason, type Channel } from '../channels/channel.js';
 import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from '../channels/deliver.js';
 import { withChartUrl } from '../chart/url.js';
 import { noMetrics, type Metrics } from '../metrics/catalogue.js';
 import { MAX_DETAILED_ALERTS } from '../render/digest.js';
 import { buildNotification } from '../render/notification.js';
-import type { ChannelOutcome, GroupContext } from './context.js';
+import type { ChannelOutcome, ClaimedAlert, GroupContext } from './context.js';
 import { markFlapping } from './flap.js';
 import { markGenerations } from './refire.js';
 
@@ -31,11 +32,7 @@ export async function fanOutTo(channel: Channel, group: GroupContext): Promise<{
   // Charts only for a message that shows its alerts in detail: a storm's digest shows none, and
   // signing thousands of URLs would only cost the storm's time budget.
   const detailed = mine.length + message.truncatedAlerts <= MAX_DETAILED_ALERTS;
-  const alerts = mine.map((c) => {
-    const enrichment = group.enrichments.get(c.alert.fingerprint);
-    const alert = { ...c.alert, enrichment: enrichment ?? { status: 'unavailable' as const, kind: 'unknown' as const, reason: 'not enriched' } };
-    return withChartUrl(alert, detailed && enrichment !== undefined, deps.charts, started);
-  });
+  const alerts = mine.map((c) => enriched(c, detailed, group, started));
   try {
     const built = { ...buildNotification(message, alerts), ...(deps.grafanaUrl && { grafanaUrl: deps.grafanaUrl }) };
     const notification = markGenerations(markFlapping(built, group.flapping), mine);
@@ -58,6 +55,25 @@ export async function fanOutTo(channel: Channel, group: GroupContext): Promise<{
     countDelivery(channel.name, outcome, deliveryFailureReason(err), deps.metrics ?? noMetrics);
     return { channel: channel.name, outcome };
   }
+}
+
+/** Each claimed alert as messages show it, by whether it is shown in detail: built once per group, not per channel. */
+const shown = new WeakMap<ClaimedAlert, Partial<Record<'detailed' | 'listed', EnrichedAlert>>>();
+
+/**
+ * The alert with its enrichment and, shown in detail, its signed chart URL (signed at `nowMs`). The
+ * group's channels share it: the chart token's HMAC and the copy are made once per alert, not per channel.
+ */
+function enriched(c: ClaimedAlert, detailed: boolean, group: GroupContext, nowMs: number): EnrichedAlert {
+  const built = shown.get(c) ?? {};
+  shown.set(c, built);
+  const key = detailed ? 'detailed' : 'listed';
+  const known = built[key];
+  if (known) return known;
+  const enrichment = group.enrichments.get(c.alert.fingerprint);
+  const alert = { ...c.alert, enrichment: enrichment ?? { status: 'unavailable' as const, kind: 'unknown' as const, reason: 'not enriched' } };
+  built[key] = withChartUrl(alert, detailed && enrichment !== undefined, group.deps.charts, nowMs);
+  return built[key];
 }
 
 /** The alerts an error log names: fingerprints and alert names, the first {@link MAX_NAMED} of each. */

@@ -24,6 +24,7 @@ import { fanOutTo } from './fan-out.js';
 import { DEFAULT_FLAP_WINDOW_MS, MAX_TRACKED_FIRINGS, recordFirings } from './flap.js';
 import { BATCHED_CONCURRENCY, DeliveryLedger } from './record.js';
 import { confirmRefires } from './refire.js';
+import { type EarlyEnrichment, enrichmentOf, startEarly } from './early-enrich.js';
 
 export type { GroupResult, PipelineDeps } from './context.js';
 
@@ -43,12 +44,21 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const log = deps.logger.child({ groupKey: message.groupKey, receiver: message.receiver });
   log.info('group received', { status: message.status, alerts: message.alerts.length, truncatedAlerts: message.truncatedAlerts });
 
-  const claimed = await confirmRefires(await claimAll(message.alerts, deps, log), deps, log);
+  // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
+  const cut = cutOnce(log);
+  let early: EarlyEnrichment | undefined;
+  const enrich = (alerts: Alert[]) => enrichTimed(alerts, deps, log);
+  const claiming = claimAll(message.alerts, deps, log, (read) => {
+    early = startEarly(message.alerts, read, deps.store, cut, enrich);
+  }).then((claims) => confirmRefires(claims, deps, log));
+  const claimed = await claiming.catch(async (err: unknown) => {
+    await early?.result; // nothing outlives the answer (Lambda)
+    throw err;
+  });
   // Counted once settled: a candidate re-fire or resolve is counted as what it turned out to be.
   for (const c of claimed) deps.metrics?.inc('dedupe_decisions_total', { decision: c.claim.decision });
-  // Cut after routing and claiming (both read the alert as sent): what is rendered and stored fits everywhere.
-  const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cutOversized(c.alert, log) }));
-  const { flapping, runs, enrichments, ackView } = await prepareGroup(message, toSend, deps, log, receivedAt);
+  const toSend = claimed.filter((c) => c.claim.pending.length > 0).map((c) => ({ ...c, alert: cut(c.alert) }));
+  const { flapping, runs, enrichments, ackView } = await prepareGroup(message, toSend, deps, log, receivedAt, (alerts) => enrichmentOf(alerts, early, enrich));
   // With alert records, an alert every channel accepted is recorded and ledgered by one write (`record.ts`).
   const records = deps.ack?.session(message, enrichments);
   const mark = records && ((alert: Alert, claim: Claim, channels: string[]) => records.delivered({ alert, channels, generation: claim.event.generation, flapRun: runs.get(alert.fingerprint) }, claim.event.key));
@@ -85,7 +95,7 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
  * per signal and kind for all alerts of the group (`shared/enrich`), so a digest of 5,000 alerts costs
  * Prometheus what one alert does, and the digest shows values and the cause most alerts share.
  */
-async function prepareGroup(message: WebhookMessage, toSend: ClaimedAlert[], deps: PipelineDeps, log: Logger, receivedAt: number) {
+async function prepareGroup(message: WebhookMessage, toSend: ClaimedAlert[], deps: PipelineDeps, log: Logger, receivedAt: number, enrich: (alerts: Alert[]) => Promise<Map<string, Enrichment>>) {
   const alerts = toSend.map((c) => c.alert);
   if (stormSized(toSend, message.truncatedAlerts)) log.info('alert storm', { alerts: toSend.length, truncatedAlerts: message.truncatedAlerts });
   const windowMs = deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS;
@@ -93,7 +103,7 @@ async function prepareGroup(message: WebhookMessage, toSend: ClaimedAlert[], dep
   const runs = deps.ack ? runsFromRead(toSend, deps.store, windowMs, receivedAt) : new Map<string, FlapRun>();
   const [flapping, enrichments, ackView] = await Promise.all([
     recordFirings(alerts, deps.store, windowMs, receivedAt, log, runs),
-    alerts.length ? enrichTimed(alerts, deps, log) : new Map<string, Enrichment>(),
+    enrich(alerts),
     deps.ack && toSend.length ? deps.ack.prepare(alerts) : undefined,
   ]);
   return { flapping, runs, enrichments, ackView };
@@ -109,6 +119,18 @@ function runsFromRead(toSend: ClaimedAlert[], store: DedupeStore, windowMs: numb
     if (run) runs.set(c.alert.fingerprint, run);
   }
   return runs;
+}
+
+/** {@link cutOversized} once per alert object: the early enrichment and fan-out then share one copy. */
+function cutOnce(log: Logger): (alert: Alert) => Alert {
+  const cut = new Map<Alert, Alert>();
+  return (alert) => {
+    let copy = cut.get(alert);
+    if (copy) return copy;
+    copy = cutOversized(alert, log);
+    cut.set(alert, copy);
+    return copy;
+  };
 }
 
 async function enrichTimed(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<Map<string, Enrichment>> {
@@ -134,13 +156,14 @@ async function settleLedger(ledger: DeliveryLedger, toSend: ClaimedAlert[], unde
  * Claims every alert. If any claim fails, the claims already taken are released before the error
  * is rethrown: otherwise Alertmanager's retry would find them "in flight" until their lease ran out.
  */
-async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger): Promise<ClaimedAlert[]> {
+async function claimAll(alerts: Alert[], deps: PipelineDeps, log: Logger, onRead: (read: { seen: (Seen | undefined)[]; routed: string[][]; nowMs: number }) => void): Promise<ClaimedAlert[]> {
   const now = deps.now();
   // One batched read first: duplicates are then settled without a write, new alerts with one each
   // (or, where the store can batch them, a few writes for all: `DedupeStore.startMany`).
   const seen = await readAll(alerts, now, deps, log);
   const names = deps.channels.map((c) => c.name);
   const routed = alerts.map((alert) => (deps.route ? deps.route(alert.labels).filter((name) => names.includes(name)) : names));
+  onRead({ seen, routed, nowMs: now });
   const started = deps.store.startMany && seen.length ? await deps.store.startMany(alerts.map((alert, i) => ({ alert, channels: routed[i]!, seen: seen[i] })), now) : [];
   const settled = await Promise.allSettled(claimEach(alerts, { seen, routed, started }, now, deps, log));
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');

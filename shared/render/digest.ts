@@ -176,7 +176,9 @@ export function digestText(notification: Notification, m: Markup, locale?: Local
   const counts = [list(t.digest.bySeverity, d.bySeverity), list(t.digest.byAlertname, d.byAlertname), list(t.digest.byModel, d.byModel)];
   const top = d.top.map((alert) => topLine(alert, m, Boolean(notification.flapping?.[alert.fingerprint])));
   const group = Object.keys(notification.groupLabels).length ? notification.groupLabels : notification.commonLabels;
-  const cause = d.sharedCause ? [`${m.bold(t.digest.sharedCause(d.sharedCause.alerts, d.received))}: ${m.escape(d.sharedCause.cause.cause)}`, m.escape(`${t.likelyCause.try}: ${d.sharedCause.cause.action}`)] : [];
+  const cause = d.sharedCause
+    ? [`${m.bold(t.digest.sharedCause(d.sharedCause.alerts, d.received))}: ${m.escape(d.sharedCause.cause.cause)}`, m.escape(`${t.likelyCause.try}: ${d.sharedCause.cause.action}`)]
+    : [];
   return {
     summary,
     counts,

@@ -111,6 +111,11 @@ export class DynamoDbDedupeStore implements DedupeStore {
     return entries.map((e) => (candidates.has(e) && created.has(headKey(e.alert)) ? claimOf(e.alert, 'first notification', [...e.channels], 0) : undefined));
   }
 
+  /** See {@link DedupeStore.unseen}: a firing whose read found no live head (what {@link startMany} batches too). */
+  unseen(alert: AlertEvent, seen: Seen, nowMs: number): boolean {
+    return alert.status === 'firing' && !liveHead(seen, nowMs);
+  }
+
   /**
    * The two items `#read` needs of each alert (head, record), in one BatchGetItem per 50 alerts. A group
    * larger than `newRecordsUpTo` reads its heads first, then the records of the alerts with a live head

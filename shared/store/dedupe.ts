@@ -98,6 +98,13 @@ export interface DedupeStore {
    */
   startMany?(entries: { alert: AlertEvent; channels: string[]; seen?: Seen }[], nowMs: number): Promise<(Claim | undefined)[]>;
   /**
+   * Whether {@link DedupeStore.readMany} found no live occurrence of this firing: a hint that its claim
+   * will most likely be a `first notification`, so that work which only reads (enrichment) can start
+   * while the claim is written. Never a decision: only the claim says who sends. Optional: without it
+   * nothing starts early.
+   */
+  unseen?(alert: AlertEvent, seen: Seen, nowMs: number): boolean;
+  /**
    * Claims a confirmed candidate: a re-fire (`resolved before`) moves the alert from the resolve that
    * `candidate` saw to firing, one generation on (`firing again`); a resolve (`fired again since`)
    * moves that generation's firing to resolved (`first notification`). Of concurrent callers one wins;
