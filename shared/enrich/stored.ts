@@ -6,7 +6,10 @@
  * are in the code that reads the record back.
  *
  * Exact by construction: a query is left out only when the rebuild gives the same text at the time
- * of writing; any other (a memory series that depends on settings, a group's query kept because the
+ * of writing, from the labels stored with it (`basis`, ~0.3 KB): a record's later writes replace its
+ * alert (a resolve cut to fit, a re-fire after the rule was edited) but keep the firing's enrichment,
+ * so the rebuild must not read the record's current alert. The rule's expression (`generatorURL`)
+ * is not in the basis, so the rule's own query is always stored. Any other (a memory series that depends on settings, a group's query kept because the
  * alert alone names no host) is stored as before. Records written before this (every query stored)
  * read as they are. A chart URL minted earlier carries its own query, signed, and needs no record.
  */
@@ -26,10 +29,15 @@ import type { AlertKind, Enrichment, Signal } from './types.js';
 /** A signal as stored: `query` absent when {@link rebuiltQuery} gives it. */
 export type StoredSignal = Omit<Signal, 'query'> & { query?: string };
 
-/** An enrichment as stored (see the file header). */
-export type StoredEnrichment = Exclude<Enrichment, { status: 'enriched' }> | (Omit<Extract<Enrichment, { status: 'enriched' }>, 'signals'> & { signals: StoredSignal[] });
+/** An enrichment as stored (see the file header); `basis`: the labels the left-out queries are rebuilt from. */
+export type StoredEnrichment =
+  | Exclude<Enrichment, { status: 'enriched' }>
+  | (Omit<Extract<Enrichment, { status: 'enriched' }>, 'signals'> & { signals: StoredSignal[]; basis?: Record<string, string> });
 
 type Rebuild = (alert: Alert) => string;
+
+/** The alert a basis stands for: its labels and nothing else, so a rebuild can depend on nothing else. */
+const basisAlert = (labels: Record<string, string>): Alert => ({ status: 'firing', labels, annotations: {}, startsAt: '', endsAt: '', generatorURL: '', fingerprint: '' });
 
 const vllm = (defs: readonly SignalDef[]) => defs.map((def) => [def.name, (alert: Alert) => ownQuery(def, alert)] as const);
 const gpu = (defs: readonly GpuSignalDef[]) => defs.map((def) => [def.name, (alert: Alert) => ownGpuQuery(def, alert)] as const);
@@ -63,26 +71,31 @@ export function rebuiltQuery(kind: AlertKind, name: string, alert: Alert): strin
 }
 
 /**
- * The enrichment to store with `alert`: signals whose query {@link rebuiltQuery} gives exactly lose it.
- * @param alert the alert as the record stores it (its labels and `generatorURL` rebuild the queries)
+ * The enrichment to store with `alert`: signals whose query {@link rebuiltQuery} gives exactly from the
+ * alert's labels lose it, and those labels are stored with them (`basis`).
+ * @param alert the alert the enrichment was made for
  */
 export function storedEnrichment(enrichment: Enrichment, alert: Alert): StoredEnrichment {
   if (enrichment.status !== 'enriched') return enrichment;
+  const from = basisAlert(alert.labels);
   const signals = enrichment.signals.map((s): StoredSignal => {
-    if (rebuiltQuery(enrichment.kind, s.name, alert) !== s.query) return s;
+    if (rebuiltQuery(enrichment.kind, s.name, from) !== s.query) return s;
     const { query: _rebuilt, ...rest } = s;
     return rest;
   });
-  return { ...enrichment, signals };
+  return signals.some((s) => s.query === undefined) ? { ...enrichment, signals, basis: alert.labels } : enrichment;
 }
 
 /**
- * The enrichment a record stored, each signal with its query (stored, else rebuilt from `alert`).
- * A signal whose query is neither (a definition removed since the record was written) gets `''`.
- * @param alert the record's alert
+ * The enrichment a record stored, each signal with its query (stored, else rebuilt from the stored
+ * `basis`). A signal whose query is neither (a definition removed since the record was written) gets `''`.
+ * @param alert the record's alert: the basis of a record written before `basis` was stored
  */
 export function restoredEnrichment(stored: StoredEnrichment, alert: Alert): Enrichment {
-  if (stored.status !== 'enriched' || stored.signals.every((s) => s.query !== undefined)) return stored as Enrichment;
-  const signals = stored.signals.map((s): Signal => (s.query !== undefined ? (s as Signal) : { ...s, query: rebuiltQuery(stored.kind, s.name, alert) ?? '' }));
-  return { ...stored, signals };
+  if (stored.status !== 'enriched') return stored;
+  const { basis, ...rest } = stored;
+  if (rest.signals.every((s) => s.query !== undefined)) return rest as Enrichment;
+  const from = basis ? basisAlert(basis) : alert;
+  const signals = rest.signals.map((s): Signal => (s.query !== undefined ? (s as Signal) : { ...s, query: rebuiltQuery(rest.kind, s.name, from) ?? '' }));
+  return { ...rest, signals };
 }

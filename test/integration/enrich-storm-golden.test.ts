@@ -4,7 +4,8 @@
  * stores (`storedEnrichment`), against a Prometheus stand-in whose answers are a pure function of
  * each query's text (test/helpers/storm-prometheus.ts). The digests were recorded from the code
  * before the storm's enrichment was made cheaper (issue #10, session 18): an optimisation that
- * changes what on-call reads, for any alert, fails here and names the alert.
+ * changes what on-call reads, for any alert, fails here and names the alert. Re-recorded once since, for
+ * an intended change of the stored JSON only (the labels its queries are rebuilt from, `basis`).
  * Re-record (only for an intended change of output): `UPDATE_GOLDEN=1 npx vitest run <this file>`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

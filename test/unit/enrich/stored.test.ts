@@ -56,8 +56,8 @@ describe('stored enrichment', () => {
       expect(signals.length).toBeGreaterThan(0);
       const stored = storedEnrichment(e, alert);
       const kept = stored.status === 'enriched' ? stored.signals.filter((s) => s.query !== undefined).map((s) => s.name) : [];
-      // The memory series' own signal depends on settings: its query is stored.
-      expect(kept).toEqual(kind === 'gpu_memory' ? ['gpu_memory_used_mib'] : []);
+      // The memory series' own signal depends on settings, the rule's own query on its expression (not in the basis): stored.
+      expect(kept).toEqual(kind === 'gpu_memory' ? ['gpu_memory_used_mib'] : kind === 'unknown' ? ['expression_value'] : []);
       expect(roundTrip(e, alert)).toEqual(e);
     }
   });
@@ -86,6 +86,15 @@ describe('stored enrichment', () => {
     const stored = storedEnrichment(e, alert);
     expect(stored.status === 'enriched' && stored.signals.map((s) => s.query)).toEqual(['sum(vllm:num_requests_waiting{job="old"})', 'gone_metric']);
     expect(roundTrip(e, alert)).toEqual(e);
+  });
+
+  it.each(KINDS)('%s: reads back the queries that were sent when a later write replaced the record’s alert (its resolve cut a label, its rule was edited)', async (kind) => {
+    const alert = ruleAlert(labels(1, kind), 'sum(rate(foo_total[5m])) > 1', 'f');
+    const e = await enriched(kind, alert, answering([alert]));
+    const stored = fromJson<StoredEnrichment>(toJson(storedEnrichment(e, alert)));
+    // The record's resolve write replaces its alert and keeps the firing's enrichment (shared/store/alert-record-dynamodb.ts).
+    const later = ruleAlert({ ...labels(1, kind), model_name: '(cut)', instance: '10.9.9.9:8000' }, 'sum(rate(foo_total[10m])) > 2', 'f');
+    expect(restoredEnrichment(stored, later)).toEqual(e);
   });
 
   it('leaves an unavailable enrichment as it is', () => {
