@@ -51,9 +51,10 @@ async function firingMessageAbout(model: string): Promise<{ body: SlackBody; ack
   }, context, POLL);
 }
 
-function fingerprintOf(alertname: string, model: string): string {
-  const line = pipeline.logs.find((l) => l.event === 'alert deduped' && l.alertname === alertname && JSON.stringify(l).includes(model));
-  return (line?.fingerprint as string | undefined) ?? '';
+/** The alert's fingerprint from its dedupe line (npm start writes info lines in batches, up to 50 ms late: polled). */
+async function fingerprintOf(alertname: string, model: string): Promise<string> {
+  const line = await pollUntil(async () => pipeline.logs.find((l) => l.event === 'alert deduped' && l.alertname === alertname && JSON.stringify(l).includes(model)), context, POLL);
+  return line.fingerprint as string;
 }
 
 async function audit(fingerprint: string): Promise<{ record: { status: string; acknowledgement?: { by: string; channel: string; silenceId?: string } }; history: { type: string }[] }> {
@@ -113,7 +114,7 @@ describe('acknowledging from a Slack message in a real browser', () => {
     await page.close();
     expect(pageErrors).toEqual([]);
 
-    const fp = fingerprintOf('VLLMQueueBacklog', 'ack-model-a');
+    const fp = await fingerprintOf('VLLMQueueBacklog', 'ack-model-a');
     const state = await audit(fp);
     expect(state.record.acknowledgement).toMatchObject({ by: 'alice', channel: 'slack' });
     expect(state.history.map((e) => e.type)).toEqual(['notified', 'acknowledged', 'follow-up']);
@@ -124,7 +125,7 @@ describe('acknowledging from a Slack message in a real browser', () => {
   }, STEP_TIMEOUT_MS);
 
   it('suppresses the reminders Alertmanager resends, and remembers the name', async () => {
-    const fp = fingerprintOf('VLLMQueueBacklog', 'ack-model-a');
+    const fp = await fingerprintOf('VLLMQueueBacklog', 'ack-model-a');
     const count = slack.requests.length;
     // repeat_interval is 2 s: wait until the pipeline has seen two more resends of this alert.
     const seen = pipeline.logs.filter((l) => l.event === 'alert deduped' && l.fingerprint === fp).length;
@@ -154,7 +155,7 @@ describe('acknowledging from a Slack message in a real browser', () => {
       const alerts = (await (await fetch(`${alertmanager.url}/api/v2/alerts?silenced=true&filter=model_name%3D%22ack-model-b%22`)).json()) as { status: { silencedBy: string[] } }[];
       return alerts[0]?.status.silencedBy.includes(silenceId!) ? true : undefined;
     }, context, POLL);
-    expect((await audit(fingerprintOf('VLLMQueueBacklog', 'ack-model-b'))).record.acknowledgement?.silenceId).toBe(silenceId);
+    expect((await audit(await fingerprintOf('VLLMQueueBacklog', 'ack-model-b'))).record.acknowledgement?.silenceId).toBe(silenceId);
   }, STEP_TIMEOUT_MS);
 
   it('says who acked and how long it took when the alert resolves', async () => {
@@ -174,7 +175,7 @@ describe('acknowledging from a Slack message in a real browser', () => {
     const escalated = await pollUntil(async () => bodies(escalation)[0], context, POLL);
     expect(headerOf(escalated)).toBe('🚨 UNACKNOWLEDGED · critical · VLLMKVCacheNearlyFull (1)');
     expect(escalated.blocks.some((b) => b.type === 'actions')).toBe(true);
-    const state = await audit(fingerprintOf('VLLMKVCacheNearlyFull', 'ack-model-c'));
+    const state = await audit(await fingerprintOf('VLLMKVCacheNearlyFull', 'ack-model-c'));
     expect(state.record.acknowledgement).toBeUndefined();
     expect(state.history.map((e) => e.type)).toEqual(['notified', 'escalation scheduled', 'escalated']);
     expect(escalation.requests).toHaveLength(1);

@@ -169,7 +169,8 @@ describe('Alertmanager → pipeline → Slack, Feishu, SNS', () => {
     expect(JSON.parse(feishu.requests[1]!.body.toString('utf8')).card.header.template).toBe('green');
     expect(sns.publishes[1]!.MessageAttributes.status!.StringValue).toBe('resolved');
     expect(feishuSignatures).toEqual([true, true]);
-    expect(decisions('resolved')).toContain('first notification');
+    // npm start writes its info lines in batches (up to 50 ms after the message went out): wait for the line.
+    await pollUntil(async () => (decisions('resolved').includes('first notification') ? true : undefined), context, { deadlineMs: 10_000 });
     expect([slack.requests.length, feishu.requests.length, sns.publishes.length]).toEqual([2, 2, 2]);
   }, STEP_TIMEOUT_MS);
 });

@@ -113,9 +113,11 @@ describe('a resolve by a missed resend, then the same alert firing again (real P
     relay.cut = false; // Prometheus's next resend reaches Alertmanager: the same alert, the same startsAt.
     await pollUntil(everyChannel(3), context, { deadlineMs: 45_000 });
     expect(said()).toEqual({ slack: ['firing', 'resolved', 'firing again'], feishu: ['firing', 'resolved', 'firing again'], sns: ['firing', 'resolved', 'firing again'] });
-    const decisions = pipeline.logs.filter((l) => l.event === 'alert deduped' && l.alertname === 'VLLMQueueBacklog');
-    const firings = decisions.filter((l) => l.status === 'firing').map((l) => l.startsAt);
+    // npm start writes its info lines in batches (up to 50 ms after the message went out): wait for the line.
+    const deduped = () => pipeline.logs.filter((l) => l.event === 'alert deduped' && l.alertname === 'VLLMQueueBacklog');
+    const again = await pollUntil(async () => deduped().find((l) => l.decision === 'firing again'), context, { deadlineMs: 10_000 });
+    const firings = deduped().filter((l) => l.status === 'firing').map((l) => l.startsAt);
     expect(new Set(firings).size).toBe(1); // the same startsAt throughout
-    expect(decisions.find((l) => l.decision === 'firing again')).toMatchObject({ source: 'prometheus', verdict: 'firing', generation: 1 });
+    expect(again).toMatchObject({ source: 'prometheus', verdict: 'firing', generation: 1 });
   }, STEP_TIMEOUT_MS);
 });
