@@ -16,6 +16,7 @@ import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dyn
 import type { DedupeStore } from '../../../shared/store/dedupe.js';
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
+import { webhookGroup } from '../../helpers/webhook.js';
 
 const T0 = Date.parse('2026-12-01T08:00:00Z');
 const TTL_SECONDS = 3600;
@@ -37,18 +38,7 @@ const alertOf = (): Alert => ({
   fingerprint: `early-${n}`,
 });
 
-const group = (alerts: Alert[]): WebhookMessage => ({
-  version: '4',
-  groupKey: `{}:{g="${++n}"}`,
-  truncatedAlerts: 0,
-  status: 'firing',
-  receiver: 'r',
-  groupLabels: {},
-  commonLabels: {},
-  commonAnnotations: {},
-  externalURL: 'http://am',
-  alerts,
-});
+const group = (alerts: Alert[]): WebhookMessage => webhookGroup(alerts, `{}:{g="${++n}"}`);
 
 /** Accepts everything; keeps each alert sent with the enrichment reason it carried. */
 class Recording implements Channel {

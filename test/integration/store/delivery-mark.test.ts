@@ -24,6 +24,7 @@ import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { eventKey, type AlertEvent, type Claim } from '../../../shared/store/dedupe.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
 import { countCommands } from '../../helpers/count-commands.js';
+import { webhookGroup } from '../../helpers/webhook.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
 const STARTS_AT = '2026-11-29T12:00:00.000Z';
@@ -182,18 +183,7 @@ function pipeline(recordStore: AlertRecordStore = records(), now = () => T0 + 10
   };
 }
 
-const group = (alerts: Alert[]): WebhookMessage => ({
-  version: '4',
-  groupKey: `{}:{n="${++n}"}`,
-  truncatedAlerts: 0,
-  status: 'firing',
-  receiver: 'r',
-  groupLabels: {},
-  commonLabels: {},
-  commonAnnotations: {},
-  externalURL: 'http://am',
-  alerts,
-});
+const group = (alerts: Alert[]): WebhookMessage => webhookGroup(alerts, `{}:{n="${++n}"}`);
 
 /** Store requests by command while `run` runs. */
 async function requests(run: () => Promise<unknown>): Promise<Record<string, number>> {

@@ -17,6 +17,7 @@ import { processGroup, type PipelineDeps } from '../../../shared/pipeline/index.
 import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dynamodb.js';
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
+import { webhookGroup } from '../../helpers/webhook.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
 const TTL_SECONDS = 3600;
@@ -62,18 +63,7 @@ function pipeline(exclusive: boolean, channel: Recording): PipelineDeps {
   };
 }
 
-const group = (alerts: Alert[]): WebhookMessage => ({
-  version: '4',
-  groupKey: `{}:{g="${++n}"}`,
-  truncatedAlerts: 0,
-  status: 'firing',
-  receiver: 'r',
-  groupLabels: {},
-  commonLabels: {},
-  commonAnnotations: {},
-  externalURL: 'http://am',
-  alerts,
-});
+const group = (alerts: Alert[]): WebhookMessage => webhookGroup(alerts, `{}:{g="${++n}"}`);
 
 describe('one alert event twice in a payload', () => {
   it.each([
