@@ -15,8 +15,8 @@
  * @see https://prometheus.io/docs/alerting/latest/configuration/#webhook_config
  * @see https://github.com/prometheus/alertmanager/blob/main/notify/webhook/webhook.go
  */
-// A namespace import, not `{ z }`: that one keeps every zod locale in the bundle (~250 KB; bench/floor.ts).
-import * as z from 'zod';
+// zod/mini with English messages (`core/zod.ts`): classic zod would cost the receiver's cold init.
+import * as z from '../core/zod.js';
 import { labelSetFingerprint } from './fingerprint.js';
 
 /** Alertmanager sends this for `endsAt` while an alert is firing: Go's zero `time.Time`. */
@@ -29,44 +29,49 @@ const stringRecord = z.record(z.string(), z.string());
  * input with data properties, because zod builds its output by assignment and an assigned
  * `__proto__` key is silently lost (a valid label name, `[a-zA-Z_][a-zA-Z0-9_]*`).
  */
-const labelSet = z.unknown().transform((input, ctx) => {
+const labelSet = z.pipe(z.unknown(), z.transform((input, ctx) => {
   const checked = stringRecord.safeParse(input);
   if (!checked.success) {
-    for (const issue of checked.error.issues) ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
+    for (const issue of checked.error.issues) ctx.issues.push({ ...issue, input } as z.core.$ZodRawIssue);
     return z.NEVER;
   }
   return Object.fromEntries(Object.entries(input as Record<string, string>));
-});
+}));
 
 /** RFC 3339 timestamp as Alertmanager writes it (Go's `time.Time` JSON, nanosecond precision allowed). */
-const timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)) || s === GO_ZERO_TIME, {
-  message: 'must be an RFC 3339 timestamp',
-});
+const timestamp = z.string().check(
+  z.refine((s) => !Number.isNaN(Date.parse(s)) || s === GO_ZERO_TIME, {
+    message: 'must be an RFC 3339 timestamp',
+  }),
+);
 
 export const alertStatusSchema = z.enum(['firing', 'resolved']);
 
-export const alertSchema = z.object({
-  status: alertStatusSchema,
-  labels: labelSet,
-  annotations: labelSet.default({}),
-  startsAt: timestamp,
-  endsAt: timestamp,
-  generatorURL: z.string().default(''),
-  /** Missing before Alertmanager 0.19 and from some compatible senders; empty treated as missing. */
-  fingerprint: z.string().optional(),
-}).transform((alert) => ({ ...alert, fingerprint: alert.fingerprint || labelSetFingerprint(alert.labels) }));
+export const alertSchema = z.pipe(
+  z.object({
+    status: alertStatusSchema,
+    labels: labelSet,
+    annotations: z._default(labelSet, {}),
+    startsAt: timestamp,
+    endsAt: timestamp,
+    generatorURL: z._default(z.string(), ''),
+    /** Missing before Alertmanager 0.19 and from some compatible senders; empty treated as missing. */
+    fingerprint: z.optional(z.string()),
+  }),
+  z.transform((alert) => ({ ...alert, fingerprint: alert.fingerprint || labelSetFingerprint(alert.labels) })),
+);
 
 export const webhookSchema = z.object({
   version: z.literal('4'),
   groupKey: z.string(),
-  truncatedAlerts: z.number().int().nonnegative().default(0),
+  truncatedAlerts: z._default(z.number().check(z.int(), z.nonnegative()), 0),
   status: alertStatusSchema,
   receiver: z.string(),
   groupLabels: labelSet,
   commonLabels: labelSet,
   commonAnnotations: labelSet,
   externalURL: z.string(),
-  alerts: z.array(alertSchema).min(1),
+  alerts: z.array(alertSchema).check(z.minLength(1)),
 });
 
 /** One alert of a webhook payload. */

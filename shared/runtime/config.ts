@@ -6,8 +6,8 @@
  * The variable names are a public contract (users' Alertmanager configs and deployments use them):
  * add new ones, never rename or repurpose one.
  */
-// A namespace import, not `{ z }`: that one keeps every zod locale in the bundle (~250 KB; bench/floor.ts).
-import * as z from 'zod';
+// zod/mini with English messages (`core/zod.ts`): classic zod would cost the receiver's cold init.
+import * as z from '../core/zod.js';
 import { webhookUrlProblem } from '../channels/settings.js';
 import { TOPIC_ARN } from '../channels/sns/settings.js';
 import type { RoutingConfig } from '../routing/load.js';
@@ -22,17 +22,18 @@ import { baseUrlProblem, optionalWholeNumber, pointInTime, positiveDecimal, whol
 
 /** An https URL; plain http is allowed only to loopback (local tests). The routing file applies the same rule. */
 function webhookUrl() {
-  return z.string().superRefine((s, ctx) => {
-    const problem = webhookUrlProblem(s);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+  return z.string().check(
+    z.superRefine((s, ctx) => {
+      const problem = webhookUrlProblem(s);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  );
 }
 
 /** Any http(s) URL (Prometheus, Alertmanager, the public URL of this service). */
 function httpUrl() {
-  return z
-    .string()
-    .superRefine((s, ctx) => {
+  const url = z.string().check(
+    z.superRefine((s, ctx) => {
       let url: URL;
       try {
         url = new URL(s);
@@ -43,43 +44,53 @@ function httpUrl() {
       if (!['http:', 'https:'].includes(url.protocol)) ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
       // fetch refuses URLs with user:password@, and the URL is logged at start: never carry credentials in it.
       else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@)' });
-    })
-    .transform((s) => s.replace(/\/+$/, ''));
+    }),
+  );
+  return z.pipe(url, z.transform((s) => s.replace(/\/+$/, '')));
 }
 
 /** This service's public base URL: links append `/v1/ack/<token>` to it, so a query or fragment would break them. */
 const publicUrl = () =>
-  httpUrl().refine((s) => !/[?#]/.test(s), { message: 'must not have a query or fragment (links append /v1/ack/… to it); a path prefix is fine' });
+  httpUrl().check(z.refine((s) => !/[?#]/.test(s), { message: 'must not have a query or fragment (links append /v1/ack/… to it); a path prefix is fine' }));
 
 /** Grafana's root URL or a dashboard's URL: links set `var-…`, `from` and `to` in its query, so a fragment would hide them. */
 const grafanaUrlSetting = () =>
-  httpUrl().refine((s) => !s.includes('#'), { message: 'must not have a fragment (#…); a path prefix, a dashboard path /d/<uid> or a query such as ?orgId=2 is fine' });
+  httpUrl().check(z.refine((s) => !s.includes('#'), { message: 'must not have a fragment (#…); a path prefix, a dashboard path /d/<uid> or a query such as ?orgId=2 is fine' }));
 
 /** A Prometheus or Alertmanager base URL: not a UI page, an API path, a query or a fragment ({@link baseUrlProblem}). */
 const baseUrl = (example: string) =>
-  httpUrl().superRefine((s, ctx) => {
-    const problem = baseUrlProblem(s, example);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+  httpUrl().check(
+    z.superRefine((s, ctx) => {
+      const problem = baseUrlProblem(s, example);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  );
 
 /** Longest time-out of one step of a group's delivery, milliseconds: the whole group's budget. */
 const MAX_GROUP_STEP_MS = DEFAULT_DELIVERY_BUDGET_MS;
 const WEEK_SECONDS = 7 * 24 * 3600;
 
-const topicArn = () => z.string().regex(TOPIC_ARN, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' });
+const topicArn = () => z.string().check(z.regex(TOPIC_ARN, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' }));
 
-const optional = <T extends z.ZodTypeAny>(schema: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+/** Unset or `""`: unset. */
+const optional = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.transform((v) => (v === '' ? undefined : v)), z.optional(schema));
+
+/** A string matching `pattern`; `message` otherwise. */
+const matching = (pattern: RegExp, message: string) => z.string().check(z.regex(pattern, { message }));
 
 
 /** A token Alertmanager can carry in a bearer header: the characters of RFC 6750's b64token, as hono's bearerAuth checks them. */
-export const webhookTokenSchema = z.string()
-  .min(16, { message: 'must be at least 16 characters' })
-  .regex(/^[A-Za-z0-9._~+/-]+=*$/, { message: 'must use only the characters A-Z a-z 0-9 - . _ ~ + / (RFC 6750)' });
+export const webhookTokenSchema = z.string().check(
+  z.minLength(16, { message: 'must be at least 16 characters' }),
+  z.regex(/^[A-Za-z0-9._~+/-]+=*$/, { message: 'must use only the characters A-Z a-z 0-9 - . _ ~ + / (RFC 6750)' }),
+);
 
 /** `true` or `false` (unset: `false`). */
 const flag = () =>
-  z.preprocess((v) => (v === '' || v === undefined ? 'false' : v), z.enum(['true', 'false'], { message: 'must be true or false' })).transform((v) => v === 'true');
+  z.pipe(
+    z.pipe(z.transform((v) => (v === '' || v === undefined ? 'false' : v)), z.enum(['true', 'false'], { message: 'must be true or false' })),
+    z.transform((v) => v === 'true'),
+  );
 
 const envSchema = z.object({
   PORT: wholeNumber(8080, 0, 65535, 'port', 'must be a port number 0–65535'),
@@ -87,45 +98,48 @@ const envSchema = z.object({
   WEBHOOK_TOKEN_PREVIOUS: optional(webhookTokenSchema),
   ALLOW_UNAUTHENTICATED: flag(),
   // Unset: `Watchdog`; set to "" to turn the dead-man's switch off (so '' is not "unset" here).
-  HEARTBEAT_ALERTNAME: z.preprocess((v) => (v === undefined ? 'Watchdog' : v), z.string().regex(/^([A-Za-z_:][A-Za-z0-9_:]*)?$/, { message: 'must be an alert name (a Prometheus metric name), or "" to turn heartbeats off' })),
+  HEARTBEAT_ALERTNAME: z.pipe(
+    z.transform((v) => (v === undefined ? 'Watchdog' : v)),
+    matching(/^([A-Za-z_:][A-Za-z0-9_:]*)?$/, 'must be an alert name (a Prometheus metric name), or "" to turn heartbeats off'),
+  ),
   HEARTBEAT_TIMEOUT_SECONDS: wholeNumber(600, 1, WEEK_SECONDS, 'seconds'),
   PROMETHEUS_URL: optional(baseUrl('http://prometheus:9090')),
   SLACK_WEBHOOK_URL: optional(webhookUrl()),
   // The Slack app (shared/channels/slack): bot token, its channel, the interactivity signing secret.
-  SLACK_BOT_TOKEN: optional(z.string().regex(/^xox[a-z]-[A-Za-z0-9-]{8,}$/, { message: 'must be a Slack bot token (xoxb-…, from the app\'s OAuth & Permissions page)' })),
-  SLACK_CHANNEL: optional(z.string().regex(/^#?[A-Za-z0-9_.-]{1,80}$/, { message: 'must be a Slack channel id (C0123456789) or name' })),
-  SLACK_SIGNING_SECRET: optional(z.string().min(16, { message: 'must be the app\'s signing secret (Basic Information page), at least 16 characters' })),
+  SLACK_BOT_TOKEN: optional(matching(/^xox[a-z]-[A-Za-z0-9-]{8,}$/, 'must be a Slack bot token (xoxb-…, from the app\'s OAuth & Permissions page)')),
+  SLACK_CHANNEL: optional(matching(/^#?[A-Za-z0-9_.-]{1,80}$/, 'must be a Slack channel id (C0123456789) or name')),
+  SLACK_SIGNING_SECRET: optional(z.string().check(z.minLength(16, { message: 'must be the app\'s signing secret (Basic Information page), at least 16 characters' }))),
   SLACK_API_URL: optional(webhookUrl()),
   FEISHU_WEBHOOK_URL: optional(webhookUrl()),
-  FEISHU_SECRET: optional(z.string().min(1)),
+  FEISHU_SECRET: optional(z.string().check(z.minLength(1))),
   SNS_TOPIC_ARN: optional(topicArn()),
   // The `pagerduty` channel (shared/channels/pagerduty/settings.ts).
   PAGERDUTY_ROUTING_KEY: optional(routingKeySchema),
   PAGERDUTY_EVENTS_URL: optional(webhookUrl()),
   PUBLIC_URL: optional(publicUrl()),
-  ACK_SECRET: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
+  ACK_SECRET: optional(z.string().check(z.minLength(32, { message: 'must be at least 32 characters' }))),
   ALERTMANAGER_URL: optional(baseUrl('http://alertmanager:9093')),
   // Messages and the acknowledgement page link each alert to the shipped dashboard there (shared/render/grafana.ts).
   GRAFANA_URL: optional(grafanaUrlSetting()),
   // Acknowledgement links and escalation (shared/ack).
-  ACK_SECRET_PREVIOUS: optional(z.string().min(32, { message: 'must be at least 32 characters' })),
+  ACK_SECRET_PREVIOUS: optional(z.string().check(z.minLength(32, { message: 'must be at least 32 characters' }))),
   ACK_SECRET_PREVIOUS_UNTIL: optional(pointInTime()),
   ACK_TOKEN_TTL_SECONDS: wholeNumber(WEEK_SECONDS, 1, 90 * 24 * 3600, 'seconds'),
   ESCALATION_DELAY_SECONDS: positiveDecimal(15 * 60, WEEK_SECONDS, 'seconds'),
   ESCALATION_SNS_TOPIC_ARN: optional(topicArn()),
   ESCALATION_SLACK_WEBHOOK_URL: optional(webhookUrl()),
-  ESCALATION_SCHEDULE_GROUP: optional(z.string().regex(/^[0-9A-Za-z_.-]{1,64}$/, { message: 'must be an EventBridge Scheduler group name' })),
-  ESCALATION_FUNCTION_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:lambda:/, { message: 'must be a Lambda function ARN' })),
-  ESCALATION_ROLE_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\//, { message: 'must be an IAM role ARN' })),
-  ESCALATION_DEAD_LETTER_QUEUE_ARN: optional(z.string().regex(/^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}$/, { message: 'must be an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME)' })),
+  ESCALATION_SCHEDULE_GROUP: optional(matching(/^[0-9A-Za-z_.-]{1,64}$/, 'must be an EventBridge Scheduler group name')),
+  ESCALATION_FUNCTION_ARN: optional(matching(/^arn:aws[a-z-]*:lambda:/, 'must be a Lambda function ARN')),
+  ESCALATION_ROLE_ARN: optional(matching(/^arn:aws[a-z-]*:iam::\d{12}:role\//, 'must be an IAM role ARN')),
+  ESCALATION_DEAD_LETTER_QUEUE_ARN: optional(matching(/^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}$/, 'must be an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME)')),
   // Channel instances and routes (shared/routing); read and checked here, once.
   ROUTING_FILE: optional(z.string()),
-  TABLE_NAME: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, { message: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })),
-  LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['debug', 'info', 'warn', 'error'], { message: 'must be one of debug, info, warn, error' })),
+  TABLE_NAME: optional(matching(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)')),
+  LOG_LEVEL: z.pipe(z.transform((v) => (v === '' || v === undefined ? 'info' : v)), z.enum(['debug', 'info', 'warn', 'error'], { message: 'must be one of debug, info, warn, error' })),
   ENRICHMENT_TIMEOUT_MS: wholeNumber(2000, 1, MAX_GROUP_STEP_MS, 'milliseconds'),
   MEMORY_TREND_WINDOW_HOURS: positiveDecimal(6, 7 * 24, 'hours'),
-  GPU_MEMORY_CAPACITY_MIB: optional(z.coerce.number({ message: 'must be a number' }).positive({ message: 'must be a positive number' })),
-  MEMORY_SERIES: optional(z.string().regex(/^[A-Za-z_:][A-Za-z0-9_:]*$/, { message: 'must be a Prometheus metric name, e.g. process_resident_memory_bytes' })),
+  GPU_MEMORY_CAPACITY_MIB: optional(z.coerce.number({ message: 'must be a number' }).check(z.positive({ message: 'must be a positive number' }))),
+  MEMORY_SERIES: optional(matching(/^[A-Za-z_:][A-Za-z0-9_:]*$/, 'must be a Prometheus metric name, e.g. process_resident_memory_bytes')),
   MEMORY_SERIES_UNIT: optional(z.enum(['bytes', 'KiB', 'MiB', 'GiB'], { message: 'must be one of bytes, KiB, MiB, GiB' })),
   PROMETHEUS_QUERY_TIMEOUT_MS: optionalWholeNumber(1, MAX_GROUP_STEP_MS, 'milliseconds'),
   DEDUPE_TTL_SECONDS: wholeNumber(30 * 24 * 3600, 1, 365 * 24 * 3600, 'seconds'),

@@ -5,7 +5,7 @@
  * copied from a browser (a UI page such as `/graph` or `/#/alerts`, which the API paths are then
  * appended to). Each rule's message names the accepted form; `config.ts` prefixes the setting's name.
  */
-import * as z from 'zod';
+import * as z from '../core/zod.js';
 
 /** Whole numbers as people write them: decimal digits only. */
 const DIGITS = /^\d+$/;
@@ -20,25 +20,28 @@ const unset = (v: unknown) => v === '' || v === undefined;
  * @param message the whole message, when the default wording does not fit
  */
 export function wholeNumber(fallback: number, min: number, max: number, unit: string, message = `must be a whole number of ${unit} ${min}–${max}`) {
-  return z.preprocess(
-    (v) => (unset(v) ? fallback : typeof v === 'string' && DIGITS.test(v) ? Number(v) : Number.NaN),
-    z.number({ message }).int({ message }).min(min, { message }).max(max, { message }),
+  return z.pipe(
+    z.transform((v) => (unset(v) ? fallback : typeof v === 'string' && DIGITS.test(v) ? Number(v) : Number.NaN)),
+    z.number({ message }).check(z.int({ message }), z.minimum(min, { message }), z.maximum(max, { message })),
   );
 }
 
 /** Like {@link wholeNumber}, unset meaning unset. */
 export function optionalWholeNumber(min: number, max: number, unit: string) {
   const message = `must be a whole number of ${unit} ${min}–${max}`;
-  return z.preprocess(
-    (v) => (unset(v) ? undefined : typeof v === 'string' && DIGITS.test(v) ? Number(v) : Number.NaN),
-    z.number({ message }).int({ message }).min(min, { message }).max(max, { message }).optional(),
+  return z.pipe(
+    z.transform((v) => (unset(v) ? undefined : typeof v === 'string' && DIGITS.test(v) ? Number(v) : Number.NaN)),
+    z.optional(z.number({ message }).check(z.int({ message }), z.minimum(min, { message }), z.maximum(max, { message }))),
   );
 }
 
 /** A positive decimal number up to `max` (`0.5`, `6`); unset: `fallback`. */
 export function positiveDecimal(fallback: number, max: number, unit: string) {
   const message = `must be a positive number of ${unit}, at most ${max}`;
-  return z.preprocess((v) => (unset(v) ? fallback : typeof v === 'string' && DECIMAL.test(v) ? Number(v) : Number.NaN), z.number({ message }).positive({ message }).max(max, { message }));
+  return z.pipe(
+    z.transform((v) => (unset(v) ? fallback : typeof v === 'string' && DECIMAL.test(v) ? Number(v) : Number.NaN)),
+    z.number({ message }).check(z.positive({ message }), z.maximum(max, { message })),
+  );
 }
 
 /** RFC 3339 date-time: date, `T`, time, optional fraction, and a zone (`Z` or `±hh:mm`). @see https://www.rfc-editor.org/rfc/rfc3339#section-5.6 */
@@ -51,12 +54,15 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}
  */
 export function pointInTime() {
   const message = 'must be an RFC 3339 time with its zone (e.g. 2026-12-01T00:00:00Z) or Unix seconds';
-  return z.string().transform((s, ctx) => {
-    const ms = DIGITS.test(s) ? Number(s) * 1000 : RFC3339.test(s) ? Date.parse(s) : Number.NaN;
-    if (Number.isFinite(ms)) return ms;
-    ctx.addIssue({ code: 'custom', message });
-    return z.NEVER;
-  });
+  return z.pipe(
+    z.string(),
+    z.transform((s, ctx) => {
+      const ms = DIGITS.test(s) ? Number(s) * 1000 : RFC3339.test(s) ? Date.parse(s) : Number.NaN;
+      if (Number.isFinite(ms)) return ms;
+      ctx.issues.push({ code: 'custom', message, input: s });
+      return z.NEVER;
+    }),
+  );
 }
 
 /**

@@ -1,0 +1,21 @@
+/**
+ * zod for every schema of the product: `zod/mini`, zod 4's functional API (`z.optional(s)`,
+ * `s.check(z.minLength(1))`, `z.pipe(s, z.transform(f))`), with English messages.
+ *
+ * Why not classic `zod` (`s.optional().min(1)`): a classic schema carries every method of its kind,
+ * and building one costs several times a mini one. On the Lambda receiver's cold init the classic
+ * build was 104 KB of the 646 KB loaded and ~15 % of the CPU (README, Performance: session 18/19).
+ * The saving holds only while no module on that path imports classic `zod`
+ * (test/infra/lambda-cold-init.test.ts checks the bundle).
+ *
+ * Classic registers English messages when its first schema is built; mini registers none (every
+ * message would read `Invalid input`), so this module does, once, before any schema parses.
+ * Messages are part of the contract: configuration errors, the routing file's problems and the
+ * webhook's 400 bodies quote them.
+ * @see https://zod.dev/packages/mini
+ */
+import * as z from 'zod/mini';
+
+z.config(z.locales.en());
+
+export * from 'zod/mini';
