@@ -20,7 +20,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import * as z from 'zod';
+import * as z from '../core/zod.js';
 import { ACK_ACTION_ID } from '../channels/slack/app-render.js';
 import { slackSignatureProblem } from '../channels/slack/signature.js';
 import type { Secret } from '../core/secret.js';
@@ -44,8 +44,8 @@ export interface SlackInteractionDeps extends AckRouteDeps {
 /** The fields of a `block_actions` payload this route reads; the rest is Slack's and passes through. */
 const payloadSchema = z.object({
   type: z.string(),
-  user: z.object({ id: z.string(), username: z.string().optional(), name: z.string().optional() }).optional(),
-  actions: z.array(z.object({ action_id: z.string(), value: z.string().optional() })).optional(),
+  user: z.optional(z.object({ id: z.string(), username: z.optional(z.string()), name: z.optional(z.string()) })),
+  actions: z.optional(z.array(z.object({ action_id: z.string(), value: z.optional(z.string()) }))),
 });
 
 /** Builds the sub-app for {@link SLACK_INTERACTIONS_PATH}. */

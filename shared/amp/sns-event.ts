@@ -5,23 +5,23 @@
  * @see https://docs.aws.amazon.com/sns/latest/dg/sns-message-and-json-formats.html#http-notification-json
  */
 import type { SNSEvent } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../core/zod.js';
 import type { AmpMessage } from './convert.js';
 
 const recordSchema = z.object({
   EventSource: z.literal('aws:sns'),
   Sns: z.object({
-    MessageId: z.string().min(1),
-    TopicArn: z.string().min(1),
+    MessageId: z.string().check(z.minLength(1)),
+    TopicArn: z.string().check(z.minLength(1)),
     Message: z.string(),
     Timestamp: z.iso.datetime({ offset: true }),
     // SNS sends `null` when the publisher gave no subject.
-    Subject: z.string().nullish(),
-    MessageAttributes: z.record(z.string(), z.object({ Type: z.string(), Value: z.string() })).nullish(),
+    Subject: z.nullish(z.string()),
+    MessageAttributes: z.nullish(z.record(z.string(), z.object({ Type: z.string(), Value: z.string() }))),
   }),
 });
 
-const eventSchema = z.object({ Records: z.array(recordSchema).min(1) });
+const eventSchema = z.object({ Records: z.array(recordSchema).check(z.minLength(1)) });
 
 /** Whether a Lambda event is SNS's (its first record says `EventSource: aws:sns`); Function URL and scheduler events are not. */
 export function isSnsEvent(event: unknown): event is SNSEvent {

@@ -7,8 +7,7 @@
  * line, and ESC sequences would drive the terminal. So every line starts with {@link MARGIN} (no
  * printed line can parse as a log line) and control characters are shown escaped.
  */
-// A namespace import, not `{ z }`: that one keeps every zod locale in the bundle (~250 KB; bench/floor.ts).
-import * as z from 'zod';
+import * as z from '../core/zod.js';
 import type { RenderOptions } from '../render/digest.js';
 import type { Channel } from './channel.js';
 import { renderFields, type ChannelType, type InstanceBase } from './settings.js';

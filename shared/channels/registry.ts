@@ -3,7 +3,7 @@
  * wire types) and one line here. The routing file's `type` is the key; the order is the order of
  * the routing file's error message (`type must be one of …`).
  */
-import type * as z from 'zod';
+import type * as z from '../core/zod.js';
 import { consoleType } from './console.js';
 import { feishu } from './feishu/settings.js';
 import { pagerduty } from './pagerduty/settings.js';

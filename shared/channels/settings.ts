@@ -7,8 +7,7 @@
  * a key of the settings secret in AWS).
  */
 import type { SNSClient } from '@aws-sdk/client-sns';
-// A namespace import, not `{ z }`: that one keeps every zod locale in the bundle (~250 KB; bench/floor.ts).
-import * as z from 'zod';
+import * as z from '../core/zod.js';
 import type { Secret } from '../core/secret.js';
 import { MAX_DETAILED_ALERTS } from '../render/digest.js';
 import { LOCALES, type Locale } from '../render/locale.js';
@@ -21,7 +20,7 @@ export const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** `{ secret: NAME }` in the routing file: the setting that holds a secret value. */
 export const secretRef = z.strictObject(
   {
-    secret: z.string().regex(SETTING_NAME, { message: 'must name a setting (letters, digits and _, e.g. SLACK_ONCALL_WEBHOOK_URL)' }),
+    secret: z.string().check(z.regex(SETTING_NAME, { message: 'must name a setting (letters, digits and _, e.g. SLACK_ONCALL_WEBHOOK_URL)' })),
   },
   // A literal URL or secret here would put it in a file that is committed and bundled.
   { error: (issue) => (issue.code === 'invalid_type' ? 'must be { secret: SETTING_NAME }, naming the setting that holds the value, not the value itself' : undefined) },
@@ -30,8 +29,8 @@ export type SecretRef = z.infer<typeof secretRef>;
 
 /** The render options every channel entry of the routing file may set. */
 export const renderFields = {
-  locale: z.enum(LOCALES, { message: `must be one of ${LOCALES.join(', ')}` }).optional(),
-  digestAbove: z.number().int().min(1).max(MAX_DETAILED_ALERTS, { message: `must be an integer 1–${MAX_DETAILED_ALERTS}` }).optional(),
+  locale: z.optional(z.enum(LOCALES, { message: `must be one of ${LOCALES.join(', ')}` })),
+  digestAbove: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_DETAILED_ALERTS, { message: `must be an integer 1–${MAX_DETAILED_ALERTS}` }))),
 };
 
 /** What every channel instance carries: its name (the delivery ledger's key) and render options. */
@@ -81,7 +80,7 @@ export interface CreateDeps {
  */
 export interface ChannelType<Spec extends { type: string }, Instance extends InstanceBase & { type: Spec['type'] }> {
   /** The routing-file entry: a strict object whose `type` is this channel's literal. */
-  schema: z.ZodType<Spec>;
+  schema: z.ZodMiniType<Spec>;
   /** The settings the entry names as secrets (so the settings secret can lay them over the environment). */
   secretNames(spec: Spec): string[];
   /** The instance, or `undefined` when a problem was recorded in `ctx`. */

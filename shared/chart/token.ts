@@ -8,7 +8,7 @@
  * prefix differs from the acknowledgement tokens' (`ack.v1.`), so a chart token is never a valid
  * acknowledgement token, nor the reverse.
  */
-import * as z from 'zod';
+import * as z from '../core/zod.js';
 import { PipelineError } from '../core/errors.js';
 import { openToken, signToken, type SigningKeys, type TokenDomain, type TokenProblem } from '../core/signed-token.js';
 import type { ChartSpec } from './spec.js';
@@ -27,13 +27,13 @@ export class ChartTokenError extends PipelineError<TokenProblem> {
 }
 
 const specSchema = z.object({
-  query: z.string().min(1),
+  query: z.string().check(z.minLength(1)),
   labels: z.record(z.string(), z.string()),
   title: z.string(),
   unit: z.enum(['seconds', 'ratio', 'count', 'per_second', 'mebibytes', 'none']),
   firedAt: z.number(),
-  threshold: z.object({ op: z.enum(['>', '>=', '<', '<=', '==', '!=']), value: z.number() }).optional(),
-  memory: z.object({ windowSeconds: z.number().nonnegative(), capacityMiB: z.number().nullable() }).optional(),
+  threshold: z.optional(z.object({ op: z.enum(['>', '>=', '<', '<=', '==', '!=']), value: z.number() })),
+  memory: z.optional(z.object({ windowSeconds: z.number().check(z.nonnegative()), capacityMiB: z.nullable(z.number()) })),
 });
 const bodySchema = z.object({ v: z.literal(1), spec: specSchema, exp: z.number() });
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
-import type * as z from 'zod';
+import type * as z from '../core/zod.js';
 import { Secret } from '../core/secret.js';
 import type { Route } from './router.js';
 import { resolveChannel as resolveEntry, secretNamesOf, type ChannelInstance, type ChannelSpec } from '../channels/registry.js';

@@ -2,13 +2,12 @@
  * Feishu's settings: a routing-file entry `{ type: feishu, webhookUrl: { secret: NAME }, signingSecret?: { secret: NAME } }`
  * (a custom bot's webhook, and its signature secret when the bot has signature verification on).
  */
-// A namespace import, not `{ z }`: that one keeps every zod locale in the bundle (~250 KB; bench/floor.ts).
-import * as z from 'zod';
+import * as z from '../../core/zod.js';
 import type { Secret } from '../../core/secret.js';
 import { renderFields, secretRef, type ChannelType, type InstanceBase } from '../settings.js';
 import { createFeishuChannel } from './index.js';
 
-const schema = z.strictObject({ type: z.literal('feishu'), webhookUrl: secretRef, signingSecret: secretRef.optional(), ...renderFields });
+const schema = z.strictObject({ type: z.literal('feishu'), webhookUrl: secretRef, signingSecret: z.optional(secretRef), ...renderFields });
 export type FeishuSpec = z.infer<typeof schema>;
 export type FeishuInstance = InstanceBase & { type: 'feishu'; webhookUrl: Secret; signingSecret?: Secret };
 

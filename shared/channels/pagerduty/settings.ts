@@ -8,7 +8,7 @@
  * - Routing file: `{ type: pagerduty, routingKey: { secret: SETTING } }` per instance (one per
  *   PagerDuty service), with the shared `digestAbove`/`locale` fields.
  */
-import * as z from 'zod';
+import * as z from '../../core/zod.js';
 import type { Secret } from '../../core/secret.js';
 import { renderFields, secretRef, type ChannelType, type InstanceBase } from '../settings.js';
 import { createPagerDutyChannel } from './index.js';
@@ -29,10 +29,12 @@ export function routingKeyProblem(value: string): string | undefined {
 }
 
 /** The `PAGERDUTY_ROUTING_KEY` setting's schema. */
-export const routingKeySchema = z.string().superRefine((s, ctx) => {
-  const problem = routingKeyProblem(s);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
+export const routingKeySchema = z.string().check(
+  z.superRefine((s, ctx) => {
+    const problem = routingKeyProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+);
 
 const schema = z.strictObject({ type: z.literal('pagerduty'), routingKey: secretRef, ...renderFields });
 export type PagerDutySpec = z.infer<typeof schema>;

@@ -3,7 +3,7 @@
  * botToken: { secret: NAME } }` (token default: the `SLACK_BOT_TOKEN` setting), and how an instance —
  * from the file, or from `SLACK_BOT_TOKEN` + `SLACK_CHANNEL` — becomes a channel.
  */
-import * as z from 'zod';
+import * as z from '../../core/zod.js';
 import type { Secret } from '../../core/secret.js';
 import type { Channel } from '../channel.js';
 import { renderFields, secretRef, type ChannelType, type CreateDeps, type InstanceBase } from '../settings.js';
@@ -16,9 +16,9 @@ export const SLACK_CHANNEL_PATTERN = /^#?[A-Za-z0-9_.-]{1,80}$/;
 const schema = z.strictObject({
   type: z.literal('slack-app'),
   /** Where the app posts; not a secret. */
-  channel: z.string().regex(SLACK_CHANNEL_PATTERN, { message: 'must be a Slack channel id (C0123456789) or name' }),
+  channel: z.string().check(z.regex(SLACK_CHANNEL_PATTERN, { message: 'must be a Slack channel id (C0123456789) or name' })),
   /** Unset: the `SLACK_BOT_TOKEN` setting. */
-  botToken: secretRef.optional(),
+  botToken: z.optional(secretRef),
   ...renderFields,
 });
 export type SlackAppSpec = z.infer<typeof schema>;

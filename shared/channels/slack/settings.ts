@@ -1,6 +1,5 @@
 /** Slack's settings: a routing-file entry `{ type: slack, webhookUrl: { secret: NAME } }` (an incoming webhook). */
-// A namespace import, not `{ z }`: that one keeps every zod locale in the bundle (~250 KB; bench/floor.ts).
-import * as z from 'zod';
+import * as z from '../../core/zod.js';
 import type { Secret } from '../../core/secret.js';
 import { renderFields, secretRef, type ChannelType, type InstanceBase } from '../settings.js';
 import { createSlackChannel } from './index.js';

@@ -2,8 +2,7 @@
  * SNS's settings: a routing-file entry `{ type: sns, topicArn?, messageStructure? }`. Without
  * `topicArn` the entry publishes to the `SNS_TOPIC_ARN` setting's topic (the CDK stack's own).
  */
-// A namespace import, not `{ z }`: that one keeps every zod locale in the bundle (~250 KB; bench/floor.ts).
-import * as z from 'zod';
+import * as z from '../../core/zod.js';
 import { renderFields, type ChannelType, type InstanceBase } from '../settings.js';
 import { createSnsChannel } from './index.js';
 
@@ -13,8 +12,8 @@ export const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,
 const schema = z.strictObject({
   type: z.literal('sns'),
   /** Unset: the `SNS_TOPIC_ARN` setting (the CDK stack's own topic). */
-  topicArn: z.string().regex(TOPIC_ARN, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' }).optional(),
-  messageStructure: z.enum(['string', 'json'], { message: 'must be string or json' }).optional(),
+  topicArn: z.optional(z.string().check(z.regex(TOPIC_ARN, { message: 'must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)' }))),
+  messageStructure: z.optional(z.enum(['string', 'json'], { message: 'must be string or json' })),
   ...renderFields,
 });
 export type SnsSpec = z.infer<typeof schema>;
