@@ -48,6 +48,47 @@ describe('webhookSchema', () => {
     expect(parsed).not.toHaveProperty('newField');
   });
 
+  it('fills in what older or compatible senders leave out: annotations {}, generatorURL "", truncatedAlerts 0', () => {
+    const raw = fixture('firing-kv-cache-critical') as unknown as Record<string, unknown> & { alerts: Record<string, unknown>[] };
+    delete raw.truncatedAlerts;
+    delete raw.alerts[0]!.annotations;
+    delete raw.alerts[0]!.generatorURL;
+    const parsed = webhookSchema.parse(raw);
+    expect(parsed.truncatedAlerts).toBe(0);
+    expect(parsed.alerts[0]!.annotations).toEqual({});
+    expect(parsed.alerts[0]!.generatorURL).toBe('');
+  });
+
+  it('drops unknown fields of an alert too', () => {
+    const raw = fixture('firing-kv-cache-critical');
+    const parsed = webhookSchema.parse({ ...raw, alerts: [{ ...raw.alerts[0]!, silencedBy: ['x'] }] });
+    expect(Object.keys(parsed.alerts[0]!).sort()).toEqual(['annotations', 'endsAt', 'fingerprint', 'generatorURL', 'labels', 'startsAt', 'status']);
+  });
+
+  // The 400 answer and its error log quote these words: zod/mini has none of its own (`shared/core/zod.ts` loads English).
+  it("explains each rejected field in zod's English words", () => {
+    const raw = fixture('firing-queue-backlog-two-models') as unknown as Record<string, any>;
+    raw.version = '3';
+    raw.truncatedAlerts = 1.5;
+    raw.groupLabels = { a: 1 };
+    raw.alerts[0].status = 'pending';
+    raw.alerts[0].annotations = [];
+    delete raw.alerts[1].startsAt;
+    const issues = (input: unknown) => webhookSchema.safeParse(input).error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    expect(issues(raw)).toEqual([
+      'version: Invalid input: expected "4"',
+      'truncatedAlerts: Invalid input: expected int, received number',
+      'groupLabels.a: Invalid input: expected string, received number',
+      'alerts.0.status: Invalid option: expected one of "firing"|"resolved"',
+      'alerts.0.annotations: Invalid input: expected record, received array',
+      'alerts.1.startsAt: Invalid input: expected string, received undefined',
+    ]);
+    expect(issues({ ...fixture('firing-kv-cache-critical'), truncatedAlerts: -1, alerts: [] })).toEqual([
+      'truncatedAlerts: Too small: expected number to be >=0',
+      'alerts: Too small: expected array to have >=1 items',
+    ]);
+  });
+
   it('rejects an empty alert list and a bad timestamp, naming the path', () => {
     const raw = fixture('firing-kv-cache-critical');
     raw.alerts[0]!.startsAt = 'yesterday';

@@ -33,6 +33,12 @@ describe('queryDataSchema', () => {
     expect(data).toEqual({ resultType: 'vector', result: [{ metric: { Hostname: 'gpu-node-1' }, value: { time: 1.5, value: -Infinity } }] });
   });
 
+  it('reads a matrix series without values as one without points, and a bad sample value by its path', () => {
+    expect(queryDataSchema.parse({ resultType: 'matrix', result: [{ metric: { a: 'b' } }] })).toEqual({ resultType: 'matrix', result: [{ metric: { a: 'b' }, values: [] }] });
+    const issue = queryDataSchema.safeParse({ resultType: 'matrix', result: [{ metric: {}, values: [[1, '1'], [2, 'x']] }] }).error!.issues[0]!;
+    expect([issue.path, issue.message]).toEqual([['result', 0, 'values', 1, 1], 'not a Prometheus sample value']);
+  });
+
   it('rejects a vector sample without a value (a native histogram)', () => {
     expect(queryDataSchema.safeParse({ resultType: 'vector', result: [{ metric: {}, histogram: [1, { count: '1' }] }] }).success).toBe(false);
   });

@@ -101,6 +101,36 @@ flapping: { window: 30x }
     ]);
   });
 
+  it('reads what a file leaves out: no routes, a route without matchers (matches every alert) or continue (false)', () => {
+    const none = loadRoutingFile(file('channels:\n  a: { type: console }\ndefault: { channels: [a] }\n'), { settings: SETTINGS, envChannels: [] });
+    expect(none.routes).toEqual([]);
+    const bare = loadRoutingFile(file('channels:\n  a: { type: console }\nroutes:\n  - channels: [a]\ndefault: { channels: [a] }\n'), { settings: SETTINGS, envChannels: [] });
+    expect(bare.routes).toEqual([{ matchers: [], channels: ['a'], continue: false }]);
+  });
+
+  // These words come from zod (`shared/core/zod.ts` loads its English messages into zod/mini).
+  it("names a field of the wrong type in zod's English words", () => {
+    expect(
+      problems(`channels:
+  a: { type: console, digestAbove: "3" }
+  b: { type: slack, webhookUrl: { secret: 1 } }
+routes:
+  - matchers: 'a="b"'
+    channels: a
+    continue: "yes"
+default: { channels: [a] }
+flapping: { window: 30 }
+`),
+    ).toEqual([
+      'FILE:2: channels.a.digestAbove: Invalid input: expected number, received string',
+      'FILE:3: channels.b.webhookUrl.secret: Invalid input: expected string, received number',
+      'FILE:5: routes[0].matchers: Invalid input: expected array, received string',
+      'FILE:6: routes[0].channels: Invalid input: expected array, received string',
+      'FILE:7: routes[0].continue: Invalid input: expected boolean, received string',
+      'FILE:9: flapping.window: Invalid input: expected string, received number',
+    ]);
+  });
+
   it('names the line of a YAML syntax error and of a duplicate key', () => {
     expect(problems('channels:\n  a:\n    type: slack\n   bad: 1\ndefault: []\n')).toEqual(['FILE:4: All mapping items must start at the same column']);
     expect(problems('channels: {}\ndefault: { channels: [] }\nchannels: {}\n')).toEqual(['FILE:3: Map keys must be unique']);
