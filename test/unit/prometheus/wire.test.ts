@@ -35,7 +35,18 @@ describe('queryDataSchema', () => {
 
   it('reads a matrix series without values as one without points, and a bad sample value by its path', () => {
     expect(queryDataSchema.parse({ resultType: 'matrix', result: [{ metric: { a: 'b' } }] })).toEqual({ resultType: 'matrix', result: [{ metric: { a: 'b' }, values: [] }] });
-    const issue = queryDataSchema.safeParse({ resultType: 'matrix', result: [{ metric: {}, values: [[1, '1'], [2, 'x']] }] }).error!.issues[0]!;
+    const issue = queryDataSchema.safeParse({
+      resultType: 'matrix',
+      result: [
+        {
+          metric: {},
+          values: [
+            [1, '1'],
+            [2, 'x'],
+          ],
+        },
+      ],
+    }).error!.issues[0]!;
     expect([issue.path, issue.message]).toEqual([['result', 0, 'values', 1, 1], 'not a Prometheus sample value']);
   });
 
