@@ -6,7 +6,7 @@
  * and building one costs several times a mini one. On the Lambda receiver's cold init the classic
  * build was 104 KB of the 646 KB loaded and ~15 % of the CPU (README, Performance: session 18/19).
  * The saving holds only while no module on that path imports classic `zod`
- * (test/infra/lambda-cold-init.test.ts checks the bundle).
+ * (test/infra/lambda-zod-mini.test.ts checks the bundles).
  *
  * Classic registers English messages when its first schema is built; mini registers none (every
  * message would read `Invalid input`), so this module does, once, before any schema parses.
