@@ -9,13 +9,10 @@ import { aggregate, equalityMatchers, groupMatchers } from '../../prometheus/pro
 import type { Sample, Series } from '../../prometheus/client.js';
 import type { EnrichContext, QueryScope, SignalDef } from '../enricher.js';
 import type { Signal } from '../types.js';
+import { AT_START_STEP_SECONDS, isPeer, memo, ownStart, readStarts, type StartRead } from './plan.js';
 
 const SHAPES = new WeakMap<readonly Alert[], Map<string, { peers: Alert[]; scope: QueryScope }>>();
 const INDEXES = new WeakMap<readonly object[], Map<string, Map<string, unknown[]>>>();
-const STARTS = new WeakMap<readonly Alert[], Map<number, number[]>>();
-
-/** Step of the range query that reads values at several alerts' starts, seconds: finer is noise under a 5-minute rate. */
-export const AT_START_STEP_SECONDS = 60;
 
 /**
  * The alert's peers with the same identifying label names as the alert (the alert included), and
@@ -96,31 +93,106 @@ export function itemsOf<T extends { metric: Record<string, string> }>(items: rea
 }
 
 /**
- * Reads `defs` for `alert` (concurrently; identical queries of the group are sent once).
+ * Reads `defs` for `alert` (identical queries of the group are sent once; the alerts of one shape share
+ * one plan of reads and wait on it once: `plan.ts`).
  * @returns the signals in the order of `defs`, a breakdown signal expanded into one per label value
  *   (sorted), a split signal likewise when the alert's series hold several values of the split label
  *   (else the plain signal), each with its value now, when the alert fired, and for quantiles the top
  *   finite bucket (of its own split value)
+ * @throws what the first of its queries to fail throws
  */
 export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readonly SignalDef[]): Promise<Signal[]> {
-  return (await Promise.all(defs.map((def) => readSignal(ctx, alert, def)))).flat();
+  const nowMs = ctx.now.getTime();
+  const start = ownStart(alert, nowMs);
+  const plan = planFor(ctx, alert, defs);
+  const answers = await plan.answers(!Number.isNaN(start));
+  const signals: Signal[] = [];
+  for (let i = 0; i < plan.reads.length; i++) {
+    const read = plan.reads[i]!;
+    const atStart = answers[3 * i + 1] === undefined ? undefined : startSamples(read.start, answers[3 * i + 1] as Sample[] | Series[], alert, read.by, start);
+    signals.push(...signalsOf(read, alert, answers[3 * i] as Sample[], atStart, answers[3 * i + 2] as Sample[] | undefined));
+  }
+  return signals;
 }
 
-async function readSignal(ctx: EnrichContext, alert: Alert, def: SignalDef): Promise<Signal[]> {
-  const { peers, by, scope } = shapePeers(alert, ctx.peers, def.scopeLabels);
-  const query = textOnce(scope, def.name, () => exprFor(def, scope));
-  // What the signal keeps and shows (records, links, charts) is the alert's own query: the group's
-  // names every peer (a 5,000-alert storm's is ~100 KB, past DynamoDB's 400 KB item with a few signals).
-  const own = peers.length > 1 ? ownQuery(def, alert) : query;
-  const [now, atStart, bounds] = await Promise.all([
-    ctx.instant(query),
-    samplesAtStart(ctx, query, alert, peers, by),
-    def.histogram ? bucketBounds(ctx, def, def.histogram, scope, alert) : undefined,
-  ]);
+/** One signal definition's reads for the alerts of one shape. */
+interface DefRead {
+  def: SignalDef;
+  by: string[];
+  scope: QueryScope;
+  /** The group's query (every peer of the shape). */
+  query: string;
+  /** Whether the shape holds several alerts: then each keeps its own query. */
+  shared: boolean;
+  now: Promise<Sample[]>;
+  start: StartRead;
+  bounds?: Promise<Sample[]>;
+}
+
+/** The reads of a list of definitions for one shape, and the answers, waited on once. */
+interface Plan {
+  reads: DefRead[];
+  /** Per definition, in order: its answer now, at the start (`undefined` when not asked), its bucket bounds. */
+  answers(withStart: boolean): Promise<unknown[]>;
+}
+
+const PLANS = new WeakMap<EnrichContext, WeakMap<readonly SignalDef[], Map<string, Plan>>>();
+const UNIONS = new WeakMap<readonly SignalDef[], string[]>();
+
+/**
+ * The plan for the alert's shape: made by the first alert of that shape (its queries asked now, in
+ * the order the per-alert reads asked them), then shared. An alert outside `ctx.peers` gets its own.
+ */
+function planFor(ctx: EnrichContext, alert: Alert, defs: readonly SignalDef[]): Plan {
+  if (!isPeer(alert, ctx.peers)) return makePlan(ctx, alert, [...ctx.peers, alert], defs);
+  const union = memo(UNIONS, defs, () => [...new Set(defs.flatMap((d) => d.scopeLabels))]);
+  let shape = '';
+  for (const name of union) shape += alert.labels[name] === undefined ? '0' : '1';
+  const plans = memo(memo(PLANS, ctx, () => new WeakMap()), defs, () => new Map());
+  let plan = plans.get(shape);
+  if (!plan) {
+    plan = makePlan(ctx, alert, ctx.peers, defs);
+    plans.set(shape, plan);
+  }
+  return plan;
+}
+
+function makePlan(ctx: EnrichContext, alert: Alert, peers: readonly Alert[], defs: readonly SignalDef[]): Plan {
+  const reads = defs.map((def): DefRead => {
+    const { peers: same, by, scope } = shapePeers(alert, peers, def.scopeLabels);
+    const query = textOnce(scope, def.name, () => exprFor(def, scope));
+    const now = ctx.instant(query);
+    const start = readStarts(ctx, query, same);
+    const bounds = def.histogram ? ctx.instant(boundsQuery(def, def.histogram, scope)) : undefined;
+    return { def, by, scope, query, shared: same.length > 1, now, start, bounds };
+  });
+  const waits: Partial<Record<'with' | 'without', Promise<unknown[]>>> = {};
+  return {
+    reads,
+    answers: (withStart) =>
+      (waits[withStart ? 'with' : 'without'] ??= Promise.all(reads.flatMap((r) => [r.now, withStart && r.start.kind !== 'none' ? r.start.answer : undefined, r.bounds]))),
+  };
+}
+
+/** The alert's samples of a start read's answer, at its own start (`startMs`). */
+function startSamples(read: StartRead, answer: Sample[] | Series[], alert: Alert, by: readonly string[], startMs: number): Sample[] {
+  if (read.kind !== 'range') return itemsOf(answer as Sample[], alert, by);
+  const at = startMs / 1000;
+  return itemsOf(answer as Series[], alert, by).flatMap(({ metric, points }) => {
+    const point = pointAt(points, at);
+    return point ? [{ metric, ...point }] : [];
+  });
+}
+
+/** The signals of one definition for the alert, from its answers. */
+function signalsOf(read: DefRead, alert: Alert, now: Sample[], atStart: Sample[] | undefined, bounds: Sample[] | undefined): Signal[] {
+  const { def, by } = read;
+  const own = read.shared ? ownQuery(def, alert) : read.query;
   const mine = itemsOf(now, alert, by);
+  const alertBounds = bounds && itemsOf(bounds, alert, read.scope.by);
   const key = def.breakdown ?? def.split?.label;
   const base = (pick: (s: { metric: Record<string, string> }) => boolean) => {
-    const topBucket = bounds && topFinite(bounds.filter(pick));
+    const topBucket = alertBounds && topFinite(alertBounds.filter(pick));
     return { unit: def.unit, query: own, ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}), ...(def.elapsed && { elapsed: def.elapsed }), ...(topBucket !== undefined ? { topBucket } : {}) };
   };
   if (!key) return [{ name: def.name, label: def.label, value: mine[0]?.value ?? null, ...base(() => true), ...startValue(atStart, () => true) }];
@@ -153,19 +225,15 @@ function startValue(samples: Sample[] | undefined, pick: (s: Sample) => boolean)
  * @returns `undefined` when the alert's `startsAt` does not parse
  */
 export async function samplesAtStart(ctx: EnrichContext, query: string, alert: Alert, peers: readonly Alert[], by?: readonly string[]): Promise<Sample[] | undefined> {
-  const nowMs = ctx.now.getTime();
-  const own = Math.min(Date.parse(alert.startsAt), nowMs);
+  const own = ownStart(alert, ctx.now.getTime());
   if (Number.isNaN(own)) return undefined;
-  const starts = memo(STARTS, peers, () => new Map()).get(nowMs) ?? distinctStarts(peers, nowMs);
-  if (starts.length <= 1) {
-    const samples = await ctx.instant(query, new Date(own));
-    return by ? itemsOf(samples, alert, by) : samples;
-  }
-  const all = await ctx.range(query, (nowMs - Math.min(...starts)) / 1000, AT_START_STEP_SECONDS);
-  const series: Series[] = by ? itemsOf(all, alert, by) : all;
-  const at = own / 1000;
-  return series.flatMap(({ metric, points }) => {
-    const point = pointAt(points, at);
+  const read = readStarts(ctx, query, isPeer(alert, peers) ? peers : [...peers, alert]);
+  if (read.kind === 'none') return undefined;
+  const answer = await read.answer;
+  if (by) return startSamples(read, answer, alert, by, own);
+  if (read.kind === 'instant') return answer as Sample[];
+  return (answer as Series[]).flatMap(({ metric, points }) => {
+    const point = pointAt(points, own / 1000);
     return point ? [{ metric, ...point }] : [];
   });
 }
@@ -186,25 +254,13 @@ export function pointAt<P extends { time: number }>(points: readonly P[], at: nu
   return before && at - before.time <= LOOKBACK_SECONDS ? before : undefined;
 }
 
-/** The distinct `startsAt` of `peers` (epoch ms, capped at now), remembered for the peer list. */
-function distinctStarts(peers: readonly Alert[], nowMs: number): number[] {
-  const starts = [...new Set(peers.map((a) => Math.min(Date.parse(a.startsAt), nowMs)).filter((t) => !Number.isNaN(t)))];
-  memo(STARTS, peers, () => new Map()).set(nowMs, starts);
-  return starts;
-}
-
-/**
- * The alert's bucket bounds of `histograms` (either generation's name): one sample per `le` (and
- * split value), for {@link topFinite}.
- */
-async function bucketBounds(ctx: EnrichContext, def: SignalDef, histograms: readonly string[], scope: QueryScope, alert: Alert): Promise<Sample[]> {
-  const query = textOnce(scope, `buckets of ${def.name}`, () => {
+/** The query of the bucket bounds of `histograms` (either generation's name) for a scope: one sample per `le` (and split value). */
+function boundsQuery(def: SignalDef, histograms: readonly string[], scope: QueryScope): string {
+  return textOnce(scope, `buckets of ${def.name}`, () => {
     const selectors = histograms.map((h) => (scope.matchers.length ? `${h}{${scope.matchers.join(',')}}` : h)).join(' or ');
     const by = def.split ? ['le', def.split.label, ...scope.by] : ['le', ...scope.by];
     return aggregate('count', by, def.split ? def.split.tag(selectors) : selectors);
   });
-  const samples = await ctx.instant(query);
-  return itemsOf(samples, alert, scope.by);
 }
 
 /** The highest finite `le` of bucket samples; `undefined` when there is none. */
@@ -228,13 +284,4 @@ function textOnce(scope: QueryScope, key: string, build: () => string): string {
     texts.set(key, text);
   }
   return text;
-}
-
-function memo<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
-  }
-  return value;
 }
