@@ -222,7 +222,13 @@ function combined(samples: readonly Sample[] | undefined, alert: Alert, combine:
 export async function readGpuSignals(ctx: EnrichContext, alert: Alert, defs: readonly GpuSignalDef[]): Promise<Signal[]> {
   const member = isPeer(alert, ctx.peers);
   const peers = member ? ctx.peers : [...ctx.peers, alert];
-  const plan = member ? memo(memo(PLANS, ctx, () => new WeakMap()), defs, () => makePlan(ctx, peers, defs)) : makePlan(ctx, peers, defs);
+  const plan = member
+    ? memo(
+        memo(PLANS, ctx, () => new WeakMap()),
+        defs,
+        () => makePlan(ctx, peers, defs),
+      )
+    : makePlan(ctx, peers, defs);
   const start = ownStart(alert, ctx.now.getTime());
   const answers = await plan.answers(!Number.isNaN(start));
   // The alert's own matchers, for the query each signal keeps: built once for all its signals.

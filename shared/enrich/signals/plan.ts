@@ -30,8 +30,18 @@ export function readStarts(ctx: EnrichContext, query: string, peers: readonly Al
   const nowMs = ctx.now.getTime();
   const starts = distinctStarts(peers, nowMs);
   if (starts.length === 0) return { kind: 'none' };
-  if (starts.length === 1) return { kind: 'instant', answer: ctx.instant(query, new Date(starts[0]!)) };
-  return { kind: 'range', answer: ctx.range(query, (nowMs - Math.min(...starts)) / 1000, AT_START_STEP_SECONDS) };
+  if (starts.length === 1) return { kind: 'instant', answer: asked(ctx.instant(query, new Date(starts[0]!))) };
+  return { kind: 'range', answer: asked(ctx.range(query, (nowMs - Math.min(...starts)) / 1000, AT_START_STEP_SECONDS)) };
+}
+
+/**
+ * `read`, marked as handled: a plan asks its reads before it knows which alerts will wait on which
+ * (an alert whose `startsAt` does not parse never waits on the start read), and a read nobody waits on
+ * must not fail the process as an unhandled rejection. Whoever waits still gets the failure.
+ */
+export function asked<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => {});
+  return read;
 }
 
 /** The alert's start, epoch ms capped at now; NaN when its `startsAt` does not parse. */
