@@ -81,15 +81,26 @@ function ownTemplate(def: SignalDef, by: readonly string[]): string[] | null {
 
 /** The items of an answer (samples or series) that belong to the alert, through an index built once per answer and `by`. */
 export function itemsOf<T extends { metric: Record<string, string> }>(items: readonly T[], alert: Pick<Alert, 'labels'>, by: readonly string[]): T[] {
-  const keyOf = (labels: Readonly<Record<string, string>>) => JSON.stringify(by.map((name) => labels[name] ?? ''));
+  if (items.length === 0) return [];
   const indexes = memo(INDEXES, items, () => new Map());
-  let index = indexes.get(by.join(','));
+  const byKey = by.join(',');
+  let index = indexes.get(byKey);
   if (!index) {
     index = new Map();
-    for (const item of items) index.set(keyOf(item.metric), [...(index.get(keyOf(item.metric)) ?? []), item]);
-    indexes.set(by.join(','), index);
+    for (const item of items) {
+      const key = keyOf(item.metric, by);
+      const list = index.get(key);
+      if (list) list.push(item);
+      else index.set(key, [item]);
+    }
+    indexes.set(byKey, index);
   }
-  return (index.get(keyOf(alert.labels)) ?? []) as T[];
+  return (index.get(keyOf(alert.labels, by)) ?? []) as T[];
+}
+
+/** A key of the values of `by` in `labels` (a missing label reads as empty), distinct for distinct values: one label's value is its own key. */
+function keyOf(labels: Readonly<Record<string, string>>, by: readonly string[]): string {
+  return by.length === 1 ? (labels[by[0]!] ?? '') : JSON.stringify(by.map((name) => labels[name] ?? ''));
 }
 
 /**
@@ -107,10 +118,22 @@ export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readon
   const plan = planFor(ctx, alert, defs);
   const answers = await plan.answers(!Number.isNaN(start));
   const signals: Signal[] = [];
+  // The alert's own matchers, by the scope labels they were picked from: the same for most of its signals.
+  const matchers = new Map<readonly string[], string>();
+  const own = (read: DefRead): string => {
+    if (!read.shared) return read.query;
+    if (!read.template) return ownQuery(read.def, alert);
+    let text = matchers.get(read.def.scopeLabels);
+    if (text === undefined) {
+      text = equalityMatchers(alert.labels, read.by).join(',');
+      matchers.set(read.def.scopeLabels, text);
+    }
+    return read.template.join(text);
+  };
   for (let i = 0; i < plan.reads.length; i++) {
     const read = plan.reads[i]!;
     const atStart = answers[3 * i + 1] === undefined ? undefined : startSamples(read.start, answers[3 * i + 1] as Sample[] | Series[], alert, read.by, start);
-    signals.push(...signalsOf(read, alert, answers[3 * i] as Sample[], atStart, answers[3 * i + 2] as Sample[] | undefined));
+    signals.push(...signalsOf(read, alert, own(read), answers[3 * i] as Sample[], atStart, answers[3 * i + 2] as Sample[] | undefined));
   }
   return signals;
 }
@@ -124,6 +147,8 @@ interface DefRead {
   query: string;
   /** Whether the shape holds several alerts: then each keeps its own query. */
   shared: boolean;
+  /** The definition's text cut where an alert's matchers go ({@link ownTemplate}); `undefined` when it is built whole. */
+  template?: string[] | null;
   now: Promise<Sample[]>;
   start: StartRead;
   bounds?: Promise<Sample[]>;
@@ -164,7 +189,8 @@ function makePlan(ctx: EnrichContext, alert: Alert, peers: readonly Alert[], def
     const now = ctx.instant(query);
     const start = readStarts(ctx, query, same);
     const bounds = def.histogram ? ctx.instant(boundsQuery(def, def.histogram, scope)) : undefined;
-    return { def, by, scope, query, shared: same.length > 1, now, start, bounds };
+    const template = same.length > 1 && by.length > 0 ? ownTemplate(def, by) : undefined;
+    return { def, by, scope, query, shared: same.length > 1, template, now, start, bounds };
   });
   const waits: Partial<Record<'with' | 'without', Promise<unknown[]>>> = {};
   return {
@@ -185,9 +211,8 @@ function startSamples(read: StartRead, answer: Sample[] | Series[], alert: Alert
 }
 
 /** The signals of one definition for the alert, from its answers. */
-function signalsOf(read: DefRead, alert: Alert, now: Sample[], atStart: Sample[] | undefined, bounds: Sample[] | undefined): Signal[] {
+function signalsOf(read: DefRead, alert: Alert, own: string, now: Sample[], atStart: Sample[] | undefined, bounds: Sample[] | undefined): Signal[] {
   const { def, by } = read;
-  const own = read.shared ? ownQuery(def, alert) : read.query;
   const mine = itemsOf(now, alert, by);
   const alertBounds = bounds && itemsOf(bounds, alert, read.scope.by);
   const key = def.breakdown ?? def.split?.label;
