@@ -81,26 +81,40 @@ function ownTemplate(def: SignalDef, by: readonly string[]): string[] | null {
 
 /** The items of an answer (samples or series) that belong to the alert, through an index built once per answer and `by`. */
 export function itemsOf<T extends { metric: Record<string, string> }>(items: readonly T[], alert: Pick<Alert, 'labels'>, by: readonly string[]): T[] {
+  return itemsByKey(items, by, by.join(','), keyOf(alert.labels, by));
+}
+
+/** {@link itemsOf} with the alert's {@link keyOf} and `by.join(',')` already made (once per alert and scope, not per answer). */
+function itemsByKey<T extends { metric: Record<string, string> }>(items: readonly T[], by: readonly string[], byKey: string, key: string): T[] {
   if (items.length === 0) return [];
   const indexes = memo(INDEXES, items, () => new Map());
-  const byKey = by.join(',');
   let index = indexes.get(byKey);
   if (!index) {
     index = new Map();
     for (const item of items) {
-      const key = keyOf(item.metric, by);
-      const list = index.get(key);
+      const itemKey = keyOf(item.metric, by);
+      const list = index.get(itemKey);
       if (list) list.push(item);
-      else index.set(key, [item]);
+      else index.set(itemKey, [item]);
     }
     indexes.set(byKey, index);
   }
-  return (index.get(keyOf(alert.labels, by)) ?? []) as T[];
+  return (index.get(key) ?? []) as T[];
 }
 
-/** A key of the values of `by` in `labels` (a missing label reads as empty), distinct for distinct values: one label's value is its own key. */
+/**
+ * A key of the values of `by` in `labels` (a missing label reads as empty), distinct for distinct
+ * values: each value prefixed with its length (one label: the value itself), no arrays or JSON for
+ * the ~500,000 series of a storm's answers.
+ */
 function keyOf(labels: Readonly<Record<string, string>>, by: readonly string[]): string {
-  return by.length === 1 ? (labels[by[0]!] ?? '') : JSON.stringify(by.map((name) => labels[name] ?? ''));
+  if (by.length === 1) return labels[by[0]!] ?? '';
+  let key = '';
+  for (const name of by) {
+    const value = labels[name] ?? '';
+    key += `${value.length}:${value}`;
+  }
+  return key;
 }
 
 /**
@@ -130,10 +144,20 @@ export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readon
     }
     return read.template.join(text);
   };
+  const keys = new Map<readonly string[], string>();
+  const keyFor = (read: DefRead): string => {
+    let key = keys.get(read.def.scopeLabels);
+    if (key === undefined) {
+      key = keyOf(alert.labels, read.by);
+      keys.set(read.def.scopeLabels, key);
+    }
+    return key;
+  };
   for (let i = 0; i < plan.reads.length; i++) {
     const read = plan.reads[i]!;
-    const atStart = answers[3 * i + 1] === undefined ? undefined : startSamples(read.start, answers[3 * i + 1] as Sample[] | Series[], alert, read.by, start);
-    signals.push(...signalsOf(read, alert, own(read), answers[3 * i] as Sample[], atStart, answers[3 * i + 2] as Sample[] | undefined));
+    const key = keyFor(read);
+    const atStart = answers[3 * i + 1] === undefined ? undefined : startSamples(read, answers[3 * i + 1] as Sample[] | Series[], key, start);
+    signals.push(...signalsOf(read, key, own(read), answers[3 * i] as Sample[], atStart, answers[3 * i + 2] as Sample[] | undefined));
   }
   return signals;
 }
@@ -142,6 +166,8 @@ export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readon
 interface DefRead {
   def: SignalDef;
   by: string[];
+  /** `by.join(',')`: the answers' index key. */
+  byKey: string;
   scope: QueryScope;
   /** The group's query (every peer of the shape). */
   query: string;
@@ -190,7 +216,7 @@ function makePlan(ctx: EnrichContext, alert: Alert, peers: readonly Alert[], def
     const start = readStarts(ctx, query, same);
     const bounds = def.histogram ? ctx.instant(boundsQuery(def, def.histogram, scope)) : undefined;
     const template = same.length > 1 && by.length > 0 ? ownTemplate(def, by) : undefined;
-    return { def, by, scope, query, shared: same.length > 1, template, now, start, bounds };
+    return { def, by, byKey: by.join(','), scope, query, shared: same.length > 1, template, now, start, bounds };
   });
   const waits: Partial<Record<'with' | 'without', Promise<unknown[]>>> = {};
   return {
@@ -200,21 +226,21 @@ function makePlan(ctx: EnrichContext, alert: Alert, peers: readonly Alert[], def
   };
 }
 
-/** The alert's samples of a start read's answer, at its own start (`startMs`). */
-function startSamples(read: StartRead, answer: Sample[] | Series[], alert: Alert, by: readonly string[], startMs: number): Sample[] {
-  if (read.kind !== 'range') return itemsOf(answer as Sample[], alert, by);
+/** The alert's samples (`key`: its {@link keyOf}) of a start read's answer, at its own start (`startMs`). */
+function startSamples(read: DefRead, answer: Sample[] | Series[], key: string, startMs: number): Sample[] {
+  if (read.start.kind !== 'range') return itemsByKey(answer as Sample[], read.by, read.byKey, key);
   const at = startMs / 1000;
-  return itemsOf(answer as Series[], alert, by).flatMap(({ metric, points }) => {
+  return itemsByKey(answer as Series[], read.by, read.byKey, key).flatMap(({ metric, points }) => {
     const point = pointAt(points, at);
     return point ? [{ metric, ...point }] : [];
   });
 }
 
 /** The signals of one definition for the alert, from its answers. */
-function signalsOf(read: DefRead, alert: Alert, own: string, now: Sample[], atStart: Sample[] | undefined, bounds: Sample[] | undefined): Signal[] {
-  const { def, by } = read;
-  const mine = itemsOf(now, alert, by);
-  const alertBounds = bounds && itemsOf(bounds, alert, read.scope.by);
+function signalsOf(read: DefRead, alertKey: string, own: string, now: Sample[], atStart: Sample[] | undefined, bounds: Sample[] | undefined): Signal[] {
+  const { def } = read;
+  const mine = itemsByKey(now, read.by, read.byKey, alertKey);
+  const alertBounds = bounds && itemsByKey(bounds, read.by, read.byKey, alertKey);
   const key = def.breakdown ?? def.split?.label;
   const base = (pick: (s: { metric: Record<string, string> }) => boolean) => {
     const topBucket = alertBounds && topFinite(alertBounds.filter(pick));
@@ -255,9 +281,8 @@ export async function samplesAtStart(ctx: EnrichContext, query: string, alert: A
   const read = readStarts(ctx, query, isPeer(alert, peers) ? peers : [...peers, alert]);
   if (read.kind === 'none') return undefined;
   const answer = await read.answer;
-  if (by) return startSamples(read, answer, alert, by, own);
-  if (read.kind === 'instant') return answer as Sample[];
-  return (answer as Series[]).flatMap(({ metric, points }) => {
+  if (read.kind === 'instant') return by ? itemsOf(answer as Sample[], alert, by) : (answer as Sample[]);
+  return (by ? itemsOf(answer as Series[], alert, by) : (answer as Series[])).flatMap(({ metric, points }) => {
     const point = pointAt(points, own / 1000);
     return point ? [{ metric, ...point }] : [];
   });
