@@ -21,8 +21,7 @@ import type { Sample, Series } from '../../prometheus/client.js';
 import { escapeRegex, quoteString } from '../../prometheus/promql.js';
 import { RATE_WINDOW, type EnrichContext } from '../enricher.js';
 import type { Signal, SignalUnit } from '../types.js';
-import { isPeer, memo, ownStart, readStarts, type StartRead } from './plan.js';
-import { pointAt } from './read.js';
+import { isPeer, memo, ownStart, pointAt, readStarts, type StartRead } from './plan.js';
 
 /** The alert labels that may name the vLLM server's machine. */
 const ALERT_HOST_LABELS = ['Hostname', 'hostname', 'node', 'host'] as const;

@@ -9,7 +9,7 @@ import { aggregate, equalityMatchers, groupMatchers } from '../../prometheus/pro
 import type { Sample, Series } from '../../prometheus/client.js';
 import type { EnrichContext, QueryScope, SignalDef } from '../enricher.js';
 import type { Signal } from '../types.js';
-import { AT_START_STEP_SECONDS, isPeer, memo, ownStart, readStarts, type StartRead } from './plan.js';
+import { isPeer, memo, ownStart, pointAt, readStarts, type StartRead } from './plan.js';
 
 const SHAPES = new WeakMap<readonly Alert[], Map<string, { peers: Alert[]; scope: QueryScope }>>();
 const INDEXES = new WeakMap<readonly object[], Map<string, Map<string, unknown[]>>>();
@@ -266,42 +266,6 @@ function signalsOf(read: DefRead, alertKey: string, own: string, now: Sample[], 
 /** `{ atStart }` from the alert's samples at its start, `{}` when that was not read. */
 function startValue(samples: Sample[] | undefined, pick: (s: Sample) => boolean): { atStart?: number | null } {
   return samples === undefined ? {} : { atStart: samples.find(pick)?.value ?? null };
-}
-
-/**
- * The query's samples when the alert fired. Peers sharing one `startsAt` (the usual case): an
- * instant query at it. Several: one range query from the earliest `startsAt` to now, each alert
- * taking the point {@link pointAt} its own `startsAt`.
- * @param by when given, only the series that belong to the alert by these labels are returned
- * @returns `undefined` when the alert's `startsAt` does not parse
- */
-export async function samplesAtStart(ctx: EnrichContext, query: string, alert: Alert, peers: readonly Alert[], by?: readonly string[]): Promise<Sample[] | undefined> {
-  const own = ownStart(alert, ctx.now.getTime());
-  if (Number.isNaN(own)) return undefined;
-  const read = readStarts(ctx, query, isPeer(alert, peers) ? peers : [...peers, alert]);
-  if (read.kind === 'none') return undefined;
-  const answer = await read.answer;
-  if (read.kind === 'instant') return by ? itemsOf(answer as Sample[], alert, by) : (answer as Sample[]);
-  return (by ? itemsOf(answer as Series[], alert, by) : (answer as Series[])).flatMap(({ metric, points }) => {
-    const point = pointAt(points, own / 1000);
-    return point ? [{ metric, ...point }] : [];
-  });
-}
-
-/** Prometheus's default lookback for an instant query, seconds: a range point older than this is not "at" a time. */
-const LOOKBACK_SECONDS = 300;
-
-/**
- * The range point that stands for time `at` (epoch seconds): the first at or after it within one
- * step, else the last before it within the lookback; `undefined` when the series has none near `at`
- * (it appeared later or ended earlier), so a value from hours away is never shown as "when fired".
- */
-export function pointAt<P extends { time: number }>(points: readonly P[], at: number): P | undefined {
-  const step = Math.max(AT_START_STEP_SECONDS, points.length > 1 ? points[1]!.time - points[0]!.time : 0);
-  const after = points.find((p) => p.time >= at);
-  if (after && after.time - at <= step) return after;
-  const before = points.filter((p) => p.time < at).at(-1);
-  return before && at - before.time <= LOOKBACK_SECONDS ? before : undefined;
 }
 
 /** The query of the bucket bounds of `histograms` (either generation's name) for a scope: one sample per `le` (and split value). */
