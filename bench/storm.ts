@@ -1,6 +1,7 @@
 /**
  * Storm benchmark: one Alertmanager group of N alerts through the real app (hono, pipeline, ledger
- * on dynalite, the env-var channels Slack, Feishu and SNS pointed at loopback servers), then the
+ * on dynalite, the env-var channels Slack, Feishu and SNS pointed at loopback servers, enrichment
+ * against a loopback Prometheus answering empty results, as the floor bench's fake does), then the
  * same group again (Alertmanager's retry or an HA peer). Measures wall time of each request and
  * counts the messages each platform received (one digest per channel expected, none on repeat).
  *
@@ -17,6 +18,9 @@ import { startLoopback } from '../test/helpers/loopback.js';
 import { startSnsServer } from '../test/helpers/sns-server.js';
 import { stormWebhook } from '../test/integration/storm-webhook.js';
 import type { Benchmark, Row } from './harness.js';
+
+const EMPTY_VECTOR = '{"status":"success","data":{"resultType":"vector","result":[]}}';
+const EMPTY_MATRIX = '{"status":"success","data":{"resultType":"matrix","result":[]}}';
 
 export interface StormBenchResult {
   alerts: number;
@@ -57,6 +61,8 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
     return r.path.startsWith('/feishu') ? { status: 200, body: '{"code":0,"msg":"success"}' } : { status: 200, body: 'ok' };
   });
   const sns = await startSnsServer();
+  // Enrichment runs as under `npm start` with PROMETHEUS_URL set: its CPU is a large part of a storm's.
+  const prometheus = await startLoopback((r) => ({ headers: { 'content-type': 'application/json' }, body: r.path.startsWith('/api/v1/query_range') ? EMPTY_MATRIX : EMPTY_VECTOR }));
   const client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'b', secretAccessKey: 'b' }, maxAttempts: 1 });
   try {
     const config = loadConfig({
@@ -66,6 +72,7 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
       FEISHU_WEBHOOK_URL: `${hooks.url}/feishu/hook`,
       SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:bench',
       TABLE_NAME: 'bench-storm',
+      PROMETHEUS_URL: prometheus.url,
     });
     const stages = stageClock();
     // This process alone writes the embedded table, as under `npm start`.
@@ -104,7 +111,7 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
     };
   } finally {
     client.destroy();
-    await Promise.all([hooks.close(), sns.close(), db.close()]);
+    await Promise.all([hooks.close(), sns.close(), prometheus.close(), db.close()]);
   }
 }
 

@@ -9,6 +9,7 @@
  * @see https://prometheus.io/docs/prometheus/latest/querying/api/
  */
 import { PrometheusError } from './error.js';
+import { fastSuccess } from './fast-parse.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, send, type RawAnswer, type TransportOptions } from './http.js';
 import { envelopeSchema, queryDataSchema, type QueryData, type Sample, type Series } from './wire.js';
 
@@ -128,6 +129,8 @@ function parseResponse(httpStatus: number, text: string): { data: QueryData; war
   } catch {
     throw new PrometheusError(`HTTP ${httpStatus}: response is not JSON`, { errorType: 'bad_response', httpStatus });
   }
+  const fast = httpStatus >= 200 && httpStatus <= 299 ? fastSuccess(json) : undefined;
+  if (fast) return fast;
   const envelope = envelopeSchema.safeParse(json);
   if (!envelope.success) {
     throw new PrometheusError(`HTTP ${httpStatus}: response is not a Prometheus API envelope`, { errorType: 'bad_response', httpStatus });

@@ -37,6 +37,7 @@ function usedDef(memory: MemorySettings): SignalDef {
 }
 
 const USED_DEFS = new WeakMap<MemorySettings, SignalDef>();
+const DEF_LISTS = new WeakMap<SignalDef, readonly SignalDef[]>();
 const RANGE_TEXTS = new WeakMap<SignalDef, WeakMap<QueryScope, string>>();
 
 /**
@@ -88,7 +89,12 @@ export const gpuMemoryEnricher: Enricher<'gpu_memory'> = {
   kind: 'gpu_memory',
   enrich: async (alert, ctx) => {
     const used = usedDefOnce(ctx.memory);
-    const defs = ctx.memory.series === DCGM_FB_USED ? [used, GPU_MEMORY_TOTAL] : [used];
+    // One list per group's settings: the kind's reads are planned once per list (signals/plan.ts).
+    let defs = DEF_LISTS.get(used);
+    if (!defs) {
+      defs = ctx.memory.series === DCGM_FB_USED ? [used, GPU_MEMORY_TOTAL] : [used];
+      DEF_LISTS.set(used, defs);
+    }
     const { by, scope } = shapePeers(alert, ctx.peers, used.scopeLabels);
     const [signals, series] = await Promise.all([readSignals(ctx, alert, defs), ctx.range(rangeText(used, scope), ctx.memory.windowHours * 3600)]);
     const total = signals.find((s) => s.name === GPU_MEMORY_TOTAL.name)?.value ?? null;

@@ -3,7 +3,7 @@ import { alertExpression, type Alert } from '../../alertmanager/schema.js';
 import type { Sample } from '../../prometheus/client.js';
 import { stripTrailingComparison } from '../../prometheus/promql.js';
 import { EnrichmentUnavailable, type Enricher } from '../enricher.js';
-import { samplesAtStart } from '../signals/read.js';
+import { samplesAtStart } from '../signals/plan.js';
 
 /**
  * The value the rule compared against its threshold, now and when the alert fired: the

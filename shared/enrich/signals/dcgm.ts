@@ -17,11 +17,11 @@
  * @see https://github.com/NVIDIA/dcgm-exporter (default-counters.csv; `Hostname` → `hostname`, PR #736)
  */
 import type { Alert } from '../../alertmanager/schema.js';
-import type { Sample } from '../../prometheus/client.js';
+import type { Sample, Series } from '../../prometheus/client.js';
 import { escapeRegex, quoteString } from '../../prometheus/promql.js';
 import { RATE_WINDOW, type EnrichContext } from '../enricher.js';
 import type { Signal, SignalUnit } from '../types.js';
-import { samplesAtStart } from './read.js';
+import { isPeer, memo, ownStart, pointAt, readStarts, type StartRead } from './plan.js';
 
 /** The alert labels that may name the vLLM server's machine. */
 const ALERT_HOST_LABELS = ['Hostname', 'hostname', 'node', 'host'] as const;
@@ -213,22 +213,75 @@ function combined(samples: readonly Sample[] | undefined, alert: Alert, combine:
 
 /**
  * Reads `defs` for a vLLM alert from the DCGM series matched to its server (one query per signal and
- * time for all of `ctx.peers`).
+ * time for all of `ctx.peers`, asked by the first alert and waited on once by all: `plan.ts`).
  * @returns one signal per def: the combined value now and when the alert fired; `null` ("no data")
  *   when no DCGM series matches, or the alert names neither a pod nor a host
+ * @throws what the first of its queries to fail throws
  */
 export async function readGpuSignals(ctx: EnrichContext, alert: Alert, defs: readonly GpuSignalDef[]): Promise<Signal[]> {
-  const peers = ctx.peers.includes(alert) ? ctx.peers : [...ctx.peers, alert];
-  return Promise.all(
-    defs.map(async (def): Promise<Signal> => {
-      const base = { name: def.name, label: def.label, unit: def.unit };
-      const query = queryFor(def, peers);
-      // Nothing to match a GPU by: no query, no data (the query shown is the fleet's, for a look by hand).
-      if (query === undefined) return { ...base, value: null, atStart: null, query: def.expr((metric) => [metric]) };
-      const [now, atStart] = await Promise.all([ctx.instant(query), samplesAtStart(ctx, query, alert, peers)]);
-      // Kept and shown: the alert's own query, not the group's (which names every peer's host).
-      const own = peers.length > 1 ? (aloneQuery(def, alert) ?? query) : query;
-      return { ...base, value: combined(now, alert, def.combine), query: own, ...(atStart === undefined ? {} : { atStart: combined(atStart, alert, def.combine) }) };
-    }),
-  );
+  const member = isPeer(alert, ctx.peers);
+  const peers = member ? ctx.peers : [...ctx.peers, alert];
+  const plan = member
+    ? memo(
+        memo(PLANS, ctx, () => new WeakMap()),
+        defs,
+        () => makePlan(ctx, peers, defs),
+      )
+    : makePlan(ctx, peers, defs);
+  const start = ownStart(alert, ctx.now.getTime());
+  const answers = await plan.answers(!Number.isNaN(start));
+  // The alert's own matchers, for the query each signal keeps: built once for all its signals.
+  const matchers = peers.length > 1 ? matchersFor([alert]) : undefined;
+  return plan.reads.map((read, i): Signal => {
+    const { def } = read;
+    const base = { name: def.name, label: def.label, unit: def.unit };
+    // Nothing to match a GPU by: no query, no data (the query shown is the fleet's, for a look by hand).
+    if (read.query === undefined) return { ...base, value: null, atStart: null, query: def.expr((metric) => [metric]) };
+    // Kept and shown: the alert's own query, not the group's (which names every peer's host).
+    const own = matchers === undefined ? read.query : matchers.length === 0 ? read.query : def.expr((metric) => matchers.map((m) => `${metric}{${m}}`));
+    const atStart = answers[2 * i + 1] as Sample[] | Series[] | undefined;
+    return {
+      ...base,
+      value: combined(answers[2 * i] as Sample[], alert, def.combine),
+      query: own,
+      ...(atStart === undefined ? {} : { atStart: combined(startSamples(read.start, atStart, start), alert, def.combine) }),
+    };
+  });
+}
+
+/** One GPU signal's reads for a peer list: none when the peers name no pod or host. */
+interface GpuRead {
+  def: GpuSignalDef;
+  query?: string;
+  now?: Promise<Sample[]>;
+  start: StartRead;
+}
+
+/** The reads of a list of GPU signals, and their answers (now, at the start), waited on once. */
+interface GpuPlan {
+  reads: GpuRead[];
+  answers(withStart: boolean): Promise<unknown[]>;
+}
+
+const PLANS = new WeakMap<EnrichContext, WeakMap<readonly GpuSignalDef[], GpuPlan>>();
+
+function makePlan(ctx: EnrichContext, peers: readonly Alert[], defs: readonly GpuSignalDef[]): GpuPlan {
+  const reads = defs.map((def): GpuRead => {
+    const query = queryFor(def, peers);
+    return query === undefined ? { def, start: { kind: 'none' } } : { def, query, now: ctx.instant(query), start: readStarts(ctx, query, peers) };
+  });
+  const waits: Partial<Record<'with' | 'without', Promise<unknown[]>>> = {};
+  return {
+    reads,
+    answers: (withStart) => (waits[withStart ? 'with' : 'without'] ??= Promise.all(reads.flatMap((r) => [r.now, withStart && r.start.kind !== 'none' ? r.start.answer : undefined]))),
+  };
+}
+
+/** The samples of a start read's answer at the alert's own start (`startMs`): a range's point {@link pointAt} it. */
+function startSamples(read: StartRead, answer: Sample[] | Series[], startMs: number): Sample[] {
+  if (read.kind !== 'range') return answer as Sample[];
+  return (answer as Series[]).flatMap(({ metric, points }) => {
+    const point = pointAt(points, startMs / 1000);
+    return point ? [{ metric, ...point }] : [];
+  });
 }

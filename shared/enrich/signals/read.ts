@@ -9,13 +9,10 @@ import { aggregate, equalityMatchers, groupMatchers } from '../../prometheus/pro
 import type { Sample, Series } from '../../prometheus/client.js';
 import type { EnrichContext, QueryScope, SignalDef } from '../enricher.js';
 import type { Signal } from '../types.js';
+import { isPeer, memo, ownStart, pointAt, readStarts, type StartRead } from './plan.js';
 
 const SHAPES = new WeakMap<readonly Alert[], Map<string, { peers: Alert[]; scope: QueryScope }>>();
 const INDEXES = new WeakMap<readonly object[], Map<string, Map<string, unknown[]>>>();
-const STARTS = new WeakMap<readonly Alert[], Map<number, number[]>>();
-
-/** Step of the range query that reads values at several alerts' starts, seconds: finer is noise under a 5-minute rate. */
-export const AT_START_STEP_SECONDS = 60;
 
 /**
  * The alert's peers with the same identifying label names as the alert (the alert included), and
@@ -84,43 +81,169 @@ function ownTemplate(def: SignalDef, by: readonly string[]): string[] | null {
 
 /** The items of an answer (samples or series) that belong to the alert, through an index built once per answer and `by`. */
 export function itemsOf<T extends { metric: Record<string, string> }>(items: readonly T[], alert: Pick<Alert, 'labels'>, by: readonly string[]): T[] {
-  const keyOf = (labels: Readonly<Record<string, string>>) => JSON.stringify(by.map((name) => labels[name] ?? ''));
+  return itemsByKey(items, by, by.join(','), keyOf(alert.labels, by));
+}
+
+/** {@link itemsOf} with the alert's {@link keyOf} and `by.join(',')` already made (once per alert and scope, not per answer). */
+function itemsByKey<T extends { metric: Record<string, string> }>(items: readonly T[], by: readonly string[], byKey: string, key: string): T[] {
+  if (items.length === 0) return [];
   const indexes = memo(INDEXES, items, () => new Map());
-  let index = indexes.get(by.join(','));
+  let index = indexes.get(byKey);
   if (!index) {
     index = new Map();
-    for (const item of items) index.set(keyOf(item.metric), [...(index.get(keyOf(item.metric)) ?? []), item]);
-    indexes.set(by.join(','), index);
+    for (const item of items) {
+      const itemKey = keyOf(item.metric, by);
+      const list = index.get(itemKey);
+      if (list) list.push(item);
+      else index.set(itemKey, [item]);
+    }
+    indexes.set(byKey, index);
   }
-  return (index.get(keyOf(alert.labels)) ?? []) as T[];
+  return (index.get(key) ?? []) as T[];
 }
 
 /**
- * Reads `defs` for `alert` (concurrently; identical queries of the group are sent once).
+ * A key of the values of `by` in `labels` (a missing label reads as empty), distinct for distinct
+ * values: each value prefixed with its length (one label: the value itself), no arrays or JSON for
+ * the ~500,000 series of a storm's answers.
+ */
+function keyOf(labels: Readonly<Record<string, string>>, by: readonly string[]): string {
+  if (by.length === 1) return labels[by[0]!] ?? '';
+  let key = '';
+  for (const name of by) {
+    const value = labels[name] ?? '';
+    key += `${value.length}:${value}`;
+  }
+  return key;
+}
+
+/**
+ * Reads `defs` for `alert` (identical queries of the group are sent once; the alerts of one shape share
+ * one plan of reads and wait on it once: `plan.ts`).
  * @returns the signals in the order of `defs`, a breakdown signal expanded into one per label value
  *   (sorted), a split signal likewise when the alert's series hold several values of the split label
  *   (else the plain signal), each with its value now, when the alert fired, and for quantiles the top
  *   finite bucket (of its own split value)
+ * @throws what the first of its queries to fail throws
  */
 export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readonly SignalDef[]): Promise<Signal[]> {
-  return (await Promise.all(defs.map((def) => readSignal(ctx, alert, def)))).flat();
+  const nowMs = ctx.now.getTime();
+  const start = ownStart(alert, nowMs);
+  const plan = planFor(ctx, alert, defs);
+  const answers = await plan.answers(!Number.isNaN(start));
+  const signals: Signal[] = [];
+  // The alert's own matchers, by the scope labels they were picked from: the same for most of its signals.
+  const matchers = new Map<readonly string[], string>();
+  const own = (read: DefRead): string => {
+    if (!read.shared) return read.query;
+    if (!read.template) return ownQuery(read.def, alert);
+    let text = matchers.get(read.def.scopeLabels);
+    if (text === undefined) {
+      text = equalityMatchers(alert.labels, read.by).join(',');
+      matchers.set(read.def.scopeLabels, text);
+    }
+    return read.template.join(text);
+  };
+  const keys = new Map<readonly string[], string>();
+  const keyFor = (read: DefRead): string => {
+    let key = keys.get(read.def.scopeLabels);
+    if (key === undefined) {
+      key = keyOf(alert.labels, read.by);
+      keys.set(read.def.scopeLabels, key);
+    }
+    return key;
+  };
+  for (let i = 0; i < plan.reads.length; i++) {
+    const read = plan.reads[i]!;
+    const key = keyFor(read);
+    const atStart = answers[3 * i + 1] === undefined ? undefined : startSamples(read, answers[3 * i + 1] as Sample[] | Series[], key, start);
+    signals.push(...signalsOf(read, key, own(read), answers[3 * i] as Sample[], atStart, answers[3 * i + 2] as Sample[] | undefined));
+  }
+  return signals;
 }
 
-async function readSignal(ctx: EnrichContext, alert: Alert, def: SignalDef): Promise<Signal[]> {
-  const { peers, by, scope } = shapePeers(alert, ctx.peers, def.scopeLabels);
-  const query = textOnce(scope, def.name, () => exprFor(def, scope));
-  // What the signal keeps and shows (records, links, charts) is the alert's own query: the group's
-  // names every peer (a 5,000-alert storm's is ~100 KB, past DynamoDB's 400 KB item with a few signals).
-  const own = peers.length > 1 ? ownQuery(def, alert) : query;
-  const [now, atStart, bounds] = await Promise.all([
-    ctx.instant(query),
-    samplesAtStart(ctx, query, alert, peers, by),
-    def.histogram ? bucketBounds(ctx, def, def.histogram, scope, alert) : undefined,
-  ]);
-  const mine = itemsOf(now, alert, by);
+/** One signal definition's reads for the alerts of one shape. */
+interface DefRead {
+  def: SignalDef;
+  by: string[];
+  /** `by.join(',')`: the answers' index key. */
+  byKey: string;
+  scope: QueryScope;
+  /** The group's query (every peer of the shape). */
+  query: string;
+  /** Whether the shape holds several alerts: then each keeps its own query. */
+  shared: boolean;
+  /** The definition's text cut where an alert's matchers go ({@link ownTemplate}); `undefined` when it is built whole. */
+  template?: string[] | null;
+  now: Promise<Sample[]>;
+  start: StartRead;
+  bounds?: Promise<Sample[]>;
+}
+
+/** The reads of a list of definitions for one shape, and the answers, waited on once. */
+interface Plan {
+  reads: DefRead[];
+  /** Per definition, in order: its answer now, at the start (`undefined` when not asked), its bucket bounds. */
+  answers(withStart: boolean): Promise<unknown[]>;
+}
+
+const PLANS = new WeakMap<EnrichContext, WeakMap<readonly SignalDef[], Map<string, Plan>>>();
+const UNIONS = new WeakMap<readonly SignalDef[], string[]>();
+
+/**
+ * The plan for the alert's shape: made by the first alert of that shape (its queries asked now, in
+ * the order the per-alert reads asked them), then shared. An alert outside `ctx.peers` gets its own.
+ */
+function planFor(ctx: EnrichContext, alert: Alert, defs: readonly SignalDef[]): Plan {
+  if (!isPeer(alert, ctx.peers)) return makePlan(ctx, alert, [...ctx.peers, alert], defs);
+  const union = memo(UNIONS, defs, () => [...new Set(defs.flatMap((d) => d.scopeLabels))]);
+  let shape = '';
+  for (const name of union) shape += alert.labels[name] === undefined ? '0' : '1';
+  const plans = memo(memo(PLANS, ctx, () => new WeakMap()), defs, () => new Map());
+  let plan = plans.get(shape);
+  if (!plan) {
+    plan = makePlan(ctx, alert, ctx.peers, defs);
+    plans.set(shape, plan);
+  }
+  return plan;
+}
+
+function makePlan(ctx: EnrichContext, alert: Alert, peers: readonly Alert[], defs: readonly SignalDef[]): Plan {
+  const reads = defs.map((def): DefRead => {
+    const { peers: same, by, scope } = shapePeers(alert, peers, def.scopeLabels);
+    const query = textOnce(scope, def.name, () => exprFor(def, scope));
+    const now = ctx.instant(query);
+    const start = readStarts(ctx, query, same);
+    const bounds = def.histogram ? ctx.instant(boundsQuery(def, def.histogram, scope)) : undefined;
+    const template = same.length > 1 && by.length > 0 ? ownTemplate(def, by) : undefined;
+    return { def, by, byKey: by.join(','), scope, query, shared: same.length > 1, template, now, start, bounds };
+  });
+  const waits: Partial<Record<'with' | 'without', Promise<unknown[]>>> = {};
+  return {
+    reads,
+    answers: (withStart) =>
+      (waits[withStart ? 'with' : 'without'] ??= Promise.all(reads.flatMap((r) => [r.now, withStart && r.start.kind !== 'none' ? r.start.answer : undefined, r.bounds]))),
+  };
+}
+
+/** The alert's samples (`key`: its {@link keyOf}) of a start read's answer, at its own start (`startMs`). */
+function startSamples(read: DefRead, answer: Sample[] | Series[], key: string, startMs: number): Sample[] {
+  if (read.start.kind !== 'range') return itemsByKey(answer as Sample[], read.by, read.byKey, key);
+  const at = startMs / 1000;
+  return itemsByKey(answer as Series[], read.by, read.byKey, key).flatMap(({ metric, points }) => {
+    const point = pointAt(points, at);
+    return point ? [{ metric, ...point }] : [];
+  });
+}
+
+/** The signals of one definition for the alert, from its answers. */
+function signalsOf(read: DefRead, alertKey: string, own: string, now: Sample[], atStart: Sample[] | undefined, bounds: Sample[] | undefined): Signal[] {
+  const { def } = read;
+  const mine = itemsByKey(now, read.by, read.byKey, alertKey);
+  const alertBounds = bounds && itemsByKey(bounds, read.by, read.byKey, alertKey);
   const key = def.breakdown ?? def.split?.label;
   const base = (pick: (s: { metric: Record<string, string> }) => boolean) => {
-    const topBucket = bounds && topFinite(bounds.filter(pick));
+    const topBucket = alertBounds && topFinite(alertBounds.filter(pick));
     return { unit: def.unit, query: own, ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}), ...(def.elapsed && { elapsed: def.elapsed }), ...(topBucket !== undefined ? { topBucket } : {}) };
   };
   if (!key) return [{ name: def.name, label: def.label, value: mine[0]?.value ?? null, ...base(() => true), ...startValue(atStart, () => true) }];
@@ -145,66 +268,13 @@ function startValue(samples: Sample[] | undefined, pick: (s: Sample) => boolean)
   return samples === undefined ? {} : { atStart: samples.find(pick)?.value ?? null };
 }
 
-/**
- * The query's samples when the alert fired. Peers sharing one `startsAt` (the usual case): an
- * instant query at it. Several: one range query from the earliest `startsAt` to now, each alert
- * taking the point {@link pointAt} its own `startsAt`.
- * @param by when given, only the series that belong to the alert by these labels are returned
- * @returns `undefined` when the alert's `startsAt` does not parse
- */
-export async function samplesAtStart(ctx: EnrichContext, query: string, alert: Alert, peers: readonly Alert[], by?: readonly string[]): Promise<Sample[] | undefined> {
-  const nowMs = ctx.now.getTime();
-  const own = Math.min(Date.parse(alert.startsAt), nowMs);
-  if (Number.isNaN(own)) return undefined;
-  const starts = memo(STARTS, peers, () => new Map()).get(nowMs) ?? distinctStarts(peers, nowMs);
-  if (starts.length <= 1) {
-    const samples = await ctx.instant(query, new Date(own));
-    return by ? itemsOf(samples, alert, by) : samples;
-  }
-  const all = await ctx.range(query, (nowMs - Math.min(...starts)) / 1000, AT_START_STEP_SECONDS);
-  const series: Series[] = by ? itemsOf(all, alert, by) : all;
-  const at = own / 1000;
-  return series.flatMap(({ metric, points }) => {
-    const point = pointAt(points, at);
-    return point ? [{ metric, ...point }] : [];
-  });
-}
-
-/** Prometheus's default lookback for an instant query, seconds: a range point older than this is not "at" a time. */
-const LOOKBACK_SECONDS = 300;
-
-/**
- * The range point that stands for time `at` (epoch seconds): the first at or after it within one
- * step, else the last before it within the lookback; `undefined` when the series has none near `at`
- * (it appeared later or ended earlier), so a value from hours away is never shown as "when fired".
- */
-export function pointAt<P extends { time: number }>(points: readonly P[], at: number): P | undefined {
-  const step = Math.max(AT_START_STEP_SECONDS, points.length > 1 ? points[1]!.time - points[0]!.time : 0);
-  const after = points.find((p) => p.time >= at);
-  if (after && after.time - at <= step) return after;
-  const before = points.filter((p) => p.time < at).at(-1);
-  return before && at - before.time <= LOOKBACK_SECONDS ? before : undefined;
-}
-
-/** The distinct `startsAt` of `peers` (epoch ms, capped at now), remembered for the peer list. */
-function distinctStarts(peers: readonly Alert[], nowMs: number): number[] {
-  const starts = [...new Set(peers.map((a) => Math.min(Date.parse(a.startsAt), nowMs)).filter((t) => !Number.isNaN(t)))];
-  memo(STARTS, peers, () => new Map()).set(nowMs, starts);
-  return starts;
-}
-
-/**
- * The alert's bucket bounds of `histograms` (either generation's name): one sample per `le` (and
- * split value), for {@link topFinite}.
- */
-async function bucketBounds(ctx: EnrichContext, def: SignalDef, histograms: readonly string[], scope: QueryScope, alert: Alert): Promise<Sample[]> {
-  const query = textOnce(scope, `buckets of ${def.name}`, () => {
+/** The query of the bucket bounds of `histograms` (either generation's name) for a scope: one sample per `le` (and split value). */
+function boundsQuery(def: SignalDef, histograms: readonly string[], scope: QueryScope): string {
+  return textOnce(scope, `buckets of ${def.name}`, () => {
     const selectors = histograms.map((h) => (scope.matchers.length ? `${h}{${scope.matchers.join(',')}}` : h)).join(' or ');
     const by = def.split ? ['le', def.split.label, ...scope.by] : ['le', ...scope.by];
     return aggregate('count', by, def.split ? def.split.tag(selectors) : selectors);
   });
-  const samples = await ctx.instant(query);
-  return itemsOf(samples, alert, scope.by);
 }
 
 /** The highest finite `le` of bucket samples; `undefined` when there is none. */
@@ -228,13 +298,4 @@ function textOnce(scope: QueryScope, key: string, build: () => string): string {
     texts.set(key, text);
   }
   return text;
-}
-
-function memo<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
-  }
-  return value;
 }

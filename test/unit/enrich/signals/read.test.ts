@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../../../shared/alertmanager/schema.js';
 import { aggregate, selector } from '../../../../shared/prometheus/promql.js';
 import type { SignalDef } from '../../../../shared/enrich/enricher.js';
-import { pointAt, readSignals, shapePeers } from '../../../../shared/enrich/signals/read.js';
+import { pointAt } from '../../../../shared/enrich/signals/plan.js';
+import { readSignals, shapePeers } from '../../../../shared/enrich/signals/read.js';
 import { ENRICHERS } from '../../../../shared/enrich/kinds/index.js';
 import { ENGINE_GENERATION, latencyQuantile } from '../../../../shared/enrich/signals/vllm.js';
 import { ruleAlert } from '../../../fixtures/prometheus/alerts.js';
@@ -40,6 +41,27 @@ describe('readSignals across peers', () => {
     expect(one).toBe(41);
     expect(await distinct(10)).toBe(one);
     expect(await distinct(100)).toBe(one);
+  });
+
+  it('asks each query once for a kind’s alerts of one shape, not once per alert (the reads are planned once and shared)', async () => {
+    const calls = async (n: number) => {
+      const peers = Array.from({ length: n }, (_, i) => modelAlert(`m${i}`, i, { instance: 'i' }));
+      const { ctx, asked } = fakeContext(peers);
+      await Promise.all(peers.map((p) => ENRICHERS.latency.enrich(p, ctx)));
+      return asked.length;
+    };
+    expect(await calls(50)).toBe(await calls(1));
+  });
+
+  it('reads an alert whose startsAt does not parse without the start query: that query failing fails its peers, not it', async () => {
+    const parsed = modelAlert('a', 1);
+    const unparsed = modelAlert('b', 2, {}, 'not a time');
+    const { ctx } = fakeContext([parsed, unparsed], { instant: { [`sum by (model_name) (vllm:num_requests_waiting{model_name=~"a|b"})`]: [sample({ model_name: 'b' }, 7)] } });
+    const failing = { ...ctx, instant: (expr: string, at?: Date) => (at && at.getTime() !== NOW.getTime() ? Promise.reject(new Error('start read failed')) : ctx.instant(expr, at)) };
+    const [a, b] = await Promise.allSettled([readSignals(failing, parsed, [WAITING]), readSignals(failing, unparsed, [WAITING])]);
+    expect(a).toMatchObject({ status: 'rejected', reason: { message: 'start read failed' } });
+    expect(b).toMatchObject({ status: 'fulfilled', value: [{ name: 'requests_waiting', value: 7 }] });
+    expect((b as PromiseFulfilledResult<unknown[]>).value[0]).not.toHaveProperty('atStart');
   });
 
   it('escapes regex metacharacters of label values in the alternation', async () => {
