@@ -107,10 +107,15 @@ const wall = performance.now(); const c0 = process.cpuUsage();
 let status;
 if (process.env.FIRST_EVENT) status = (await mod.handler(JSON.parse(process.env.FIRST_EVENT), { awsRequestId: 'bench-1' })).statusCode;
 const c1 = process.cpuUsage(); const firstWall = performance.now();
-process.stdout.write('\n' + JSON.stringify({ wall, cpu: (c0.user + c0.system) / 1000, firstWall, firstCpu: (c1.user + c1.system) / 1000, status }));
+process.stdout.write('\\n' + JSON.stringify({ wall, cpu: (c0.user + c0.system) / 1000, firstWall, firstCpu: (c1.user + c1.system) / 1000, status }));
 process.exit(0);`;
   const firstEnv = first ? { FIRST_EVENT: JSON.stringify(first.event) } : {};
-  const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env, ...firstEnv }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env, ...firstEnv },
+    timeout: 60_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   // The function's own log lines come first; the measure is the last line.
   const { status, ...ms } = JSON.parse(stdout.slice(stdout.lastIndexOf('\n') + 1)) as ColdStart & { status?: number };
   if (first && status !== first.status) throw new Error(`cold start of ${file}: the first invocation answered ${status}, expected ${first.status}`);
