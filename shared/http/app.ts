@@ -12,7 +12,8 @@
  * - `POST /v1/slack/interactions` — the Slack app's interactivity request URL, signed by Slack (only when
  *   `SLACK_SIGNING_SECRET`, `PUBLIC_URL` and `ACK_SECRET` are set).
  */
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { Hono } from 'hono/tiny';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requireBearer, type TokenSource } from './bearer.js';
