@@ -15,6 +15,7 @@ import { functionUrlEvent } from '../scripts/lambda-local.js';
 import { ensureTable } from '../shared/store/table.js';
 import { productEnv, startFakes, type Fakes } from './floor-fakes.js';
 import { coldInitProfile, lambdaNode, moduleEvaluationMs } from './floor-cold-profile.js';
+import { startSecretsManager } from './floor-cold-secrets.js';
 import { selfTimeByOwner } from './floor-profile.js';
 import { newGroup, nodeFlags, npmStartArgs, npmStartEnv, post, ROOT, serve, type Served } from './floor-processes.js';
 import { storeCost, storeFindings } from './floor-store.js';
@@ -189,7 +190,8 @@ function firstEvent(name: string, token: string): { event: unknown; status: numb
 /**
  * Cold starts of the receiver and the hello-world, each a fresh process: the import (Lambda's init) and
  * then its first invocation, a webhook of one new alert (three channels, enrichment, acknowledgement links,
- * on a dynalite in another process) for the receiver, `GET /` for the hello-world. The goal rows compare
+ * on a dynalite in another process, its secrets read from a loopback Secrets Manager as deployed) for the receiver,
+ * `GET /` for the hello-world. The goal rows compare
  * init + first invocation, so nothing the first webhook needs can leave the measure by being loaded lazily.
  */
 async function coldInit(
@@ -201,14 +203,17 @@ async function coldInit(
   await ensureTable(admin, tableName);
   admin.destroy();
   const token = 'bench-token-0123456789';
+  // As deployed, the secrets are in the settings secret (read at cold start), the rest in the environment.
+  const { SLACK_WEBHOOK_URL, FEISHU_WEBHOOK_URL, ACK_SECRET, ...plain } = productEnv(fakes);
+  const secrets = await startSecretsManager({ WEBHOOK_TOKEN: token, SLACK_WEBHOOK_URL: SLACK_WEBHOOK_URL!, FEISHU_WEBHOOK_URL: FEISHU_WEBHOOK_URL!, ACK_SECRET: ACK_SECRET! });
   // The stack sets no NODE_OPTIONS (infra/node-function.ts: no --enable-source-maps); Lambda runs Node 24, which
   // has no SDK end-of-support notice to print as Node 20 here does.
   const env = {
-    ...productEnv(fakes),
+    ...plain,
+    ...secrets.env,
     AWS_LAMBDA_FUNCTION_NAME: 'receiver',
     TABLE_NAME: tableName,
     AWS_ENDPOINT_URL_DYNAMODB: dynalite.url,
-    WEBHOOK_TOKEN: token,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   const builds = {
@@ -221,6 +226,7 @@ async function coldInit(
   const node24 = lambdaNode();
   if (node24) nodes.push([node24.label, node24.path]);
   const samples = new Map<string, { wall: number; cpu: number; firstWall: number; firstCpu: number }[]>();
+  let found = '';
   try {
     for (let i = 0; i < COLD_RUNS; i++)
       for (const [label, node] of nodes)
@@ -228,9 +234,14 @@ async function coldInit(
           const key = `${name} @ ${label}`;
           samples.set(key, [...(samples.get(key) ?? []), await coldStartMs(b.file, env, node, firstEvent(name, token))]);
         }
+    // The profile's imports read the secret too: before the stand-in closes.
+    found = await coldFindings(env, node24?.path);
   } finally {
     await dynalite.stop();
+    await secrets.close();
   }
+  const receiverStarts = COLD_RUNS * nodes.length * 2;
+  if (secrets.reads() < receiverStarts) throw new Error(`the settings secret was read ${secrets.reads()} times in ${receiverStarts} cold starts of the receiver`);
   const p50 = (name: string, label: string, what: 'wall' | 'cpu' | 'firstWall' | 'firstCpu') => median(samples.get(`${name} @ ${label}`)!.map((s) => s[what]));
   const hello = 'hello-world Hono';
   const rows = nodes.flatMap(([label]) =>
@@ -255,7 +266,7 @@ async function coldInit(
     bytes: builds[deployed].bytes,
     withoutSdk: builds['receiver, AWS SDK from the runtime'].bytes,
     byPackage: bytesByPackage(builds[deployed]),
-    found: `${sdkDecision(nodes.map(([label]) => [label, p50(deployed, label, 'firstWall'), p50('receiver, AWS SDK from the runtime', label, 'firstWall')]))}${await coldFindings(env, node24?.path)}`,
+    found: `${sdkDecision(nodes.map(([label]) => [label, p50(deployed, label, 'firstWall'), p50('receiver, AWS SDK from the runtime', label, 'firstWall')]))}${found}`,
   };
 }
 
