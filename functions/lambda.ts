@@ -11,7 +11,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { handle } from 'hono/aws-lambda';
 import type { SNSEvent } from 'aws-lambda';
-import { isSnsEvent } from '../shared/amp/sns-event.js';
+import { isSnsEvent } from '../shared/amp/is-sns-event.js';
 import { createApp } from '../shared/http/app.js';
 import { loadConfigWhenReady } from '../shared/runtime/config.js';
 import { isHeartbeatCheck, type HEARTBEAT_CHECK_EVENT } from '../shared/heartbeat/event.js';
