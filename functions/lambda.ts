@@ -18,6 +18,7 @@ import { isHeartbeatCheck, type HEARTBEAT_CHECK_EVENT } from '../shared/heartbea
 import { createLogger, withLogFields } from '../shared/core/logger.js';
 import { emfMetrics } from '../shared/metrics/emf.js';
 import { createDeps, createHeartbeatCheck } from '../shared/runtime/deps.js';
+import { channelsReady } from '../shared/channels/deferred.js';
 import { secretTokenSource, withSecretSettings } from '../shared/runtime/settings-secret.js';
 import { AWS_CLIENT_DEFAULTS } from '../shared/runtime/aws-clients.js';
 import { mapStackTraces } from '../shared/runtime/stack-traces.js';
@@ -31,6 +32,8 @@ const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const clients = { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false, metrics: emfMetrics() };
 const deps = createDeps(config, clients, logger);
+// Channels whose code loads apart (PagerDuty) load now when configured: not in the first webhook.
+await channelsReady(deps.channels);
 const tokens = { current: config.webhookToken, previous: config.webhookTokenPrevious };
 if (process.env.SETTINGS_SECRET_ARN) deps.webhookTokens = secretTokenSource(process.env.SETTINGS_SECRET_ARN, secrets, tokens, logger);
 if (!config.webhookToken && !config.allowUnauthenticated) logger.error('no WEBHOOK_TOKEN', { detail: 'every webhook is refused with 503 until WEBHOOK_TOKEN is in the settings secret (or ALLOW_UNAUTHENTICATED=true)' });

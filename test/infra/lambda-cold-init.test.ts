@@ -47,7 +47,7 @@ describe("functions/lambda.ts's cold init", () => {
     expect(await intlBuiltAtImport(join(dir, 'index.mjs'))).toEqual([]);
   }, 60_000);
 
-  it('loads none of what a webhook never uses: the acknowledgement page, Slack interactions, charts, the heartbeat and escalation checks, the SNS event schema', () => {
+  it('loads none of what a webhook never uses: the acknowledgement page, Slack interactions, charts, the heartbeat and escalation checks, the SNS event schema, an unconfigured PagerDuty', () => {
     const outputs = metafile.outputs;
     const atInit = new Set<string>();
     const visit = (file: string) => {
