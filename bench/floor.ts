@@ -377,7 +377,7 @@ export const floor: Benchmark = {
           // Why the goal row counts what cold init loads, not the whole asset.
           '\nThe bundle goal row counts what cold init loads (index.mjs and the chunks it imports statically), as deployed: issue #10 asks to ' +
             '"load only what the first request needs". Chunks only `await import()` reaches load on first use and are in "KB with lazy chunks": ' +
-            "the routing file's reader (yaml, re2js; at start-up only when ROUTING_FILE is set), the chart renderer, the Slack app's Web API client, " +
+            "the routing file's reader (yaml, re2js; at start-up only when ROUTING_FILE is set), the chart renderer, the acknowledgement page, Slack interactions and chart routes (on their first request), the heartbeat and escalation checks (on their first run), the SNS event schema, PagerDuty's sender (at start when configured), the Slack app's Web API client, " +
             "EventBridge Scheduler, the SDK's STS/SSO credential providers. The source map is read only when a stack trace is formatted (not " +
             '--enable-source-maps, which cost ~200 ms of CPU per cold start). Lambda runs Node 24: its rows use the binary .ci/run caches.',
           cold.found,

@@ -58,7 +58,9 @@ export const CHUNK_DIR = 'chunks';
  * Code splitting (ESM only) puts what is reached only through `await import()` in chunk files of its
  * own, loaded on first use and not at cold init: the AWS SDK's own credential providers other than
  * the environment's, and ours that a request may never need (the chart renderer, the routing file's
- * reader when no routing file is set). NodejsFunction cannot split (it passes esbuild `--outfile`),
+ * reader when no routing file is set) or that a webhook never needs (the acknowledgement page, Slack
+ * interactions and chart routes, `shared/http/lazy-routes.ts`; the heartbeat and escalation checks; the
+ * SNS event schema; PagerDuty's sender when not configured). test/infra/lambda-cold-init.test.ts checks it. NodejsFunction cannot split (it passes esbuild `--outfile`),
  * hence the construct's own local bundling below.
  * @param entry the entry file, absolute or relative to the repository
  * @param outdir where `index.mjs`, its chunks and their source maps go
