@@ -125,12 +125,12 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   // The routes people click (the page, the charts, Slack's buttons) load on their first request: a
   // webhook never needs them, and a Lambda's cold init need not compile them (./lazy-routes.ts).
   const { ackPage, chartRoutes, slackInteractions } = deps;
-  if (ackPage) mountLazy(app, ACK_PATH, async () => (await import('./clicked-routes.js')).ackRoutes(ackPage));
+  if (ackPage) mountLazy(app, ACK_PATH, async () => (await import('./off-webhook.js')).ackRoutes(ackPage));
   // Signed like the acknowledgement links, not behind the bearer token: Slack and browsers fetch it.
-  if (chartRoutes) mountLazy(app, CHART_PATH, async () => (await import('./clicked-routes.js')).chartRoutes(chartRoutes));
+  if (chartRoutes) mountLazy(app, CHART_PATH, async () => (await import('./off-webhook.js')).chartRoutes(chartRoutes));
   if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.store, auth, deps.now));
   // Authenticated by Slack's request signature, not the bearer token (Slack cannot send one).
-  if (slackInteractions) mountLazy(app, SLACK_INTERACTIONS_PATH, async () => (await import('./clicked-routes.js')).slackInteractionRoutes(slackInteractions));
+  if (slackInteractions) mountLazy(app, SLACK_INTERACTIONS_PATH, async () => (await import('./off-webhook.js')).slackInteractionRoutes(slackInteractions));
 
   app.notFound((c) => {
     const error = `no route for ${c.req.method} ${c.req.path}`;

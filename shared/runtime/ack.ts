@@ -93,7 +93,7 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   } else if (escalation) {
     timers = new TimerScheduler(
       // The check is loaded when a timer first fires, minutes after any webhook: not at start.
-      async (job) => void (await (await import('./scheduled-checks.js')).checkEscalation(job, escalation)),
+      async (job) => void (await (await import('../http/off-webhook.js')).checkEscalation(job, escalation)),
       (job, error, retryAtMs) => logger.error('escalation check failed', { ...job, error, retryAt: retryAtMs === undefined ? 'none (given up until the next start)' : new Date(retryAtMs).toISOString() }),
       now,
     );

@@ -121,5 +121,5 @@ export function createHeartbeatCheck(config: Config, deps: AppDeps, clients: Pic
   if (!settings) return undefined;
   const store = new DynamoDbHeartbeatStore(clients.dynamodb, config.tableName ?? DEFAULT_TABLE_NAME);
   // Loaded on the first check (the heartbeat schedule's own invocation in Lambda, a timer under npm start), never by a webhook.
-  return async () => (await import('./scheduled-checks.js')).checkHeartbeats({ store, pipeline: deps, settings, metrics: clients.metrics ?? noMetrics, logger: deps.logger, now: deps.now });
+  return async () => (await import('../http/off-webhook.js')).checkHeartbeats({ store, pipeline: deps, settings, metrics: clients.metrics ?? noMetrics, logger: deps.logger, now: deps.now });
 }
