@@ -10,7 +10,7 @@
  */
 const MAY_IMPORT = {
   runtime: ['http', 'heartbeat', 'pipeline', 'ack', 'escalation', 'metrics', 'routing', 'channels', 'alert-state', 'store', 'render', 'chart', 'enrich', 'prometheus', 'alertmanager'],
-  http: ['heartbeat', 'pipeline', 'ack', 'metrics', 'chart', 'alertmanager'],
+  http: ['heartbeat', 'pipeline', 'ack', 'escalation', 'metrics', 'chart', 'alertmanager'],
   // AMP via SNS: an inbound source beside the webhook route, converting into the webhook's shape.
   amp: ['heartbeat', 'pipeline', 'metrics', 'alertmanager'],
   heartbeat: ['pipeline', 'metrics', 'store', 'enrich', 'alertmanager'],

@@ -9,9 +9,13 @@
  */
 import { loadavg } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { bundle, bytesByPackage, coldInitMs, helloBundle, OUT } from './floor-build.js';
+import { bundle, bytesByPackage, coldStartMs, helloBundle, OUT } from './floor-build.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { functionUrlEvent } from '../scripts/lambda-local.js';
+import { ensureTable } from '../shared/store/table.js';
 import { productEnv, startFakes, type Fakes } from './floor-fakes.js';
 import { coldInitProfile, lambdaNode, moduleEvaluationMs } from './floor-cold-profile.js';
+import { startSecretsManager } from './floor-cold-secrets.js';
 import { selfTimeByOwner } from './floor-profile.js';
 import { newGroup, nodeFlags, npmStartArgs, npmStartEnv, post, ROOT, serve, type Served } from './floor-processes.js';
 import { storeCost, storeFindings } from './floor-store.js';
@@ -174,10 +178,44 @@ async function profile(fakes: Fakes): Promise<[string, number, number][]> {
   return selfTimeByOwner(dir, Infinity);
 }
 
-async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; ratio24?: number; bytes: number; withoutSdk: number; byPackage: [string, number][]; found: string }> {
+/** The first invocation of a cold start: a webhook of one new alert for the receiver, `GET /` for the hello-world. */
+function firstEvent(name: string, token: string): { event: unknown; status: number } {
+  if (name === 'hello-world Hono') {
+    const get = functionUrlEvent('', {}, '/');
+    return { event: { ...get, body: undefined, requestContext: { ...get.requestContext, http: { ...get.requestContext.http, method: 'GET', path: '/' } } }, status: 200 };
+  }
+  return { event: functionUrlEvent(newGroup(1), { authorization: `Bearer ${token}` }), status: 200 };
+}
+
+/**
+ * Cold starts of the receiver and the hello-world, each a fresh process: the import (Lambda's init) and
+ * then its first invocation, a webhook of one new alert (three channels, enrichment, acknowledgement links,
+ * on a dynalite in another process, its secrets read from a loopback Secrets Manager as deployed) for the receiver,
+ * `GET /` for the hello-world. The goal rows compare
+ * init + first invocation, so nothing the first webhook needs can leave the measure by being loaded lazily.
+ */
+async function coldInit(
+  fakes: Fakes,
+): Promise<{ rows: Row[]; ratio: number; ratio24?: number; initRatio: number; initRatio24?: number; bytes: number; withoutSdk: number; byPackage: [string, number][]; found: string }> {
+  const dynalite = await serve([`${ROOT}bench/dynalite-server.mjs`], {});
+  const tableName = 'bench-cold';
+  const admin = new DynamoDBClient({ endpoint: dynalite.url, region: 'eu-west-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
+  await ensureTable(admin, tableName);
+  admin.destroy();
+  const token = 'bench-token-0123456789';
+  // As deployed, the secrets are in the settings secret (read at cold start), the rest in the environment.
+  const { SLACK_WEBHOOK_URL, FEISHU_WEBHOOK_URL, ACK_SECRET, ...plain } = productEnv(fakes);
+  const secrets = await startSecretsManager({ WEBHOOK_TOKEN: token, SLACK_WEBHOOK_URL: SLACK_WEBHOOK_URL!, FEISHU_WEBHOOK_URL: FEISHU_WEBHOOK_URL!, ACK_SECRET: ACK_SECRET! });
   // The stack sets no NODE_OPTIONS (infra/node-function.ts: no --enable-source-maps); Lambda runs Node 24, which
   // has no SDK end-of-support notice to print as Node 20 here does.
-  const env = { ...productEnv(fakes), AWS_LAMBDA_FUNCTION_NAME: 'receiver', TABLE_NAME: 'bench', WEBHOOK_TOKEN: 'bench-token-0123456789', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const env = {
+    ...plain,
+    ...secrets.env,
+    AWS_LAMBDA_FUNCTION_NAME: 'receiver',
+    TABLE_NAME: tableName,
+    AWS_ENDPOINT_URL_DYNAMODB: dynalite.url,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
   const builds = {
     'receiver (as deployed: AWS SDK bundled)': await bundle('receiver', 'functions/lambda.ts', 'bundled'),
     'receiver, AWS SDK from the runtime': await bundle('receiver-runtime-sdk', 'functions/lambda.ts', 'external'),
@@ -187,38 +225,48 @@ async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; rat
   const nodes: [string, string][] = [[`node ${process.versions.node}`, process.execPath]];
   const node24 = lambdaNode();
   if (node24) nodes.push([node24.label, node24.path]);
-  const times = new Map<string, number[]>();
-  const cpu = new Map<string, number[]>();
-  for (let i = 0; i < COLD_RUNS; i++)
-    for (const [label, node] of nodes)
-      for (const [name, b] of Object.entries(builds)) {
-        const key = `${name} @ ${label}`;
-        const t = await coldInitMs(b.file, env, node);
-        times.set(key, [...(times.get(key) ?? []), t.wall]);
-        cpu.set(key, [...(cpu.get(key) ?? []), t.cpu]);
-      }
-  const p50 = (name: string, label: string) => median(times.get(`${name} @ ${label}`)!);
+  const samples = new Map<string, { wall: number; cpu: number; firstWall: number; firstCpu: number }[]>();
+  let found = '';
+  try {
+    for (let i = 0; i < COLD_RUNS; i++)
+      for (const [label, node] of nodes)
+        for (const [name, b] of Object.entries(builds)) {
+          const key = `${name} @ ${label}`;
+          samples.set(key, [...(samples.get(key) ?? []), await coldStartMs(b.file, env, node, firstEvent(name, token))]);
+        }
+    // The profile's imports read the secret too: before the stand-in closes.
+    found = await coldFindings(env, node24?.path);
+  } finally {
+    await dynalite.stop();
+    await secrets.close();
+  }
+  const receiverStarts = COLD_RUNS * nodes.length * 2;
+  if (secrets.reads() < receiverStarts) throw new Error(`the settings secret was read ${secrets.reads()} times in ${receiverStarts} cold starts of the receiver`);
+  const p50 = (name: string, label: string, what: 'wall' | 'cpu' | 'firstWall' | 'firstCpu') => median(samples.get(`${name} @ ${label}`)!.map((s) => s[what]));
+  const hello = 'hello-world Hono';
   const rows = nodes.flatMap(([label]) =>
     Object.entries(builds).map(([name, b]) => ({
       bundle: name,
       node: label,
       'KB cold init loads': round(b.bytes / 1000),
       'KB with lazy chunks': round(b.totalBytes / 1000),
-      'cold init p50 (process start → import done)': `${round(p50(name, label))} ms`,
-      'vs hello-world': `${round(p50(name, label) / p50('hello-world Hono', label))}×`,
-      'CPU ms p50 (vs hello-world)': `${round(median(cpu.get(`${name} @ ${label}`)!))} (${round(median(cpu.get(`${name} @ ${label}`)!) / median(cpu.get(`hello-world Hono @ ${label}`)!))}×)`,
+      'init p50 (process start → import done)': `${round(p50(name, label, 'wall'))} ms (${round(p50(name, label, 'wall') / p50(hello, label, 'wall'))}×)`,
+      'init + first invocation p50': `${round(p50(name, label, 'firstWall'))} ms (${round(p50(name, label, 'firstWall') / p50(hello, label, 'firstWall'))}×)`,
+      'CPU ms p50, init / + first (vs hello-world)': `${round(p50(name, label, 'cpu'))} / ${round(p50(name, label, 'firstCpu'))} (${round(p50(name, label, 'firstCpu') / p50(hello, label, 'firstCpu'))}×)`,
     })),
   );
-  const deployed = builds['receiver (as deployed: AWS SDK bundled)'];
-  const ratio = (label: string) => p50('receiver (as deployed: AWS SDK bundled)', label) / p50('hello-world Hono', label);
+  const deployed = 'receiver (as deployed: AWS SDK bundled)';
+  const ratio = (label: string, what: 'wall' | 'firstWall') => p50(deployed, label, what) / p50(hello, label, what);
   return {
     rows,
-    ratio: ratio(nodes[0]![0]),
-    ratio24: node24 ? ratio(node24.label) : undefined,
-    bytes: deployed.bytes,
+    ratio: ratio(nodes[0]![0], 'firstWall'),
+    ratio24: node24 ? ratio(node24.label, 'firstWall') : undefined,
+    initRatio: ratio(nodes[0]![0], 'wall'),
+    initRatio24: node24 ? ratio(node24.label, 'wall') : undefined,
+    bytes: builds[deployed].bytes,
     withoutSdk: builds['receiver, AWS SDK from the runtime'].bytes,
-    byPackage: bytesByPackage(deployed),
-    found: `${sdkDecision(nodes.map(([label]) => [label, p50('receiver (as deployed: AWS SDK bundled)', label), p50('receiver, AWS SDK from the runtime', label)]))}${await coldFindings(env, node24?.path)}`,
+    byPackage: bytesByPackage(builds[deployed]),
+    found: `${sdkDecision(nodes.map(([label]) => [label, p50(deployed, label, 'firstWall'), p50('receiver, AWS SDK from the runtime', label, 'firstWall')]))}${found}`,
   };
 }
 
@@ -226,7 +274,7 @@ async function coldInit(fakes: Fakes): Promise<{ rows: Row[]; ratio: number; rat
 function sdkDecision(runs: [node: string, bundledMs: number, runtimeMs: number][]): string {
   const each = runs.map(([node, bundled, runtime]) => `${node}: ${round(bundled)} ms bundled vs ${round(runtime)} ms from the runtime`).join('; ');
   const faster = runs.every(([, bundled, runtime]) => bundled <= runtime);
-  return `\nAWS SDK bundled or from the runtime (cold init p50): ${each}. ${faster ? 'Bundled is faster here: kept (it also pins the SDK version the tests ran).' : 'The runtime SDK was faster in this run on some Node: see the rows above before deciding.'}\n`;
+  return `\nAWS SDK bundled or from the runtime (init + first webhook p50): ${each}. ${faster ? 'Bundled is faster here: kept (it also pins the SDK version the tests ran).' : 'The runtime SDK was faster in this run on some Node: see the rows above before deciding.'}\n`;
 }
 
 /** What the receiver's cold init spends its CPU on (a `--cpu-prof`) and which module's import-time code costs what. */
@@ -306,15 +354,21 @@ export const floor: Benchmark = {
 
       if (runs('cold')) {
         const cold = await coldInit(fakes);
-        goals.push({ case: 'Lambda cold init vs hello-world Hono', 'product/relay': `${round(cold.ratio)}×`, goal: '≤ 2×', status: met(cold.ratio <= 2) });
-        if (cold.ratio24 !== undefined) goals.push({ case: "  the same on Lambda's Node major", 'product/relay': `${round(cold.ratio24)}×`, goal: '≤ 2×', status: met(cold.ratio24 <= 2) });
+        goals.push({
+          case: 'Lambda cold init + first webhook vs hello-world Hono (init + first request)',
+          'product/relay': `${round(cold.ratio)}× (init alone ${round(cold.initRatio)}×)`,
+          goal: '≤ 2×',
+          status: met(cold.ratio <= 2),
+        });
+        if (cold.ratio24 !== undefined)
+          goals.push({ case: "  the same on Lambda's Node major", 'product/relay': `${round(cold.ratio24)}× (init alone ${round(cold.initRatio24!)}×)`, goal: '≤ 2×', status: met(cold.ratio24 <= 2) });
         goals.push({
           case: 'receiver bundle cold init loads (as deployed / without the AWS SDK)',
           'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`,
           goal: '≤ 350 KB',
           status: met(cold.bytes <= 350_000),
         });
-        notes.push(`\n### Cold init (median of ${COLD_RUNS} fresh processes)\n\n${table(cold.rows)}`);
+        notes.push(`\n### Cold start: init, then the first invocation (a webhook of one new alert; the hello-world's GET /), median of ${COLD_RUNS} fresh processes\n\n${table(cold.rows)}`);
         notes.push(
           `\nwhat cold init loads of the deployed receiver, by package: ${cold.byPackage
             .slice(0, 10)
@@ -323,7 +377,7 @@ export const floor: Benchmark = {
           // Why the goal row counts what cold init loads, not the whole asset.
           '\nThe bundle goal row counts what cold init loads (index.mjs and the chunks it imports statically), as deployed: issue #10 asks to ' +
             '"load only what the first request needs". Chunks only `await import()` reaches load on first use and are in "KB with lazy chunks": ' +
-            "the routing file's reader (yaml, re2js; at start-up only when ROUTING_FILE is set), the chart renderer, the Slack app's Web API client, " +
+            "the routing file's reader (yaml, re2js; at start-up only when ROUTING_FILE is set), the chart renderer, the acknowledgement page, Slack interactions and chart routes (on their first request), the heartbeat and escalation checks (on their first run), the SNS event schema, PagerDuty's sender (at start when configured), the Slack app's Web API client, " +
             "EventBridge Scheduler, the SDK's STS/SSO credential providers. The source map is read only when a stack trace is formatted (not " +
             '--enable-source-maps, which cost ~200 ms of CPU per cold start). Lambda runs Node 24: its rows use the binary .ci/run caches.',
           cold.found,

@@ -42,7 +42,8 @@ export function round(x: number): number {
 /** The rows as an aligned text table, columns in the order of the first row's keys. */
 export function table(rows: readonly Row[]): string {
   if (rows.length === 0) return '(no rows)';
-  const columns = Object.keys(rows[0]!);
+  // Every row's columns, in order of first use (a partial run's first row may lack some).
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const cells = [columns, ...rows.map((r) => columns.map((c) => String(r[c] ?? '')))];
   const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   return cells.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');

@@ -9,6 +9,7 @@ import { batchedWriter, createLogger } from '../shared/core/logger.js';
 import { openDedupeTable, StartupError } from '../shared/runtime/local.js';
 import { prometheusMetrics } from '../shared/metrics/prometheus.js';
 import { createDeps, createHeartbeatCheck } from '../shared/runtime/deps.js';
+import { channelsReady } from '../shared/channels/deferred.js';
 import { mapStackTraces } from '../shared/runtime/stack-traces.js';
 
 // Stack traces name the TypeScript sources; a file's source map is read on its first trace, not at
@@ -37,6 +38,8 @@ const table = await openDedupeTable(config, process.env).catch((err: unknown) =>
 const prom = prometheusMetrics();
 const deps = { ...createDeps(config, { dynamodb: table.client, exclusiveTable: table.exclusive, metrics: prom.metrics, workAfterAnswer: true }, logger), metricsScrape: prom.scrape };
 prom.startChannels(deps.channels.map((c) => c.name));
+// Channels whose code loads apart (PagerDuty) load now when configured: not in the first webhook.
+await channelsReady(deps.channels);
 // In-process escalation timers end with a process: arm them again from the table (overdue ones run now).
 await deps.resumeEscalations().catch((error: Error) => logger.error('escalations not resumed', { error }));
 const app = createApp({ ...config, allowUnauthenticated: config.allowUnauthenticated || loopbackOnly }, deps);

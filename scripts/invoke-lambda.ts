@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isSnsEvent } from '../shared/amp/sns-event.js';
+import { isSnsEvent } from '../shared/amp/is-sns-event.js';
 import { startLocalDynamoDb } from '../shared/store/local-dynamodb.js';
 import { bundleReceiver, functionUrlEvent, invokeBundle } from './lambda-local.js';
 

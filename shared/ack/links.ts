@@ -13,6 +13,9 @@ import { MAX_TOKEN_ALERTS, signAckToken } from './token.js';
 /** Route prefix of the acknowledgement page (see `shared/ack/routes.ts`). */
 export const ACK_PATH = '/v1/ack';
 
+/** The Slack app's interactivity route (public contract; `shared/ack/slack-interactions.ts`), here so the app can mount it without loading it. */
+export const SLACK_INTERACTIONS_PATH = '/v1/slack/interactions';
+
 export interface AckLinkSettings {
   /** `PUBLIC_URL`, without trailing slash; may have a path (a reverse proxy's prefix). */
   publicUrl: string;

@@ -28,9 +28,8 @@ import { acknowledge } from './acknowledge.js';
 import { linkScope } from './scope.js';
 import { cleanName, type AckRouteDeps } from './routes.js';
 import { type AckClaims, AckTokenError, verifyAckToken } from './token.js';
+import { SLACK_INTERACTIONS_PATH } from './links.js';
 
-/** The route's path (public contract). */
-export const SLACK_INTERACTIONS_PATH = '/v1/slack/interactions';
 /** Interaction payloads are a few KB; a message's blocks are not echoed beyond Slack's own limits. */
 const MAX_INTERACTION_BYTES = 256 * 1024;
 

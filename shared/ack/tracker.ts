@@ -14,7 +14,7 @@ import type { Alert, WebhookMessage } from '../alertmanager/schema.js';
 import type { Acknowledgement, Enrichment } from '../enrich/types.js';
 import type { Logger } from '../core/logger.js';
 import type { Notification } from '../render/notification.js';
-import { escalates } from '../escalation/escalation.js';
+import { escalates } from '../escalation/escalates.js';
 import type { AckLinks, StoredSets } from './links.js';
 import { normaliseTime } from '../store/alert-record-items.js';
 import type { EscalationScheduler } from '../escalation/scheduler.js';

@@ -23,12 +23,6 @@ const recordSchema = z.object({
 
 const eventSchema = z.object({ Records: z.array(recordSchema).check(z.minLength(1)) });
 
-/** Whether a Lambda event is SNS's (its first record says `EventSource: aws:sns`); Function URL and scheduler events are not. */
-export function isSnsEvent(event: unknown): event is SNSEvent {
-  const records = (event as { Records?: unknown } | null | undefined)?.Records;
-  return Array.isArray(records) && (records[0] as { EventSource?: unknown } | undefined)?.EventSource === 'aws:sns';
-}
-
 /**
  * The AMP messages of an SNS event.
  * @throws Error naming the bad field when the event is not a well-formed SNS event (then nothing in it

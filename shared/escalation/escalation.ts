@@ -8,7 +8,6 @@
  * Alertmanager cannot say, it escalates anyway (paging once too often beats missing a page).
  */
 import { deliver } from '../channels/deliver.js';
-import type { Alert } from '../alertmanager/schema.js';
 import type { Channel } from '../channels/channel.js';
 import type { Logger } from '../core/logger.js';
 import { noticeFromRecords } from './notices.js';
@@ -16,9 +15,6 @@ import type { Notification } from '../render/notification.js';
 import type { EscalationJob } from './scheduler.js';
 import { alertStatus, AlertStatusError } from '../alertmanager/alert-status.js';
 import type { AlertRecord, AlertRecordStore } from '../store/alert-record.js';
-
-/** Severities that escalate (the label `severity`, as the shipped rules set it). */
-export const ESCALATED_SEVERITIES: ReadonlySet<string> = new Set(['critical']);
 
 export interface EscalationDeps {
   store: AlertRecordStore;
@@ -44,11 +40,6 @@ export interface EscalationDeps {
 /** The escalation message about `record`, with its Acknowledge link and, with `GRAFANA_URL`, its dashboard link. */
 function escalationNotice(record: AlertRecord, acknowledgeUrl: string | undefined, deps: Pick<EscalationDeps, 'grafanaUrl'>): Notification {
   return { ...noticeFromRecords('escalation', [record], acknowledgeUrl), ...(deps.grafanaUrl && { grafanaUrl: deps.grafanaUrl }) };
-}
-
-/** Whether an alert escalates when nobody acknowledges it: firing with severity `critical`. */
-export function escalates(alert: Pick<Alert, 'status' | 'labels'>): boolean {
-  return alert.status === 'firing' && ESCALATED_SEVERITIES.has(alert.labels.severity ?? '');
 }
 
 /**

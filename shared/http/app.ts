@@ -12,21 +12,24 @@
  * - `POST /v1/slack/interactions` — the Slack app's interactivity request URL, signed by Slack (only when
  *   `SLACK_SIGNING_SECRET`, `PUBLIC_URL` and `ACK_SECRET` are set).
  */
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { Hono } from 'hono/tiny';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requireBearer, type TokenSource } from './bearer.js';
 import { webhookSchema, type WebhookMessage } from '../alertmanager/schema.js';
 import { auditRoutes } from '../ack/audit.js';
 import { ACK_PATH } from '../ack/links.js';
-import { ackRoutes, type AckRouteDeps } from '../ack/routes.js';
-import { chartRoutes, type ChartRouteDeps } from '../chart/routes.js';
+import type { AckRouteDeps } from '../ack/routes.js';
+import type { ChartRouteDeps } from '../chart/routes.js';
 import { CHART_PATH } from '../chart/url.js';
-import { SLACK_INTERACTIONS_PATH, slackInteractionRoutes, type SlackInteractionDeps } from '../ack/slack-interactions.js';
+import { SLACK_INTERACTIONS_PATH } from '../ack/links.js';
+import type { SlackInteractionDeps } from '../ack/slack-interactions.js';
 import { takeHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
 import type { Logger } from '../core/logger.js';
 import { noMetrics } from '../metrics/catalogue.js';
 import { processGroup, type PipelineDeps } from '../pipeline/index.js';
+import { mountLazy } from './lazy-routes.js';
 import { redactResponses } from './redact-responses.js';
 import type { Secret } from '../core/secret.js';
 
@@ -119,12 +122,15 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     return c.json(result, result.ok ? 200 : failedChannel ? 502 : 503);
   });
   app.route(WEBHOOK_PATH, webhook);
-  if (deps.ackPage) app.route(ACK_PATH, ackRoutes(deps.ackPage));
+  // The routes people click (the page, the charts, Slack's buttons) load on their first request: a
+  // webhook never needs them, and a Lambda's cold init need not compile them (./lazy-routes.ts).
+  const { ackPage, chartRoutes, slackInteractions } = deps;
+  if (ackPage) mountLazy(app, ACK_PATH, async () => (await import('./off-webhook.js')).ackRoutes(ackPage));
   // Signed like the acknowledgement links, not behind the bearer token: Slack and browsers fetch it.
-  if (deps.chartRoutes) app.route(CHART_PATH, chartRoutes(deps.chartRoutes));
+  if (chartRoutes) mountLazy(app, CHART_PATH, async () => (await import('./off-webhook.js')).chartRoutes(chartRoutes));
   if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.store, auth, deps.now));
   // Authenticated by Slack's request signature, not the bearer token (Slack cannot send one).
-  if (deps.slackInteractions) app.route(SLACK_INTERACTIONS_PATH, slackInteractionRoutes(deps.slackInteractions));
+  if (slackInteractions) mountLazy(app, SLACK_INTERACTIONS_PATH, async () => (await import('./off-webhook.js')).slackInteractionRoutes(slackInteractions));
 
   app.notFound((c) => {
     const error = `no route for ${c.req.method} ${c.req.path}`;

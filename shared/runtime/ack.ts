@@ -13,7 +13,7 @@ import type { Config } from './config.js';
 import type { Logger } from '../core/logger.js';
 import { DynamoDbAlertRecordStore } from '../store/alert-record-dynamodb.js';
 import { DynamoDbAlertSetStore } from '../store/alert-set.js';
-import { checkEscalation, type EscalationDeps } from '../escalation/escalation.js';
+import type { EscalationDeps } from '../escalation/escalation.js';
 import type { EventBridgeSchedulerSettings } from '../escalation/eventbridge-scheduler.js';
 import { AckLinks } from '../ack/links.js';
 import { chartLinkSettings } from './chart.js';
@@ -92,7 +92,8 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
     logger.warn('escalation off', { reason: 'no EventBridge Scheduler wiring (deploy with -c escalationDelaySeconds=...): in-process timers would not survive a frozen Lambda' });
   } else if (escalation) {
     timers = new TimerScheduler(
-      (job) => checkEscalation(job, escalation).then(() => undefined),
+      // The check is loaded when a timer first fires, minutes after any webhook: not at start.
+      async (job) => void (await (await import('../http/off-webhook.js')).checkEscalation(job, escalation)),
       (job, error, retryAtMs) => logger.error('escalation check failed', { ...job, error, retryAt: retryAtMs === undefined ? 'none (given up until the next start)' : new Date(retryAtMs).toISOString() }),
       now,
     );

@@ -6,7 +6,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import type { Channel } from '../channels/channel.js';
 import { createConsoleChannel } from '../channels/console.js';
 import { createFeishuChannel } from '../channels/feishu/index.js';
-import { createPagerDutyChannel } from '../channels/pagerduty/index.js';
+import { pagerDutyChannel } from '../channels/pagerduty/settings.js';
 import { createChannel } from '../channels/registry.js';
 import { createSlackChannel } from '../channels/slack/index.js';
 import { createSnsChannel, regionFromTopicArn } from '../channels/sns/index.js';
@@ -55,7 +55,7 @@ export function buildChannels(config: Config, deps: ChannelDeps = {}): Channel[]
     channels.push(createFeishuChannel({ webhookUrl: config.feishu.webhookUrl, secret: config.feishu.secret, now: deps.now }));
   }
   if (config.sns) channels.push(createSnsChannel({ client: snsClient(config.sns.topicArn), topicArn: config.sns.topicArn }));
-  if (config.pagerduty) channels.push(createPagerDutyChannel({ routingKey: config.pagerduty.routingKey, eventsUrl: config.pagerdutyEventsUrl }));
+  if (config.pagerduty) channels.push(pagerDutyChannel({ routingKey: config.pagerduty.routingKey, eventsUrl: config.pagerdutyEventsUrl }));
   for (const instance of config.routing?.channels ?? []) channels.push(createChannel(instance, create));
   return channels.length ? channels : [createConsoleChannel(deps.write)];
 }

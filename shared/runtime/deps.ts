@@ -14,7 +14,7 @@ import type { Config } from './config.js';
 import { DynamoDbDedupeStore } from '../store/dedupe-dynamodb.js';
 import { enrichAlerts } from '../enrich/index.js';
 import type { Alert } from '../alertmanager/schema.js';
-import { checkHeartbeats, type HeartbeatState } from '../heartbeat/check.js';
+import type { HeartbeatState } from '../heartbeat/check.js';
 import { heartbeatReceiver } from '../heartbeat/receive.js';
 import { DynamoDbHeartbeatStore } from '../store/heartbeat.js';
 import { noMetrics } from '../metrics/catalogue.js';
@@ -120,5 +120,6 @@ export function createHeartbeatCheck(config: Config, deps: AppDeps, clients: Pic
   const settings = config.heartbeat;
   if (!settings) return undefined;
   const store = new DynamoDbHeartbeatStore(clients.dynamodb, config.tableName ?? DEFAULT_TABLE_NAME);
-  return () => checkHeartbeats({ store, pipeline: deps, settings, metrics: clients.metrics ?? noMetrics, logger: deps.logger, now: deps.now });
+  // Loaded on the first check (the heartbeat schedule's own invocation in Lambda, a timer under npm start), never by a webhook.
+  return async () => (await import('../http/off-webhook.js')).checkHeartbeats({ store, pipeline: deps, settings, metrics: clients.metrics ?? noMetrics, logger: deps.logger, now: deps.now });
 }

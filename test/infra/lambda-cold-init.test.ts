@@ -1,13 +1,14 @@
 /**
  * What the receiver's cold init does, checked on the bundle as deployed (`lambdaBuildOptions`): the
  * work a first request may not need stays out of the import. The first Intl object of a process loads
- * ICU data (~20–30 ms of a cold init, `npm run bench -- floor`), so the formatters are built on first use.
+ * ICU data (~20–30 ms of a cold init, `npm run bench -- floor`), so the formatters are built on first use;
+ * the routes people click and the scheduled checks are chunks that only `await import()` reaches.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaBuildOptions, REPO_ROOT } from '../../infra/node-function.js';
 
@@ -35,13 +36,41 @@ process.stdout.write(JSON.stringify(built));`;
 
 describe("functions/lambda.ts's cold init", () => {
   let dir: string;
+  let metafile: Metafile;
   beforeAll(async () => {
     dir = mkdtempSync(join(REPO_ROOT, '.tmp/cold-init-'));
-    await build({ ...lambdaBuildOptions('functions/lambda.ts', dir), logLevel: 'silent' });
+    ({ metafile } = await build({ ...lambdaBuildOptions('functions/lambda.ts', dir), logLevel: 'silent' }));
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('builds no Intl object (number formats, collator, segmenter are built on first use)', async () => {
     expect(await intlBuiltAtImport(join(dir, 'index.mjs'))).toEqual([]);
   }, 60_000);
+
+  it('loads none of what a webhook never uses: the acknowledgement page, Slack interactions, charts, the heartbeat and escalation checks, the SNS event schema, an unconfigured PagerDuty', () => {
+    const outputs = metafile.outputs;
+    const atInit = new Set<string>();
+    const visit = (file: string) => {
+      if (atInit.has(file) || !outputs[file]) return;
+      atInit.add(file);
+      for (const i of outputs[file]!.imports) if (i.kind === 'import-statement') visit(i.path);
+    };
+    visit(Object.keys(outputs).find((o) => o.endsWith('/index.mjs'))!);
+    const loaded = new Set([...atInit].flatMap((o) => Object.keys(outputs[o]!.inputs)));
+    const lazy = [
+      'shared/ack/routes.ts',
+      'shared/ack/page.ts',
+      'shared/ack/slack-interactions.ts',
+      'shared/chart/routes.ts',
+      'shared/heartbeat/check.ts',
+      'shared/escalation/escalation.ts',
+      'shared/amp/sns-event.ts',
+    ];
+    expect(lazy.filter((m) => loaded.has(m))).toEqual([]);
+    // Each is in the asset all the same, reached by `await import()`.
+    const all = new Set(Object.values(outputs).flatMap((o) => Object.keys(o.inputs)));
+    expect(lazy.filter((m) => !all.has(m))).toEqual([]);
+    // What the first webhook needs is loaded at init.
+    expect(['shared/pipeline/index.ts', 'shared/ack/tracker.ts', 'shared/alertmanager/schema.ts'].filter((m) => !loaded.has(m))).toEqual([]);
+  });
 });

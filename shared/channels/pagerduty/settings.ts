@@ -10,8 +10,10 @@
  */
 import * as z from '../../core/zod.js';
 import type { Secret } from '../../core/secret.js';
+import type { Channel } from '../channel.js';
 import { renderFields, secretRef, type ChannelType, type InstanceBase } from '../settings.js';
-import { createPagerDutyChannel } from './index.js';
+import type { PagerDutyChannelOptions } from './index.js';
+import { deferredChannel } from '../deferred.js';
 import { PAGERDUTY_ROUTING_KEY_CHARS } from './wire.js';
 
 /** Settings of this channel that are secrets: the settings secret may hold them, logs never show them. */
@@ -52,5 +54,11 @@ export const pagerduty = {
     const eventsUrl = ctx.settings.PAGERDUTY_EVENTS_URL || undefined;
     return { name, type: 'pagerduty', routingKey, ...(eventsUrl && { eventsUrl }), locale: spec.locale, digestAbove: spec.digestAbove };
   },
-  create: (c) => createPagerDutyChannel({ name: c.name, digestAbove: c.digestAbove, routingKey: c.routingKey, eventsUrl: c.eventsUrl }),
+  // The renderer and sender load apart (../deferred.ts): at start when configured, never otherwise.
+  create: (c) => pagerDutyChannel({ name: c.name, digestAbove: c.digestAbove, routingKey: c.routingKey, eventsUrl: c.eventsUrl }),
 } satisfies ChannelType<PagerDutySpec, PagerDutyInstance>;
+
+/** The `pagerduty` channel of `options` (see `./index.ts`), its code loaded apart ({@link deferredChannel}). */
+export function pagerDutyChannel(options: PagerDutyChannelOptions): Channel {
+  return deferredChannel(options.name ?? 'pagerduty', async () => (await import('./index.js')).createPagerDutyChannel(options));
+}

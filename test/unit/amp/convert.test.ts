@@ -8,7 +8,8 @@ import type { SNSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { GO_ZERO_TIME, webhookSchema, type WebhookMessage } from '../../../shared/alertmanager/schema.js';
 import { convertAmpMessage, MAX_RAW_BYTES, UNPARSED_ALERTNAME } from '../../../shared/amp/convert.js';
-import { ampMessages, isSnsEvent } from '../../../shared/amp/sns-event.js';
+import { isSnsEvent } from '../../../shared/amp/is-sns-event.js';
+import { ampMessages } from '../../../shared/amp/sns-event.js';
 import { CASES } from '../../fixtures/amp/record.js';
 
 function recorded(name: string): SNSEvent {
