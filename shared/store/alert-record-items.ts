@@ -5,7 +5,8 @@
  *   `escalation` are maps, `channels` a string set, `historySeq` the number of history items;
  *   `deliveredEvent` the key of the alert event (`generationKey`) whose claimed channels all accepted it,
  *   written by the same request as the rest of the record (`delivery-mark.ts`: the dedupe ledger reads it);
- *   `runCount` and `runSince`, the flap run of its firing (`flap-record.ts`);
+ *   `runCount` and `runSince`, the flap run of its firing (`flap-record.ts`); `notifiedEventJson` and
+ *   `notifiedEventSeq`, the `notified` history event of the write that started the occurrence;
  * - `history#<fingerprint>#<seq, 10 digits>`: one history event (`eventJson`).
  * An over-long fingerprint appears in keys as its digest (`shared/store/keys.ts`); the record's
  * `fingerprint` attribute keeps it whole.
@@ -47,9 +48,10 @@ export interface RecordItem {
   runCount?: number;
   runSince?: number;
   /**
-   * The history event of a record put whole by a batch (`recordManyNotified`, the embedded store): kept
-   * in the record instead of a history item of its own, as event number `notifiedEventSeq` (the history
-   * reader takes it from here; a later whole put moves it to its history item first).
+   * The `notified` history event of the write that started this occurrence (`recordNotified`'s new-occurrence
+   * write, or a batch's whole put, `recordManyNotified`): kept in the record instead of a history item of its
+   * own, as event number `notifiedEventSeq` (the history reader takes it from here). The next new occurrence's
+   * write moves it to its history item (`history#<fingerprint>#<notifiedEventSeq>`).
    */
   notifiedEventJson?: string;
   notifiedEventSeq?: number;

@@ -112,7 +112,9 @@ describe("the notified event in the record's own write", () => {
     await Promise.all(fps.map((fp) => write(peerA, notified(alertOf(fp)), T0)));
     // Both peers record the next occurrence (one starts it, the other adds its channel), then both its resolve.
     await Promise.all(fps.flatMap((fp) => [write(peerA, notified(alertOf(fp, { startsAt: S2 }), ['slack']), T0 + 1), write(peerB, notified(alertOf(fp, { startsAt: S2 }), ['sns']), T0 + 1)]));
-    await Promise.all(fps.flatMap((fp) => [write(peerA, notified(resolvedOf(alertOf(fp, { startsAt: S2 })), ['slack']), T0 + 2), write(peerB, notified(resolvedOf(alertOf(fp, { startsAt: S2 })), ['sns']), T0 + 2)]));
+    await Promise.all(
+      fps.flatMap((fp) => [write(peerA, notified(resolvedOf(alertOf(fp, { startsAt: S2 })), ['slack']), T0 + 2), write(peerB, notified(resolvedOf(alertOf(fp, { startsAt: S2 })), ['sns']), T0 + 2)]),
+    );
     for (const fp of fps) {
       const events = await peerA.history(fp, 20, T0 + 3);
       expect(events.map((e) => [e.type, e.startsAt, 'status' in e && e.status])).toEqual([
@@ -122,7 +124,12 @@ describe("the notified event in the record's own write", () => {
         ['notified', S2, 'resolved'],
         ['notified', S2, 'resolved'],
       ]);
-      expect(events.slice(1, 3).flatMap((e) => (e.type === 'notified' ? e.channels : [])).sort()).toEqual(['slack', 'sns']);
+      expect(
+        events
+          .slice(1, 3)
+          .flatMap((e) => (e.type === 'notified' ? e.channels : []))
+          .sort(),
+      ).toEqual(['slack', 'sns']);
       expect((await peerA.get(fp, T0 + 3))?.channels).toEqual(['slack', 'sns']);
     }
   });
@@ -155,7 +162,11 @@ describe("the notified event in the record's own write", () => {
     // A single write first (a one-alert group), then a batched later occurrence, then a single one again.
     for (const fp of fps) await write(exclusive, notified(alertOf(fp)), T0);
     const batch: HistoryBatch = { items: [] };
-    const results = await exclusive.recordManyNotified!(fps.map((fp) => notified(alertOf(fp, { startsAt: S2 }))), T0 + 1, batch);
+    const results = await exclusive.recordManyNotified!(
+      fps.map((fp) => notified(alertOf(fp, { startsAt: S2 }))),
+      T0 + 1,
+      batch,
+    );
     expect(results.map((r) => r?.newOccurrence)).toEqual([true, true, true]);
     await exclusive.flushHistory(batch);
     await write(exclusive, notified(alertOf(fps[0]!, { startsAt: S3 })), T0 + 2);
