@@ -7,8 +7,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { recordJsons, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
+import { RECORD_SPACE, recordJsons, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
 import { withKeys } from './key-locks.js';
+import { unchangedSince, watchWrites } from './write-epoch.js';
 import { lockKey, MIN_BATCH } from './start-many.js';
 import type { Acknowledgement, AckOutcome, AlertRecordStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './alert-record.js';
 
@@ -33,6 +34,7 @@ const NAMES = {
 type Name = keyof typeof NAMES;
 
 export class DynamoDbAlertRecordStore implements AlertRecordStore {
+  readonly #client: DynamoDBClient;
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #ttlSeconds: number;
@@ -45,10 +47,12 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
    *   writes take in-process key locks, and {@link recordManyNotified} batches new occurrences
    */
   constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number; exclusive?: boolean }) {
+    this.#client = client;
     this.#doc = DynamoDBDocumentClient.from(client);
     this.#table = options.tableName;
     this.#ttlSeconds = options.ttlSeconds;
     this.#exclusive = options.exclusive ?? false;
+    if (this.#exclusive) watchWrites(client);
     // Batched record writes are safe only where this process is the table's only writer.
     if (!this.#exclusive) this.recordManyNotified = undefined;
   }
@@ -87,7 +91,8 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
   /**
    * See {@link AlertRecordStore.recordManyNotified}: on an exclusive table, under the in-process locks
    * of the records (which every record write of this store takes), one BatchGetItem per 100 says which
-   * records a new occurrence replaces — absent, expired or of an older `startsAt`, where
+   * records a new occurrence replaces (not read: those the group's read found absent, while no record was
+   * written since, `NotifiedAlert.recordAbsentAt`) — absent, expired or of an older `startsAt`, where
    * {@link recordNotified} would make its `fresh` write — and BatchWriteItem puts those whole, their
    * history counter carried on and their `notified` event inside (`notifiedEventJson`, read by
    * {@link history}): no history item of its own, so a storm costs half the item writes after delivery.
@@ -104,7 +109,9 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
       // One alert twice in a slice is left to single writes (the second must see the first).
       if (keys.length !== slice.length) return;
       await withKeys(keys.map((k) => lockKey(this.#table, k)), async () => {
-        const read = new Map((await this.#batchGet<RecordItem>(keys)).map((item) => [item.pk, item]));
+        // A record the group's read found absent is absent still while no record was written since (`write-epoch.ts`): not read again.
+        const unread = slice.filter((n) => !unchangedSince(this.#client, n.recordAbsentAt, RECORD_SPACE)).map((n) => recordKey(n.alert.fingerprint));
+        const read = new Map((unread.length ? await this.#batchGet<RecordItem>(unread) : []).map((item) => [item.pk, item]));
         const puts: { index: number; item: RecordItem; moved?: HistoryRow }[] = [];
         slice.forEach((n, j) => {
           const old = read.get(recordKey(n.alert.fingerprint));

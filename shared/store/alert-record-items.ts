@@ -19,7 +19,9 @@ import { cutAlert, cutText } from '../render/reduce.js';
 import { utf8Bytes } from '../core/truncate.js';
 import type { Acknowledgement, AlertRecord, EscalationState, HistoryEvent } from './alert-record.js';
 
-export const recordKey = (fingerprint: string) => `alert#${keyPart(fingerprint)}`;
+/** The key prefix of every alert record (its key space, `write-epoch.ts`). */
+export const RECORD_SPACE = 'alert#';
+export const recordKey = (fingerprint: string) => `${RECORD_SPACE}${keyPart(fingerprint)}`;
 export const historyKey = (fingerprint: string, seq: number) => `history#${keyPart(fingerprint)}#${String(seq).padStart(10, '0')}`;
 
 /** The stored shape of a record (what `GetItem` returns through the document client). */
