@@ -79,17 +79,18 @@ export async function storeCost(fakes: Fakes, sizes: number[], exclusive = false
 export function storeFindings(shared: StoreCost[], embedded: StoreCost[]): string {
   const hundred = shared.find((c) => c.alerts === 100);
   const local = embedded.find((c) => c.alerts === 100);
-  const floor = 2 + 1 / 100 + 1 / 100 + 4 / 100;
+  const floor = 2 + 1 / 100 + 1 / 100;
   return [
     '\nFound (store): on a shared table (DynamoDB) a new alert costs its conditional claim (PutItem) and, once every channel accepted it, one',
-    'UpdateItem — its alert record, which carries the delivery mark (the dedupe ledger reads the head as delivered) and its flap run; per group,',
-    'one BatchGetItem per 100 heads (a group of more than 50 new alerts reads no records of new alerts: only flap runs need them, and those are',
-    "not counted past 50), one PutItem for a storm digest's alert set (it was one per channel: the 3 odd PutItems of a 100-alert group), and one",
-    `BatchWriteItem per 25 history events: ${round(floor)} per new alert for 100 alerts${hundred ? `; measured ${round(hundred.perNew)}` : ''}.`,
-    '≤ 2 needs one of the two writes batched. The claim must be conditional (one winner among HA peers and retries): only TransactWriteItems',
-    'batches conditional writes, and dynalite has none, so it is not built (untestable here). The record write cannot be a blind BatchWriteItem',
-    "put: acknowledgements, escalation and a lagging peer's newer occurrence of the same fingerprint write that item too, and a put would erase",
-    'them; the head (which only the lease holder writes) could take a blind put, but the record write stays, so that costs more, not less.',
-    `The embedded store of npm start (this process its only writer) batches claims, records and their history events under in-process key locks${local ? `: ${round(local.perNew)} per new alert` : ''}.`,
+    'UpdateItem — its alert record, which carries the delivery mark (the dedupe ledger reads the head as delivered), its flap run and its',
+    '`notified` history event (no history item: a new occurrence displaces the event an earlier one left in the record, which only then goes',
+    "to its own item, in one BatchWriteItem per 25 at the group's end); per group, one BatchGetItem per 100 heads (a group of more than 50",
+    'new alerts reads no records of new alerts: only flap runs need them, and those are not counted past 50) and one PutItem for a storm',
+    `digest's alert set: ${round(floor)} per new alert for 100 alerts${hundred ? `; measured ${round(hundred.perNew)}` : ''}.`,
+    "≤ 2 needs the group's read or its alert set folded into the per-alert writes, or one of the two writes batched. The claim must be conditional",
+    '(one winner among HA peers and retries): only TransactWriteItems batches conditional writes, and dynalite has none, so it is not built',
+    "(untestable here). The record write cannot be a blind BatchWriteItem put: acknowledgements, escalation and a lagging peer's newer occurrence",
+    'write that item too, and a put would erase them. The read cannot go: it is what makes a duplicate cost no write.',
+    `The embedded store of npm start (this process its only writer) batches claims and records under in-process key locks${local ? `: ${round(local.perNew)} per new alert` : ''}.`,
   ].join('\n');
 }

@@ -53,6 +53,8 @@ export interface SentAlert {
   generation?: number;
   /** The firing's flap run counted from its record (`runFromRecord`), stored with the record. */
   flapRun?: FlapRun;
+  /** See `NotifiedAlert.recordAbsentAt`. */
+  recordAbsentAt?: number;
 }
 
 export class AckTracker {
@@ -151,7 +153,7 @@ type Written = Awaited<ReturnType<AlertRecordStore['recordNotified']>>;
 
 /** What the store records of one alert after fan-out; `deliveredEvent`: the delivery mark. */
 function notifiedOf(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, deliveredEvent?: string): NotifiedAlert {
-  return { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }), ...(deliveredEvent && { deliveredEvent }), ...(s.flapRun && { flapRun: s.flapRun }) };
+  return { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }), ...(deliveredEvent && { deliveredEvent }), ...(s.flapRun && { flapRun: s.flapRun }), ...(s.recordAbsentAt !== undefined && { recordAbsentAt: s.recordAbsentAt }) };
 }
 
 /** A record write waiting for the next batch (`AckSession.delivered`). */

@@ -61,7 +61,9 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const { flapping, runs, enrichments, ackView } = await prepareGroup(message, toSend, deps, log, receivedAt, (alerts) => enrichmentOf(alerts, early, enrich));
   // With alert records, an alert every channel accepted is recorded and ledgered by one write (`record.ts`).
   const records = deps.ack?.session(message, enrichments);
-  const mark = records && ((alert: Alert, claim: Claim, channels: string[]) => records.delivered({ alert, channels, generation: claim.event.generation, flapRun: runs.get(alert.fingerprint) }, claim.event.key));
+  // An alert whose record the group's read found absent: its batched write need not read it again (`recordAbsent`).
+  const absent = new Map(toSend.flatMap((c) => (c.seen && deps.store.recordAbsent ? [[c.claim.event.key, deps.store.recordAbsent(c.seen)] as const] : [])));
+  const mark = records && ((alert: Alert, claim: Claim, channels: string[]) => records.delivered({ alert, channels, generation: claim.event.generation, flapRun: runs.get(alert.fingerprint), recordAbsentAt: absent.get(claim.event.key) }, claim.event.key));
   // Batched record writes: many in flight, and a storm's wait for all its digests, so that they go out in a few batches.
   const batched = records?.batches === true;
   const ledger = new DeliveryLedger(deps.store, log, mark, batched ? { concurrency: BATCHED_CONCURRENCY, ...(stormSized(toSend, message.truncatedAlerts) && { coalesceMs: Number.POSITIVE_INFINITY }) } : {});

@@ -6,9 +6,10 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
-import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { recordJsons, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
+import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { RECORD_SPACE, recordJsons, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
 import { withKeys } from './key-locks.js';
+import { unchangedSince, watchWrites } from './write-epoch.js';
 import { lockKey, MIN_BATCH } from './start-many.js';
 import type { Acknowledgement, AckOutcome, AlertRecordStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './alert-record.js';
 
@@ -28,11 +29,12 @@ const NAMES = {
   '#fp': 'fingerprint', '#s': 'startsAt', '#st': 'status', '#a': 'alertJson', '#e': 'enrichmentJson', '#gk': 'groupKey',
   '#ext': 'externalURL', '#ch': 'channels', '#n': 'notifiedAt', '#r': 'resolvedAt', '#ack': 'ack', '#esc': 'escalation',
   '#seq': 'historySeq', '#exp': 'expiresAt', '#gen': 'generation', '#state': 'state', '#at': 'at', '#reason': 'reason', '#sid': 'silenceId',
-  '#rf': 'refiredAt', '#de': 'deliveredEvent', '#rc': 'runCount', '#rs': 'runSince',
+  '#rf': 'refiredAt', '#de': 'deliveredEvent', '#rc': 'runCount', '#rs': 'runSince', '#nej': 'notifiedEventJson', '#nes': 'notifiedEventSeq',
 } as const;
 type Name = keyof typeof NAMES;
 
 export class DynamoDbAlertRecordStore implements AlertRecordStore {
+  readonly #client: DynamoDBClient;
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #ttlSeconds: number;
@@ -45,10 +47,12 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
    *   writes take in-process key locks, and {@link recordManyNotified} batches new occurrences
    */
   constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number; exclusive?: boolean }) {
+    this.#client = client;
     this.#doc = DynamoDBDocumentClient.from(client);
     this.#table = options.tableName;
     this.#ttlSeconds = options.ttlSeconds;
     this.#exclusive = options.exclusive ?? false;
+    if (this.#exclusive) watchWrites(client);
     // Batched record writes are safe only where this process is the table's only writer.
     if (!this.#exclusive) this.recordManyNotified = undefined;
   }
@@ -58,13 +62,28 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     return item && fromItem(item);
   }
 
+  /**
+   * See {@link AlertRecordStore.recordNotified}. A new occurrence's write carries its `notified` event
+   * (`notifiedEventJson`, as the batched put does) and returns only what it replaced (`UPDATED_OLD`): the
+   * record it leaves is what the write sets, so a new alert costs this one request. The event an older write
+   * left in the record moves to its history item (into `batch`, else written at once). Any other write
+   * (same occurrence, a re-fire) returns its record and adds a history item, as before.
+   */
   async recordNotified(n: NotifiedAlert, nowMs: number, batch?: HistoryBatch): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined> {
     const { fresh, specs } = this.#notifiedSpecs(n, nowMs);
     for (const spec of specs) {
+      if (spec === fresh) {
+        const replaced = await this.#updateFresh(n.alert.fingerprint, fresh);
+        if (!replaced) continue;
+        const moved = movedEvent(n.alert.fingerprint, replaced.old);
+        if (moved && batch) batch.items.push(moved);
+        else if (moved) await this.#doc.send(new PutCommand({ TableName: this.#table, Item: moved }));
+        return { record: fromItem(itemOf(recordKey(n.alert.fingerprint), fresh, (replaced.old?.historySeq ?? 0) + 1)), newOccurrence: true };
+      }
       const item = await this.#update(n.alert.fingerprint, spec);
       if (!item) continue;
       await this.#putHistory(n.alert.fingerprint, item, notifiedEvent(n), nowMs, batch);
-      return { record: fromItem(item), newOccurrence: spec === fresh };
+      return { record: fromItem(item), newOccurrence: false };
     }
     return undefined;
   }
@@ -72,7 +91,8 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
   /**
    * See {@link AlertRecordStore.recordManyNotified}: on an exclusive table, under the in-process locks
    * of the records (which every record write of this store takes), one BatchGetItem per 100 says which
-   * records a new occurrence replaces — absent, expired or of an older `startsAt`, where
+   * records a new occurrence replaces (not read: those the group's read found absent, while no record was
+   * written since, `NotifiedAlert.recordAbsentAt`) — absent, expired or of an older `startsAt`, where
    * {@link recordNotified} would make its `fresh` write — and BatchWriteItem puts those whole, their
    * history counter carried on and their `notified` event inside (`notifiedEventJson`, read by
    * {@link history}): no history item of its own, so a storm costs half the item writes after delivery.
@@ -89,17 +109,18 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
       // One alert twice in a slice is left to single writes (the second must see the first).
       if (keys.length !== slice.length) return;
       await withKeys(keys.map((k) => lockKey(this.#table, k)), async () => {
-        const read = new Map((await this.#batchGet<RecordItem>(keys)).map((item) => [item.pk, item]));
+        // A record the group's read found absent is absent still while no record was written since (`write-epoch.ts`): not read again.
+        const unread = slice.filter((n) => !unchangedSince(this.#client, n.recordAbsentAt, RECORD_SPACE)).map((n) => recordKey(n.alert.fingerprint));
+        const read = new Map((unread.length ? await this.#batchGet<RecordItem>(unread) : []).map((item) => [item.pk, item]));
         const puts: { index: number; item: RecordItem; moved?: HistoryRow }[] = [];
         slice.forEach((n, j) => {
           const old = read.get(recordKey(n.alert.fingerprint));
           const startsAt = normaliseTime(n.alert.startsAt);
           if (old && old.startsAt >= startsAt && old.expiresAt * 1000 > nowMs) return;
           const { fresh } = this.#notifiedSpecs(n, nowMs);
-          const seq = (old?.historySeq ?? 0) + 1;
-          // The notified event rides in the record (no history item, no request of its own); the one an older put left there moves to its history item.
-          const item = { ...itemOf(recordKey(n.alert.fingerprint), fresh, seq), notifiedEventJson: this.#eventJson(notifiedEvent(n), nowMs), notifiedEventSeq: seq };
-          const moved = old?.notifiedEventJson && old.notifiedEventSeq ? { pk: historyKey(n.alert.fingerprint, old.notifiedEventSeq), eventJson: old.notifiedEventJson, expiresAt: old.expiresAt } : undefined;
+          // The notified event rides in the record (no history item, no request of its own); the one an older write left there moves to its history item.
+          const item = itemOf(recordKey(n.alert.fingerprint), fresh, (old?.historySeq ?? 0) + 1);
+          const moved = movedEvent(n.alert.fingerprint, old);
           puts.push({ index: i + j, item, ...(moved && { moved }) });
         });
         for (const written of await this.#batchPut(puts.map((p) => p.item))) {
@@ -128,13 +149,16 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     const mark = n.deliveredEvent ? { '#de': n.deliveredEvent } : undefined;
     // A new occurrence's flap run (`runFromRecord`); a firing not counted (a storm) starts none.
     const run = n.flapRun && !resolved ? { '#rc': n.flapRun.count, '#rs': n.flapRun.sinceMs } : undefined;
+    // The new occurrence's `notified` event rides in the record as event number `historySeq + 1` (both set from the
+    // counter as it was: DynamoDB reads every operand before the update); see `recordNotified`.
+    const event = this.#eventJson(notifiedEvent(n), nowMs);
     const fresh: UpdateSpec = {
-      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, ...channels, '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }), ...mark, ...run },
+      set: { '#fp': n.alert.fingerprint, '#s': startsAt, '#st': n.alert.status, '#a': alertJson, '#gk': recordText(n.groupKey), '#ext': recordText(n.externalURL), '#n': now, ...channels, '#exp': this.#expiry(nowMs), ...(enrichmentJson && { '#e': enrichmentJson }), ...(resolved && { '#r': now }), ...mark, ...run, '#nej': event },
+      setExpr: ['#seq = if_not_exists(#seq, :zero) + :one', '#nes = if_not_exists(#seq, :zero) + :one'],
       // A new occurrence starts at generation 0: an earlier occurrence's generation would make its re-fire's write (`#again`) fail.
       remove: ['#ack', '#esc', '#gen', '#rf', ...(channels ? [] : ['#ch' as const]), ...(n.enrichment ? [] : ['#e' as const]), ...(resolved ? [] : ['#r' as const]), ...(mark ? [] : ['#de' as const]), ...(run ? [] : ['#rc' as const, '#rs' as const])],
-      add: { '#seq': 1 },
       condition: 'attribute_not_exists(pk) OR #s < :s OR #exp <= :nowSec',
-      values: { ':s': startsAt, ':nowSec': nowSec },
+      values: { ':s': startsAt, ':nowSec': nowSec, ':zero': 0, ':one': 1 },
     };
     // The same occurrence: a repair, another channel, or its resolution. A late firing never un-resolves it.
     const same: UpdateSpec = {
@@ -359,6 +383,20 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
 
   /** One conditional `UpdateItem` returning the new item, or `undefined` when the condition failed. */
   async #update(fingerprint: string, u: UpdateSpec): Promise<RecordItem | undefined> {
+    return (await this.#send(fingerprint, u, 'ALL_NEW'))?.Attributes as RecordItem | undefined;
+  }
+
+  /**
+   * A new occurrence's write (the `fresh` spec): `undefined` when its condition failed, else what it replaced
+   * (the attributes it wrote, as they were: `old` is absent for a new record).
+   */
+  async #updateFresh(fingerprint: string, fresh: UpdateSpec): Promise<{ old?: Pick<RecordItem, 'historySeq' | 'notifiedEventJson' | 'notifiedEventSeq' | 'expiresAt'> } | undefined> {
+    const out = await this.#send(fingerprint, fresh, 'UPDATED_OLD');
+    return out && { ...(out.Attributes && { old: out.Attributes as RecordItem }) };
+  }
+
+  /** One conditional `UpdateItem`, or `undefined` when the condition failed. */
+  async #send(fingerprint: string, u: UpdateSpec, returnValues: 'ALL_NEW' | 'UPDATED_OLD'): Promise<UpdateCommandOutput | undefined> {
     const sets = [...Object.keys(u.set ?? {}).map((n) => `${n} = :v${n.slice(1)}`), ...(u.setExpr ?? [])];
     const removes = [...(u.remove ?? []), ...(u.removeExpr ?? [])];
     const adds = Object.keys(u.add ?? {}).map((n) => `${n} :v${n.slice(1)}`);
@@ -372,13 +410,12 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
       UpdateExpression: expression,
       ConditionExpression: u.condition,
       ExpressionAttributeNames: Object.fromEntries(Object.entries(NAMES).filter(([k]) => new RegExp(`${k}\\b`).test(text))),
-      ReturnValues: 'ALL_NEW',
+      ReturnValues: returnValues,
       ...(Object.keys(values).length && { ExpressionAttributeValues: values }),
     };
     const send = () => this.#doc.send(new UpdateCommand(input));
     try {
-      const out = this.#exclusive ? await withKeys([lockKey(this.#table, recordKey(fingerprint))], send) : await send();
-      return out.Attributes as RecordItem | undefined;
+      return this.#exclusive ? await withKeys([lockKey(this.#table, recordKey(fingerprint))], send) : await send();
     } catch (err) {
       if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
       throw err;
@@ -398,10 +435,18 @@ function notifiedEvent(n: NotifiedAlert): HistoryInput {
     : { type: 'not delivered', status: n.alert.status, startsAt, ...(generation > 0 && { generation }) };
 }
 
-/** The whole item a `fresh` write leaves (every attribute it does not set is removed), its history counter at `historySeq`. */
+/**
+ * The whole item a `fresh` write leaves (every attribute it does not set is removed), its history counter at
+ * `historySeq`, which is also the number of the `notified` event it carries.
+ */
 function itemOf(pk: string, fresh: UpdateSpec, historySeq: number): RecordItem {
   const attributes = Object.entries(fresh.set ?? {}).map(([name, value]) => [NAMES[name as Name], value]);
-  return { pk, ...Object.fromEntries(attributes), historySeq } as RecordItem;
+  return { pk, ...Object.fromEntries(attributes), historySeq, notifiedEventSeq: historySeq } as RecordItem;
+}
+
+/** The history item of the `notified` event a replaced record held (`notifiedEventJson`), if it held one; it keeps that record's expiry. */
+function movedEvent(fingerprint: string, old: Pick<RecordItem, 'notifiedEventJson' | 'notifiedEventSeq' | 'expiresAt'> | undefined): HistoryRow | undefined {
+  return old?.notifiedEventJson && old.notifiedEventSeq ? { pk: historyKey(fingerprint, old.notifiedEventSeq), eventJson: old.notifiedEventJson, expiresAt: old.expiresAt } : undefined;
 }
 
 interface UpdateSpec {

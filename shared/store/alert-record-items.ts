@@ -5,7 +5,8 @@
  *   `escalation` are maps, `channels` a string set, `historySeq` the number of history items;
  *   `deliveredEvent` the key of the alert event (`generationKey`) whose claimed channels all accepted it,
  *   written by the same request as the rest of the record (`delivery-mark.ts`: the dedupe ledger reads it);
- *   `runCount` and `runSince`, the flap run of its firing (`flap-record.ts`);
+ *   `runCount` and `runSince`, the flap run of its firing (`flap-record.ts`); `notifiedEventJson` and
+ *   `notifiedEventSeq`, the `notified` history event of the write that started the occurrence;
  * - `history#<fingerprint>#<seq, 10 digits>`: one history event (`eventJson`).
  * An over-long fingerprint appears in keys as its digest (`shared/store/keys.ts`); the record's
  * `fingerprint` attribute keeps it whole.
@@ -18,7 +19,9 @@ import { cutAlert, cutText } from '../render/reduce.js';
 import { utf8Bytes } from '../core/truncate.js';
 import type { Acknowledgement, AlertRecord, EscalationState, HistoryEvent } from './alert-record.js';
 
-export const recordKey = (fingerprint: string) => `alert#${keyPart(fingerprint)}`;
+/** The key prefix of every alert record (its key space, `write-epoch.ts`). */
+export const RECORD_SPACE = 'alert#';
+export const recordKey = (fingerprint: string) => `${RECORD_SPACE}${keyPart(fingerprint)}`;
 export const historyKey = (fingerprint: string, seq: number) => `history#${keyPart(fingerprint)}#${String(seq).padStart(10, '0')}`;
 
 /** The stored shape of a record (what `GetItem` returns through the document client). */
@@ -47,9 +50,10 @@ export interface RecordItem {
   runCount?: number;
   runSince?: number;
   /**
-   * The history event of a record put whole by a batch (`recordManyNotified`, the embedded store): kept
-   * in the record instead of a history item of its own, as event number `notifiedEventSeq` (the history
-   * reader takes it from here; a later whole put moves it to its history item first).
+   * The `notified` history event of the write that started this occurrence (`recordNotified`'s new-occurrence
+   * write, or a batch's whole put, `recordManyNotified`): kept in the record instead of a history item of its
+   * own, as event number `notifiedEventSeq` (the history reader takes it from here). The next new occurrence's
+   * write moves it to its history item (`history#<fingerprint>#<notifiedEventSeq>`).
    */
   notifiedEventJson?: string;
   notifiedEventSeq?: number;

@@ -110,6 +110,12 @@ export interface NotifiedAlert {
   deliveredEvent?: string;
   /** The firing's flap run as the pipeline counted it from the record (`runFromRecord`); stored with a new occurrence. */
   flapRun?: { count: number; sinceMs: number };
+  /**
+   * The record write count (`write-epoch.ts`) at which the group's read found no record of the alert
+   * (`DedupeStore.recordAbsent`, a table this process alone writes): a batched write need not read it again
+   * while no record was written since.
+   */
+  recordAbsentAt?: number;
 }
 
 /**

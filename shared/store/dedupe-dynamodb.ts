@@ -15,7 +15,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { recordKey } from './alert-record-items.js';
+import { RECORD_SPACE, recordKey } from './alert-record-items.js';
 import { batchGet } from './batch-get.js';
 import { applyMark, type RecordMark } from './delivery-mark.js';
 import { noteFiring, runFromRecord, type RecordRun } from './flap-record.js';
@@ -67,6 +67,8 @@ interface ReadItems extends Seen {
   readonly mark?: number;
   /** The record was not read (a storm's new alert, `readMany`'s `newRecordsUpTo`): no flap run from it. */
   readonly recordUnread?: true;
+  /** On an exclusive table, the client's count of record writes when the read was sent (`write-epoch.ts`). */
+  readonly recordMark?: number;
 }
 
 /** A head or a record as a batched read returns it (one key space). */
@@ -124,7 +126,7 @@ export class DynamoDbDedupeStore implements DedupeStore {
    */
   // `nowMs` is part of the port: expiry is judged by `claim`, which gets the same time.
   async readMany(alerts: AlertEvent[], nowMs: number, options: { newRecordsUpTo?: number } = {}): Promise<(Seen | undefined)[]> {
-    const mark = this.#exclusive ? writeMark(this.#client) : undefined;
+    const mark = this.#exclusive ? { all: writeMark(this.#client), records: writeMark(this.#client, RECORD_SPACE) } : undefined;
     const upTo = options.newRecordsUpTo ?? Number.POSITIVE_INFINITY;
     if (alerts.length <= upTo) return this.#readItems(alerts, alerts.map(() => true), mark);
     const heads = await batchGet<ReadItem>(this.#doc, this.#table, alerts.map(headKey), READ_ATTRIBUTES);
@@ -134,13 +136,13 @@ export class DynamoDbDedupeStore implements DedupeStore {
   }
 
   /** Reads the heads not in `heads` and the records where `withRecord`; a record not read is left out of the answer. */
-  async #readItems(alerts: AlertEvent[], withRecord: boolean[], mark: number | undefined, heads?: Map<string, ReadItem | undefined>): Promise<(Seen | undefined)[]> {
+  async #readItems(alerts: AlertEvent[], withRecord: boolean[], mark: { all?: number; records?: number } | undefined, heads?: Map<string, ReadItem | undefined>): Promise<(Seen | undefined)[]> {
     const keys = alerts.flatMap((a, i) => [...(heads ? [] : [headKey(a)]), ...(withRecord[i] ? [recordKey(a.fingerprint)] : [])]);
     const read = new Map([...(heads ?? []), ...(await batchGet<ReadItem>(this.#doc, this.#table, keys, READ_ATTRIBUTES))]);
     return alerts.map((a, i) => {
       const [head, record] = itemKeys(a);
       if (!read.has(head) || (withRecord[i] && !read.has(record))) return undefined;
-      return { items: [read.get(head), read.get(record)], ...(!withRecord[i] && { recordUnread: true as const }), ...(mark !== undefined && { mark }) } satisfies ReadItems;
+      return { items: [read.get(head), read.get(record)], ...(!withRecord[i] && { recordUnread: true as const }), ...(mark?.all !== undefined && { mark: mark.all }), ...(mark?.records !== undefined && { recordMark: mark.records }) } satisfies ReadItems;
     });
   }
 
@@ -236,6 +238,12 @@ export class DynamoDbDedupeStore implements DedupeStore {
   runOf(alert: AlertEvent, seen: Seen, windowMs: number, nowMs: number): FlapRun | undefined {
     const { items, recordUnread } = seen as ReadItems;
     return items.length === 2 && !recordUnread ? runFromRecord(items[1], Date.parse(alert.startsAt), windowMs, nowMs) : undefined;
+  }
+
+  /** See {@link DedupeStore.recordAbsent}: the record read with the head was absent (exclusive table only). */
+  recordAbsent(seen: Seen): number | undefined {
+    const { items, recordUnread, recordMark } = seen as ReadItems;
+    return recordMark !== undefined && !recordUnread && items.length === 2 && items[1] === undefined ? recordMark : undefined;
   }
 
   /** Creates the head in the post's state, generation 0, unless a live one exists. */

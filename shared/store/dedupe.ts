@@ -138,6 +138,14 @@ export interface DedupeStore {
    * @returns `undefined` when `seen` holds no record read (also a storm's new alert, see `readMany`'s `newRecordsUpTo`)
    */
   runOf?(alert: AlertEvent, seen: Seen, windowMs: number, nowMs: number): FlapRun | undefined;
+  /**
+   * Whether {@link DedupeStore.readMany} found no alert record of the alert, on a table this process alone
+   * writes: then the write count of records when it read (`write-epoch.ts`), which the record's batched write
+   * passes on (`NotifiedAlert.recordAbsentAt`) so that it need not read the record again while none was written
+   * since. Optional; no request.
+   * @returns `undefined` when the record was read and found, not read, or the table is shared
+   */
+  recordAbsent?(seen: Seen): number | undefined;
 }
 
 /** What {@link DedupeStore.readMany} saw of one alert; only the store that read it knows its shape. */

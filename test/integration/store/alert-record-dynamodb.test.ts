@@ -134,15 +134,20 @@ describe('DynamoDbAlertRecordStore', () => {
   });
 
   it('writes a batch of history events in batch requests, in sequence order whatever the write order', async () => {
+    const channelsOf = async (fp: string) => (await store.history(fp, 10, T0)).map((e) => (e.type === 'notified' ? e.channels : []));
+    // A new occurrence's event rides in its record: no history item.
+    for (let i = 0; i < 60; i++) await store.recordNotified(notified({ fingerprint: `batch${i}` }, ['slack']), T0, { items: [] });
     const batch = { items: [] as Record<string, unknown>[] };
-    for (let i = 0; i < 60; i++) await store.recordNotified(notified({ fingerprint: `batch${i}` }), T0, batch);
-    await store.recordNotified(notified({ fingerprint: 'batch0' }, ['sns']), T0 + 1, batch);
-    expect(await store.history('batch0', 10, T0)).toEqual([]);
+    // Another channel of each (the same occurrence: a history item each), and a later occurrence of one, whose
+    // write moves the first firing's event (held in the record until then) to its history item.
+    for (let i = 0; i < 60; i++) await store.recordNotified(notified({ fingerprint: `batch${i}` }, ['sns']), T0 + 1, batch);
+    await store.recordNotified(notified({ fingerprint: 'batch0', startsAt: '2026-11-29T13:00:00Z' }, ['feishu']), T0 + 2, batch);
+    expect(await channelsOf('batch0')).toEqual([['feishu']]);
     expect(batch.items).toHaveLength(61);
     await store.flushHistory(batch);
     expect(batch.items).toHaveLength(0);
-    expect((await store.history('batch59', 10, T0)).map((e) => e.type)).toEqual(['notified']);
-    expect((await store.history('batch0', 10, T0)).map((e) => (e.type === 'notified' ? e.channels : []))).toEqual([['slack', 'sns'], ['sns']]);
+    expect(await channelsOf('batch59')).toEqual([['slack'], ['sns']]);
+    expect(await channelsOf('batch0')).toEqual([['slack'], ['sns'], ['feishu']]);
   });
 
   it('treats expired records as absent', async () => {

@@ -223,6 +223,45 @@ describe('batched record writes on an exclusive table', () => {
     expect(results.map((r) => (r === null ? null : r?.newOccurrence))).toEqual([null, true, true]);
   });
 
+  it('does not read again, under the locks, records that the group’s read found absent while no record was written since', async () => {
+    const deps = pipeline(true);
+    const message = group(Array.from({ length: 10 }, () => alertOf()));
+    // The group's read (heads and records), then 10 heads and 10 records in a BatchWriteItem each: no read under the locks.
+    expect(await requests(() => processGroup(message, deps))).toEqual({ BatchGetItem: 1, BatchWriteItem: 2 });
+    expect(await requests(() => processGroup(message, deps))).toEqual({ BatchGetItem: 1 });
+    expect((await records().history(message.alerts[3]!.fingerprint, 10, T0 + 2000)).map((e) => e.type)).toEqual(['notified']);
+  });
+
+  it('reads a record again under the locks when any record was written after the group’s read found it absent', async () => {
+    const s = store();
+    const [a, b, c] = [alertOf(), alertOf(), alertOf()];
+    const seen = await s.readMany([a, b, c], T0);
+    const absentAt = seen.map((x) => s.recordAbsent(x!));
+    expect(absentAt.every((m) => m !== undefined)).toBe(true);
+    // A head write does not change what was read of the records.
+    await claimAll(s, [alertOf()], T0);
+    const unchanged: HistoryBatch = { items: [] };
+    counts.clear();
+    const results = await records().recordManyNotified!(
+      [b, c, alertOf()].map((x, i) => notified(x, { recordAbsentAt: i < 2 ? absentAt[i + 1]! : absentAt[0]! })),
+      T0 + 1,
+      unchanged,
+    );
+    expect(results.map((r) => r?.newOccurrence)).toEqual([true, true, true]);
+    expect(Object.fromEntries(counts)).toEqual({ BatchWriteItem: 1 });
+    // Another request records `a` meanwhile: its record is read again (the batch leaves it to the single write), the others' too.
+    await records().recordNotified(notified(a), T0 + 2);
+    counts.clear();
+    const after = await records().recordManyNotified!(
+      [a, alertOf(), alertOf()].map((x) => notified(x, { recordAbsentAt: absentAt[0]! })),
+      T0 + 3,
+      { items: [] },
+    );
+    expect(after.map((r) => (r === null ? null : r?.newOccurrence))).toEqual([null, true, true]);
+    expect(Object.fromEntries(counts)).toEqual({ BatchGetItem: 1, BatchWriteItem: 1 });
+    expect((await records().history(a.fingerprint, 10, T0 + 4)).map((e) => e.type)).toEqual(['notified']);
+  });
+
   it('records a new group in batched requests, and reads the resend as duplicates (the delivery mark stands)', async () => {
     const deps = pipeline(true);
     const message = group(Array.from({ length: 60 }, () => alertOf()));
