@@ -55,13 +55,23 @@ export function chartRoutes(deps: ChartRouteDeps): Hono {
   const limit = deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_CHARTS;
   let drawing = 0;
   app.get('/:file', async (c) => {
+    // The token first: a bad link is answered at once, whatever is being drawn (it draws nothing).
+    let verified: VerifiedChart;
+    try {
+      const checked = verify(c, deps);
+      if (checked instanceof Response) return checked;
+      verified = checked;
+    } catch (err) {
+      deps.logger.error('chart failed', { error: err as Error });
+      return c.text('The chart could not be drawn. Reload in a moment.', 503, NO_STORE);
+    }
     if (drawing >= limit) {
       deps.logger.warn('chart refused: too many drawn at once', { limit });
       return c.text('Too many charts are being drawn. Reload in a moment.', 503, { ...NO_STORE, 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
     }
     drawing++;
     try {
-      return await answer(c, deps);
+      return await draw(c, deps, verified);
     } catch (err) {
       deps.logger.error('chart failed', { error: err as Error });
       return c.text('The chart could not be drawn. Reload in a moment.', 503, NO_STORE);
@@ -75,17 +85,26 @@ export function chartRoutes(deps: ChartRouteDeps): Hono {
   return app;
 }
 
-async function answer(c: Context, deps: ChartRouteDeps): Promise<Response> {
+type VerifiedChart = ReturnType<typeof verifyChartToken>;
+
+/**
+ * The link's verified token, or the refusal to answer (400/403/410 by the token's problem).
+ * @throws anything but a token problem (the caller answers 503)
+ */
+function verify(c: Context, deps: ChartRouteDeps): VerifiedChart | Response {
   const file = c.req.param('file') ?? '';
-  let verified: ReturnType<typeof verifyChartToken>;
   try {
     if (!file.endsWith(CHART_SUFFIX)) throw new ChartTokenError('malformed', 'This is not a chart link.');
-    verified = verifyChartToken(file.slice(0, -CHART_SUFFIX.length), deps.keys, deps.now());
+    return verifyChartToken(file.slice(0, -CHART_SUFFIX.length), deps.keys, deps.now());
   } catch (err) {
     if (!(err instanceof ChartTokenError)) throw err;
     deps.logger.warn('chart link refused', { problem: err.problem });
     return c.html(problemPage(err.message), TOKEN_PROBLEM_STATUS[err.problem], { ...NO_STORE, 'content-security-policy': "default-src 'none'" });
   }
+}
+
+/** Reads the verified chart's series from Prometheus and draws it (200 PNG, or a 503 PNG naming the cause). */
+async function draw(c: Context, deps: ChartRouteDeps, verified: VerifiedChart): Promise<Response> {
   const renderer = await deps.renderer();
   const window = chartWindow(verified.spec, deps.now() / 1000);
   const series = await readSeries(deps, verified.spec.query, window);
