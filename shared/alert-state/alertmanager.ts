@@ -40,11 +40,20 @@ async function statesOfName(baseUrl: string, name: string, alerts: Alert[], sign
   try {
     const response = await fetch(url, { signal, redirect: 'manual', headers: { accept: 'application/json' } });
     if (response.status !== 200) return allUnknown(alerts, 'alertmanager', `Alertmanager answered HTTP ${response.status}`);
-    listed = gettableAlerts.parse(await response.json());
+    const parsed = gettableAlerts.safeParse(await response.json());
+    if (!parsed.success) return allUnknown(alerts, 'alertmanager', `Alertmanager did not answer usably (not its alerts list: ${firstIssue(parsed.error.issues)})`);
+    listed = parsed.data;
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
     return allUnknown(alerts, 'alertmanager', `Alertmanager did not answer usably (${cause})`);
   }
   const active = new Set(listed.filter((a) => !(Date.parse(a.endsAt) <= nowMs)).map((a) => a.fingerprint));
   return new Map(alerts.map((a) => [a.fingerprint, { state: active.has(a.fingerprint) ? 'firing' : 'resolved', source: 'alertmanager' }]));
+}
+
+/** The first problem zod found in an answer, as `path: message` (e.g. `0.fingerprint: Invalid input: expected string, received number`). */
+function firstIssue(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  const issue = issues[0];
+  if (!issue) return 'unexpected body';
+  return issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message;
 }
