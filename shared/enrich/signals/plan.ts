@@ -12,7 +12,7 @@
  * to 0.9 s and ~230 MB (empty answers; median of 5). The answers are the same objects either way:
  * only the waiting is shared.
  */
-import type { Alert } from '../../alertmanager/schema.js';
+import { hasKnownStart, type Alert } from '../../alertmanager/schema.js';
 import type { Sample, Series } from '../../prometheus/client.js';
 import type { EnrichContext } from '../enricher.js';
 
@@ -82,8 +82,11 @@ export function asked<T>(read: Promise<T>): Promise<T> {
   return read;
 }
 
-/** The alert's start, epoch ms capped at now; NaN when its `startsAt` does not parse. */
-export const ownStart = (alert: Alert, nowMs: number): number => Math.min(Date.parse(alert.startsAt), nowMs);
+/**
+ * The alert's start, epoch ms capped at now; NaN when its `startsAt` does not parse or is unknown (Go's
+ * zero time, `hasKnownStart`: year 1 would make its peers' "when fired" read a range from year 1).
+ */
+export const ownStart = (alert: Alert, nowMs: number): number => (hasKnownStart(alert) ? Math.min(Date.parse(alert.startsAt), nowMs) : Number.NaN);
 
 /** The distinct `startsAt` of `peers` (epoch ms, capped at now), remembered for the peer list. */
 function distinctStarts(peers: readonly Alert[], nowMs: number): number[] {
