@@ -3,8 +3,7 @@
  * acknowledgement, silence, escalation, resolve), for people and scripts. Protected by the same
  * bearer token as the webhook (`WEBHOOK_TOKEN`).
  */
-import type { MiddlewareHandler } from 'hono';
-import { Hono } from 'hono/tiny';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { AlertRecordStore } from '../store/alert-record.js';
 
 /** History events returned, newest kept. */

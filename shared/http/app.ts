@@ -12,8 +12,7 @@
  * - `POST /v1/slack/interactions` — the Slack app's interactivity request URL, signed by Slack (only when
  *   `SLACK_SIGNING_SECRET`, `PUBLIC_URL` and `ACK_SECRET` are set).
  */
-import type { Context } from 'hono';
-import { Hono } from 'hono/tiny';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requireBearer, type TokenSource } from './bearer.js';

@@ -11,8 +11,7 @@
  * `createApp`'s error answers (503, rejections logged) and its 404 stay the only ones, as when the
  * routes were mounted with `app.route`.
  */
-import type { Handler } from 'hono';
-import { Hono } from 'hono/tiny';
+import { Hono, type Handler } from 'hono';
 
 /** Thrown by the loaded app when none of its routes matches: the mounting app answers its own 404. */
 class NoSuchRoute extends Error {}

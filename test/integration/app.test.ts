@@ -253,6 +253,16 @@ describe('accepts everything a correctly configured Alertmanager or compatible s
     expect(slack.received).toHaveLength(1);
   });
 
+  it('not at a path with two trailing slashes (`…/v1/alertmanager//`): 404, the routes are exact but for one slash', async () => {
+    const res = await app().request('/v1/alertmanager//', {
+      method: 'POST',
+      body: fixtureText('firing-kv-cache-critical'),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    });
+    expect(res.status).toBe(404);
+    expect(slack.received).toHaveLength(0);
+  });
+
   it('without `fingerprint` (Alertmanager < 0.19): computes Alertmanager\'s own, so an upgrade changes no dedupe key', async () => {
     const a = app();
     const old = fixture('firing-queue-backlog-two-models') as unknown as { alerts: Record<string, unknown>[] };
