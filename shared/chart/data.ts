@@ -89,7 +89,8 @@ function yRange(unit: SignalUnit, levels: readonly number[]): { yMin: number; yM
 }
 
 /**
- * The range to read for a chart opened at `nowS`.
+ * The range to read for a chart opened at `nowS`: `end` is now, `end - start` a whole number of `step`s
+ * (so the range query's last point is now).
  * @param nowS epoch seconds
  */
 export function chartWindow(spec: ChartSpec, nowS: number): ChartWindow {
@@ -101,7 +102,12 @@ export function chartWindow(spec: ChartSpec, nowS: number): ChartWindow {
   // end: the window then still ends now and spans at least the shortest lead.
   start = Math.min(start, end - MIN_LEAD_SECONDS);
   start = Math.max(start, end - MAX_SPAN_SECONDS);
-  return { start, end, step: Math.max(MIN_STEP_SECONDS, rangeStep(end - start, TARGET_POINTS)) };
+  const step = Math.max(MIN_STEP_SECONDS, rangeStep(end - start, TARGET_POINTS));
+  // A range query evaluates at start, start + step, … up to end: a whole number of steps puts its last
+  // point at now, not up to a step before it (which read "no data" for a series younger than the step).
+  // One step earlier at most, so the alert's start and the memory window stay in; one fewer past the longest span.
+  const steps = Math.ceil((end - start) / step);
+  return { start: end - (steps * step > MAX_SPAN_SECONDS ? steps - 1 : steps) * step, end, step };
 }
 
 /**

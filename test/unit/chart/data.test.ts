@@ -37,6 +37,21 @@ describe('chartWindow', () => {
     }
   });
 
+  it("spans a whole number of steps, so the range query's last point is now, not up to a step before it", () => {
+    // A range query evaluates at start, start + step, … ≤ end: an unaligned start left "now" a step stale
+    // (a 2-day-old alert, step 760 s: the chart read "now: no data" while Prometheus had 40 s of data).
+    for (const since of [601, 3 * 3600 + 7, 2 * 24 * 3600 + 1234, 5 * 24 * 3600 + 99, 30 * 24 * 3600 + 5]) {
+      for (const memory of [undefined, { windowSeconds: 6 * 3600 + 13, capacityMiB: 80_000 }]) {
+        const s = { ...spec, firedAt: FIRED + 0.4, ...(memory && { memory }) };
+        const w = chartWindow(s, FIRED + since + 0.7);
+        expect((w.end - w.start) % w.step).toBe(0);
+        expect(w.end - w.start).toBeLessThanOrEqual(MAX_SPAN_SECONDS);
+        if (since < 6 * 24 * 3600) expect(w.start).toBeLessThanOrEqual(Math.floor(s.firedAt) - 15 * 60);
+        if (memory) expect(w.start).toBeLessThanOrEqual(w.end - memory.windowSeconds);
+      }
+    }
+  });
+
   it("covers a memory trend's whole fitted window", () => {
     const w = chartWindow({ ...spec, memory: { windowSeconds: 6 * 3600, capacityMiB: 80_000 } }, FIRED + 600);
     expect(w.start).toBe(FIRED + 600 - 6 * 3600);
