@@ -8,6 +8,7 @@
  * A configured channel is loaded at start all the same ({@link channelsReady}, awaited by the
  * entries before they serve), so its first webhook does not pay for it.
  */
+import { lazyAsync } from '../core/lazy.js';
 import type { Channel } from './channel.js';
 
 export interface DeferredChannel extends Channel {
@@ -20,14 +21,7 @@ export interface DeferredChannel extends Channel {
  * @param load resolves to the channel itself
  */
 export function deferredChannel(name: string, load: () => Promise<Channel>): DeferredChannel {
-  let loading: Promise<Channel> | undefined;
-  const loaded = () => {
-    loading ??= load().catch((err: unknown) => {
-      loading = undefined;
-      throw err;
-    });
-    return loading;
-  };
+  const loaded = lazyAsync(load);
   return {
     name,
     ready: async () => void (await loaded()),

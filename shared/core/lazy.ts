@@ -19,3 +19,18 @@ export function lazy<T>(make: () => T): () => T {
     return value as T;
   };
 }
+
+/**
+ * Like {@link lazy}, for a value loaded asynchronously (a chunk's `await import()`): one load shared by
+ * every caller while it runs; a failed load is not kept, so the next call loads again.
+ * @param load loads the value (on the first call of the returned function, and after a failure)
+ * @returns a function returning the load's promise
+ */
+export function lazyAsync<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () =>
+    (loading ??= load().catch((err: unknown) => {
+      loading = undefined;
+      throw err;
+    }));
+}

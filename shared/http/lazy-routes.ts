@@ -12,6 +12,7 @@
  * routes were mounted with `app.route`.
  */
 import { Hono, type Handler } from 'hono';
+import { lazyAsync } from '../core/lazy.js';
 
 /** Thrown by the loaded app when none of its routes matches: the mounting app answers its own 404. */
 class NoSuchRoute extends Error {}
@@ -22,25 +23,18 @@ class NoSuchRoute extends Error {}
  * @param load resolves to the routes, relative to `path` (as for `app.route(path, routes)`)
  */
 export function mountLazy(app: Hono, path: string, load: () => Promise<Hono>): void {
-  let loading: Promise<Hono> | undefined;
-  const loaded = () => {
-    loading ??= load()
-      .then((routes) => {
-        const mounted = new Hono({ strict: false }).route(path, routes);
-        mounted.notFound(() => {
-          throw new NoSuchRoute();
-        });
-        mounted.onError((err) => {
-          throw err;
-        });
-        return mounted;
-      })
-      .catch((err: unknown) => {
-        loading = undefined;
+  const loaded = lazyAsync(() =>
+    load().then((routes) => {
+      const mounted = new Hono({ strict: false }).route(path, routes);
+      mounted.notFound(() => {
+        throw new NoSuchRoute();
+      });
+      mounted.onError((err) => {
         throw err;
       });
-    return loading;
-  };
+      return mounted;
+    }),
+  );
   const handler: Handler = async (c, next) => {
     const routes = await loaded();
     try {
