@@ -65,13 +65,19 @@ const ms = (s: number) => s * 1000;
 const DAY = 24 * 3600;
 const utc = (s: number) => new Date(ms(s)).toISOString().slice(11, 16);
 
-/** The subtitle: the values when fired and now, the threshold, the trend. */
-function subtitle(d: ChartData): string {
+/** `HH:MM`, with the date before it (`YYYY-MM-DD HH:MM`) unless `s` is on the UTC day of `now`: a time alone reads as today's. */
+const utcOnDay = (s: number, now: number) => {
+  const iso = new Date(ms(s)).toISOString();
+  return iso.slice(0, 10) === new Date(ms(now)).toISOString().slice(0, 10) ? iso.slice(11, 16) : iso.slice(0, 16).replace('T', ' ');
+};
+
+/**
+ * The subtitle: the values when fired and now (UTC; the fire time dated when it was not today), the
+ * threshold, the trend. E.g. `fired 2026-11-28 14:05 UTC: 97.2% · now 09:12 UTC: 98.0% · threshold > 95%`.
+ */
+export function chartSubtitle(d: ChartData): string {
   const value = (v: number | undefined) => (v === undefined ? 'no data' : formatSignalValue(v, d.unit));
-  const parts = [
-    `fired ${d.firedAt >= d.xMin ? utc(d.firedAt) : new Date(ms(d.firedAt)).toISOString().slice(0, 16).replace('T', ' ')} UTC: ${value(d.fired?.value)}`,
-    `now ${utc(d.now)} UTC: ${value(d.latest?.value)}`,
-  ];
+  const parts = [`fired ${utcOnDay(d.firedAt, d.now)} UTC: ${value(d.fired?.value)}`, `now ${utc(d.now)} UTC: ${value(d.latest?.value)}`];
   if (d.threshold) parts.push(`threshold ${d.threshold.op} ${formatSignalValue(d.threshold.value, d.unit)}`);
   if (d.trend) parts.push(d.trend.projection ? `trend ${trendWords(d)}` : 'no upward trend');
   return parts.join(' · ');
@@ -186,7 +192,7 @@ function option(d: ChartData): EChartsCoreOption {
     textStyle: { fontFamily: FONT },
     title: {
       text: d.title,
-      subtext: subtitle(d),
+      subtext: chartSubtitle(d),
       left: 12,
       top: 8,
       textStyle: { fontSize: 15, color: COLORS.text, fontFamily: FONT },

@@ -11,7 +11,7 @@ import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { chartData, chartWindow } from '../../../shared/chart/data.js';
-import { CHART_HEIGHT, CHART_WIDTH, markedPoints, renderChartPng, renderMessagePng } from '../../../shared/chart/render.js';
+import { CHART_HEIGHT, CHART_WIDTH, chartSubtitle, markedPoints, renderChartPng, renderMessagePng } from '../../../shared/chart/render.js';
 import type { ChartSpec } from '../../../shared/chart/spec.js';
 import type { Point } from '../../../shared/prometheus/client.js';
 import { risingRatio } from '../../helpers/chart.js';
@@ -96,6 +96,19 @@ describe('chart renderer', () => {
     expect(markedPoints(near).map((m) => m.label)).toEqual([false, true]);
     const far = FIXTURES['kv-cache-threshold']();
     expect(markedPoints(far).map((m) => m.label)).toEqual([true, true]);
+  });
+
+  it('dates the fire time in the subtitle unless the alert fired on the UTC day of now', () => {
+    // FIRED is 2026-11-18 11:06:40 UTC.
+    const sameDay = sampled(kv, FIRED + 1800, (t) => risingRatio(t, FIRED));
+    expect(chartSubtitle(sameDay)).toMatch(/^fired 11:06 UTC: \S+ · now 11:36 UTC: /);
+    // Two days old, still inside the chart's window: a bare "09:33" would read as today's.
+    const twoDays = sampled(kv, FIRED + 2 * 86_400, (t) => risingRatio(t, FIRED));
+    expect(twoDays.firedAt).toBeGreaterThanOrEqual(twoDays.xMin);
+    expect(chartSubtitle(twoDays)).toMatch(/^fired 2026-11-18 11:06 UTC: \S+ · now 11:06 UTC: /);
+    // Fired before the window (a month-old alert): dated, as before.
+    const month = sampled(kv, FIRED + 30 * 86_400, (t) => risingRatio(t, FIRED));
+    expect(chartSubtitle(month)).toMatch(/^fired 2026-11-18 11:06 UTC: no data · now 11:06 UTC: /);
   });
 
   it('draws the threshold above the x-axis when the series starts above it', async () => {
