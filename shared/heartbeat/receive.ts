@@ -5,6 +5,7 @@
  * sending Alertmanager (its `externalURL`). They never reach a channel.
  */
 import type { WebhookMessage } from '../alertmanager/schema.js';
+import type { Logger } from '../core/logger.js';
 import type { Metrics } from '../metrics/catalogue.js';
 import type { HeartbeatStore } from '../store/heartbeat.js';
 
@@ -61,8 +62,10 @@ export async function takeHeartbeats(message: WebhookMessage, heartbeat: Heartbe
  * @param store where heartbeats are recorded
  * @param metrics sets `heartbeat_last_seen_timestamp_seconds{alertmanager}`
  * @param now epoch milliseconds
+ * @param logger each recorded heartbeat is an info line `heartbeat received` (its Alertmanager and
+ *   fingerprints): a message of heartbeats only never reaches the pipeline's `group received`
  */
-export function heartbeatReceiver(alertname: string, store: Pick<HeartbeatStore, 'seen'>, metrics: Metrics, now: () => number): HeartbeatReceiver {
+export function heartbeatReceiver(alertname: string, store: Pick<HeartbeatStore, 'seen'>, metrics: Metrics, now: () => number, logger: Logger): HeartbeatReceiver {
   return {
     alertname,
     seen: async (externalURL, fingerprints) => {
@@ -71,6 +74,7 @@ export function heartbeatReceiver(alertname: string, store: Pick<HeartbeatStore,
       const alertmanager = heartbeatSource(externalURL);
       await store.seen(alertmanager, fingerprints, at);
       metrics.set('heartbeat_last_seen_timestamp_seconds', { alertmanager }, at / 1000);
+      logger.info('heartbeat received', { alertname, alertmanager, fingerprints });
     },
   };
 }

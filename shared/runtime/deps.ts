@@ -77,7 +77,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
   const signingSecret = config.slackApp?.signingSecret;
   return {
     slackInteractions: signingSecret && ack.page && { ...ack.page, signingSecret, defer: clients.workAfterAnswer ? afterAnswer(logger) : undefined },
-    heartbeat: config.heartbeat && heartbeatReceiver(config.heartbeat.alertname, new DynamoDbHeartbeatStore(clients.dynamodb, tableName), clients.metrics ?? noMetrics, () => Date.now()),
+    heartbeat: config.heartbeat && heartbeatReceiver(config.heartbeat.alertname, new DynamoDbHeartbeatStore(clients.dynamodb, tableName), clients.metrics ?? noMetrics, () => Date.now(), logger),
     ack: ack.tracker,
     ackPage,
     store: new DynamoDbDedupeStore(clients.dynamodb, {

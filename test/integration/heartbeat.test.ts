@@ -60,7 +60,7 @@ beforeEach(async () => {
 });
 
 function app(alertname = 'Watchdog') {
-  return createApp({ allowUnauthenticated: true }, { ...pipeline, heartbeat: heartbeatReceiver(alertname, store, prom.metrics, () => clock) });
+  return createApp({ allowUnauthenticated: true }, { ...pipeline, heartbeat: heartbeatReceiver(alertname, store, prom.metrics, () => clock, logger) });
 }
 
 function watchdog(externalURL = AM, status: 'firing' | 'resolved' = 'firing', fingerprint = WATCHDOG_FP) {
@@ -86,6 +86,8 @@ describe('heartbeat alerts', () => {
     expect(sent).toEqual([]);
     expect(await store.snapshot(clock)).toEqual({ armedSinceMs: clock, peers: [{ alertmanager: AM, lastSeenMs: clock }], watchdogs: [{ fingerprint: WATCHDOG_FP, lastSeenMs: clock, peers: [AM] }] });
     expect((await prom.scrape()).body).toContain(`llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds{alertmanager="${AM}"} ${clock / 1000}`);
+    // A message of heartbeats only never reaches the pipeline's `group received`: its own line says it came.
+    expect(logs).toEqual([expect.objectContaining({ level: 'info', event: 'heartbeat received', alertname: 'Watchdog', alertmanager: AM, fingerprints: [WATCHDOG_FP] })]);
   });
 
   it('leave the other alerts of their group to the pipeline', async () => {
