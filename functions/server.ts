@@ -31,12 +31,14 @@ try {
 // Without a token, stay on this machine unless told otherwise: beyond loopback the webhook would refuse everything.
 const host = process.env.HOST || (config.webhookToken || config.allowUnauthenticated ? '0.0.0.0' : '127.0.0.1');
 const loopbackOnly = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host);
-// One write per event-loop turn, not per line (`batchedWriter`).
-const logger = createLogger(config.logLevel, batchedWriter());
+// One write per event-loop turn, not per line (`batchedWriter`). The console channel writes through
+// the same batches: written at once, its box came before the log lines of its own group.
+const out = batchedWriter();
+const logger = createLogger(config.logLevel, out);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
 const table = await openDedupeTable(config, process.env).catch((err: unknown) => (err instanceof StartupError ? fail(err.message) : Promise.reject(err)));
 const prom = prometheusMetrics();
-const deps = { ...createDeps(config, { dynamodb: table.client, exclusiveTable: table.exclusive, metrics: prom.metrics, workAfterAnswer: true }, logger), metricsScrape: prom.scrape };
+const deps = { ...createDeps(config, { dynamodb: table.client, exclusiveTable: table.exclusive, metrics: prom.metrics, workAfterAnswer: true, write: (text) => out(text.replace(/\n$/, '')) }, logger), metricsScrape: prom.scrape };
 prom.startChannels(deps.channels.map((c) => c.name));
 // Channels whose code loads apart (PagerDuty) load now when configured: not in the first webhook.
 await channelsReady(deps.channels);

@@ -7,6 +7,7 @@ import { execFile, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { pollUntil } from '../helpers/processes.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureText } from '../helpers/fixtures.js';
 
@@ -31,8 +32,8 @@ describe("npm start's bundle", () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
+    let out = '';
     const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
       child.stdout!.on('data', (c: Buffer) => {
         out += c.toString();
         const m = /"webhook":"([^"]+)"/.exec(out);
@@ -42,6 +43,17 @@ describe("npm start's bundle", () => {
     });
     const res = await fetch(url, { method: 'POST', body: fixtureText('firing-kv-cache-critical'), headers: { 'content-type': 'application/json' }, redirect: 'manual' });
     expect(res.status).toBe(200);
+    // The console channel's box comes after its group's log lines: both go through one batched writer
+    // (a box written at once, before the logs waiting in the batch, read as belonging to nothing).
+    const box = '─'.repeat(60);
+    await pollUntil(
+      async () => (out.includes(box) && out.includes('"channel delivered"')) || undefined,
+      () => out,
+      { deadlineMs: 10_000, intervalMs: 50 },
+    );
+    expect(out.indexOf('"event":"group received"'), out).toBeGreaterThan(-1);
+    expect(out.indexOf('"event":"group received"')).toBeLessThan(out.indexOf(box));
+    expect(out.indexOf(box)).toBeLessThan(out.indexOf('"channel delivered"'));
 
     const server = readFileSync(`${ROOT}.tmp/start/server.mjs`, 'utf8');
     expect(server).not.toMatch(/from ["'](echarts|@resvg\/resvg-wasm)/);
