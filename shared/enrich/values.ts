@@ -72,19 +72,47 @@ function formatSeconds(seconds: number): string {
 }
 
 /**
+ * The words of a memory trend's line, one set per language (`shared/render/locale.ts` has the
+ * others); numbers come already formatted (`en-US` grouping everywhere).
+ */
+export interface TrendWords {
+  noUpwardTrend: string;
+  /** `time` from {@link TrendWords.hours} or {@link TrendWords.days}. */
+  fullIn(time: string): string;
+  hours(n: string): string;
+  days(n: string): string;
+  /** Whole minutes of history since the last restart, and the minutes a forecast needs. */
+  shortHistory(minutes: string, neededMinutes: string): string;
+  fewPoints(points: string, neededPoints: string): string;
+  poorFit(rSquared: string, neededRSquared: string): string;
+}
+
+/** English, as every channel but a zh-CN instance shows it. */
+export const EN_TREND_WORDS: TrendWords = {
+  noUpwardTrend: 'no upward trend',
+  fullIn: (time) => `full in ~${time}`,
+  hours: (n) => `${n} h`,
+  days: (n) => `${n} d`,
+  shortHistory: (minutes, needed) => `not enough history (${minutes} min of the ${needed} min needed)`,
+  fewPoints: (points, needed) => `not enough samples (${points} of the ${needed} needed)`,
+  poorFit: (r2, needed) => `no upward trend (R² ${r2}, below the ${needed} needed)`,
+};
+
+/**
  * One-line summary of a GPU memory trend, e.g. `+1,200 MiB/h · full in ~9.6 h · R² 0.98`.
  * Growth is MiB per hour (integer from 10 MiB/h up, one decimal below); `full in` appears only when
  * `hoursToFull` is known (shown in days, `~3.5 d`, from 48 h on). A trend that is not growing says
  * why ({@link formatNoForecast}); without a reason (growth ≤ 0, or not a finite number) it reads
  * `no upward trend`.
+ * @param words the language (default English: the likely-cause evidence, the page, PagerDuty)
  */
-export function formatMemoryTrend(trend: MemoryTrend): string {
+export function formatMemoryTrend(trend: MemoryTrend, words: TrendWords = EN_TREND_WORDS): string {
   const growth = trend.growthMiBPerHour;
-  if (trend.noForecast && trend.growing === false) return formatNoForecast(trend.noForecast);
-  if (trend.growing === false || !Number.isFinite(growth) || growth <= 0) return 'no upward trend';
+  if (trend.noForecast && trend.growing === false) return formatNoForecast(trend.noForecast, words);
+  if (trend.growing === false || !Number.isFinite(growth) || growth <= 0) return words.noUpwardTrend;
   const parts = [`+${growth < 10 ? UP_TO_ONE_DECIMAL.format(growth) : INTEGER.format(growth)} MiB/h`];
   if (trend.hoursToFull !== null && Number.isFinite(trend.hoursToFull)) {
-    parts.push(`full in ~${formatHours(trend.hoursToFull)}`);
+    parts.push(words.fullIn(formatHours(trend.hoursToFull, words)));
   }
   parts.push(`R² ${TWO_DECIMALS.format(trend.rSquared)}`);
   return parts.join(' · ');
@@ -93,27 +121,28 @@ export function formatMemoryTrend(trend: MemoryTrend): string {
 /**
  * Why a trend gives no forecast, e.g. `not enough history (6 min of the 30 min needed)`,
  * `not enough samples (6 of the 10 needed)`, `no upward trend`, `no upward trend (R² 0.42, below the 0.70 needed)`.
+ * @param words the language (default English)
  */
-export function formatNoForecast(reason: NoForecast): string {
+export function formatNoForecast(reason: NoForecast, words: TrendWords = EN_TREND_WORDS): string {
   switch (reason.reason) {
     case 'short_history':
-      return `not enough history (${formatMinutes(reason.seconds)} of the ${formatMinutes(reason.neededSeconds)} needed)`;
+      return words.shortHistory(wholeMinutes(reason.seconds), wholeMinutes(reason.neededSeconds));
     case 'few_points':
-      return `not enough samples (${INTEGER.format(reason.points)} of the ${INTEGER.format(reason.neededPoints)} needed)`;
+      return words.fewPoints(INTEGER.format(reason.points), INTEGER.format(reason.neededPoints));
     case 'not_growing':
-      return 'no upward trend';
+      return words.noUpwardTrend;
     case 'poor_fit':
-      return `no upward trend (R² ${TWO_DECIMALS.format(reason.rSquared)}, below the ${TWO_DECIMALS.format(reason.neededRSquared)} needed)`;
+      return words.poorFit(TWO_DECIMALS.format(reason.rSquared), TWO_DECIMALS.format(reason.neededRSquared));
   }
 }
 
-/** Seconds as whole minutes, rounded down so that "29 min of the 30 min needed" never reads "30 of 30": `6 min`. */
-function formatMinutes(seconds: number): string {
-  return `${INTEGER.format(Math.floor(Math.max(0, seconds) / 60))} min`;
+/** Seconds as whole minutes, rounded down so that "29 min of the 30 min needed" never reads "30 of 30": `6`. */
+function wholeMinutes(seconds: number): string {
+  return INTEGER.format(Math.floor(Math.max(0, seconds) / 60));
 }
 
-/** Hours as `9.6 h`, or in days (`~3.5 d` reads `3.5 d`) from 48 h on. */
-export function formatHours(hours: number): string {
-  if (hours >= 48) return `${UP_TO_ONE_DECIMAL.format(hours / 24)} d`;
-  return `${UP_TO_ONE_DECIMAL.format(hours)} h`;
+/** Hours as `9.6 h`, or in days (`3.5 d`) from 48 h on. @param words the language (default English) */
+export function formatHours(hours: number, words: TrendWords = EN_TREND_WORDS): string {
+  if (hours >= 48) return words.days(UP_TO_ONE_DECIMAL.format(hours / 24));
+  return words.hours(UP_TO_ONE_DECIMAL.format(hours));
 }

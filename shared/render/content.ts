@@ -6,8 +6,7 @@
 import { isolateBidi } from './bidi.js';
 import { hasEnded, hasKnownStart } from '../alertmanager/schema.js';
 import type { EnrichedAlert } from '../enrich/types.js';
-import { formatMemoryTrend } from '../enrich/values.js';
-import { formatLikelyCause, formatReading, formatTime, formatTrendBasis, silenceUrl } from './format.js';
+import { formatLikelyCause, formatReading, formatTime, formatTrend, formatTrendBasis, silenceUrl } from './format.js';
 import type { Flapping, Notification, NotificationKind } from './notification.js';
 import { elapsed } from './elapsed.js';
 import { messages, type LinkLabel, type Locale } from './locale.js';
@@ -178,8 +177,8 @@ function identifyingLines(alert: EnrichedAlert, m: Markup, options: AlertLineOpt
     const legend = e.signals.some((s) => s.atStart !== undefined) ? `${t.whenFiredNow}: ` : '';
     if (values.length) lines.push(legend + values.join(' · '));
     if (e.trend) {
-      const basis = e.trend.method ? ` (${m.escape(formatTrendBasis(e.trend))})` : '';
-      lines.push(`${t.memoryTrend}: ${formatMemoryTrend(e.trend)}${basis}`);
+      const basis = e.trend.method ? ` (${m.escape(formatTrendBasis(e.trend, options.locale))})` : '';
+      lines.push(`${t.memoryTrend}: ${formatTrend(e.trend, options.locale)}${basis}`);
       if (e.trend.sparkline) lines.push(`${t.memoryOverWindow}: ${e.trend.sparkline}`);
     }
     if (e.likelyCause) lines.push(...formatLikelyCause(e.likelyCause, options.locale).map((line) => m.escape(line)));

@@ -4,7 +4,7 @@
  * `shared/enrich/values.ts` writes them (the likely-cause evidence uses them too). Pure functions.
  */
 import type { LikelyCause, MemoryTrend, Signal } from '../enrich/types.js';
-import { formatHours, formatSignalValue } from '../enrich/values.js';
+import { formatHours, formatMemoryTrend, formatSignalValue } from '../enrich/values.js';
 import { elapsed } from './elapsed.js';
 import { type Locale, messages } from './locale.js';
 
@@ -27,14 +27,20 @@ export function formatReading(value: number | null | undefined, signal: Pick<Sig
 
 /**
  * What a trend was fitted on, e.g. `Theil–Sen fit over 6 h` or `Theil–Sen fit over 2.5 h, since a
- * restart at 2026-11-29 10:15:00 UTC`; the series name is added when it is not DCGM's default.
+ * restart at 2026-11-29 10:15:00 UTC` (zh-CN: `Theil–Sen 拟合，时间窗 2.5 小时，自 … 重启以来`); the
+ * series name is added when it is not DCGM's default.
  */
-export function formatTrendBasis(trend: MemoryTrend): string {
-  const method = trend.method === 'theil-sen' ? 'Theil–Sen fit' : 'fit';
-  const parts = [`${method} over ${formatHours(trend.windowSeconds / 3600)}`];
-  if (trend.restartedAt) parts.push(`since a restart at ${formatTime(trend.restartedAt)}`);
-  if (trend.series && trend.series !== 'DCGM_FI_DEV_FB_USED') parts.push(`of ${trend.series}`);
-  return parts.join(', ');
+export function formatTrendBasis(trend: MemoryTrend, locale?: Locale): string {
+  const { trend: words, trendBasis: t } = messages(locale);
+  const parts = [t.fit(trend.method === 'theil-sen', formatHours(trend.windowSeconds / 3600, words))];
+  if (trend.restartedAt) parts.push(t.sinceRestart(formatTime(trend.restartedAt)));
+  if (trend.series && trend.series !== 'DCGM_FI_DEV_FB_USED') parts.push(t.ofSeries(trend.series));
+  return parts.join(t.join);
+}
+
+/** A memory trend's line in `locale` (see {@link formatMemoryTrend}): `+800 MiB/h · full in ~3.1 d · R² 1.00`. */
+export function formatTrend(trend: MemoryTrend, locale?: Locale): string {
+  return formatMemoryTrend(trend, messages(locale).trend);
 }
 
 /**

@@ -5,6 +5,7 @@
  * zh-CN readers use too.
  */
 import { lazy } from '../core/lazy.js';
+import { EN_TREND_WORDS, type TrendWords } from '../enrich/values.js';
 
 /** The links every channel may show under an alert (their words are per locale). */
 export type LinkLabel = 'Graph' | 'Chart' | 'Grafana' | 'Runbook' | 'Silence';
@@ -31,6 +32,10 @@ export interface Messages {
   started: string;
   ended: string;
   memoryTrend: string;
+  /** The memory trend line's own words (growth, time to full, why no forecast). */
+  trend: TrendWords;
+  /** What a trend was fitted on: `Theil–Sen fit over 2.5 h, since a restart at …` (parts already formatted). */
+  trendBasis: { fit(theilSen: boolean, window: string): string; sinceRestart(at: string): string; ofSeries(series: string): string; join: string };
   /** The three lines of a likely cause: its name, the evidence, what to try (the rule's own text follows each). */
   likelyCause: { cause: string; evidence: string; try: string };
   memoryOverWindow: string;
@@ -80,6 +85,13 @@ const EN: Messages = {
   started: 'Started',
   ended: 'Ended',
   memoryTrend: 'Memory trend',
+  trend: EN_TREND_WORDS,
+  trendBasis: {
+    fit: (theilSen, window) => `${theilSen ? 'Theil–Sen fit' : 'fit'} over ${window}`,
+    sinceRestart: (at) => `since a restart at ${at}`,
+    ofSeries: (series) => `of ${series}`,
+    join: ', ',
+  },
   likelyCause: { cause: 'Likely cause', evidence: 'Evidence', try: 'Try' },
   memoryOverWindow: 'Memory over the window',
   whenFiredNow: 'When fired → now',
@@ -118,6 +130,21 @@ const ZH_CN: Messages = {
   started: '开始于',
   ended: '结束于',
   memoryTrend: '显存趋势',
+  trend: {
+    noUpwardTrend: '无上升趋势',
+    fullIn: (time) => `约 ${time}后占满`,
+    hours: (n) => `${n} 小时`,
+    days: (n) => `${n} 天`,
+    shortHistory: (minutes, needed) => `历史数据不足（已有 ${minutes} 分钟，需要 ${needed} 分钟）`,
+    fewPoints: (points, needed) => `样本不足（已有 ${points} 个，需要 ${needed} 个）`,
+    poorFit: (r2, needed) => `无上升趋势（R² ${r2}，低于所需的 ${needed}）`,
+  },
+  trendBasis: {
+    fit: (theilSen, window) => `${theilSen ? 'Theil–Sen 拟合' : '拟合'}，时间窗 ${window}`,
+    sinceRestart: (at) => `自 ${at} 重启以来`,
+    ofSeries: (series) => `序列 ${series}`,
+    join: '，',
+  },
   likelyCause: { cause: '可能原因', evidence: '证据', try: '建议' },
   memoryOverWindow: '窗口内显存',
   whenFiredNow: '触发时 → 现在',

@@ -27,6 +27,38 @@ describe('locales', () => {
     expect(sections(renderSlack(n).blocks)[0]).toContain('Likely cause: KV cache pressure.\nEvidence: a; b\nTry: Add replicas.');
   });
 
+  it('words a memory trend, its basis and why there is no forecast in the instance’s language', () => {
+    const n = fixtureNotification('firing-kv-cache-critical');
+    const trend = {
+      growthMiBPerHour: 800,
+      rSquared: 0.998,
+      usedMiB: 20_000,
+      capacityMiB: 81_920,
+      hoursToFull: 74,
+      windowSeconds: 9000,
+      points: 150,
+      method: 'theil-sen' as const,
+      growing: true,
+      restartedAt: '2026-11-29T10:15:00Z',
+      series: 'process_resident_memory_bytes',
+    };
+    n.alerts[0]!.enrichment = { status: 'enriched', kind: 'gpu_memory', signals: [], trend };
+    const line = (locale?: 'zh-CN') =>
+      renderText(n, Infinity, { locale })
+        .split('\n')
+        .find((l) => /^(Memory trend|显存趋势)/.test(l));
+    expect(line('zh-CN')).toBe('显存趋势: +800 MiB/h · 约 3.1 天后占满 · R² 1.00 (Theil–Sen 拟合，时间窗 2.5 小时，自 2026-11-29 10:15:00 UTC 重启以来，序列 process_resident_memory_bytes)');
+    expect(line()).toBe('Memory trend: +800 MiB/h · full in ~3.1 d · R² 1.00 (Theil–Sen fit over 2.5 h, since a restart at 2026-11-29 10:15:00 UTC, of process_resident_memory_bytes)');
+    n.alerts[0]!.enrichment = {
+      status: 'enriched',
+      kind: 'gpu_memory',
+      signals: [],
+      trend: { ...trend, growing: false, hoursToFull: null, restartedAt: undefined, series: undefined, noForecast: { reason: 'short_history', seconds: 390, neededSeconds: 1800 } },
+    };
+    expect(line('zh-CN')).toBe('显存趋势: 历史数据不足（已有 6 分钟，需要 30 分钟） (Theil–Sen 拟合，时间窗 2.5 小时)');
+    expect(line()).toBe('Memory trend: not enough history (6 min of the 30 min needed) (Theil–Sen fit over 2.5 h)');
+  });
+
   it('says what was left out: ours, Alertmanager’s, or both', () => {
     expect(moreAlertsText(0)).toBe('');
     expect(moreAlertsText(1)).toBe('+1 more alert');
