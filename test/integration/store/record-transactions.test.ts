@@ -61,7 +61,7 @@ class Accepting implements Channel {
   }
 }
 
-function pipeline(recordStore: AlertRecordStore = records()): PipelineDeps & { channels: Accepting[] } {
+function pipeline(recordStore: AlertRecordStore = records()): Omit<PipelineDeps, 'channels'> & { channels: Accepting[] } {
   const now = () => T0 + 1000;
   return {
     store: dedupe(),

@@ -1,0 +1,75 @@
+/**
+ * Conditional writes of many items in `TransactWriteItems` requests of up to 100 actions, for a table other
+ * processes write too (DynamoDB): the only DynamoDB operation that batches conditional writes. A transaction
+ * is all or nothing, so one write whose condition fails (an HA peer or an acknowledgement wrote the item
+ * first) cancels the others: DynamoDB's `CancellationReasons` say which failed; those are left to the
+ * caller's single conditional write, which handles every race, and the others are tried once more in a
+ * transaction of their own. Each item written this way costs two write units per KB instead of one
+ * (DynamoDB's prepare and commit), for one request instead of one per item.
+ * @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+ * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-capacity-handling
+ */
+import { type DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
+
+/** TransactWriteItems' per-request action limit. */
+export const TRANSACT_MAX_ACTIONS = 100;
+/** Transactions of one call in flight at once (a storm's 5,000 records are 50 transactions). */
+const IN_FLIGHT = 8;
+/** Transactions per chunk: the first, and one more without the writes whose condition failed. */
+const ROUNDS = 2;
+
+/** A transaction's `Update` action: an `UpdateItem` input without `ReturnValues`. */
+export type TransactUpdate = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Update']>;
+
+/** Whether the endpoint answers TransactWriteItems; `false` once it said it does not (dynalite without the emulation). */
+export interface TransactSupport {
+  supported: boolean;
+}
+
+/**
+ * Sends `updates` (each on a different item) in transactions of up to {@link TRANSACT_MAX_ACTIONS}.
+ * @returns per update, in order, whether it was applied; one not applied had its condition fail, or was
+ *   left out by a cancellation twice, or its transaction was refused (a `ValidationException`, e.g. an
+ *   item over 400 KB, or no TransactWriteItems at the endpoint): the caller writes it alone
+ * @throws the SDK's other errors (throttling after its retries, the network): nothing of that chunk is written
+ */
+export async function transactUpdates(doc: DynamoDBDocumentClient, updates: TransactUpdate[], support: TransactSupport): Promise<boolean[]> {
+  const applied = updates.map(() => false);
+  const limit = pLimit(IN_FLIGHT);
+  const starts = Array.from({ length: Math.ceil(updates.length / TRANSACT_MAX_ACTIONS) }, (_, k) => k * TRANSACT_MAX_ACTIONS);
+  await Promise.all(
+    starts.map((start) =>
+      limit(async () => {
+        let indices = updates.slice(start, start + TRANSACT_MAX_ACTIONS).map((_, j) => start + j);
+        for (let round = 0; round < ROUNDS && indices.length > 1 && support.supported; round++) {
+          const left = await transact(doc, indices, updates, support);
+          if (!left) {
+            for (const i of indices) applied[i] = true;
+            return;
+          }
+          indices = left;
+        }
+      }),
+    ),
+  );
+  return applied;
+}
+
+/** One transaction of `updates[indices]`: `undefined` when applied, else the indices worth trying again. */
+async function transact(doc: DynamoDBDocumentClient, indices: number[], updates: TransactUpdate[], support: TransactSupport): Promise<number[] | undefined> {
+  try {
+    await doc.send(new TransactWriteCommand({ TransactItems: indices.map((i) => ({ Update: updates[i]! })) }));
+    return undefined;
+  } catch (err) {
+    const e = err as Error & { CancellationReasons?: { Code?: string }[] };
+    if (e.name === 'TransactionCanceledException') {
+      // `None`: this write was fine; any other code (its condition, a conflicting transaction, its own validation) goes alone.
+      const reasons = e.CancellationReasons ?? [];
+      return reasons.length === indices.length ? indices.filter((_, j) => reasons[j]?.Code === 'None') : [];
+    }
+    if (e.name === 'UnknownOperationException') support.supported = false;
+    if (e.name === 'UnknownOperationException' || e.name === 'ValidationException') return [];
+    throw err;
+  }
+}
