@@ -30,11 +30,37 @@ export function countCommands(client: DynamoDBClient): Map<string, number> {
   return counts;
 }
 
+/** Write operations, whose capacity {@link countWriteUnits} adds up. */
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
+
+/**
+ * Adds up the write capacity units (WCU) of every write `client` sends, as the table reports them
+ * (`ReturnConsumedCapacity: TOTAL`, set on each write here): dynalite counts 1 per KB of the item
+ * (the larger of before and after), the transaction emulation 2 (`dynalite-transactions.ts`), as DynamoDB charges.
+ */
+export function countWriteUnits(client: DynamoDBClient): Map<string, number> {
+  const units = new Map<string, number>();
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!WRITES.has(context.commandName ?? '')) return next(args);
+      const out = await next({ ...args, input: { ...(args.input as object), ReturnConsumedCapacity: 'TOTAL' } });
+      const consumed = (out.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+      const name = context.commandName!;
+      for (const c of [consumed ?? []].flat()) units.set(name, (units.get(name) ?? 0) + (c.CapacityUnits ?? 0));
+      return out;
+    },
+    { step: 'initialize', name: 'benchCountWriteUnits' },
+  );
+  return units;
+}
+
 export interface StoreCost {
   alerts: number;
   /** Requests per alert for a new group, and for the same group sent again (all duplicates). */
   perNew: number;
   perDuplicate: number;
+  /** Write capacity units per alert of the new group (DynamoDB's on-demand price is per unit, not per request). */
+  wcuPerNew: number;
   /** Requests of the new group by command, e.g. `PutItem 100`. */
   newBreakdown: string;
   duplicateBreakdown: string;
@@ -49,21 +75,32 @@ export async function storeCost(fakes: Fakes, sizes: number[], exclusive = false
   const sns = new SNSClient({ endpoint: fakes.sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
   try {
     const counts = countCommands(db.client);
+    const wcu = countWriteUnits(db.client);
     const config = loadConfig({ ...productEnv(fakes), ALLOW_UNAUTHENTICATED: 'true', TABLE_NAME: 'bench-floor' });
     const app = createApp(config, createDeps(config, { dynamodb: db.client, exclusiveTable: exclusive, sns }, silentLogger));
     const send = async (body: string) => {
       counts.clear();
+      wcu.clear();
       const res = await app.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
       if (res.status !== 200) throw new Error(`store cost: answer ${res.status} ${await res.text()}`);
       const total = [...counts.values()].reduce((a, b) => a + b, 0);
-      return { total, breakdown: [...counts].map(([c, n]) => `${c.replace(/Command$/, '')} ${n}`).join(', ') };
+      const units = [...wcu.values()].reduce((a, b) => a + b, 0);
+      const breakdown = [...counts].map(([c, n]) => `${c.replace(/Command$/, '')} ${n}${wcu.has(c) ? ` (${wcu.get(c)} WCU)` : ''}`).join(', ');
+      return { total, units, breakdown };
     };
     const rows: StoreCost[] = [];
     for (const n of sizes) {
       const body = newGroup(n);
       const first = await send(body);
       const again = await send(body);
-      rows.push({ alerts: n, perNew: first.total / n, perDuplicate: again.total / n, newBreakdown: first.breakdown, duplicateBreakdown: again.breakdown });
+      rows.push({
+        alerts: n,
+        perNew: first.total / n,
+        perDuplicate: again.total / n,
+        wcuPerNew: first.units / n,
+        newBreakdown: `${first.breakdown}; ${round(first.units / n)} WCU per alert`,
+        duplicateBreakdown: again.breakdown,
+      });
     }
     return rows;
   } finally {

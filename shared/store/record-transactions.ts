@@ -14,6 +14,11 @@ import pLimit from 'p-limit';
 
 /** TransactWriteItems' per-request action limit. */
 export const TRANSACT_MAX_ACTIONS = 100;
+/**
+ * Most bytes of attribute values per transaction: DynamoDB refuses a transaction whose items exceed 4 MB in
+ * all (a record is ~3 KB, but an alert may carry up to the 400 KB item limit); values are most of an item.
+ */
+const TRANSACT_MAX_VALUE_BYTES = 3 * 1024 * 1024;
 /** Transactions of one call in flight at once (a storm's 5,000 records are 50 transactions). */
 const IN_FLIGHT = 8;
 /** Transactions per chunk: the first, and one more without the writes whose condition failed. */
@@ -37,11 +42,10 @@ export interface TransactSupport {
 export async function transactUpdates(doc: DynamoDBDocumentClient, updates: TransactUpdate[], support: TransactSupport): Promise<boolean[]> {
   const applied = updates.map(() => false);
   const limit = pLimit(IN_FLIGHT);
-  const starts = Array.from({ length: Math.ceil(updates.length / TRANSACT_MAX_ACTIONS) }, (_, k) => k * TRANSACT_MAX_ACTIONS);
   await Promise.all(
-    starts.map((start) =>
+    chunks(updates).map((chunk) =>
       limit(async () => {
-        let indices = updates.slice(start, start + TRANSACT_MAX_ACTIONS).map((_, j) => start + j);
+        let indices = chunk;
         for (let round = 0; round < ROUNDS && indices.length > 1 && support.supported; round++) {
           const left = await transact(doc, indices, updates, support);
           if (!left) {
@@ -54,6 +58,24 @@ export async function transactUpdates(doc: DynamoDBDocumentClient, updates: Tran
     ),
   );
   return applied;
+}
+
+/** The indices of `updates` in runs of at most {@link TRANSACT_MAX_ACTIONS} and {@link TRANSACT_MAX_VALUE_BYTES}. */
+function chunks(updates: TransactUpdate[]): number[][] {
+  const runs: number[][] = [];
+  let bytes = 0;
+  updates.forEach((update, i) => {
+    const size = JSON.stringify(update.ExpressionAttributeValues ?? {}).length;
+    const last = runs.at(-1);
+    if (last && last.length < TRANSACT_MAX_ACTIONS && bytes + size <= TRANSACT_MAX_VALUE_BYTES) {
+      last.push(i);
+      bytes += size;
+    } else {
+      runs.push([i]);
+      bytes = size;
+    }
+  });
+  return runs;
 }
 
 /** One transaction of `updates[indices]`: `undefined` when applied, else the indices worth trying again. */

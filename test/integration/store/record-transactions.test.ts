@@ -167,6 +167,22 @@ describe('record writes of new alerts on a shared table, in transactions', () =>
     ]);
   });
 
+  it('splits the writes into transactions of at most 100, and of at most 3 MB of values (DynamoDB refuses over 4 MB)', async () => {
+    const store = records();
+    const notify = (alert: Alert): NotifiedAlert => ({ alert, groupKey: 'g', externalURL: 'http://am', channels: ['sns'] });
+    counts.clear();
+    const small = await store.recordManyNotified!(Array.from({ length: 150 }, () => notify(alertOf())), T0, { items: [] });
+    expect(Object.fromEntries(counts)).toEqual({ TransactWriteItems: 2 });
+    expect(small.every((r) => r?.newOccurrence)).toBe(true);
+    // 20 records of ~200 KB (an alert's annotations, within a record's 256 KB of JSON): 4 MB in all.
+    const large = Array.from({ length: 20 }, () => notify(alertOf({ annotations: { runbook: 'x'.repeat(200_000) } })));
+    counts.clear();
+    const written = await store.recordManyNotified!(large, T0, { items: [] });
+    expect(Object.fromEntries(counts)).toEqual({ TransactWriteItems: 2 });
+    expect(written.every((r) => r?.newOccurrence)).toBe(true);
+    expect((await store.get(large[19]!.alert.fingerprint, T0))?.alert.annotations.runbook).toHaveLength(200_000);
+  });
+
   it('keeps single writes where the endpoint has no TransactWriteItems (a plain dynalite), asking it once', async () => {
     const server = dynalite({ createTableMs: 0 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
