@@ -110,24 +110,24 @@ export async function storeCost(fakes: Fakes, sizes: number[], exclusive = false
 }
 
 /**
- * What the counts show, for the benchmark's output: the floor of single-item conditional writes
- * (dynalite has no `TransactWriteItems`), and how far a 100-alert group is above it.
+ * What the counts show, for the benchmark's output: the floor of a conditional claim per new alert and
+ * the records in transactions, and how far a 100-alert group is from it.
  */
 export function storeFindings(shared: StoreCost[], embedded: StoreCost[]): string {
   const hundred = shared.find((c) => c.alerts === 100);
   const local = embedded.find((c) => c.alerts === 100);
-  const floor = 2 + 1 / 100 + 1 / 100;
+  const floor = 1 + 1 / 100 + 1 / 100 + 1 / 100;
   return [
-    '\nFound (store): on a shared table (DynamoDB) a new alert costs its conditional claim (PutItem) and, once every channel accepted it, one',
-    'UpdateItem — its alert record, which carries the delivery mark (the dedupe ledger reads the head as delivered), its flap run and its',
-    '`notified` history event (no history item: a new occurrence displaces the event an earlier one left in the record, which only then goes',
-    "to its own item, in one BatchWriteItem per 25 at the group's end); per group, one BatchGetItem per 100 heads (a group of more than 50",
-    'new alerts reads no records of new alerts: only flap runs need them, and those are not counted past 50) and one PutItem for a storm',
-    `digest's alert set: ${round(floor)} per new alert for 100 alerts${hundred ? `; measured ${round(hundred.perNew)}` : ''}.`,
-    "≤ 2 needs the group's read or its alert set folded into the per-alert writes, or one of the two writes batched. The claim must be conditional",
-    '(one winner among HA peers and retries): only TransactWriteItems batches conditional writes, and dynalite has none, so it is not built',
-    "(untestable here). The record write cannot be a blind BatchWriteItem put: acknowledgements, escalation and a lagging peer's newer occurrence",
-    'write that item too, and a put would erase them. The read cannot go: it is what makes a duplicate cost no write.',
-    `The embedded store of npm start (this process its only writer) batches claims and records under in-process key locks${local ? `: ${round(local.perNew)} per new alert` : ''}.`,
+    '\nFound (store): on a shared table (DynamoDB) a new alert costs its conditional claim (PutItem) and, once every channel accepted it, its',
+    'alert record write, which carries the delivery mark (the dedupe ledger reads the head as delivered), its flap run and its `notified`',
+    "history event. A group's new records go in TransactWriteItems of up to 100 (shared/store/record-transactions.ts): each action the record",
+    "write, conditioned on the record being absent or expired; one whose record exists (a known alert's new occurrence, an HA peer's or an",
+    'acknowledged record written since the read) is cancelled and goes alone as before, the others in one more transaction. Per group, one',
+    "BatchGetItem per 100 heads (what makes a duplicate cost no write) and one PutItem for a storm digest's alert set (written before sending,",
+    `so that its link works): ${round(floor)} per new alert for 100 alerts${hundred ? `; measured ${round(hundred.perNew)}` : ''}. The claims stay single conditional`,
+    "PutItems: HA peers race on exactly them, and in a transaction one lost claim would cancel the group's others. The price: a transactional",
+    `write costs 2 write units per KB, not 1${hundred ? ` (${round(hundred.wcuPerNew)} WCU per new alert, 100 alerts)` : ''}; dynalite has no transactions, the tests and this`,
+    'bench run them through shared/store/dynalite-transactions.ts.',
+    `The embedded store of npm start (this process its only writer) batches claims and records under in-process key locks${local ? `: ${round(local.perNew)} per new alert, ${round(local.wcuPerNew)} WCU` : ''}.`,
   ].join('\n');
 }

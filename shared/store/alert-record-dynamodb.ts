@@ -1,7 +1,8 @@
 /**
  * DynamoDB adapter of {@link AlertRecordStore}, in the dedupe table (item layout: `alert-record-items.ts`). Built on
- * single-item conditional writes only, like the dedupe ledger, so dynalite and DynamoDB behave alike;
- * items whose `expiresAt` has passed are treated as absent.
+ * conditional writes of single items, like the dedupe ledger; on a shared table a group's new records go in
+ * TransactWriteItems (`record-transactions.ts`; on dynalite through `dynalite-transactions.ts`), each action
+ * the same conditional write. Items whose `expiresAt` has passed are treated as absent.
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
