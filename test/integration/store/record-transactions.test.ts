@@ -171,7 +171,11 @@ describe('record writes of new alerts on a shared table, in transactions', () =>
     const store = records();
     const notify = (alert: Alert): NotifiedAlert => ({ alert, groupKey: 'g', externalURL: 'http://am', channels: ['sns'] });
     counts.clear();
-    const small = await store.recordManyNotified!(Array.from({ length: 150 }, () => notify(alertOf())), T0, { items: [] });
+    const small = await store.recordManyNotified!(
+      Array.from({ length: 150 }, () => notify(alertOf())),
+      T0,
+      { items: [] },
+    );
     expect(Object.fromEntries(counts)).toEqual({ TransactWriteItems: 2 });
     expect(small.every((r) => r?.newOccurrence)).toBe(true);
     // 20 records of ~200 KB (an alert's annotations, within a record's 256 KB of JSON): 4 MB in all.
