@@ -21,7 +21,9 @@
  *   `ValidationError` or `None`, and the message DynamoDB sends.
  * - Capacity (`ReturnConsumedCapacity`): two write units per 1 KB of each item written, as DynamoDB
  *   charges transactional writes (the prepare and the commit).
- * Not emulated: `ClientRequestToken` idempotency (accepted, not remembered), `TransactionConflictException`
+ * - Idempotency: a `ClientRequestToken` of an applied transaction, sent again within 10 minutes with the same
+ *   request, succeeds without applying it again; with another request, `IdempotentParameterMismatchException`.
+ * Not emulated: `TransactionConflictException`
  * (a single write to an item a transaction holds waits here; DynamoDB rejects it), the 4 MB aggregate limit.
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html
@@ -57,13 +59,14 @@ export function withTransactions(server: Server): void {
   if (!listener) throw new Error('dynalite server has no request listener');
   server.removeAllListeners('request');
   const gate = new Gate();
+  const tokens = new Tokens();
   server.on('request', (req, res) => {
     if (req.headers['x-amz-target'] === TARGET) {
       void readBody(req).then((body) =>
         gate.enterAlone((done) => {
           // An error of the emulation itself answers 500 (the SDK retries it) and still lets the gate go on.
           const failed = (err: Error): Answer => ({ status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: err.message } });
-          void transact(listener, body)
+          void transact(listener, body, tokens)
             .catch(failed)
             .then((answer) => send(onEnd(res, done), answer));
         }),
@@ -77,11 +80,18 @@ export function withTransactions(server: Server): void {
 }
 
 /** Runs one `TransactWriteItems` request (its JSON body) on dynalite; the answer as DynamoDB gives it. */
-async function transact(listener: Listener, body: Buffer): Promise<Answer> {
+async function transact(listener: Listener, body: Buffer, tokens: Tokens): Promise<Answer> {
   try {
     const request = JSON.parse(body.toString() || 'null') as Item | null;
     if (!request || typeof request !== 'object') return { status: 400, body: { __type: 'com.amazon.coral.service#SerializationException' } };
     const actions = await validate(listener, request);
+    const token = tokens.check(request);
+    if (token === 'repeat') return { status: 200, body: {} };
+    if (token === 'mismatch')
+      return {
+        status: 400,
+        body: { __type: 'com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException', message: 'Request with the same client token was made with different parameters' },
+      };
     const olds = await Promise.all(actions.map((a) => read(listener, a)));
     const failed = actions.map((a, i) => (db.checkConditional(a.data, olds[i]) ? a : undefined));
     if (failed.some(Boolean))
@@ -90,6 +100,7 @@ async function transact(listener: Listener, body: Buffer): Promise<Answer> {
       );
     const units = await apply(listener, actions, olds);
     if (!Array.isArray(units)) return units;
+    tokens.remember(request);
     return { status: 200, body: consumed(request, actions, units) };
   } catch (err) {
     if (err instanceof SyntaxError) return { status: 400, body: { __type: 'com.amazon.coral.service#SerializationException' } };
@@ -97,6 +108,34 @@ async function transact(listener: Listener, body: Buffer): Promise<Answer> {
     if (e.statusCode && e.body) return { status: e.statusCode, body: e.body };
     throw err;
   }
+}
+
+/**
+ * `ClientRequestToken`s of applied transactions (the AWS SDK sets one per command, kept across its retries):
+ * within 10 minutes the same token and request succeed again without being applied again, the same token
+ * with another request is an `IdempotentParameterMismatchException`.
+ */
+class Tokens {
+  static readonly WINDOW_MS = 10 * 60_000;
+  readonly #applied = new Map<string, { request: string; at: number }>();
+
+  check(request: Item): 'new' | 'repeat' | 'mismatch' {
+    const now = Date.now();
+    for (const [token, seen] of this.#applied) if (now - seen.at > Tokens.WINDOW_MS) this.#applied.delete(token);
+    const seen = typeof request.ClientRequestToken === 'string' ? this.#applied.get(request.ClientRequestToken) : undefined;
+    if (!seen) return 'new';
+    return seen.request === payload(request) ? 'repeat' : 'mismatch';
+  }
+
+  remember(request: Item): void {
+    if (typeof request.ClientRequestToken === 'string') this.#applied.set(request.ClientRequestToken, { request: payload(request), at: Date.now() });
+  }
+}
+
+/** The request as idempotency compares it: everything but its token. */
+function payload(request: Item): string {
+  const { ClientRequestToken: _, ...rest } = request;
+  return JSON.stringify(rest);
 }
 
 /** Checks the request as DynamoDB does before running it; throws dynalite's error shapes (`ValidationException`). */

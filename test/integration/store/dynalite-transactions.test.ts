@@ -108,6 +108,16 @@ describe('TransactWriteItems on dynalite', () => {
     expect(await get(b)).toBeUndefined();
   });
 
+  it('answers a repeated ClientRequestToken with success and no second write, and a reused one with IdempotentParameterMismatchException', async () => {
+    const a = key();
+    const put = (v: string) => new TransactWriteCommand({ ClientRequestToken: `token-${a}`, TransactItems: [{ Put: { TableName: table, Item: { pk: a, v } } }] });
+    await doc.send(put('first'));
+    await doc.send(new PutCommand({ TableName: table, Item: { pk: a, v: 'changed since' } }));
+    await doc.send(put('first'));
+    expect(await get(a)).toEqual({ pk: a, v: 'changed since' });
+    expect((await failure(doc.send(put('other')))).name).toBe('IdempotentParameterMismatchException');
+  });
+
   it('restores the items already written when a later write fails, and names it ValidationError', async () => {
     const [a, b] = [key(), key()];
     await doc.send(new PutCommand({ TableName: table, Item: { pk: b, n: 'text' } }));
