@@ -26,6 +26,12 @@ export class Gate {
 
   /** Runs `work` alongside other ordinary requests, after any transaction before it; `done` ends its turn. */
   enter(work: (done: () => void) => void): void {
+    // The usual case (no transaction waiting or running) skips the queue.
+    if (this.open) {
+      this.#running += 1;
+      work(once(() => this.#leave()));
+      return;
+    }
     this.#admit({ alone: false, start: () => work(once(() => this.#leave())) });
   }
 
