@@ -32,6 +32,7 @@ import type { Server, ServerResponse } from 'node:http';
 import { crc32 } from 'node:zlib';
 import { type Answer, callDynalite, type DynaliteError, db, rulesOf, validations } from './dynalite-internals.js';
 import { Gate, type Listener, onEnd, readBody, replayed } from './dynalite-gate.js';
+import { Tokens } from './dynalite-idempotency.js';
 
 const TARGET = 'DynamoDB_20120810.TransactWriteItems';
 /** Most actions per transaction (API reference: `TransactItems`, 1 to 100 items). */
@@ -108,34 +109,6 @@ async function transact(listener: Listener, body: Buffer, tokens: Tokens): Promi
     if (e.statusCode && e.body) return { status: e.statusCode, body: e.body };
     throw err;
   }
-}
-
-/**
- * `ClientRequestToken`s of applied transactions (the AWS SDK sets one per command, kept across its retries):
- * within 10 minutes the same token and request succeed again without being applied again, the same token
- * with another request is an `IdempotentParameterMismatchException`.
- */
-class Tokens {
-  static readonly WINDOW_MS = 10 * 60_000;
-  readonly #applied = new Map<string, { request: string; at: number }>();
-
-  check(request: Item): 'new' | 'repeat' | 'mismatch' {
-    const now = Date.now();
-    for (const [token, seen] of this.#applied) if (now - seen.at > Tokens.WINDOW_MS) this.#applied.delete(token);
-    const seen = typeof request.ClientRequestToken === 'string' ? this.#applied.get(request.ClientRequestToken) : undefined;
-    if (!seen) return 'new';
-    return seen.request === payload(request) ? 'repeat' : 'mismatch';
-  }
-
-  remember(request: Item): void {
-    if (typeof request.ClientRequestToken === 'string') this.#applied.set(request.ClientRequestToken, { request: payload(request), at: Date.now() });
-  }
-}
-
-/** The request as idempotency compares it: everything but its token. */
-function payload(request: Item): string {
-  const { ClientRequestToken: _, ...rest } = request;
-  return JSON.stringify(rest);
 }
 
 /** Checks the request as DynamoDB does before running it; throws dynalite's error shapes (`ValidationException`). */
