@@ -7,6 +7,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
+import pRetry from 'p-retry';
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { RECORD_SPACE, recordJsons, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
 import { withKeys } from './key-locks.js';
@@ -23,6 +24,13 @@ const BATCH_GET_ROUNDS = 3;
 const BATCH_WRITE_MAX_ITEMS = 25;
 /** Rounds of `UnprocessedItems` retried when writing history. */
 const BATCH_WRITE_ROUNDS = 3;
+/**
+ * Retries of a single record write refused by a transaction in progress on its item, and the first
+ * backoff, ms (doubling, randomised): 25 + 50 + 100 + 200 ms outlasts a 100-write transaction.
+ * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling
+ */
+const CONFLICT_RETRIES = 4;
+const CONFLICT_BACKOFF_MS = 25;
 /** History batches written at once: a storm's 200 batches side by side, not one after the other. */
 const BATCH_WRITES_IN_FLIGHT = 8;
 
@@ -426,7 +434,16 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
   /** One conditional `UpdateItem`, or `undefined` when the condition failed. */
   async #send(fingerprint: string, u: UpdateSpec, returnValues: 'ALL_NEW' | 'UPDATED_OLD'): Promise<UpdateCommandOutput | undefined> {
     const input = { ...this.#updateInput(fingerprint, u), ReturnValues: returnValues };
-    const send = () => this.#doc.send(new UpdateCommand(input));
+    // A record a group's TransactWriteItems is creating refuses other writes until it commits
+    // (`TransactionConflictException`, which the SDK does not retry): an acknowledgement clicked
+    // meanwhile waits for the commit (milliseconds) instead of failing.
+    const send = () =>
+      pRetry(() => this.#doc.send(new UpdateCommand(input)), {
+        retries: CONFLICT_RETRIES,
+        minTimeout: CONFLICT_BACKOFF_MS,
+        randomize: true,
+        shouldRetry: ({ error }) => error.name === 'TransactionConflictException',
+      });
     try {
       return this.#exclusive ? await withKeys([lockKey(this.#table, recordKey(fingerprint))], send) : await send();
     } catch (err) {
