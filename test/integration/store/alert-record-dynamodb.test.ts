@@ -68,7 +68,7 @@ describe('DynamoDbAlertRecordStore', () => {
       refusals = 2;
       expect((await store.acknowledge('936e109b8c52c001', ack('alice'), T0, T0 + 1)).outcome).toBe('acknowledged');
       expect(refusals).toBe(0);
-      // A transaction that outlasts every retry: the conflict reaches the caller (the page answers 503).
+      // A transaction that outlasts every retry: the conflict reaches the caller, as any store error does.
       refusals = 100;
       await expect(store.setSilence('936e109b8c52c001', STARTS, 'silence-1', T0 + 2)).rejects.toThrow(TransactionConflictException);
       expect(refusals).toBe(100 - 5);
