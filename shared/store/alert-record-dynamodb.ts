@@ -51,15 +51,19 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
   readonly #exclusive: boolean;
   /** Whether the endpoint has TransactWriteItems (a plain dynalite has not: then single writes only). */
   readonly #transactions: TransactSupport = { supported: true };
+  readonly #warn: (message: string, fields: Record<string, unknown>) => void;
 
   /**
    * @param client a configured DynamoDB client
    * @param options.ttlSeconds how long records and history are kept after their last write, seconds
    * @param options.exclusive this process is the table's only writer (the embedded store): record
    *   writes take in-process key locks, and {@link recordManyNotified} batches new occurrences
+   * @param options.warn told of a transaction of new records that failed for another reason than a
+   *   condition (throttling after the SDK's retries, the network): its records are then written one by one
    */
-  constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number; exclusive?: boolean }) {
+  constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number; exclusive?: boolean; warn?: (message: string, fields: Record<string, unknown>) => void }) {
     this.#client = client;
+    this.#warn = options.warn ?? (() => {});
     this.#doc = DynamoDBDocumentClient.from(client);
     this.#table = options.tableName;
     this.#ttlSeconds = options.ttlSeconds;
@@ -152,17 +156,19 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
    * replaces needs moving (an expired record's last event is past its own expiry, read by nobody) and no
    * `UPDATED_OLD` is needed, which transactions cannot return. A write whose record exists (a known
    * alert's new occurrence, an HA peer's or an acknowledged record written since the group's read), any
-   * other write, one alert twice, or a lone new occurrence is left to `recordNotified` (`null`).
+   * other write, one alert twice, one whose record the group read found (`recordFound`), or a lone new occurrence is left to `recordNotified` (`null`).
    */
   async #recordNew(list: NotifiedAlert[], nowMs: number): Promise<(RecordWrite | null)[]> {
     const results: (RecordWrite | null)[] = list.map(() => null);
     const perKey = new Map<string, number>();
     for (const n of list) perKey.set(recordKey(n.alert.fingerprint), (perKey.get(recordKey(n.alert.fingerprint)) ?? 0) + 1);
-    const fresh = list.flatMap((n, i) => (n.alert.status === 'firing' && !n.generation && perKey.get(recordKey(n.alert.fingerprint)) === 1 ? [i] : []));
+    const fresh = list.flatMap((n, i) => (n.alert.status === 'firing' && !n.generation && !n.recordFound && perKey.get(recordKey(n.alert.fingerprint)) === 1 ? [i] : []));
     if (fresh.length < 2 || !this.#transactions.supported) return results;
     const specs = fresh.map((i) => this.#notifiedSpecs(list[i]!, nowMs).fresh);
     const updates = fresh.map((i, j) => this.#updateInput(list[i]!.alert.fingerprint, { ...specs[j]!, condition: NEW_RECORD }));
-    const applied = await transactUpdates(this.#doc, updates, this.#transactions);
+    const applied = await transactUpdates(this.#doc, updates, this.#transactions, (err, writes) =>
+      this.#warn('record transaction failed', { writes, error: err.message, fallback: 'each record written alone' }),
+    );
     applied.forEach((ok, j) => {
       if (ok) results[fresh[j]!] = { record: fromItem(itemOf(recordKey(list[fresh[j]!]!.alert.fingerprint), specs[j]!, 1)), newOccurrence: true };
     });

@@ -116,6 +116,11 @@ export interface NotifiedAlert {
    * while no record was written since.
    */
   recordAbsentAt?: number;
+  /**
+   * The group's read found a record of the alert (`DedupeStore.recordFound`): a new occurrence's write then
+   * replaces an earlier one, which a transaction of new records cannot do (it would be cancelled).
+   */
+  recordFound?: true;
 }
 
 /**

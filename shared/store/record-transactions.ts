@@ -34,25 +34,33 @@ export interface TransactSupport {
 
 /**
  * Sends `updates` (each on a different item) in transactions of up to {@link TRANSACT_MAX_ACTIONS}.
+ * Never throws: each chunk stands alone, so one chunk's failure leaves the others' answers as they are.
+ * @param onError called with a chunk's unexpected error (throttling after the SDK's retries, the network):
+ *   its updates are then reported not applied, and the caller writes each alone (as without transactions)
  * @returns per update, in order, whether it was applied; one not applied had its condition fail, or was
  *   left out by a cancellation twice, or its transaction was refused (a `ValidationException`, e.g. an
- *   item over 400 KB, or no TransactWriteItems at the endpoint): the caller writes it alone
- * @throws the SDK's other errors (throttling after its retries, the network): nothing of that chunk is written
+ *   item over 400 KB, or no TransactWriteItems at the endpoint) or failed (`onError`): the caller writes it alone
  */
-export async function transactUpdates(doc: DynamoDBDocumentClient, updates: TransactUpdate[], support: TransactSupport): Promise<boolean[]> {
+export async function transactUpdates(doc: DynamoDBDocumentClient, updates: TransactUpdate[], support: TransactSupport, onError: (err: Error, writes: number) => void): Promise<boolean[]> {
   const applied = updates.map(() => false);
   const limit = pLimit(IN_FLIGHT);
   await Promise.all(
     chunks(updates).map((chunk) =>
       limit(async () => {
         let indices = chunk;
-        for (let round = 0; round < ROUNDS && indices.length > 1 && support.supported; round++) {
-          const left = await transact(doc, indices, updates, support);
-          if (!left) {
-            for (const i of indices) applied[i] = true;
-            return;
+        try {
+          for (let round = 0; round < ROUNDS && indices.length > 1 && support.supported; round++) {
+            const left = await transact(doc, indices, updates, support);
+            if (!left) {
+              for (const i of indices) applied[i] = true;
+              return;
+            }
+            indices = left;
           }
-          indices = left;
+        } catch (err) {
+          // A transaction is all or nothing: none of `indices` was written (if the request's fate is unknown, a
+          // single write of a record it did write adds channels to that record: nothing is lost).
+          onError(err as Error, indices.length);
         }
       }),
     ),
@@ -65,7 +73,8 @@ function chunks(updates: TransactUpdate[]): number[][] {
   const runs: number[][] = [];
   let bytes = 0;
   updates.forEach((update, i) => {
-    const size = JSON.stringify(update.ExpressionAttributeValues ?? {}).length;
+    // UTF-8 bytes, as DynamoDB counts them (a CJK character is 3 bytes, 1 in `length`).
+    const size = Buffer.byteLength(JSON.stringify(update.ExpressionAttributeValues ?? {}));
     const last = runs.at(-1);
     if (last && last.length < TRANSACT_MAX_ACTIONS && bytes + size <= TRANSACT_MAX_VALUE_BYTES) {
       last.push(i);

@@ -216,4 +216,74 @@ describe('record writes of new alerts on a shared table, in transactions', () =>
     for (const x of alerts) expect((await store.get(x.fingerprint, T0 + 5000))?.channels).toEqual([...CHANNELS].sort());
     for (const e of await histories(store, alerts)) expect(e).toEqual([['notified', S1, [...CHANNELS].sort()]]);
   });
+  it('records each alert once when one transaction of a group fails for another reason (throttling after the retries): the others stand', async () => {
+    const store = records();
+    let transactions = 0;
+    const name = 'testThrottleSecondTransaction';
+    db.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand' && ++transactions === 2)
+          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $fault: 'client' });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    const alerts = Array.from({ length: 150 }, () => alertOf());
+    try {
+      // Before: the failed chunk failed the whole call, and the 100 records already written were written again (two `notified` each).
+      const cost = await requests(() => processGroup(group(alerts), pipeline(store)));
+      expect(cost).toMatchObject({ TransactWriteItems: 2, UpdateItem: 50 });
+    } finally {
+      db.client.middlewareStack.remove(name);
+    }
+    expect(await histories(store, alerts)).toEqual(alerts.map(() => [['notified', S1, [...CHANNELS].sort()]]));
+  });
+
+  it('writes what a batch leaves alone (a storm of resolves) at most 64 at a time', async () => {
+    const deps = pipeline();
+    const alerts = Array.from({ length: 200 }, () => alertOf());
+    await processGroup(group(alerts), deps);
+    let inFlight = 0;
+    let most = 0;
+    const name = 'testUpdatesInFlight';
+    db.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'UpdateItemCommand') return next(args);
+        most = Math.max(most, ++inFlight);
+        try {
+          return await next(args);
+        } finally {
+          inFlight--;
+        }
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const resolved = alerts.map((a) => ({ ...a, status: 'resolved' as const, endsAt: '2026-11-29T12:30:00.000Z' }));
+      await processGroup(group(resolved), deps);
+    } finally {
+      db.client.middlewareStack.remove(name);
+    }
+    // Before: all 200 at once (resolves never go in a transaction).
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(64);
+  });
+
+  it('does not try a transaction for a known alert whose record the group read found: its new occurrence goes straight to the single write', async () => {
+    const deps = pipeline();
+    const known = Array.from({ length: 3 }, () => alertOf());
+    await processGroup(group(known), deps);
+    const fresh = Array.from({ length: 4 }, () => alertOf());
+    // The known alerts fire again (a new occurrence, a new startsAt) in a group with four new ones.
+    const cost = await requests(() => processGroup(group([...known.map((a) => ({ ...a, startsAt: S2 })), ...fresh]), deps));
+    // Before: a transaction of all seven, cancelled by the three known records, then one of the four.
+    expect(cost.TransactWriteItems).toBe(1);
+    const store = records();
+    for (const e of await histories(store, known))
+      expect(e).toEqual([
+        ['notified', S1, [...CHANNELS].sort()],
+        ['notified', S2, [...CHANNELS].sort()],
+      ]);
+    for (const e of await histories(store, fresh)) expect(e).toEqual([['notified', S1, [...CHANNELS].sort()]]);
+  });
 });
