@@ -39,8 +39,8 @@ const layerRules = Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({
   to: { path: '^shared/', pathNot: [`^shared/(${[folder, 'core', ...allowed].join('|')})/`] },
 }));
 
-/** Development-only code: the embedded dynalite of `npm start` and the tests. */
-const LOCAL_ADAPTER = '^shared/store/local-dynamodb\\.ts$';
+/** Development-only code: the embedded dynalite of `npm start` and the tests (and its TransactWriteItems emulation, `dynalite-*.ts`). */
+const LOCAL_ADAPTER = '^shared/store/(local-dynamodb|dynalite-[a-z-]+)\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -84,7 +84,7 @@ module.exports = {
       name: 'local-adapter-only-from-local-runtime',
       comment: 'The embedded dynalite is reached only through shared/runtime/local.ts, which only functions/server.ts (npm start) imports.',
       severity: 'error',
-      from: { path: '^(shared|functions)/', pathNot: ['^shared/runtime/local\\.ts$'] },
+      from: { path: '^(shared|functions)/', pathNot: ['^shared/runtime/local\\.ts$', LOCAL_ADAPTER] },
       to: { path: LOCAL_ADAPTER },
     },
     {

@@ -55,6 +55,8 @@ export interface SentAlert {
   flapRun?: FlapRun;
   /** See `NotifiedAlert.recordAbsentAt`. */
   recordAbsentAt?: number;
+  /** See `NotifiedAlert.recordFound`. */
+  recordFound?: boolean;
 }
 
 export class AckTracker {
@@ -153,7 +155,7 @@ type Written = Awaited<ReturnType<AlertRecordStore['recordNotified']>>;
 
 /** What the store records of one alert after fan-out; `deliveredEvent`: the delivery mark. */
 function notifiedOf(message: WebhookMessage, s: SentAlert, enrichment: Enrichment | undefined, deliveredEvent?: string): NotifiedAlert {
-  return { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }), ...(deliveredEvent && { deliveredEvent }), ...(s.flapRun && { flapRun: s.flapRun }), ...(s.recordAbsentAt !== undefined && { recordAbsentAt: s.recordAbsentAt }) };
+  return { alert: s.alert, enrichment, groupKey: message.groupKey, externalURL: message.externalURL, channels: s.channels, ...(s.generation && { generation: s.generation }), ...(deliveredEvent && { deliveredEvent }), ...(s.flapRun && { flapRun: s.flapRun }), ...(s.recordAbsentAt !== undefined && { recordAbsentAt: s.recordAbsentAt }), ...(s.recordFound && { recordFound: true as const }) };
 }
 
 /** A record write waiting for the next batch (`AckSession.delivered`). */
@@ -170,6 +172,8 @@ export class AckSession {
   readonly #written = new Map<string, Written>();
   /** Record writes queued in this turn of the event loop, written together where the store batches them. */
   #queued: Queued[] = [];
+  /** The single record writes a batch leaves alone, {@link CONCURRENCY} at a time. */
+  readonly #single = pLimit(CONCURRENCY);
 
   /** Whether {@link delivered} batches its writes (`AlertRecordStore.recordManyNotified`): many may then be in flight at once. */
   get batches(): boolean {
@@ -214,7 +218,8 @@ export class AckSession {
     this.#queued = [];
     const { store, now } = this.tracker.deps;
     const batch = store.recordManyNotified!(queued.map((q) => q.notified), now(), this.#history);
-    queued.forEach((q, i) => q.done(batch.then((results) => (results[i] === null ? store.recordNotified(q.notified, now(), this.#history) : results[i]))));
+    // What the batch left alone is one request each: at most CONCURRENCY at once (a storm's resolves are thousands).
+    queued.forEach((q, i) => q.done(batch.then((results) => (results[i] === null ? this.#single(() => store.recordNotified(q.notified, now(), this.#history)) : results[i]))));
   }
 
   /**

@@ -63,7 +63,9 @@ export async function processGroup(message: WebhookMessage, deps: PipelineDeps):
   const records = deps.ack?.session(message, enrichments);
   // An alert whose record the group's read found absent: its batched write need not read it again (`recordAbsent`).
   const absent = new Map(toSend.flatMap((c) => (c.seen && deps.store.recordAbsent ? [[c.claim.event.key, deps.store.recordAbsent(c.seen)] as const] : [])));
-  const mark = records && ((alert: Alert, claim: Claim, channels: string[]) => records.delivered({ alert, channels, generation: claim.event.generation, flapRun: runs.get(alert.fingerprint), recordAbsentAt: absent.get(claim.event.key) }, claim.event.key));
+  // One whose record it found: its new occurrence is not tried in a transaction of new records (`recordFound`).
+  const found = new Set(toSend.flatMap((c) => (c.seen && deps.store.recordFound?.(c.seen) ? [c.claim.event.key] : [])));
+  const mark = records && ((alert: Alert, claim: Claim, channels: string[]) => records.delivered({ alert, channels, generation: claim.event.generation, flapRun: runs.get(alert.fingerprint), recordAbsentAt: absent.get(claim.event.key), recordFound: found.has(claim.event.key) }, claim.event.key));
   // Batched record writes: many in flight, and a storm's wait for all its digests, so that they go out in a few batches.
   const batched = records?.batches === true;
   const ledger = new DeliveryLedger(deps.store, log, mark, batched ? { concurrency: BATCHED_CONCURRENCY, ...(stormSized(toSend, message.truncatedAlerts) && { coalesceMs: Number.POSITIVE_INFINITY }) } : {});

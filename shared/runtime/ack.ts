@@ -75,7 +75,7 @@ export function escalationTargets(config: Config, sns?: SNSClient): Channel[] {
  * @param now clock, epoch milliseconds
  */
 export function createAckRuntime(config: Config, clients: AckClients, channels: Channel[], logger: Logger, now: () => number = Date.now): AckRuntime {
-  const store = new DynamoDbAlertRecordStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME, ttlSeconds: config.dedupeTtlSeconds, exclusive: clients.exclusiveTable === true });
+  const store = new DynamoDbAlertRecordStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME, ttlSeconds: config.dedupeTtlSeconds, exclusive: clients.exclusiveTable === true, warn: (message, fields) => logger.warn(message, fields) });
   const keys = config.ackSecret ? { current: config.ackSecret, previous: config.ackPreviousSecret } : undefined;
   const sets = new DynamoDbAlertSetStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME });
   const links = keys && config.publicUrl ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger) : undefined;

@@ -1,16 +1,19 @@
 /**
  * DynamoDB adapter of {@link AlertRecordStore}, in the dedupe table (item layout: `alert-record-items.ts`). Built on
- * single-item conditional writes only, like the dedupe ledger, so dynalite and DynamoDB behave alike;
- * items whose `expiresAt` has passed are treated as absent.
+ * conditional writes of single items, like the dedupe ledger; on a shared table a group's new records go in
+ * TransactWriteItems (`record-transactions.ts`; on dynalite through `dynalite-transactions.ts`), each action
+ * the same conditional write. Items whose `expiresAt` has passed are treated as absent.
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
+import pRetry from 'p-retry';
 import { BatchGetCommand, type BatchGetCommandOutput, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand, type UpdateCommandInput, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { RECORD_SPACE, recordJsons, eventFromItem, fromItem, historyKey, isoTime, normaliseTime, recordKey, recordText, toJson, type RecordItem } from './alert-record-items.js';
 import { withKeys } from './key-locks.js';
 import { unchangedSince, watchWrites } from './write-epoch.js';
 import { lockKey, MIN_BATCH } from './start-many.js';
+import { type TransactSupport, type TransactUpdate, transactUpdates } from './record-transactions.js';
 import type { Acknowledgement, AckOutcome, AlertRecordStore, AlertRecord, EscalationCancelReason, HistoryBatch, HistoryEvent, HistoryInput, NotifiedAlert } from './alert-record.js';
 
 /** BatchGetItem's per-call key limit. @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
@@ -21,6 +24,13 @@ const BATCH_GET_ROUNDS = 3;
 const BATCH_WRITE_MAX_ITEMS = 25;
 /** Rounds of `UnprocessedItems` retried when writing history. */
 const BATCH_WRITE_ROUNDS = 3;
+/**
+ * Retries of a single record write refused by a transaction in progress on its item, and the first
+ * backoff, ms (doubling, randomised): 25 + 50 + 100 + 200 ms outlasts a 100-write transaction.
+ * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling
+ */
+const CONFLICT_RETRIES = 4;
+const CONFLICT_BACKOFF_MS = 25;
 /** History batches written at once: a storm's 200 batches side by side, not one after the other. */
 const BATCH_WRITES_IN_FLIGHT = 8;
 
@@ -39,22 +49,28 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
   readonly #table: string;
   readonly #ttlSeconds: number;
   readonly #exclusive: boolean;
+  /** Whether the endpoint has TransactWriteItems (a plain dynalite has not: then single writes only). */
+  readonly #transactions: TransactSupport = { supported: true };
+  readonly #warn: (message: string, fields: Record<string, unknown>) => void;
 
   /**
    * @param client a configured DynamoDB client
    * @param options.ttlSeconds how long records and history are kept after their last write, seconds
    * @param options.exclusive this process is the table's only writer (the embedded store): record
    *   writes take in-process key locks, and {@link recordManyNotified} batches new occurrences
+   * @param options.warn told of a transaction of new records that failed for another reason than a
+   *   condition (throttling after the SDK's retries, the network): its records are then written one by one
    */
-  constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number; exclusive?: boolean }) {
+  constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number; exclusive?: boolean; warn?: (message: string, fields: Record<string, unknown>) => void }) {
     this.#client = client;
+    this.#warn = options.warn ?? (() => {});
     this.#doc = DynamoDBDocumentClient.from(client);
     this.#table = options.tableName;
     this.#ttlSeconds = options.ttlSeconds;
     this.#exclusive = options.exclusive ?? false;
     if (this.#exclusive) watchWrites(client);
-    // Batched record writes are safe only where this process is the table's only writer.
-    if (!this.#exclusive) this.recordManyNotified = undefined;
+    // Unconditional batched writes are safe only where this process is the table's only writer; elsewhere, transactions.
+    if (!this.#exclusive) this.recordManyNotified = (list, nowMs) => this.#recordNew(list, nowMs);
   }
 
   async get(fingerprint: string, nowMs: number): Promise<AlertRecord | undefined> {
@@ -132,6 +148,32 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
     })));
     return results;
   };
+
+  /**
+   * {@link recordManyNotified} on a shared table: the new occurrences' writes (a firing, generation 0: the
+   * `fresh` write {@link recordNotified} tries first) go in TransactWriteItems of up to 100
+   * (`record-transactions.ts`), each conditioned on its record being absent or expired — so that nothing it
+   * replaces needs moving (an expired record's last event is past its own expiry, read by nobody) and no
+   * `UPDATED_OLD` is needed, which transactions cannot return. A write whose record exists (a known
+   * alert's new occurrence, an HA peer's or an acknowledged record written since the group's read), any
+   * other write, one alert twice, one whose record the group read found (`recordFound`), or a lone new occurrence is left to `recordNotified` (`null`).
+   */
+  async #recordNew(list: NotifiedAlert[], nowMs: number): Promise<(RecordWrite | null)[]> {
+    const results: (RecordWrite | null)[] = list.map(() => null);
+    const perKey = new Map<string, number>();
+    for (const n of list) perKey.set(recordKey(n.alert.fingerprint), (perKey.get(recordKey(n.alert.fingerprint)) ?? 0) + 1);
+    const fresh = list.flatMap((n, i) => (n.alert.status === 'firing' && !n.generation && !n.recordFound && perKey.get(recordKey(n.alert.fingerprint)) === 1 ? [i] : []));
+    if (fresh.length < 2 || !this.#transactions.supported) return results;
+    const specs = fresh.map((i) => this.#notifiedSpecs(list[i]!, nowMs).fresh);
+    const updates = fresh.map((i, j) => this.#updateInput(list[i]!.alert.fingerprint, { ...specs[j]!, condition: NEW_RECORD }));
+    const applied = await transactUpdates(this.#doc, updates, this.#transactions, (err, writes) =>
+      this.#warn('record transaction failed', { writes, error: err.message, fallback: 'each record written alone' }),
+    );
+    applied.forEach((ok, j) => {
+      if (ok) results[fresh[j]!] = { record: fromItem(itemOf(recordKey(list[fresh[j]!]!.alert.fingerprint), specs[j]!, 1)), newOccurrence: true };
+    });
+    return results;
+  }
 
   /** The writes {@link recordNotified} tries, in order, and which of them starts a new occurrence. */
   #notifiedSpecs(n: NotifiedAlert, nowMs: number): { fresh: UpdateSpec; specs: UpdateSpec[] } {
@@ -397,23 +439,17 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
 
   /** One conditional `UpdateItem`, or `undefined` when the condition failed. */
   async #send(fingerprint: string, u: UpdateSpec, returnValues: 'ALL_NEW' | 'UPDATED_OLD'): Promise<UpdateCommandOutput | undefined> {
-    const sets = [...Object.keys(u.set ?? {}).map((n) => `${n} = :v${n.slice(1)}`), ...(u.setExpr ?? [])];
-    const removes = [...(u.remove ?? []), ...(u.removeExpr ?? [])];
-    const adds = Object.keys(u.add ?? {}).map((n) => `${n} :v${n.slice(1)}`);
-    const expression = [sets.length && `SET ${sets.join(', ')}`, removes.length && `REMOVE ${removes.join(', ')}`, adds.length && `ADD ${adds.join(', ')}`].filter(Boolean).join(' ');
-    const values: Record<string, unknown> = { ...u.values };
-    for (const [n, v] of Object.entries({ ...u.set, ...u.add })) values[`:v${n.slice(1)}`] = v;
-    const text = `${expression} ${u.condition}`;
-    const input: UpdateCommandInput = {
-      TableName: this.#table,
-      Key: { pk: recordKey(fingerprint) },
-      UpdateExpression: expression,
-      ConditionExpression: u.condition,
-      ExpressionAttributeNames: Object.fromEntries(Object.entries(NAMES).filter(([k]) => new RegExp(`${k}\\b`).test(text))),
-      ReturnValues: returnValues,
-      ...(Object.keys(values).length && { ExpressionAttributeValues: values }),
-    };
-    const send = () => this.#doc.send(new UpdateCommand(input));
+    const input = { ...this.#updateInput(fingerprint, u), ReturnValues: returnValues };
+    // A record a group's TransactWriteItems is creating refuses other writes until it commits
+    // (`TransactionConflictException`, which the SDK does not retry): an acknowledgement clicked
+    // meanwhile waits for the commit (milliseconds) instead of failing.
+    const send = () =>
+      pRetry(() => this.#doc.send(new UpdateCommand(input)), {
+        retries: CONFLICT_RETRIES,
+        minTimeout: CONFLICT_BACKOFF_MS,
+        randomize: true,
+        shouldRetry: ({ error }) => error.name === 'TransactionConflictException',
+      });
     try {
       return this.#exclusive ? await withKeys([lockKey(this.#table, recordKey(fingerprint))], send) : await send();
     } catch (err) {
@@ -421,9 +457,36 @@ export class DynamoDbAlertRecordStore implements AlertRecordStore {
       throw err;
     }
   }
+
+  /** The `UpdateItem` input of `u` on the record of `fingerprint` (placeholders for every name and value). */
+  #updateInput(fingerprint: string, u: UpdateSpec): UpdateCommandInput & TransactUpdate {
+    const sets = [...Object.keys(u.set ?? {}).map((n) => `${n} = :v${n.slice(1)}`), ...(u.setExpr ?? [])];
+    const removes = [...(u.remove ?? []), ...(u.removeExpr ?? [])];
+    const adds = Object.keys(u.add ?? {}).map((n) => `${n} :v${n.slice(1)}`);
+    const expression = [sets.length && `SET ${sets.join(', ')}`, removes.length && `REMOVE ${removes.join(', ')}`, adds.length && `ADD ${adds.join(', ')}`].filter(Boolean).join(' ');
+    const values: Record<string, unknown> = { ...u.values };
+    for (const [n, v] of Object.entries({ ...u.set, ...u.add })) values[`:v${n.slice(1)}`] = v;
+    // Only the values the expressions name: DynamoDB refuses unused ones.
+    const text = `${expression} ${u.condition}`;
+    const used = Object.fromEntries(Object.entries(values).filter(([k]) => new RegExp(`${k}\\b`).test(text)));
+    return {
+      TableName: this.#table,
+      Key: { pk: recordKey(fingerprint) },
+      UpdateExpression: expression,
+      ConditionExpression: u.condition,
+      ExpressionAttributeNames: Object.fromEntries(Object.entries(NAMES).filter(([k]) => new RegExp(`${k}\\b`).test(text))),
+      ...(Object.keys(used).length && { ExpressionAttributeValues: used }),
+    };
+  }
 }
 
 type HistoryRow = { pk: string; eventJson: string; expiresAt: number };
+
+/**
+ * A new occurrence's write in a transaction: its record absent, or expired (DynamoDB deletes expired items
+ * late). Not a live record of an earlier occurrence, whose `notified` event would have to move to history.
+ */
+const NEW_RECORD = 'attribute_not_exists(pk) OR #exp <= :nowSec';
 type RecordWrite = { record: AlertRecord; newOccurrence: boolean };
 
 /** The `notified` (or `not delivered`) history event of a record write. */

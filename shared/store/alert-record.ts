@@ -116,11 +116,17 @@ export interface NotifiedAlert {
    * while no record was written since.
    */
   recordAbsentAt?: number;
+  /**
+   * The group's read found a record of the alert (`DedupeStore.recordFound`): a new occurrence's write then
+   * replaces an earlier one, which a transaction of new records cannot do (it would be cancelled).
+   */
+  recordFound?: true;
 }
 
 /**
  * Port for alert state. One adapter: DynamoDB (`alert-record-dynamodb.ts`), in the dedupe table. Not an "ack" store: it holds every alert's state, history, acknowledgement and escalation.
- * Times are epoch milliseconds; every write is a single-item conditional write.
+ * Times are epoch milliseconds; every write is a conditional write of one item (a group's new records may go
+ * several to a transaction, each with its own condition).
  */
 export interface AlertRecordStore {
   /** The alert's record; `undefined` when never notified or expired. */
@@ -136,7 +142,8 @@ export interface AlertRecordStore {
   recordNotified(notified: NotifiedAlert, nowMs: number, batch?: HistoryBatch): Promise<{ record: AlertRecord; newOccurrence: boolean } | undefined>;
   /**
    * Records many delivered notifications in a few batched requests, each as {@link recordNotified}
-   * would, where the store can do that safely (a table this process alone writes). Optional.
+   * would, where the store can do that safely (a table this process alone writes: batched puts; a shared
+   * table: the new occurrences' conditional writes in transactions). Optional.
    * @returns per entry, in order: what `recordNotified` returns, or `null` when the entry is left to `recordNotified`
    * @throws the store's error (entries of earlier batches may already be written)
    */

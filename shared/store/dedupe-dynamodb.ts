@@ -246,6 +246,12 @@ export class DynamoDbDedupeStore implements DedupeStore {
     return recordMark !== undefined && !recordUnread && items.length === 2 && items[1] === undefined ? recordMark : undefined;
   }
 
+  /** See {@link DedupeStore.recordFound}. */
+  recordFound(seen: Seen): boolean {
+    const { items, recordUnread } = seen as ReadItems;
+    return items.length === 2 && !recordUnread && items[1] !== undefined;
+  }
+
   /** Creates the head in the post's state, generation 0, unless a live one exists. */
   async #start(alert: AlertEvent, channels: string[], nowMs: number): Promise<Claim | undefined> {
     const item = this.#headItem(alert, channels, nowMs);

@@ -146,6 +146,8 @@ export interface DedupeStore {
    * @returns `undefined` when the record was read and found, not read, or the table is shared
    */
   recordAbsent?(seen: Seen): number | undefined;
+  /** Whether {@link DedupeStore.readMany} read the alert's record and found one (live or expired). Optional; no request. */
+  recordFound?(seen: Seen): boolean;
 }
 
 /** What {@link DedupeStore.readMany} saw of one alert; only the store that read it knows its shape. */

@@ -9,6 +9,7 @@
 import { ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
+import { withTransactions } from './dynalite-transactions.js';
 import { inProcessHandler } from './in-process-handler.js';
 import { ensureTable, PARTITION_KEY, TTL_ATTRIBUTE } from './table.js';
 
@@ -30,6 +31,8 @@ const SWEEP_EVERY_MS = 10 * 60_000;
 export async function startLocalDynamoDb(tableName: string): Promise<LocalDynamoDb> {
   unpooledBuffers();
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // DynamoDB's TransactWriteItems, which dynalite lacks: the record writes of a shared table use it.
+  withTransactions(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);

@@ -7,9 +7,10 @@
  * request) creates those. That is what the conditional `PutItem` of `DedupeStore.claim` does per
  * alert (`attribute_not_exists(pk) OR expiresAt <= :nowSec`): of concurrent claimers one wins.
  *
- * DynamoDB itself could do the same with `TransactWriteItems` (conditions per item, 100 per request);
- * dynalite has no transactions, so this repository cannot test that path, and a shared table keeps
- * one conditional `PutItem` per new alert.
+ * A shared table keeps one conditional `PutItem` per new alert: `TransactWriteItems` could batch them
+ * (100 per request), but HA peers race on exactly these claims, and a transaction is all or nothing — one
+ * claim a peer won would cancel the group's others, each then sent again alone (the record writes after
+ * delivery, which peers rarely race on, do go in transactions: `record-transactions.ts`).
  * @see https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
  */
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

@@ -30,6 +30,7 @@ const SDK_COMMANDS: Record<string, string[]> = {
   GetCommand: ['dynamodb:GetItem'], // lib-dynamodb: shared/store/dedupe-dynamodb.ts, shared/store/alert-record-dynamodb.ts
   PutCommand: ['dynamodb:PutItem'],
   UpdateCommand: ['dynamodb:UpdateItem'],
+  TransactWriteCommand: ['dynamodb:UpdateItem'], // shared/store/record-transactions.ts: its Update actions are governed by UpdateItem (developerguide/transaction-apis-iam.html)
   BatchGetCommand: ['dynamodb:BatchGetItem'],
   BatchWriteCommand: ['dynamodb:BatchWriteItem'],
   CreateTableCommand: [], // shared/store/table.ts: only npm start's local table; the stack creates the real one

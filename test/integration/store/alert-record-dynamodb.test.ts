@@ -2,6 +2,7 @@
  * The alert-state store on dynalite through the real AWS SDK: occurrences, once-only acknowledgement,
  * silence ids, the escalation state machine and the history the audit route reads.
  */
+import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dynamodb.js';
 import type { NotifiedAlert } from '../../../shared/store/alert-record.js';
@@ -46,6 +47,35 @@ describe('DynamoDbAlertRecordStore', () => {
     const record = await store.get('936e109b8c52c001', T0);
     expect(record?.enrichment?.status === 'enriched' && record.enrichment.signals[0]!.value).toBeNaN();
     expect(record?.alert.labels.alertname).toBe('VLLMKVCacheNearlyFull');
+  });
+
+  it('tries a record write again while a transaction holds its item (TransactionConflictException), not other errors', async () => {
+    await store.recordNotified(notified(), T0);
+    // DynamoDB refuses a single write to an item a TransactWriteItems is writing; the SDK does not retry it.
+    let refusals = 0;
+    const name = 'testTransactionConflict';
+    db.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'UpdateItemCommand' && refusals > 0) {
+          refusals--;
+          throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: { httpStatusCode: 400 } });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      refusals = 2;
+      expect((await store.acknowledge('936e109b8c52c001', ack('alice'), T0, T0 + 1)).outcome).toBe('acknowledged');
+      expect(refusals).toBe(0);
+      // A transaction that outlasts every retry: the conflict reaches the caller, as any store error does.
+      refusals = 100;
+      await expect(store.setSilence('936e109b8c52c001', STARTS, 'silence-1', T0 + 2)).rejects.toThrow(TransactionConflictException);
+      expect(refusals).toBe(100 - 5);
+    } finally {
+      db.client.middlewareStack.remove(name);
+    }
+    expect((await store.get('936e109b8c52c001', T0 + 3))?.acknowledgement?.by).toBe('alice');
   });
 
   it('acknowledges once: the second caller gets the first acknowledgement', async () => {

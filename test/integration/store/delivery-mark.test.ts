@@ -200,8 +200,9 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
     expect(await requests(() => processGroup(one, deps))).toEqual({ BatchGetItem: 1, PutItem: 1, UpdateItem: 1 });
     expect(await requests(() => processGroup(one, deps))).toEqual({ BatchGetItem: 1 });
     const forty = group(Array.from({ length: 40 }, () => alertOf()));
-    // 80 keys (head and record; no legacy resolve item): one BatchGetItem; 40 claims; 40 record writes, each with its history event.
-    expect(await requests(() => processGroup(forty, deps))).toEqual({ BatchGetItem: 1, PutItem: 40, UpdateItem: 40 });
+    // 80 keys (head and record; no legacy resolve item): one BatchGetItem; 40 claims; the 40 record writes, each with its
+    // history event, in one TransactWriteItems (40 UpdateItem before, `record-transactions.ts`).
+    expect(await requests(() => processGroup(forty, deps))).toEqual({ BatchGetItem: 1, PutItem: 40, TransactWriteItems: 1 });
     expect(await requests(() => processGroup(forty, deps))).toEqual({ BatchGetItem: 1 });
   });
 
@@ -212,7 +213,7 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
     const sixty = group(Array.from({ length: 60 }, () => alertOf()));
     // 60 claims and one alert set (three before: one per channel's digest); 60 heads read, not the records of
     // more new alerts than flapping is counted for (one BatchGetItem, two before: 120 keys).
-    expect(await requests(() => processGroup(sixty, deps))).toEqual({ BatchGetItem: 1, PutItem: 61, UpdateItem: 60 });
+    expect(await requests(() => processGroup(sixty, deps))).toEqual({ BatchGetItem: 1, PutItem: 61, TransactWriteItems: 1 });
     // The repeat: the heads, then the records of the live ones (their delivery mark).
     expect(await requests(() => processGroup(sixty, deps))).toEqual({ BatchGetItem: 2 });
     const sets = deps.channels.map((c) => verifyAckToken((c as Accepting).received[0]!.acknowledgeUrl!.split('/').pop()!, keys, T0 + 1000));
