@@ -223,6 +223,9 @@ async function coldInit(
     'receiver (as deployed: AWS SDK bundled)': await bundle('receiver', 'functions/lambda.ts', 'bundled'),
     'receiver, AWS SDK from the runtime': await bundle('receiver-runtime-sdk', 'functions/lambda.ts', 'external'),
     'hello-world Hono': await helloBundle(),
+    // Bounds, not goal rows: what the AWS SDK alone costs a cold start, against the same requests without it.
+    [BOUND_SDK]: await bundle('bound-sdk', 'bench/cold-bound-sdk.ts'),
+    [BOUND_RAW]: await bundle('bound-raw', 'bench/cold-bound-raw.ts'),
   };
   // Lambda's own Node major too, when .ci/run has cached its binary (the suite's second run uses it).
   const nodes: [string, string][] = [[`node ${process.versions.node}`, process.execPath]];
@@ -269,8 +272,23 @@ async function coldInit(
     bytes: builds[deployed].bytes,
     withoutSdk: builds['receiver, AWS SDK from the runtime'].bytes,
     byPackage: bytesByPackage(builds[deployed]),
-    found: `${sdkDecision(nodes.map(([label]) => [label, p50(deployed, label, 'firstWall'), p50('receiver, AWS SDK from the runtime', label, 'firstWall')]))}${found}`,
+    found: `${sdkDecision(nodes.map(([label]) => [label, p50(deployed, label, 'firstWall'), p50('receiver, AWS SDK from the runtime', label, 'firstWall')]))}${sdkBound(nodes.map(([label]) => ({ node: label, receiver: p50(deployed, label, 'firstWall'), hello: p50(hello, label, 'firstWall'), sdk: p50(BOUND_SDK, label, 'firstWall'), raw: p50(BOUND_RAW, label, 'firstWall') })))}${found}`,
   };
+}
+
+const BOUND_SDK = 'bound: the AWS SDK alone (its calls of a first webhook)';
+const BOUND_RAW = 'bound: the same requests, no AWS client';
+
+/**
+ * What the AWS SDK costs the cold-start row, per Node: the SDK-alone bound minus the same requests without
+ * it, and the receiver's ratio if that cost were gone entirely (the floor of any lighter AWS client).
+ */
+function sdkBound(runs: { node: string; receiver: number; hello: number; sdk: number; raw: number }[]): string {
+  const each = runs.map(
+    ({ node, receiver, hello, sdk, raw }) => `${node}: the SDK ${round(sdk - raw)} ms of init + first webhook, the receiver without it ${round((receiver - (sdk - raw)) / hello)}× the hello-world's`,
+  );
+  // Optimistic: the SDK alone also loads node:https and tls, which the receiver's channels load anyway.
+  return `\nThe AWS SDK's share (bound rows above: ${BOUND_SDK} minus ${BOUND_RAW}, medians): ${each.join('; ')} (optimistic: the bound counts node:https and tls, which the channels load anyway, as the SDK's).\n`;
 }
 
 /** Issue #10 asks to decide whether to bundle the AWS SDK: this run's numbers, per Node. */

@@ -15,7 +15,7 @@ import { isSnsEvent } from '../shared/amp/is-sns-event.js';
 import { createApp } from '../shared/http/app.js';
 import { loadConfigWhenReady } from '../shared/runtime/config.js';
 import { isHeartbeatCheck, type HEARTBEAT_CHECK_EVENT } from '../shared/heartbeat/event.js';
-import { createLogger, withLogFields } from '../shared/core/logger.js';
+import { createLogger, withSequentialLogFields } from '../shared/core/logger.js';
 import { emfMetrics } from '../shared/metrics/emf.js';
 import { createDeps, createHeartbeatCheck } from '../shared/runtime/deps.js';
 import { channelsReady } from '../shared/channels/deferred.js';
@@ -41,7 +41,8 @@ const http = handle(createApp(config, deps));
 const checkHeartbeats = createHeartbeatCheck(config, deps, clients);
 
 export async function handler(event: Parameters<typeof http>[0] | SNSEvent | typeof HEARTBEAT_CHECK_EVENT, context?: Parameters<typeof http>[1]) {
-  return withLogFields({ awsRequestId: context?.awsRequestId }, async () => {
+  // One invocation at a time per execution environment: no AsyncLocalStorage (shared/core/logger.ts says why).
+  return withSequentialLogFields({ awsRequestId: context?.awsRequestId }, async () => {
     if (isHeartbeatCheck(event)) return { heartbeats: (await checkHeartbeats?.()) ?? 'off' };
     // Loaded on the first SNS event: a Function URL-only deployment never needs it at cold init.
     if (isSnsEvent(event)) return { amp: await (await import('../shared/amp/receive.js')).receiveSnsEvent(event, deps) };

@@ -20,10 +20,17 @@ export const NOTIFICATIONS_FAILED = `${METRIC_PREFIX}notifications_failed`;
 
 /** @param namespace CloudWatch namespace (default {@link CLOUDWATCH_NAMESPACE}) */
 export function emfMetrics(namespace = CLOUDWATCH_NAMESPACE): Metrics {
+  // One Powertools instance for every line, made on the first: its constructor (the environment read,
+  // a Console of its own) cost ~1 ms per line on a cold start's first webhook when each line made one
+  // (issue #10). `publishStoredMetrics` clears the line's metric, dimensions and metadata, also when it
+  // throws; a line refused before it is dropped with its instance.
+  let line: Powertools | undefined;
   const emit = (name: string, unit: Unit, value: number, labels: Record<string, string>) => {
     try {
-      const line = new Powertools({ namespace });
-      line.clearDefaultDimensions();
+      if (!line) {
+        line = new Powertools({ namespace });
+        line.clearDefaultDimensions();
+      }
       // Powertools drops empty dimension values; a label that is empty stays only in the log line.
       const dimensions = Object.fromEntries(Object.entries(labels).filter(([, v]) => v !== ''));
       if (Object.keys(dimensions).length) line.addDimensions(dimensions);
@@ -32,6 +39,7 @@ export function emfMetrics(namespace = CLOUDWATCH_NAMESPACE): Metrics {
       line.publishStoredMetrics();
     } catch {
       // A metric must never fail a delivery (Powertools throws on invalid names or too many dimensions).
+      line = undefined;
     }
   };
   return {

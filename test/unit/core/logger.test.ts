@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchedWriter, createLogger, withLogFields } from '../../../shared/core/logger.js';
+import { batchedWriter, createLogger, withLogFields, withSequentialLogFields } from '../../../shared/core/logger.js';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -38,6 +38,52 @@ describe('withLogFields (the Lambda request id on every line)', () => {
   it('returns what the function returns', async () => {
     expect(withLogFields({ awsRequestId: 'x' }, () => 42)).toBe(42);
     await expect(withLogFields({ awsRequestId: 'x' }, async () => 'done')).resolves.toBe('done');
+  });
+});
+
+describe('withSequentialLogFields (one Lambda invocation at a time, no AsyncLocalStorage)', () => {
+  const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const fieldsOf = (lines: Record<string, unknown>[]) => lines.map(({ time: _t, level: _l, ...rest }) => rest);
+
+  it('adds the fields to every line written until the promise settles, and none after', async () => {
+    const { lines, logger } = capture();
+    const child = logger.child({ groupKey: 'g' });
+    await withSequentialLogFields({ awsRequestId: 'req-1' }, async () => {
+      logger.info('group received');
+      await tick(1);
+      child.warn('channel failed', { channel: 'slack' });
+    });
+    logger.info('after');
+    await expect(withSequentialLogFields({ awsRequestId: 'req-2' }, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    logger.info('after a failed one');
+    expect(fieldsOf(lines)).toEqual([
+      { event: 'group received', awsRequestId: 'req-1' },
+      { event: 'channel failed', awsRequestId: 'req-1', groupKey: 'g', channel: 'slack' },
+      { event: 'after' },
+      { event: 'after a failed one' },
+    ]);
+  });
+
+  it('keeps a call made while another is pending apart from it, both ways', async () => {
+    const { lines, logger } = capture();
+    const run = (id: string, before: number, after: number) =>
+      withSequentialLogFields({ awsRequestId: id, [`only-${id}`]: true }, async () => {
+        await tick(before);
+        logger.info('line', { from: id });
+        await tick(after);
+        logger.info('line', { from: id });
+      });
+    // a starts first and ends first; b overlaps it, then outlives it.
+    await Promise.all([run('a', 2, 2), run('b', 0, 15)]);
+    for (const line of lines) expect(line).toMatchObject({ awsRequestId: line.from, [`only-${line.from}`]: true });
+    expect(lines.filter((l) => 'only-a' in l && 'only-b' in l)).toEqual([]);
+    expect(lines).toHaveLength(4);
+  });
+
+  it('is the scope withLogFields nests in', async () => {
+    const { lines, logger } = capture();
+    expect(await withSequentialLogFields({ awsRequestId: 'x' }, async () => withLogFields({ phase: 'deliver' }, () => (logger.info('nested'), 42)))).toBe(42);
+    expect(fieldsOf(lines)).toEqual([{ event: 'nested', awsRequestId: 'x', phase: 'deliver' }]);
   });
 });
 
