@@ -29,7 +29,7 @@ import type { Logger } from '../core/logger.js';
 import { noMetrics } from '../metrics/catalogue.js';
 import { processGroup, type PipelineDeps } from '../pipeline/index.js';
 import { mountLazy } from './lazy-routes.js';
-import { redactedJson, redactResponses } from './redact-responses.js';
+import { redactResponses } from './redact-responses.js';
 import type { Secret } from '../core/secret.js';
 
 /**
@@ -118,7 +118,7 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     // 502: a channel failed after its retries; 503: alerts in flight in another delivery. Both make
     // Alertmanager retry (it drops 4xx), and the retry sends only what is still missing.
     const failedChannel = Object.values(result.channels).some((o) => o.status === 'failed');
-    return redactedJson(c, result, result.ok ? 200 : failedChannel ? 502 : 503);
+    return c.json(result, result.ok ? 200 : failedChannel ? 502 : 503);
   });
   app.route(WEBHOOK_PATH, webhook);
   // The routes people click (the page, the charts, Slack's buttons) load on their first request: a

@@ -4,8 +4,7 @@
  * path, an HTTP library naming the URL it could not reach). One middleware for all routes, so a
  * new route or error text cannot forget it.
  */
-import type { Context, MiddlewareHandler } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { MiddlewareHandler } from 'hono';
 import { redactSecrets } from '../core/secret.js';
 
 /** Bodies of these types are text we wrote (JSON, HTML, plain text) and are scrubbed. */
@@ -14,26 +13,10 @@ const TEXT_TYPES = /^(text\/|application\/json)/i;
 /** Statuses whose responses carry no body (nothing to scrub, and a new body would be refused). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-/** Answers whose text was scrubbed as it was made ({@link redactedJson}): the middleware leaves them as they are. */
-const scrubbed = new WeakSet<Response>();
-
-/**
- * `c.json(value, status)`, scrubbed as it is made: the same text the middleware would leave, without
- * reading the body back. Reading it back builds the whole web `Response` and streams its body
- * (@hono/node-server otherwise writes the string as it is): ~0.3 ms of CPU per webhook answer on
- * `npm start`, ~4 % of a duplicate post's (issue #10). Any other answer is still scrubbed by the middleware.
- */
-export function redactedJson(c: Context, value: unknown, status: ContentfulStatusCode): Response {
-  const res = c.body(redactSecrets(JSON.stringify(value)), status, { 'content-type': 'application/json' });
-  scrubbed.add(res);
-  return res;
-}
-
 /** Middleware replacing every registered secret form in a text response with `<redacted>` ({@link redactSecrets}). */
 export function redactResponses(): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    if (scrubbed.has(c.res)) return;
     const { status, statusText } = c.res;
     if (NULL_BODY_STATUSES.has(status) || !TEXT_TYPES.test(c.res.headers.get('content-type') ?? '')) return;
     // Read, not cloned: a clone tees the body stream and makes @hono/node-server send the response
