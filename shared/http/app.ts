@@ -13,10 +13,10 @@
  *   `SLACK_SIGNING_SECRET`, `PUBLIC_URL` and `ACK_SECRET` are set).
  */
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requireBearer, type TokenSource } from './bearer.js';
 import { webhookSchema, type WebhookMessage } from '../alertmanager/schema.js';
+import { bodyLimitByLength } from './body-limit.js';
 import { auditRoutes } from '../ack/audit.js';
 import { ACK_PATH } from '../ack/links.js';
 import type { AckRouteDeps } from '../ack/routes.js';
@@ -97,7 +97,7 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   });
   webhook.use(auth);
   webhook.use(
-    bodyLimit({
+    bodyLimitByLength({
       maxSize: MAX_BODY_BYTES,
       onError: (c) => {
         rejected(c, 413, `body exceeds ${MAX_BODY_BYTES} bytes`);

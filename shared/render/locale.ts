@@ -16,8 +16,11 @@ export const LOCALES = ['en', 'zh-CN'] as const satisfies readonly Locale[];
 
 // Built on first use: the first Intl object of a process loads ICU data (Lambda cold init; see shared/core/lazy.ts).
 const grouped = lazy(() => new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }));
-/** `1497` → `1,497`. */
-export const count = (n: number): string => grouped().format(n);
+/**
+ * `1497` → `1,497`. An integer 0–999 reads the same without grouping, so it skips Intl: `format` costs
+ * ~0.4 µs a call, `String` ~30× less, and renderers ask for counts per alert they try to fit (issue #10).
+ */
+export const count = (n: number): string => (Number.isInteger(n) && n >= 0 && n < 1000 && !Object.is(n, -0) ? String(n) : grouped().format(n));
 
 export interface Messages {
   firing: string;

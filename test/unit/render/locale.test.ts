@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createConsoleChannel } from '../../../shared/channels/console.js';
 import { moreAlertsText } from '../../../shared/render/content.js';
-import { linkLabel } from '../../../shared/render/locale.js';
+import { count, linkLabel } from '../../../shared/render/locale.js';
 import { renderSlack, type SlackBlock } from '../../../shared/channels/slack/index.js';
 import { renderText } from '../../../shared/render/text.js';
 import { fixtureNotification } from '../../helpers/notifications.js';
@@ -103,5 +103,14 @@ describe('flapping marks', () => {
 
   it('speaks Chinese too', () => {
     expect(renderText(flapping(), Infinity, { locale: 'zh-CN' })).toContain('抖动：自 2026-11-29 12:05:00 UTC 起已触发 3 次');
+  });
+});
+
+describe('count', () => {
+  it('writes every number as en-US grouping with no fraction digits does (the fast path for 0–999 included)', () => {
+    const intl = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+    const numbers = [0, -0, 1, 7, 999, 1000, 1497, 12_345_678, -1, -999, -1000, 0.4, 0.5, 1.5, 2.5, 998.5, 999.4, 999.5, -0.4, -2.5, 1e21, Number.NaN, Infinity, -Infinity];
+    for (let n = 0; n <= 2000; n++) numbers.push(n, n + 0.49, n / 7);
+    for (const n of numbers) expect(count(n), String(n)).toBe(intl.format(n));
   });
 });

@@ -74,6 +74,26 @@ describe('renderFeishu', () => {
       elements: [{ tag: 'plain_text', content: `+${60 - shown} more alerts · +3 not included by Alertmanager` }],
     });
   });
+
+  it('shows as many alerts as fit, by bytes: the next one would pass the limit (ASCII and CJK text)', () => {
+    const bytes = (m: unknown) => Buffer.byteLength(JSON.stringify(m));
+    const reserve = 128; // the signature's room
+    // The first alert grows a byte (or a 3-byte character) at a time, so the limit falls at every offset within an alert.
+    const pads = [...Array.from({ length: 700 }, (_, i) => 'x'.repeat(i)), ...Array.from({ length: 240 }, (_, i) => '告'.repeat(i))];
+    for (const pad of pads) {
+      const n = manyAlertsNotification(60, 3);
+      n.alerts[0]!.annotations.description = pad;
+      const message = renderFeishu(n, { locale: 'en', digestAbove: 1000 });
+      const shown = divs(message.card.elements).length;
+      expect(bytes(message) + reserve).toBeLessThanOrEqual(FEISHU_MAX_BODY_BYTES);
+      // The next alert's elements as the card would show them (after a rule), and the note then one fewer.
+      const pair = renderFeishu({ ...n, alerts: [n.alerts[0]!, n.alerts[shown]!] }, { locale: 'en', digestAbove: 1000 }).card.elements;
+      const next = pair.slice(pair.findIndex((e) => e.tag === 'hr')).filter((e) => e.tag !== 'note');
+      const note = { tag: 'note', elements: [{ tag: 'plain_text', content: `+${59 - shown} more alerts · +3 not included by Alertmanager` }] };
+      const fuller = { ...message, card: { ...message.card, elements: [...message.card.elements.slice(0, -1), ...next, note] } };
+      expect(bytes(fuller) + reserve, `pad ${pad.length} chars, ${shown} shown`).toBeGreaterThan(FEISHU_MAX_BODY_BYTES);
+    }
+  });
 });
 
 describe('renderFeishu in Chinese (the default)', () => {
