@@ -17,6 +17,8 @@ export interface HeartbeatReceiver {
    * @throws the store's error (the webhook then answers 5xx and Alertmanager retries)
    */
   seen(externalURL: string, fingerprints: string[]): Promise<void>;
+  /** Told of resolved heartbeat alerts (`fingerprints`) from `externalURL`: their rule stopped firing. Not recorded. */
+  stopped(externalURL: string, fingerprints: string[]): void;
 }
 
 /**
@@ -31,17 +33,17 @@ export function heartbeatSource(externalURL: string): string {
 }
 
 /**
- * @returns `beats`: the fingerprints of the firing heartbeat alerts in the message (a resolved one
- *   means the rule stopped: not a sign of life); `rest`: the message without heartbeat alerts,
+ * @returns `beats`: the fingerprints of the firing heartbeat alerts in the message; `stopped`: of the
+ *   resolved ones (the rule stopped: not a sign of life); `rest`: the message without heartbeat alerts,
  *   `undefined` when none is left
  */
-export function splitHeartbeats(message: WebhookMessage, alertname: string): { beats: string[]; rest?: WebhookMessage } {
+export function splitHeartbeats(message: WebhookMessage, alertname: string): { beats: string[]; stopped: string[]; rest?: WebhookMessage } {
   const isHeartbeat = (a: WebhookMessage['alerts'][number]) => a.labels.alertname === alertname;
   const heartbeats = message.alerts.filter(isHeartbeat);
-  if (heartbeats.length === 0) return { beats: [], rest: message };
+  if (heartbeats.length === 0) return { beats: [], stopped: [], rest: message };
   const others = message.alerts.filter((a) => !isHeartbeat(a));
-  const beats = [...new Set(heartbeats.filter((a) => a.status === 'firing').map((a) => a.fingerprint))];
-  return { beats, rest: others.length ? { ...message, alerts: others } : undefined };
+  const of = (status: string) => [...new Set(heartbeats.filter((a) => a.status === status).map((a) => a.fingerprint))];
+  return { beats: of('firing'), stopped: of('resolved'), rest: others.length ? { ...message, alerts: others } : undefined };
 }
 
 /**
@@ -53,7 +55,8 @@ export function splitHeartbeats(message: WebhookMessage, alertname: string): { b
  */
 export async function takeHeartbeats(message: WebhookMessage, heartbeat: HeartbeatReceiver | undefined, alertmanager = message.externalURL): Promise<WebhookMessage | undefined> {
   if (!heartbeat) return message;
-  const { beats, rest } = splitHeartbeats(message, heartbeat.alertname);
+  const { beats, stopped, rest } = splitHeartbeats(message, heartbeat.alertname);
+  if (stopped.length) heartbeat.stopped(alertmanager, stopped);
   if (beats.length) await heartbeat.seen(alertmanager, beats);
   return rest;
 }
@@ -75,6 +78,14 @@ export function heartbeatReceiver(alertname: string, store: Pick<HeartbeatStore,
       await store.seen(alertmanager, fingerprints, at);
       metrics.set('heartbeat_last_seen_timestamp_seconds', { alertmanager }, at / 1000);
       logger.info('heartbeat received', { alertname, alertmanager, fingerprints });
+    },
+    stopped: (externalURL, fingerprints) => {
+      logger.warn('heartbeat resolved', {
+        alertname,
+        alertmanager: heartbeatSource(externalURL),
+        fingerprints,
+        detail: `the ${alertname} rule stopped firing (Prometheus or its rule evaluation may be down): not a sign of life; the dead-man's switch raises AlertingPipelineHeartbeatMissing once none arrives for HEARTBEAT_TIMEOUT_SECONDS`,
+      });
     },
   };
 }

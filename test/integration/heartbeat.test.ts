@@ -99,10 +99,12 @@ describe('heartbeat alerts', () => {
     expect((await store.snapshot(clock)).watchdogs).toHaveLength(1);
   });
 
-  it('count only when firing: a resolved Watchdog means its rule stopped', async () => {
+  it('count only when firing: a resolved Watchdog means its rule stopped, which is logged as a warning', async () => {
     await post(app(), watchdog(AM, 'resolved'));
     expect(await store.snapshot(clock)).toMatchObject({ peers: [], watchdogs: [] });
     expect(sent).toEqual([]);
+    // Often the first sign that Prometheus (or its rule evaluation) stopped: not silence in the log.
+    expect(logs).toEqual([expect.objectContaining({ level: 'warn', event: 'heartbeat resolved', alertname: 'Watchdog', alertmanager: AM, fingerprints: [WATCHDOG_FP] })]);
   });
 
   it('go to the channels like any alert when heartbeats are off (HEARTBEAT_ALERTNAME="")', async () => {

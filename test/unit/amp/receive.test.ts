@@ -31,7 +31,7 @@ function deps(seen: string[]): AmpDeps {
     delivery: { timeoutMs: 1000, retries: 0 },
     logger: silentLogger,
     now: () => Date.parse('2026-11-29T12:43:06Z'),
-    heartbeat: { alertname: 'Watchdog', seen: async (am) => void seen.push(am) },
+    heartbeat: { alertname: 'Watchdog', seen: async (am) => void seen.push(am), stopped: () => {} },
   };
 }
 
