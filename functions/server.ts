@@ -56,8 +56,8 @@ const server = serveApp(app, { port: config.port, hostname: host }, (info) => {
     metrics: `${url}/metrics`,
     channels: deps.channels.map((c) => c.name),
     prometheus: config.prometheusUrl ?? 'not set (messages go out not enriched)',
-    acknowledge: deps.ackPage ? `${config.publicUrl}/v1/ack/<token>` : 'off (set PUBLIC_URL and ACK_SECRET)',
-    slackInteractions: deps.slackInteractions ? `${config.publicUrl}/v1/slack/interactions` : 'off (set SLACK_SIGNING_SECRET, PUBLIC_URL and ACK_SECRET)',
+    acknowledge: deps.ackPage ? `${config.publicUrl}/v1/ack/<token>` : off([!config.publicUrl && 'PUBLIC_URL', !config.ackSecret && 'ACK_SECRET']),
+    slackInteractions: deps.slackInteractions ? `${config.publicUrl}/v1/slack/interactions` : off([!config.slackApp?.signingSecret && 'SLACK_SIGNING_SECRET', !config.publicUrl && 'PUBLIC_URL', !config.ackSecret && 'ACK_SECRET']),
     escalation: config.escalation ? `after ${config.escalation.delaySeconds} s (${config.escalation.scheduler ? 'EventBridge Scheduler' : 'in-process timer'})` : 'off (set ESCALATION_SLACK_WEBHOOK_URL or ESCALATION_SNS_TOPIC_ARN)',
     dynamodb: table.description,
     heartbeat: config.heartbeat ? `${config.heartbeat.alertname}, missing after ${config.heartbeat.timeoutSeconds} s` : 'off (HEARTBEAT_ALERTNAME="")',
@@ -79,6 +79,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.exit(0);
     });
   });
+}
+
+/** A feature's start-up state when off: the settings still missing, e.g. `off (set ACK_SECRET)`. */
+function off(missing: (string | false | undefined)[]): string {
+  const names = missing.filter((name): name is string => Boolean(name));
+  return names.length ? `off (set ${names.join(' and ')})` : 'off';
 }
 
 /** Checks heartbeats every half timeout (at most every minute), one check at a time. */

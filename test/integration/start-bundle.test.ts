@@ -66,4 +66,25 @@ describe("npm start's bundle", () => {
     const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], { cwd: ROOT, timeout: 60_000 });
     expect(stdout).toMatch(/^png\n\s+at .*shared\/chart\/render\.ts:\d+:\d+\)?$/m);
   }, 120_000);
+  it('names the settings a feature still needs at start-up: PUBLIC_URL set without ACK_SECRET says ACK_SECRET', async () => {
+    // Runs the bundle the test above built.
+    const child = spawn(process.execPath, startArgs(), {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1:8080' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        const line = out.split('\n').find((l) => l.includes('"event":"listening"'));
+        if (line) resolve(JSON.parse(line) as Record<string, unknown>);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    // Before: "off (set PUBLIC_URL and ACK_SECRET)" whichever was missing.
+    expect(listening.acknowledge).toBe('off (set ACK_SECRET)');
+    expect(listening.slackInteractions).toBe('off (set SLACK_SIGNING_SECRET and ACK_SECRET)');
+  }, 60_000);
 });
