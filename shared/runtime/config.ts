@@ -117,12 +117,12 @@ const envSchema = z.object({
   PAGERDUTY_ROUTING_KEY: optional(routingKeySchema),
   PAGERDUTY_EVENTS_URL: optional(webhookUrl()),
   PUBLIC_URL: optional(publicUrl()),
-  ACK_SECRET: optional(z.string().check(z.minLength(32, { message: 'must be at least 32 characters' }))),
+  ACK_SECRET: optional(z.string().check(z.minLength(32, { message: 'must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)' }))),
   ALERTMANAGER_URL: optional(baseUrl('http://alertmanager:9093')),
   // Messages and the acknowledgement page link each alert to the shipped dashboard there (shared/render/grafana.ts).
   GRAFANA_URL: optional(grafanaUrlSetting()),
   // Acknowledgement links and escalation (shared/ack).
-  ACK_SECRET_PREVIOUS: optional(z.string().check(z.minLength(32, { message: 'must be at least 32 characters' }))),
+  ACK_SECRET_PREVIOUS: optional(z.string().check(z.minLength(32, { message: 'must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)' }))),
   ACK_SECRET_PREVIOUS_UNTIL: optional(pointInTime()),
   ACK_TOKEN_TTL_SECONDS: wholeNumber(WEEK_SECONDS, 1, 90 * 24 * 3600, 'seconds'),
   ESCALATION_DELAY_SECONDS: positiveDecimal(15 * 60, WEEK_SECONDS, 'seconds'),

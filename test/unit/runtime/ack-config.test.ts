@@ -29,6 +29,8 @@ describe('acknowledgement and escalation settings', () => {
     expect(`${c.ackPreviousSecret?.secret}`).toBe('<redacted>');
     expect(problems({ ACK_SECRET: SECRET, ACK_SECRET_PREVIOUS: 'b'.repeat(32) })).toEqual(['ACK_SECRET_PREVIOUS_UNTIL: required with ACK_SECRET_PREVIOUS (the end of its grace period)']);
     expect(problems({ ACK_SECRET_PREVIOUS: 'b'.repeat(32), ACK_SECRET_PREVIOUS_UNTIL: '2026-12-01T00:00:00Z' })).toEqual(['ACK_SECRET_PREVIOUS: set, but ACK_SECRET is not']);
+    // The message says how to make one, not only what is wrong.
+    expect(problems({ ACK_SECRET: 'too-short' })).toEqual(['ACK_SECRET: must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)']);
     expect(problems({ ACK_SECRET: SECRET, ACK_SECRET_PREVIOUS: 'short', ACK_SECRET_PREVIOUS_UNTIL: 'next week' }).map((p) => p.split(':')[0]).sort()).toEqual(['ACK_SECRET_PREVIOUS', 'ACK_SECRET_PREVIOUS_UNTIL']);
   });
 
