@@ -13,7 +13,7 @@ const MAY_IMPORT = {
   http: ['heartbeat', 'pipeline', 'ack', 'escalation', 'metrics', 'chart', 'alertmanager'],
   // AMP via SNS: an inbound source beside the webhook route, converting into the webhook's shape.
   amp: ['heartbeat', 'pipeline', 'metrics', 'alertmanager'],
-  heartbeat: ['pipeline', 'metrics', 'store', 'enrich', 'alertmanager'],
+  heartbeat: ['pipeline', 'metrics', 'store', 'render', 'enrich', 'alertmanager'],
   pipeline: ['ack', 'metrics', 'routing', 'channels', 'alert-state', 'store', 'render', 'chart', 'enrich', 'alertmanager'],
   ack: ['escalation', 'channels', 'store', 'render', 'chart', 'enrich', 'alertmanager'],
   escalation: ['channels', 'store', 'render', 'enrich', 'alertmanager'],

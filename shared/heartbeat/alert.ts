@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GO_ZERO_TIME, type WebhookMessage } from '../alertmanager/schema.js';
+import { formatTime } from '../render/format.js';
 
 export const HEARTBEAT_MISSING_ALERTNAME = 'AlertingPipelineHeartbeatMissing';
 /** `receiver` of the message (no Alertmanager route sent it). */
@@ -50,8 +51,8 @@ export function heartbeatMissingMessage(missing: MissingHeartbeat, resolvedAtMs?
     // Resolved: the last heartbeat is the one that just came back, so the message says when it went missing.
     summary:
       resolvedAtMs === undefined
-        ? `No ${missing.heartbeatAlertname} heartbeat from ${from} since ${new Date(missing.lastSeenMs).toISOString()}`
-        : `${missing.heartbeatAlertname} heartbeats from ${from} are back; missing since the alert was raised at ${new Date(missing.sinceMs).toISOString()}`,
+        ? `No ${missing.heartbeatAlertname} heartbeat from ${from} since ${formatTime(new Date(missing.lastSeenMs).toISOString())}`
+        : `${missing.heartbeatAlertname} heartbeats from ${from} are back; missing since the alert was raised at ${formatTime(new Date(missing.sinceMs).toISOString())}`,
     description:
       `The alerting pipeline has received no ${missing.heartbeatAlertname} alert from ${from} for more than ` +
       `${missing.timeoutSeconds} s (HEARTBEAT_TIMEOUT_SECONDS). Alerts routed through this Alertmanager may reach nobody: ` +

@@ -128,7 +128,8 @@ describe('the heartbeat check', () => {
     const alert = sent[0]!.alerts[0]!;
     expect(sent[0]!.status).toBe('firing');
     expect(alert.labels).toEqual(missingLabels(AM));
-    expect(alert.annotations.summary).toBe(`No Watchdog heartbeat from Alertmanager ${AM} since 2026-11-30T12:00:00.000Z`);
+    // Times as every other message writes them, not raw ISO.
+    expect(alert.annotations.summary).toBe(`No Watchdog heartbeat from Alertmanager ${AM} since 2026-11-30 12:00:00 UTC`);
     expect((await prom.scrape()).body).toContain(`llm_alert_pipeline_heartbeat_missing{alertmanager="${AM}"} 1`);
 
     clock += 60_000;
@@ -158,7 +159,7 @@ describe('the heartbeat check', () => {
       expect(await check()).toEqual({ [AM]: 'resolved' });
     };
     await outage();
-    const raisedAt = new Date(clock - 1000).toISOString();
+    const raisedAt = `${new Date(clock - 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
     expect(sent[1]!.alerts[0]!.annotations.summary).toBe(`Watchdog heartbeats from Alertmanager ${AM} are back; missing since the alert was raised at ${raisedAt}`);
     await outage(); // within the 30-minute flap window of the first
     expect(sent.map((n) => n.status)).toEqual(['firing', 'resolved', 'firing', 'resolved']);
