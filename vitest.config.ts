@@ -28,7 +28,8 @@ export default defineConfig({
       tier('unit', { isolate: false }),
       tier('integration'),
       tier('e2e'),
-      tier('infra'),
+      // Every documented stack variant synthesized once per run, shared by the tier's files (test/infra/assembly).
+      tier('infra', { globalSetup: ['test/infra/assembly/setup.ts'] }),
       tier('config'),
     ],
   },

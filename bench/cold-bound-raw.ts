@@ -12,7 +12,8 @@ import { request } from 'node:http';
 /** SigV4's hashing work for `body`, in an `Authorization` header of its scheme (not a valid signature). */
 function authorization(body: string): string {
   let key: Buffer | string = 'AWS4bench';
-  for (const part of ['20261201', 'eu-west-1', 'service', 'aws4_request']) key = createHmac('sha256', key).update(part).digest();
+  for (const part of ['20261201', 'eu-west-1', 'service', 'aws4_request'])
+    key = createHmac('sha256', key).update(part).digest();
   const signature = createHmac('sha256', key).update(createHash('sha256').update(body).digest('hex')).digest('hex');
   return `AWS4-HMAC-SHA256 Credential=bench/20261201/eu-west-1/service/aws4_request, SignedHeaders=host, Signature=${signature}`;
 }
@@ -26,7 +27,11 @@ function post(endpoint: string, headers: Record<string, string>, body: string): 
         port: url.port,
         path: '/',
         method: 'POST',
-        headers: { ...headers, 'x-amz-date': new Date().toISOString().replace(/[-:]|\.\d{3}/g, ''), authorization: authorization(body) },
+        headers: {
+          ...headers,
+          'x-amz-date': new Date().toISOString().replace(/[-:]|\.\d{3}/g, ''),
+          authorization: authorization(body),
+        },
       },
       (res) => {
         let text = '';
@@ -41,9 +46,19 @@ function post(endpoint: string, headers: Record<string, string>, body: string): 
 }
 
 const env = process.env as Record<string, string>;
-const json = (target: string, version: '1.0' | '1.1') => ({ 'content-type': `application/x-amz-json-${version}`, 'x-amz-target': target });
-const dynamodb = (op: string, input: unknown) => post(env.AWS_ENDPOINT_URL_DYNAMODB!, json(`DynamoDB_20120810.${op}`, '1.0'), JSON.stringify(input));
-const secret = JSON.parse(await post(env.AWS_ENDPOINT_URL_SECRETS_MANAGER!, json('secretsmanager.GetSecretValue', '1.1'), JSON.stringify({ SecretId: env.SETTINGS_SECRET_ARN }))) as {
+const json = (target: string, version: '1.0' | '1.1') => ({
+  'content-type': `application/x-amz-json-${version}`,
+  'x-amz-target': target,
+});
+const dynamodb = (op: string, input: unknown) =>
+  post(env.AWS_ENDPOINT_URL_DYNAMODB!, json(`DynamoDB_20120810.${op}`, '1.0'), JSON.stringify(input));
+const secret = JSON.parse(
+  await post(
+    env.AWS_ENDPOINT_URL_SECRETS_MANAGER!,
+    json('secretsmanager.GetSecretValue', '1.1'),
+    JSON.stringify({ SecretId: env.SETTINGS_SECRET_ARN }),
+  ),
+) as {
   SecretString?: string;
 };
 const TableName = env.TABLE_NAME!;
@@ -51,9 +66,24 @@ const TableName = env.TABLE_NAME!;
 export async function handler(): Promise<{ statusCode: number }> {
   const pk = { S: `bound-raw-${process.pid}-${Date.now()}` };
   await dynamodb('BatchGetItem', { RequestItems: { [TableName]: { Keys: [{ pk }] } } });
-  await dynamodb('PutItem', { TableName, Item: { pk, v: { N: '1' } }, ConditionExpression: 'attribute_not_exists(pk)' });
-  const publish = new URLSearchParams({ Action: 'Publish', Version: '2010-03-31', TopicArn: env.SNS_TOPIC_ARN!, Subject: 'bound', Message: 'bound' });
+  await dynamodb('PutItem', {
+    TableName,
+    Item: { pk, v: { N: '1' } },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  const publish = new URLSearchParams({
+    Action: 'Publish',
+    Version: '2010-03-31',
+    TopicArn: env.SNS_TOPIC_ARN!,
+    Subject: 'bound',
+    Message: 'bound',
+  });
   await post(env.AWS_ENDPOINT_URL_SNS!, { 'content-type': 'application/x-www-form-urlencoded' }, publish.toString());
-  await dynamodb('UpdateItem', { TableName, Key: { pk }, UpdateExpression: 'SET v = :v', ExpressionAttributeValues: { ':v': { N: '2' } } });
+  await dynamodb('UpdateItem', {
+    TableName,
+    Key: { pk },
+    UpdateExpression: 'SET v = :v',
+    ExpressionAttributeValues: { ':v': { N: '2' } },
+  });
   return { statusCode: secret.SecretString ? 200 : 500 };
 }

@@ -11,7 +11,9 @@ import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AWS_CLIENT_DEFAULTS } from '../shared/runtime/aws-clients.js';
 
-const secret = await new SecretsManagerClient(AWS_CLIENT_DEFAULTS).send(new GetSecretValueCommand({ SecretId: process.env.SETTINGS_SECRET_ARN }));
+const secret = await new SecretsManagerClient(AWS_CLIENT_DEFAULTS).send(
+  new GetSecretValueCommand({ SecretId: process.env.SETTINGS_SECRET_ARN }),
+);
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient(AWS_CLIENT_DEFAULTS));
 const sns = new SNSClient({ maxAttempts: 1 });
 const TableName = process.env.TABLE_NAME!;
@@ -21,6 +23,13 @@ export async function handler(): Promise<{ statusCode: number }> {
   await doc.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [{ pk }] } } }));
   await doc.send(new PutCommand({ TableName, Item: { pk, v: 1 }, ConditionExpression: 'attribute_not_exists(pk)' }));
   await sns.send(new PublishCommand({ TopicArn: process.env.SNS_TOPIC_ARN, Subject: 'bound', Message: 'bound' }));
-  await doc.send(new UpdateCommand({ TableName, Key: { pk }, UpdateExpression: 'SET v = :v', ExpressionAttributeValues: { ':v': 2 } }));
+  await doc.send(
+    new UpdateCommand({
+      TableName,
+      Key: { pk },
+      UpdateExpression: 'SET v = :v',
+      ExpressionAttributeValues: { ':v': 2 },
+    }),
+  );
   return { statusCode: secret.SecretString ? 200 : 500 };
 }

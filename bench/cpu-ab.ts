@@ -28,11 +28,23 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 const fakes = await startFakes();
 const flags = nodeFlags();
 const start = (dir: string, extra: string[] = []) =>
-  serve([...flags, ...extra, `${dir}/.tmp/start/server.mjs`], { ...npmStartEnv(), ...productEnv(fakes), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+  serve([...flags, ...extra, `${dir}/.tmp/start/server.mjs`], {
+    ...npmStartEnv(),
+    ...productEnv(fakes),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+  });
 const prof = process.env.CPU_AB_PROF;
 const sides: [string, Served][] = [
   ['A', await start(dirA)],
-  ['B', await start(dirB, [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...(process.env.CPU_AB_FLAGS_B?.split(' ').filter(Boolean) ?? [])])],
+  [
+    'B',
+    await start(dirB, [
+      ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []),
+      ...(process.env.CPU_AB_FLAGS_B?.split(' ').filter(Boolean) ?? []),
+    ]),
+  ],
 ];
 for (let i = 0; i < 40; i++) for (const [, s] of sides) await post(s.url, newGroup(1 + (i % 10)));
 

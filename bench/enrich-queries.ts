@@ -13,14 +13,31 @@ import { silentLogger } from '../shared/core/logger.js';
 import { medianMs, round, type Benchmark, type Row } from './harness.js';
 
 const SIZES = [1, 10, 100] as const;
-const KINDS: ReadonlyArray<[AlertKind, string]> = [['latency', 'ttft'], ['kv_cache', 'cache'], ['queue', 'queue'], ['error_rate', 'error'], ['gpu_memory', 'memory']];
-const EMPTY = { vector: '{"status":"success","data":{"resultType":"vector","result":[]}}', matrix: '{"status":"success","data":{"resultType":"matrix","result":[]}}' };
+const KINDS: ReadonlyArray<[AlertKind, string]> = [
+  ['latency', 'ttft'],
+  ['kv_cache', 'cache'],
+  ['queue', 'queue'],
+  ['error_rate', 'error'],
+  ['gpu_memory', 'memory'],
+];
+const EMPTY = {
+  vector: '{"status":"success","data":{"resultType":"vector","result":[]}}',
+  matrix: '{"status":"success","data":{"resultType":"matrix","result":[]}}',
+};
 
 /** `n` firing alerts of one kind, one per model (or GPU), started 15 to 60 minutes ago. */
 function group(kindLabel: string, n: number): Alert[] {
   return Array.from({ length: n }, (_, i) => ({
     status: 'firing',
-    labels: { alertname: 'Bench', kind: kindLabel, model_name: `model-${i}`, gpu: String(i), Hostname: 'node-1', instance: '10.0.0.1:8000', job: 'vllm' },
+    labels: {
+      alertname: 'Bench',
+      kind: kindLabel,
+      model_name: `model-${i}`,
+      gpu: String(i),
+      Hostname: 'node-1',
+      instance: '10.0.0.1:8000',
+      job: 'vllm',
+    },
     annotations: {},
     startsAt: new Date(Date.now() - ((i % 4) + 1) * 900_000).toISOString(),
     endsAt: '0001-01-01T00:00:00Z',
@@ -31,7 +48,8 @@ function group(kindLabel: string, n: number): Alert[] {
 
 export const enrichQueries: Benchmark = {
   name: 'queries',
-  description: 'Prometheus requests per group and kind for 1, 10 and 100 alerts, and the median time per group on loopback',
+  description:
+    'Prometheus requests per group and kind for 1, 10 and 100 alerts, and the median time per group on loopback',
   run: async () => {
     let requests = 0;
     const server = createServer((req, res) => {
@@ -54,7 +72,14 @@ export const enrichQueries: Benchmark = {
           const queries = requests;
           one ||= queries;
           const ms = await medianMs(() => enrichAlerts(alerts, deps), 7, 1);
-          rows.push({ kind, alerts: n, requests: queries, 'ratio to 1 alert': round(queries / one), 'requests per alert': round(queries / n), 'median ms': round(ms) });
+          rows.push({
+            kind,
+            alerts: n,
+            requests: queries,
+            'ratio to 1 alert': round(queries / one),
+            'requests per alert': round(queries / n),
+            'median ms': round(ms),
+          });
         }
       }
     } finally {

@@ -31,11 +31,20 @@ export const stormAlerts = (n: number): Alert[] => stormWebhook(n).alerts as Ale
  * Enriches `alerts` against `prometheusUrl`.
  * @returns each alert's enrichment JSON and stored-enrichment JSON, in alert order, and the CPU the call took (ms)
  */
-export async function enrichStorm(alerts: Alert[], prometheusUrl: string): Promise<{ json: string[]; cpuMs: number; allocatedMb: number }> {
+export async function enrichStorm(
+  alerts: Alert[],
+  prometheusUrl: string,
+): Promise<{ json: string[]; cpuMs: number; allocatedMb: number }> {
   const gc = new GCProfiler();
   gc.start();
   const cpu = process.cpuUsage();
-  const results = await enrichAlerts(alerts, { prometheusUrl, timeoutMs: 120_000, memoryTrendWindowHours: 6, logger: silentLogger, now: () => NOW });
+  const results = await enrichAlerts(alerts, {
+    prometheusUrl,
+    timeoutMs: 120_000,
+    memoryTrendWindowHours: 6,
+    logger: silentLogger,
+    now: () => NOW,
+  });
   const used = process.cpuUsage(cpu);
   const allocatedMb = allocatedBetweenGcs(gc.stop()) / 1e6;
   const json = alerts.map((a) => {
@@ -67,7 +76,10 @@ export const digest = (text: string): string => createHash('sha256').update(text
  * @returns its URL and a stop
  */
 async function serveApart(n: number): Promise<{ url: string; close(): void }> {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--serve', String(n)], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--serve', String(n)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: process.env,
+  });
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   return { url: line, close: () => void child.kill() };
 }
@@ -94,6 +106,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       prom.close();
     }
     const sorted = [...cpus].sort((a, b) => a - b);
-    process.stdout.write(`${JSON.stringify({ alerts: n, empty, cpuMs: cpus, medianCpuMs: sorted[Math.floor(sorted.length / 2)], allocatedMb: allocated, digest: all })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ alerts: n, empty, cpuMs: cpus, medianCpuMs: sorted[Math.floor(sorted.length / 2)], allocatedMb: allocated, digest: all })}\n`,
+    );
   }
 }

@@ -35,7 +35,11 @@ export async function bundle(name: string, entry: string, awsSdk: 'external' | '
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   const options = lambdaBuildOptions(entry, outdir);
-  const { metafile } = await build({ ...options, external: awsSdk === 'external' ? ['@aws-sdk/*'] : [], logLevel: 'silent' });
+  const { metafile } = await build({
+    ...options,
+    external: awsSdk === 'external' ? ['@aws-sdk/*'] : [],
+    logLevel: 'silent',
+  });
   const outputs = metafile.outputs;
   const index = Object.keys(outputs).find((o) => o.endsWith('/index.mjs'))!;
   const initial = new Set<string>();
@@ -54,7 +58,10 @@ export async function bundle(name: string, entry: string, awsSdk: 'external' | '
 /** The hello-world Hono Lambda, written next to the bundles. */
 export async function helloBundle(): Promise<Bundle> {
   mkdirSync(OUT, { recursive: true });
-  writeFileSync(`${OUT}hello.ts`, "import { Hono } from 'hono';\nimport { handle } from 'hono/aws-lambda';\nexport const handler = handle(new Hono().get('/', (c) => c.text('hello')));\n");
+  writeFileSync(
+    `${OUT}hello.ts`,
+    "import { Hono } from 'hono';\nimport { handle } from 'hono/aws-lambda';\nexport const handler = handle(new Hono().get('/', (c) => c.text('hello')));\n",
+  );
   return bundle('hello', `${OUT}hello.ts`);
 }
 
@@ -62,7 +69,16 @@ export async function helloBundle(): Promise<Bundle> {
 export async function serverBundle(): Promise<string> {
   mkdirSync(OUT, { recursive: true });
   const file = `${OUT}server.mjs`;
-  await build({ entryPoints: [`${ROOT}functions/server.ts`], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: file, logLevel: 'silent' });
+  await build({
+    entryPoints: [`${ROOT}functions/server.ts`],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile: file,
+    logLevel: 'silent',
+  });
   return file;
 }
 
@@ -72,7 +88,11 @@ export function bytesByPackage(b: Bundle): [string, number][] {
   for (const output of b.initial)
     for (const [path, { bytesInOutput }] of Object.entries(b.metafile.outputs[output]!.inputs)) {
       const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-      const key = !m ? '(ours)' : /^@(aws-sdk|aws|smithy|aws-crypto)\/|^fast-xml-parser$|^tslib$/.test(m[1]!) ? 'AWS SDK' : m[1]!;
+      const key = !m
+        ? '(ours)'
+        : /^@(aws-sdk|aws|smithy|aws-crypto)\/|^fast-xml-parser$|^tslib$/.test(m[1]!)
+          ? 'AWS SDK'
+          : m[1]!;
       by.set(key, (by.get(key) ?? 0) + bytesInOutput);
     }
   return [...by].sort((a, b) => b[1] - a[1]);
@@ -101,7 +121,12 @@ export interface ColdStart {
  *   wall time, not a measure of the same thing
  * @throws when the invocation answers another status
  */
-export async function coldStartMs(file: string, env: Record<string, string>, node = process.execPath, first?: { event: unknown; status: number }): Promise<ColdStart> {
+export async function coldStartMs(
+  file: string,
+  env: Record<string, string>,
+  node = process.execPath,
+  first?: { event: unknown; status: number },
+): Promise<ColdStart> {
   const script = `const mod = await import(${JSON.stringify(file)});
 const wall = performance.now(); const c0 = process.cpuUsage();
 let status;
@@ -118,6 +143,7 @@ process.exit(0);`;
   });
   // The function's own log lines come first; the measure is the last line.
   const { status, ...ms } = JSON.parse(stdout.slice(stdout.lastIndexOf('\n') + 1)) as ColdStart & { status?: number };
-  if (first && status !== first.status) throw new Error(`cold start of ${file}: the first invocation answered ${status}, expected ${first.status}`);
+  if (first && status !== first.status)
+    throw new Error(`cold start of ${file}: the first invocation answered ${status}, expected ${first.status}`);
   return ms;
 }

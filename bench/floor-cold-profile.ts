@@ -53,7 +53,9 @@ function moduleLines(file: string): (line: number) => string {
 
 /** A module path as the report shows it: npm packages by name (zod and the SDK by subpath), ours by file. */
 function group(path: string): string {
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?:dist-es\/submodules\/([^/]+)|v4\/(core|classic|mini))?/.exec(path);
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?:dist-es\/submodules\/([^/]+)|v4\/(core|classic|mini))?/.exec(
+    path,
+  );
   if (!pkg) return path;
   return pkg[2] || pkg[3] ? `${pkg[1]} (${pkg[2] ?? pkg[3]})` : pkg[1]!;
 }
@@ -62,19 +64,31 @@ function group(path: string): string {
  * Profiles the cold init of `entry` (as {@link coldInitMs} measures it) and sums self time by module.
  * @returns `[module or V8 category, milliseconds]`, largest first, idle excluded
  */
-export async function coldInitProfile(entry: string, env: Record<string, string>, node = process.execPath): Promise<[string, number][]> {
+export async function coldInitProfile(
+  entry: string,
+  env: Record<string, string>,
+  node = process.execPath,
+): Promise<[string, number][]> {
   const outdir = `${OUT}cold-profile`;
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   await build({ ...lambdaBuildOptions(entry, outdir), minify: false, sourcemap: false, logLevel: 'silent' });
   const script = `await import(${JSON.stringify(`${outdir}/index.mjs`)});`;
-  await promisify(execFile)(node, ['--cpu-prof', `--cpu-prof-dir=${outdir}`, '--cpu-prof-interval=100', '--input-type=module', '-e', script], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    timeout: 60_000,
-  });
+  await promisify(execFile)(
+    node,
+    ['--cpu-prof', `--cpu-prof-dir=${outdir}`, '--cpu-prof-interval=100', '--input-type=module', '-e', script],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      timeout: 60_000,
+    },
+  );
   const file = readdirSync(outdir).find((f) => f.endsWith('.cpuprofile'))!;
-  const profile = JSON.parse(readFileSync(`${outdir}/${file}`, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const profile = JSON.parse(readFileSync(`${outdir}/${file}`, 'utf8')) as {
+    nodes: ProfileNode[];
+    samples: number[];
+    timeDeltas: number[];
+  };
   const lineOwners = new Map<string, (line: number) => string>();
   const ownerOf = (url: string, line: number) => {
     if (!url.startsWith(`file://${outdir}`)) return undefined;
@@ -92,7 +106,8 @@ export async function coldInitProfile(entry: string, env: Record<string, string>
     const { url, functionName, lineNumber } = n.callFrame;
     const ticks = n.positionTicks?.reduce((a, p) => a + p.ticks, 0) ?? 0;
     if (ownerOf(url, 1) && ticks) for (const p of n.positionTicks!) add(ownerOf(url, p.line)!, (us * p.ticks) / ticks);
-    else add(ownerOf(url, lineNumber + 1) ?? (url.startsWith('node:') ? 'node internals' : url ? url : functionName), us);
+    else
+      add(ownerOf(url, lineNumber + 1) ?? (url.startsWith('node:') ? 'node internals' : url ? url : functionName), us);
   }
   micros.delete('(idle)');
   return [...micros].sort((a, b) => b[1] - a[1]).map(([k, us]) => [k, us / 1000]);
@@ -106,11 +121,20 @@ export async function coldInitProfile(entry: string, env: Record<string, string>
  * the entry chunk: `(load and compile)` is the time from the import's start to it.
  * @returns `[module, milliseconds]`, largest first
  */
-export async function moduleEvaluationMs(entry: string, env: Record<string, string>, node = process.execPath): Promise<[string, number][]> {
+export async function moduleEvaluationMs(
+  entry: string,
+  env: Record<string, string>,
+  node = process.execPath,
+): Promise<[string, number][]> {
   const outdir = `${OUT}cold-marks`;
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
-  const { metafile } = await build({ ...lambdaBuildOptions(entry, outdir), minify: false, sourcemap: false, logLevel: 'silent' });
+  const { metafile } = await build({
+    ...lambdaBuildOptions(entry, outdir),
+    minify: false,
+    sourcemap: false,
+    logLevel: 'silent',
+  });
   for (const file of Object.keys(metafile.outputs)) {
     const text = readFileSync(`${ROOT}${file}`, 'utf8').replace(
       /^\/\/ ((?:node_modules|shared|functions|\.tmp)\/\S+)$/gm,
@@ -119,7 +143,11 @@ export async function moduleEvaluationMs(entry: string, env: Record<string, stri
     writeFileSync(`${ROOT}${file}`, text);
   }
   const script = `const marks = []; globalThis.__mark = (p) => marks.push([p, performance.now()]); const t0 = performance.now(); await import(${JSON.stringify(`${outdir}/index.mjs`)}); marks.push(['(end)', performance.now()]); process.stdout.write(JSON.stringify([t0, marks]));`;
-  const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(node, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    timeout: 60_000,
+  });
   const [t0, marks] = JSON.parse(stdout) as [number, [string, number][]];
   const ms = new Map<string, number>([['(load and compile)', marks[0]![1] - t0]]);
   for (let i = 0; i + 1 < marks.length; i++) {

@@ -9,7 +9,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export const BENCH_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:llm-alert-pipeline-settings-AbCdEf';
+export const BENCH_SECRET_ARN =
+  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:llm-alert-pipeline-settings-AbCdEf';
 
 export interface SecretsStandIn {
   /** Environment of a receiver reading `values` from this stand-in. */
@@ -26,17 +27,29 @@ export async function startSecretsManager(values: Record<string, string>): Promi
     req.resume();
     req.on('end', () => {
       if (req.headers['x-amz-target'] !== 'secretsmanager.GetSecretValue') {
-        res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' }).end('{"__type":"InvalidRequestException","message":"bench: only GetSecretValue"}');
+        res
+          .writeHead(400, { 'content-type': 'application/x-amz-json-1.1' })
+          .end('{"__type":"InvalidRequestException","message":"bench: only GetSecretValue"}');
         return;
       }
       reads++;
-      const body = { ARN: BENCH_SECRET_ARN, Name: 'llm-alert-pipeline-settings', VersionId: 'v1', VersionStages: ['AWSCURRENT'], SecretString: JSON.stringify(values), CreatedDate: 1_795_000_000 };
+      const body = {
+        ARN: BENCH_SECRET_ARN,
+        Name: 'llm-alert-pipeline-settings',
+        VersionId: 'v1',
+        VersionStages: ['AWSCURRENT'],
+        SecretString: JSON.stringify(values),
+        CreatedDate: 1_795_000_000,
+      };
       res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    env: { SETTINGS_SECRET_ARN: BENCH_SECRET_ARN, AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+    env: {
+      SETTINGS_SECRET_ARN: BENCH_SECRET_ARN,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    },
     reads: () => reads,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -31,7 +31,9 @@ export async function startFakes(): Promise<Fakes> {
       const path = req.url ?? '';
       if (path.startsWith('/api/v1/')) {
         counts.prometheus++;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(path.includes('query_range') ? EMPTY_MATRIX : EMPTY_VECTOR);
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(path.includes('query_range') ? EMPTY_MATRIX : EMPTY_VECTOR);
         return;
       }
       last = performance.now();

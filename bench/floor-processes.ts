@@ -21,7 +21,11 @@ export interface Served {
  * Starts `node ...args` and waits for its first line that names a listening port.
  * @param args node's arguments ({@link npmStartArgs} are `npm start`'s)
  */
-export async function serve(args: string[], env: Record<string, string>, portLine = /"listen":"[^"]*:(\d+)"|listening (\d+)/): Promise<Served> {
+export async function serve(
+  args: string[],
+  env: Record<string, string>,
+  portLine = /"listen":"[^"]*:(\d+)"|listening (\d+)/,
+): Promise<Served> {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
@@ -64,7 +68,8 @@ async function stop(child: ChildProcess): Promise<void> {
 
 /** package.json `start`: `[VAR=value ...] exec node <args>`. */
 function startScript(): { env: Record<string, string>; args: string[] } {
-  const start = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const start = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts
+    .start;
   const [assignments = '', command = ''] = start.split(/\s*exec node /);
   return {
     env: Object.fromEntries(
@@ -113,7 +118,11 @@ export function newGroup(n: number, truncatedAlerts = 0): string {
 /** Posts one body; resolves when the answer is read. @returns milliseconds and status */
 export async function post(url: string, body: string): Promise<{ ms: number; status: number }> {
   const started = performance.now();
-  const res = await fetch(`${url}/v1/alertmanager`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const res = await fetch(`${url}/v1/alertmanager`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
   await res.arrayBuffer();
   return { ms: performance.now() - started, status: res.status };
 }

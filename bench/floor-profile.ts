@@ -3,6 +3,8 @@
  * our own file, or Node itself. Used by the floor benchmark to print what a group's time is spent on.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 interface ProfileNode {
   id: number;
@@ -16,14 +18,19 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** Where a frame's code lives: `pkg:<name>`, our `shared/…` file, `node:<module>`, or `(idle)`/`(gc)`/`(program)`. */
+/**
+ * Where a frame's code lives: `pkg:<name>`, our `shared/…` file, a file of the bundle relative to the
+ * repository (`.tmp/start/chunks/…`, never the machine's absolute path), `node:<module>`, or
+ * `(idle)`/`(gc)`/`(program)`.
+ */
 function owner(frame: ProfileNode['callFrame']): string {
   if (!frame.url) return frame.functionName.startsWith('(') ? frame.functionName : '(native)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(frame.url);
   if (pkg) return `pkg:${pkg[1]}`;
   if (frame.url.startsWith('node:')) return frame.url;
   const ours = /\/((?:shared|functions|bench)\/.+)$/.exec(frame.url);
-  return ours ? ours[1]! : frame.url;
+  if (ours) return ours[1]!;
+  return frame.url.startsWith('file:') ? relative(process.cwd(), fileURLToPath(frame.url)) : frame.url;
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
- * The floor benchmark of issue #10: the product (`npm start`'s entry with its embedded store, three
+ * The floor benchmark: the product (`npm start`'s entry with its embedded store, three
  * channels, enrichment against a loopback Prometheus, acknowledgement links) against a bare relay
  * (`relay.mjs`: parse the payload, post one Slack message), in the same run, posts interleaved so
  * that load from other processes falls on both alike. Prints the goal table with medians and
- * ratios, then what the profile, the store counts and the bundle show.
+ * ratios, then what the profile, the store counts and the bundle show. The shared-table rows
+ * (`floor-shared.ts`) measure the receiver's Lambda bundle with its store in another process against a
+ * dedupe relay, and the DynamoDB capacity units it consumes.
  *
  * Run alone: `npm run bench -- floor`.
  */
@@ -18,17 +20,20 @@ import { coldInitProfile, lambdaNode, moduleEvaluationMs } from './floor-cold-pr
 import { startSecretsManager } from './floor-cold-secrets.js';
 import { selfTimeByOwner } from './floor-profile.js';
 import { newGroup, nodeFlags, npmStartArgs, npmStartEnv, post, ROOT, serve, type Served } from './floor-processes.js';
+import { costPath } from './floor-cost.js';
+import { sharedPath, type SharedCases } from './floor-shared.js';
 import { storeCost, storeFindings } from './floor-store.js';
 import { round, table, type Benchmark, type Row } from './harness.js';
 
 /** `BENCH_QUICK=1`: a smoke run of every phase with few runs and small sizes (its numbers mean little). */
 const QUICK = process.env.BENCH_QUICK === '1';
-/** `BENCH_ONLY=latency,store,storm,rss,cold,profile`: run only these phases (a probe of one row while working on it); unset runs all. */
+/** `BENCH_ONLY=latency,shared,cost,store,storm,rss,cold,profile`: run only these phases (a probe of one row while working on it); unset runs all. */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((p) => p.trim());
-const runs = (phase: 'latency' | 'store' | 'storm' | 'rss' | 'cold' | 'profile') => !ONLY || ONLY.includes(phase);
+const runs = (phase: 'latency' | 'shared' | 'cost' | 'store' | 'storm' | 'rss' | 'cold' | 'profile') =>
+  !ONLY || ONLY.includes(phase);
 /**
  * Group sizes and how many runs each gets (medians of these), with the goal ratio to the relay. Many posts per small
- * group: a few-millisecond median over 15 posts swung 1.6–2.3× between runs of the same code (session 19).
+ * group: a few-millisecond median over 15 posts swung 1.6–2.3× between runs of the same code.
  */
 const GROUPS: ReadonlyArray<[alerts: number, runs: number, goal?: number]> = QUICK
   ? [
@@ -43,6 +48,26 @@ const GROUPS: ReadonlyArray<[alerts: number, runs: number, goal?: number]> = QUI
       [1000, 3],
     ];
 const DUPLICATE_RUNS = QUICK ? 3 : 151;
+/** The shared-table path (the receiver's Lambda bundle, its store in another process) against the dedupe relay. */
+const SHARED: SharedCases = QUICK
+  ? {
+      groups: [
+        [1, 3, 1.5],
+        [10, 3, 2],
+        [100, 1, 2],
+      ],
+      duplicateRuns: 3,
+      warmupPosts: 5,
+    }
+  : {
+      groups: [
+        [1, 61, 1.5],
+        [10, 41, 2],
+        [100, 15, 2],
+      ],
+      duplicateRuns: 61,
+      warmupPosts: 30,
+    };
 const WARMUP_POSTS = QUICK ? 5 : 40;
 const STORM = { alerts: QUICK ? 500 : 5000, truncated: 1497, runs: QUICK ? 1 : 2 };
 const RSS_GROUPS = QUICK ? 50 : 1000;
@@ -60,7 +85,11 @@ function ok(r: { status: number }, what: string): void {
   if (r.status !== 200) throw new Error(`${what}: answered ${r.status}`);
 }
 
-function startProduct(fakes: Fakes, nodeArgs: string[] = npmStartArgs(), env: Record<string, string> = {}): Promise<Served> {
+function startProduct(
+  fakes: Fakes,
+  nodeArgs: string[] = npmStartArgs(),
+  env: Record<string, string> = {},
+): Promise<Served> {
   return serve(nodeArgs, { ...npmStartEnv(), ...productEnv(fakes), PORT: '0', HOST: '127.0.0.1', ...env });
 }
 
@@ -68,7 +97,13 @@ function startProduct(fakes: Fakes, nodeArgs: string[] = npmStartArgs(), env: Re
 async function latencies(fakes: Fakes, product: Served, relay: Served): Promise<Row[]> {
   const rows: Row[] = [];
   const requests: string[] = [];
-  const measure = async (label: string, runs: number, goal: number | undefined, productBody: () => string, relayBody: () => string) => {
+  const measure = async (
+    label: string,
+    runs: number,
+    goal: number | undefined,
+    productBody: () => string,
+    relayBody: () => string,
+  ) => {
     const p: number[] = [];
     const r: number[] = [];
     let queries = 0;
@@ -116,21 +151,19 @@ async function latencies(fakes: Fakes, product: Served, relay: Served): Promise<
     () => dup,
   );
   notes.push(
-    `\nPrometheus HTTP requests per group (the fake's counter): ${requests.join(' · ')}. Found (latency rows): the enrichment sent one request per PromQL query (a latency alert 41, the 10-alert group of five kinds 86) with \`fetch\`, ~1.7 ms of CPU each on loopback (node:http: 0.6); the queries asked at one time now go in one request (shared/prometheus/batch.ts) over node:http, so enrichment is a few requests per group whatever its kinds. What is left of a new group's time is mostly the store: the AWS SDK and the embedded dynalite (below), one round trip per DynamoDB request in the product's own process.`,
-    // What the duplicates' profile showed (session 18, issue #10); see the README's Performance section for the numbers.
-    '\nFound (duplicates): a duplicate post is one BatchGetItem, but that read took each alert record whole (the stored alert and enrichment, ~5.5 KB of ~5.8 KB) ' +
-      "through dynalite, loopback HTTP and the SDK's parser (~58 KB for 10 alerts); it now asks only the head's and the delivery mark's attributes " +
-      "(ProjectionExpression, shared/store/batch-get.ts). The embedded store's SDK requests no longer cross a socket (shared/store/in-process-handler.ts: dynalite's " +
-      'request listener called in process; the SDK and dynalite paths otherwise unchanged), and npm start writes its log lines in one write per 50 ms ' +
-      '(each synchronous pipe write woke the reader). After the 1,000-alert groups the CPU per duplicate (/proc) stayed within the noise of a loaded machine while ' +
-      "the latency rose: waiting, not work; the profile's waits were the synchronous stdout pipe writes and the loopback sockets to dynalite, both gone from the duplicate path. Left: the SDK per call " +
-      '(middleware, SigV4 hashing, schema serde), dynalite decoding whole stored items before projecting, and GC.',
+    `\nPrometheus HTTP requests per group (the fake's counter): ${requests.join(' · ')}. The queries asked at one time go in one request (shared/prometheus/batch.ts), so enrichment is a few requests per group whatever its kinds; what is left of a new group's time is mostly the store: the AWS SDK and the embedded dynalite (below), one round trip per DynamoDB request in the product's own process.`,
+    "\nDuplicates: a duplicate post is one BatchGetItem that asks only for the head's and the delivery mark's attributes " +
+      "(ProjectionExpression, shared/store/batch-get.ts); npm start writes its log lines in one write per 50 ms. What a duplicate's time is left " +
+      'with: the SDK per call (middleware, SigV4 hashing, schema serde), dynalite decoding whole stored items before projecting, and GC.',
   );
   return rows;
 }
 
 /** A storm of new alerts: first answer and when the three digests were out, from the post, milliseconds. */
-async function storm(fakes: Fakes, product: Served): Promise<{ answerMs: number; digestsMs: number; repeatMs: number; messages: string }> {
+async function storm(
+  fakes: Fakes,
+  product: Served,
+): Promise<{ answerMs: number; digestsMs: number; repeatMs: number; messages: string }> {
   const answers: number[] = [];
   const digests: number[] = [];
   const repeats: number[] = [];
@@ -154,7 +187,12 @@ async function storm(fakes: Fakes, product: Served): Promise<{ answerMs: number;
     repeats.push(again.ms);
     repeatStatus.push(again.status);
   }
-  return { answerMs: median(answers), digestsMs: median(digests), repeatMs: median(repeats), messages: `${messages}; the same storm again answered ${repeatStatus.join(', ')}` };
+  return {
+    answerMs: median(answers),
+    digestsMs: median(digests),
+    repeatMs: median(repeats),
+    messages: `${messages}; the same storm again answered ${repeatStatus.join(', ')}`,
+  };
 }
 
 /** Posts `RSS_GROUPS` groups of 3 new alerts, 4 at a time. */
@@ -185,7 +223,14 @@ async function profile(fakes: Fakes): Promise<[string, number, number][]> {
 function firstEvent(name: string, token: string): { event: unknown; status: number } {
   if (name === 'hello-world Hono') {
     const get = functionUrlEvent('', {}, '/');
-    return { event: { ...get, body: undefined, requestContext: { ...get.requestContext, http: { ...get.requestContext.http, method: 'GET', path: '/' } } }, status: 200 };
+    return {
+      event: {
+        ...get,
+        body: undefined,
+        requestContext: { ...get.requestContext, http: { ...get.requestContext.http, method: 'GET', path: '/' } },
+      },
+      status: 200,
+    };
   }
   return { event: functionUrlEvent(newGroup(1), { authorization: `Bearer ${token}` }), status: 200 };
 }
@@ -197,18 +242,35 @@ function firstEvent(name: string, token: string): { event: unknown; status: numb
  * `GET /` for the hello-world. The goal rows compare
  * init + first invocation, so nothing the first webhook needs can leave the measure by being loaded lazily.
  */
-async function coldInit(
-  fakes: Fakes,
-): Promise<{ rows: Row[]; ratio: number; ratio24?: number; initRatio: number; initRatio24?: number; bytes: number; withoutSdk: number; byPackage: [string, number][]; found: string }> {
+async function coldInit(fakes: Fakes): Promise<{
+  rows: Row[];
+  ratio: number;
+  ratio24?: number;
+  initRatio: number;
+  initRatio24?: number;
+  bytes: number;
+  withoutSdk: number;
+  byPackage: [string, number][];
+  found: string;
+}> {
   const dynalite = await serve([`${ROOT}bench/dynalite-server.mjs`], {});
   const tableName = 'bench-cold';
-  const admin = new DynamoDBClient({ endpoint: dynalite.url, region: 'eu-west-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
+  const admin = new DynamoDBClient({
+    endpoint: dynalite.url,
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+  });
   await ensureTable(admin, tableName);
   admin.destroy();
   const token = 'bench-token-0123456789';
   // As deployed, the secrets are in the settings secret (read at cold start), the rest in the environment.
   const { SLACK_WEBHOOK_URL, FEISHU_WEBHOOK_URL, ACK_SECRET, ...plain } = productEnv(fakes);
-  const secrets = await startSecretsManager({ WEBHOOK_TOKEN: token, SLACK_WEBHOOK_URL: SLACK_WEBHOOK_URL!, FEISHU_WEBHOOK_URL: FEISHU_WEBHOOK_URL!, ACK_SECRET: ACK_SECRET! });
+  const secrets = await startSecretsManager({
+    WEBHOOK_TOKEN: token,
+    SLACK_WEBHOOK_URL: SLACK_WEBHOOK_URL!,
+    FEISHU_WEBHOOK_URL: FEISHU_WEBHOOK_URL!,
+    ACK_SECRET: ACK_SECRET!,
+  });
   // The stack sets no NODE_OPTIONS (infra/node-function.ts: no --enable-source-maps); Lambda runs Node 24, which
   // has no SDK end-of-support notice to print as Node 20 here does.
   const env = {
@@ -238,7 +300,10 @@ async function coldInit(
       for (const [label, node] of nodes)
         for (const [name, b] of Object.entries(builds)) {
           const key = `${name} @ ${label}`;
-          samples.set(key, [...(samples.get(key) ?? []), await coldStartMs(b.file, env, node, firstEvent(name, token))]);
+          samples.set(key, [
+            ...(samples.get(key) ?? []),
+            await coldStartMs(b.file, env, node, firstEvent(name, token)),
+          ]);
         }
     // The profile's imports read the secret too: before the stand-in closes.
     found = await coldFindings(env, node24?.path);
@@ -247,8 +312,12 @@ async function coldInit(
     await secrets.close();
   }
   const receiverStarts = COLD_RUNS * nodes.length * 2;
-  if (secrets.reads() < receiverStarts) throw new Error(`the settings secret was read ${secrets.reads()} times in ${receiverStarts} cold starts of the receiver`);
-  const p50 = (name: string, label: string, what: 'wall' | 'cpu' | 'firstWall' | 'firstCpu') => median(samples.get(`${name} @ ${label}`)!.map((s) => s[what]));
+  if (secrets.reads() < receiverStarts)
+    throw new Error(
+      `the settings secret was read ${secrets.reads()} times in ${receiverStarts} cold starts of the receiver`,
+    );
+  const p50 = (name: string, label: string, what: 'wall' | 'cpu' | 'firstWall' | 'firstCpu') =>
+    median(samples.get(`${name} @ ${label}`)!.map((s) => s[what]));
   const hello = 'hello-world Hono';
   const rows = nodes.flatMap(([label]) =>
     Object.entries(builds).map(([name, b]) => ({
@@ -285,15 +354,18 @@ const BOUND_RAW = 'bound: the same requests, no AWS client';
  */
 function sdkBound(runs: { node: string; receiver: number; hello: number; sdk: number; raw: number }[]): string {
   const each = runs.map(
-    ({ node, receiver, hello, sdk, raw }) => `${node}: the SDK ${round(sdk - raw)} ms of init + first webhook, the receiver without it ${round((receiver - (sdk - raw)) / hello)}× the hello-world's`,
+    ({ node, receiver, hello, sdk, raw }) =>
+      `${node}: the SDK ${round(sdk - raw)} ms of init + first webhook, the receiver without it ${round((receiver - (sdk - raw)) / hello)}× the hello-world's`,
   );
   // Optimistic: the SDK alone also loads node:https and tls, which the receiver's channels load anyway.
   return `\nThe AWS SDK's share (bound rows above: ${BOUND_SDK} minus ${BOUND_RAW}, medians): ${each.join('; ')} (optimistic: the bound counts node:https and tls, which the channels load anyway, as the SDK's).\n`;
 }
 
-/** Issue #10 asks to decide whether to bundle the AWS SDK: this run's numbers, per Node. */
+/** Whether to bundle the AWS SDK or take the runtime's: this run's numbers, per Node. */
 function sdkDecision(runs: [node: string, bundledMs: number, runtimeMs: number][]): string {
-  const each = runs.map(([node, bundled, runtime]) => `${node}: ${round(bundled)} ms bundled vs ${round(runtime)} ms from the runtime`).join('; ');
+  const each = runs
+    .map(([node, bundled, runtime]) => `${node}: ${round(bundled)} ms bundled vs ${round(runtime)} ms from the runtime`)
+    .join('; ');
   const faster = runs.every(([, bundled, runtime]) => bundled <= runtime);
   return `\nAWS SDK bundled or from the runtime (init + first webhook p50): ${each}. ${faster ? 'Bundled is faster here: kept (it also pins the SDK version the tests ran).' : 'The runtime SDK was faster in this run on some Node: see the rows above before deciding.'}\n`;
 }
@@ -307,10 +379,10 @@ async function coldFindings(env: Record<string, string>, node = process.execPath
   return (
     `\nCPU profile of one cold init of the receiver (unminified build, ${round(busy)} ms busy, \`node --cpu-prof\`), self time by module, ms: ${ms(profile.slice(0, 12))}` +
     `\n\nImport-time code by module (wall ms, one run): ${ms(modules.filter(([, t]) => t >= 1).slice(0, 14))}` +
-    '\n\nFound: "node internals" is mostly the ESM loader compiling the bundle\'s source (V8 parses every byte of a loaded file; ' +
+    '\n\nReading it: "node internals" is mostly the ESM loader compiling the bundle\'s source (V8 parses every byte of a loaded file; ' +
     'hence the bytes goal) and GC after it; of our import-time code, the zod schemas built at import are the largest part (the first ' +
     "schema built pays zod's own warm-up: shared/alertmanager/schema.ts), then functions/lambda.ts's wiring (config, clients, app). " +
-    'Intl objects (the first one loads ICU data, ~20–30 ms) are built on first use since session 18.'
+    'Intl objects (the first one loads ICU data, ~20–30 ms) are built on first use.'
   );
 }
 
@@ -319,7 +391,9 @@ const notes: string[] = [];
 
 export const floor: Benchmark = {
   name: 'floor',
-  description: 'issue #10: the product (npm start, embedded store, loopback Prometheus/Slack/Feishu/SNS) against a bare 10-line relay in the same run',
+  description:
+    'the product (npm start with its embedded store; the Lambda bundle with its store in another process; loopback ' +
+    'Prometheus/Slack/Feishu/SNS) against a bare 10-line relay and a dedupe relay in the same run',
   run: async () => {
     notes.length = 0;
     console.log(
@@ -349,26 +423,42 @@ export const floor: Benchmark = {
         await product.stop();
       }
 
+      if (runs('shared')) {
+        const shared = await sharedPath(fakes, relay, SHARED);
+        goals.push(...shared.rows);
+        notes.push(...shared.notes);
+      }
+
+      if (runs('cost')) {
+        const cost = await costPath(fakes, QUICK);
+        goals.push(...cost.rows);
+        notes.push(...cost.notes);
+      }
+
       if (runs('store')) {
         const cost = await storeCost(fakes, [1, 10, 100]);
-        const embedded = await storeCost(fakes, [1, 10, 100], true);
         const c100 = cost.find((c) => c.alerts === 100)!;
-        const e100 = embedded.find((c) => c.alerts === 100)!;
         goals.push({
           case: 'DynamoDB requests per new alert / per duplicate (100-alert group)',
-          'product p50': `${round(c100.perNew)} / ${round(c100.perDuplicate)} (embedded store: ${round(e100.perNew)} / ${round(e100.perDuplicate)})`,
+          'product p50': `${round(c100.perNew)} / ${round(c100.perDuplicate)} (${round(c100.wcuPerNew)} WCU per new alert)`,
           goal: '≤ 2 / ≤ 0.1',
           status: met(c100.perNew <= 2 && c100.perDuplicate <= 0.1),
         });
         notes.push(
-          `\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table([...cost.map((c) => ({ table: 'shared (as DynamoDB)', ...costRow(c) })), ...embedded.map((c) => ({ table: 'embedded (npm start)', ...costRow(c) }))])}`,
-          storeFindings(cost, embedded),
+          `\n### DynamoDB requests (AWS SDK middleware count, in-process app on dynalite)\n\n${table(cost.map(costRow))}`,
+          storeFindings(cost),
         );
       }
 
       if (runs('rss')) {
         const rss = await rssRows(fakes, relay);
-        goals.push({ case: `npm start RSS after ${RSS_GROUPS} groups`, 'product p50': `${rss.npmStart} MB`, 'relay p50': `${rss.relay} MB`, goal: '≤ 150 MB', status: met(rss.npmStart <= 150) });
+        goals.push({
+          case: `npm start RSS after ${RSS_GROUPS} groups`,
+          'product p50': `${rss.npmStart} MB`,
+          'relay p50': `${rss.relay} MB`,
+          goal: '≤ 150 MB',
+          status: met(rss.npmStart <= 150),
+        });
         notes.push(`\n### RSS after ${RSS_GROUPS} groups of 3 new alerts (VmRSS, MB)\n\n${table(rss.rows)}`);
       }
       await relay.stop();
@@ -382,22 +472,29 @@ export const floor: Benchmark = {
           status: met(cold.ratio <= 2),
         });
         if (cold.ratio24 !== undefined)
-          goals.push({ case: "  the same on Lambda's Node major", 'product/relay': `${round(cold.ratio24)}× (init alone ${round(cold.initRatio24!)}×)`, goal: '≤ 2×', status: met(cold.ratio24 <= 2) });
+          goals.push({
+            case: "  the same on Lambda's Node major",
+            'product/relay': `${round(cold.ratio24)}× (init alone ${round(cold.initRatio24!)}×)`,
+            goal: '≤ 2×',
+            status: met(cold.ratio24 <= 2),
+          });
         goals.push({
           case: 'receiver bundle cold init loads (as deployed / without the AWS SDK)',
           'product p50': `${round(cold.bytes / 1000)} KB / ${round(cold.withoutSdk / 1000)} KB`,
           goal: '≤ 350 KB',
           status: met(cold.bytes <= 350_000),
         });
-        notes.push(`\n### Cold start: init, then the first invocation (a webhook of one new alert; the hello-world's GET /), median of ${COLD_RUNS} fresh processes\n\n${table(cold.rows)}`);
+        notes.push(
+          `\n### Cold start: init, then the first invocation (a webhook of one new alert; the hello-world's GET /), median of ${COLD_RUNS} fresh processes\n\n${table(cold.rows)}`,
+        );
         notes.push(
           `\nwhat cold init loads of the deployed receiver, by package: ${cold.byPackage
             .slice(0, 10)
             .map(([p, b]) => `${p} ${round(b / 1000)} KB (${Math.round((b / cold.bytes) * 100)}%)`)
             .join(' · ')}`,
           // Why the goal row counts what cold init loads, not the whole asset.
-          '\nThe bundle goal row counts what cold init loads (index.mjs and the chunks it imports statically), as deployed: issue #10 asks to ' +
-            '"load only what the first request needs". Chunks only `await import()` reaches load on first use and are in "KB with lazy chunks": ' +
+          '\nThe bundle goal row counts what cold init loads (index.mjs and the chunks it imports statically), as deployed: a cold start ' +
+            'should load only what the first request needs. Chunks only `await import()` reaches load on first use and are in "KB with lazy chunks": ' +
             "the routing file's reader (yaml, re2js; at start-up only when ROUTING_FILE is set), the chart renderer, the acknowledgement page, Slack interactions and chart routes (on their first request), the heartbeat and escalation checks (on their first run), the SNS event schema, PagerDuty's sender (at start when configured), the Slack app's Web API client, " +
             "EventBridge Scheduler, the SDK's STS/SSO credential providers. The source map is read only when a stack trace is formatted (not " +
             '--enable-source-maps, which cost ~200 ms of CPU per cold start). Lambda runs Node 24: its rows use the binary .ci/run caches.',
@@ -410,9 +507,10 @@ export const floor: Benchmark = {
         notes.push(
           `\n### CPU profile of npm start, ${PROFILED_GROUPS} groups of 100 new alerts and their repeats (self time, busy share)\n\n${table(prof.slice(0, 12).map(([where, share, ms]) => ({ where, share: `${Math.round(share * 100)}%`, ms: round(ms) })))}`,
         );
-        const share = (re: RegExp) => Math.round(prof.filter(([where]) => re.test(where)).reduce((a, [, x]) => a + x, 0) * 100);
+        const share = (re: RegExp) =>
+          Math.round(prof.filter(([where]) => re.test(where)).reduce((a, [, x]) => a + x, 0) * 100);
         notes.push(
-          `\nFound: the AWS SDK (per-call middleware resolution, endpoint, signing, serde) takes ${share(/^pkg:@(smithy|aws-sdk)\//)}% of the busy time, the embedded dynalite ${share(/^pkg:dynalite$/)}%, garbage collection ${share(/garbage/)}%: every store call costs CPU in the product's own process, so requests per alert decide a group's time.`,
+          `\nReading it: the AWS SDK (per-call middleware resolution, endpoint, signing, serde) takes ${share(/^pkg:@(smithy|aws-sdk)\//)}% of the busy time, the embedded dynalite ${share(/^pkg:dynalite$/)}%, garbage collection ${share(/garbage/)}%: every store call costs CPU in the product's own process, so requests per alert decide a group's time.`,
         );
       }
     } catch (err) {
@@ -433,7 +531,13 @@ export const floor: Benchmark = {
 
 /** One line of the store-request table. */
 function costRow(c: Awaited<ReturnType<typeof storeCost>>[number]): Row {
-  return { alerts: c.alerts, 'per new alert': round(c.perNew), 'per duplicate': round(c.perDuplicate), 'new group': c.newBreakdown, 'same group again': c.duplicateBreakdown };
+  return {
+    alerts: c.alerts,
+    'per new alert': round(c.perNew),
+    'per duplicate': round(c.perDuplicate),
+    'new group': c.newBreakdown,
+    'same group again': c.duplicateBreakdown,
+  };
 }
 
 /** What `bench/heap-probe.mjs` wrote, once it has (undefined after 10 s). */
@@ -458,13 +562,22 @@ async function rssRows(fakes: Fakes, relay: Served): Promise<{ npmStart: number;
   await fillGroups(npmStart.url);
   const full = npmStart.rss();
   await npmStart.stop();
-  rows.push({ process: `npm start (node ${nodeFlags().join(' ')}, embedded dynalite)`, 'at start': idle, [after]: full.rssMiB, peak: full.peakMiB });
+  rows.push({
+    process: `npm start (node ${nodeFlags().join(' ')}, embedded dynalite)`,
+    'at start': idle,
+    [after]: full.rssMiB,
+    peak: full.peakMiB,
+  });
 
   const store = await serve([`${ROOT}bench/dynalite-server.mjs`], {});
   const probe = `${OUT}heap-probe.json`;
   rmSync(probe, { force: true });
   const entry = npmStartArgs().at(-1)!;
-  const alone = await startProduct(fakes, ['--expose-gc', '--import', `${ROOT}bench/heap-probe.mjs`, ...nodeFlags(), entry], { AWS_ENDPOINT_URL_DYNAMODB: store.url, HEAP_PROBE_FILE: probe });
+  const alone = await startProduct(
+    fakes,
+    ['--expose-gc', '--import', `${ROOT}bench/heap-probe.mjs`, ...nodeFlags(), entry],
+    { AWS_ENDPOINT_URL_DYNAMODB: store.url, HEAP_PROBE_FILE: probe },
+  );
   const idleAlone = alone.rss().rssMiB;
   const storeIdle = store.rss().rssMiB;
   await fillGroups(alone.url);
@@ -473,7 +586,12 @@ async function rssRows(fakes: Fakes, relay: Served): Promise<{ npmStart: number;
   process.kill(alone.pid, 'SIGWINCH');
   const heap = await readProbe(probe);
   await Promise.all([alone.stop(), store.stop()]);
-  rows.push({ process: 'the same, its store in another process', 'at start': idleAlone, [after]: a.rssMiB, peak: a.peakMiB });
+  rows.push({
+    process: 'the same, its store in another process',
+    'at start': idleAlone,
+    [after]: a.rssMiB,
+    peak: a.peakMiB,
+  });
   const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
   if (heap)
     rows.push({
@@ -482,7 +600,12 @@ async function rssRows(fakes: Fakes, relay: Served): Promise<{ npmStart: number;
       [after]: `${mib(heap.before.heapTotal)} / ${mib(heap.before.heapUsed)} / ${mib(heap.after.heapUsed)}`,
       peak: '',
     });
-  rows.push({ process: 'dynalite alone (its table holding those groups)', 'at start': storeIdle, [after]: st.rssMiB, peak: st.peakMiB });
+  rows.push({
+    process: 'dynalite alone (its table holding those groups)',
+    'at start': storeIdle,
+    [after]: st.rssMiB,
+    peak: st.peakMiB,
+  });
   const r = relay.rss();
   rows.push({ process: 'bare relay (after the latency cases)', 'at start': '', [after]: r.rssMiB, peak: r.peakMiB });
   return { npmStart: full.rssMiB, relay: r.rssMiB, rows };

@@ -46,5 +46,12 @@ export function table(rows: readonly Row[]): string {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const cells = [columns, ...rows.map((r) => columns.map((c) => String(r[c] ?? '')))];
   const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  return cells.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

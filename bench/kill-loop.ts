@@ -15,14 +15,20 @@ const result = await runKillLoop({ kills, progress: (line) => process.stderr.wri
 const deliveries = result.alerts * 3;
 const duplicates = result.duplicates.slack + result.duplicates.feishu + result.duplicates.sns;
 const missing = result.missing.slack + result.missing.feishu + result.missing.sns;
-console.log(JSON.stringify({
-  kills: result.kills,
-  alerts: result.alerts,
-  posts: result.posts,
-  duplicates: result.duplicates,
-  mostCopiesOfOneMessage: Math.max(...Object.values(result.received).flat()),
-  missing: result.missing,
-  duplicateRate: `${duplicates}/${deliveries} = ${((100 * duplicates) / deliveries).toFixed(1)}% of (alert, channel) deliveries`,
-  lost: missing,
-  seconds: Math.round((Date.now() - started) / 1000),
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      kills: result.kills,
+      alerts: result.alerts,
+      posts: result.posts,
+      duplicates: result.duplicates,
+      mostCopiesOfOneMessage: Math.max(...Object.values(result.received).flat()),
+      missing: result.missing,
+      duplicateRate: `${duplicates}/${deliveries} = ${((100 * duplicates) / deliveries).toFixed(1)}% of (alert, channel) deliveries`,
+      lost: missing,
+      seconds: Math.round((Date.now() - started) / 1000),
+    },
+    null,
+    2,
+  ),
+);

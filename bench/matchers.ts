@@ -8,7 +8,12 @@ import { RE2JS } from 're2js';
 import { matches, parseMatchers } from '../shared/alertmanager/matchers/index.js';
 import { round, type Benchmark, type Row } from './harness.js';
 
-const EXPRESSIONS = ['(?i)vllm.*', 'qwen3\\-8b|llama-3\\.1-70b', 'kv_cache|queue|error_rate|gpu_memory|latency', '[[:upper:]][a-z]+Memory.*'];
+const EXPRESSIONS = [
+  '(?i)vllm.*',
+  'qwen3\\-8b|llama-3\\.1-70b',
+  'kv_cache|queue|error_rate|gpu_memory|latency',
+  '[[:upper:]][a-z]+Memory.*',
+];
 const VALUES = ['VLLMQueueBacklog', 'qwen3-8b', 'gpu_memory', 'GPUMemoryLeak', 'x'.repeat(200)];
 
 /** Microseconds per call, over `n` calls. */

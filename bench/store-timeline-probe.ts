@@ -2,8 +2,7 @@
  * One new-alert group through the app in process, as a timeline of its rounds: each DynamoDB request (at the SDK's
  * middleware: sent → answered) and each outbound request reaching the loopback stand-ins (Prometheus, Slack,
  * Feishu, SNS), ms from the post. A probe, not a benchmark row: `npx tsx bench/store-timeline-probe.ts`
- * (`PROBE_N` alerts per group, `PROBE_RUNS` posts after 30 warm-up posts, `PROBE_SHARED=1` as on a shared table,
- * else as `npm start`'s embedded store). Complements `timeline-probe.ts`, which sees only the outbound requests of
+ * (`PROBE_N` alerts per group, `PROBE_RUNS` posts after 30 warm-up posts). Complements `timeline-probe.ts`, which sees only the outbound requests of
  * the spawned `npm start`.
  */
 import { createServer } from 'node:http';
@@ -28,8 +27,12 @@ const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     res.on('finish', () => events.push([now(), `out ${path}`]));
-    if (path.startsWith('/api/v1/')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(path.includes('query_range') ? EMPTY_MATRIX : EMPTY_VECTOR);
-    if (path.startsWith('/feishu')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0,"msg":"success"}');
+    if (path.startsWith('/api/v1/'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(path.includes('query_range') ? EMPTY_MATRIX : EMPTY_VECTOR);
+    if (path.startsWith('/feishu'))
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0,"msg":"success"}');
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   });
 });
@@ -37,7 +40,11 @@ server.keepAliveTimeout = 60_000;
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const sns = await startSnsServer();
-const snsClient = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
+const snsClient = new SNSClient({
+  endpoint: sns.endpoint,
+  region: 'eu-west-1',
+  credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+});
 snsClient.middlewareStack.add(
   (next) => async (args) => {
     events.push([now(), 'in  SNS Publish']);
@@ -75,9 +82,13 @@ const env = {
   TABLE_NAME: 'store-timeline',
 };
 const config = loadConfig(env);
-const app = createApp(config, createDeps(config, { dynamodb: db.client, exclusiveTable: process.env.PROBE_SHARED !== '1', sns: snsClient }, silentLogger));
+const app = createApp(config, createDeps(config, { dynamodb: db.client, sns: snsClient }, silentLogger));
 const post = async (body: string) => {
-  const res = await app.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const res = await app.request('/v1/alertmanager', {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
   if (res.status !== 200) throw new Error(`answer ${res.status} ${await res.text()}`);
 };
 for (let i = 0; i < 30; i++) await post(newGroup(1 + (i % 10)));

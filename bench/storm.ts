@@ -58,12 +58,22 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
   let hookAt = 0;
   const hooks = await startLoopback((r) => {
     hookAt = performance.now();
-    return r.path.startsWith('/feishu') ? { status: 200, body: '{"code":0,"msg":"success"}' } : { status: 200, body: 'ok' };
+    return r.path.startsWith('/feishu')
+      ? { status: 200, body: '{"code":0,"msg":"success"}' }
+      : { status: 200, body: 'ok' };
   });
   const sns = await startSnsServer();
   // Enrichment runs as under `npm start` with PROMETHEUS_URL set: its CPU is a large part of a storm's.
-  const prometheus = await startLoopback((r) => ({ headers: { 'content-type': 'application/json' }, body: r.path.startsWith('/api/v1/query_range') ? EMPTY_MATRIX : EMPTY_VECTOR }));
-  const client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'b', secretAccessKey: 'b' }, maxAttempts: 1 });
+  const prometheus = await startLoopback((r) => ({
+    headers: { 'content-type': 'application/json' },
+    body: r.path.startsWith('/api/v1/query_range') ? EMPTY_MATRIX : EMPTY_VECTOR,
+  }));
+  const client = new SNSClient({
+    endpoint: sns.endpoint,
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'b', secretAccessKey: 'b' },
+    maxAttempts: 1,
+  });
   try {
     const config = loadConfig({
       // In-process requests carry no token: serve them (the fail-closed default answers 503).
@@ -75,12 +85,15 @@ export async function benchStorm(alerts = 5000, truncatedAlerts = 1497): Promise
       PROMETHEUS_URL: prometheus.url,
     });
     const stages = stageClock();
-    // This process alone writes the embedded table, as under `npm start`.
-    const app = createApp(config, createDeps(config, { dynamodb: db.client, exclusiveTable: true, sns: client }, stages.logger));
+    const app = createApp(config, createDeps(config, { dynamodb: db.client, sns: client }, stages.logger));
     const body = JSON.stringify(stormWebhook(alerts, truncatedAlerts));
     const post = async () => {
       const started = performance.now();
-      const res = await app.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      const res = await app.request('/v1/alertmanager', {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
       await res.arrayBuffer();
       return { ms: performance.now() - started, status: res.status };
     };
@@ -124,7 +137,13 @@ function stageClock(): { logger: Logger; start(): void; stop(): Omit<StormBenchR
   const at: Partial<Record<string, number>> = {};
   let t0 = 0;
   let on = false;
-  const STAGES: Record<string, string> = { 'group received': 'received', 'alert storm': 'claimed', 'alert deduped': 'claimed', 'group enriched': 'enriched', 'channel delivered': 'sent' };
+  const STAGES: Record<string, string> = {
+    'group received': 'received',
+    'alert storm': 'claimed',
+    'alert deduped': 'claimed',
+    'group enriched': 'enriched',
+    'channel delivered': 'sent',
+  };
   const note = (event: string) => {
     const stage = STAGES[event];
     if (!on || !stage || (stage !== 'sent' && at[stage] !== undefined)) return;

@@ -22,8 +22,12 @@ const server = createServer((req, res) => {
     const path = req.url ?? '';
     events.push([t, `in  ${path.split('?')[0]} ${bytes} B`]);
     res.on('finish', () => events.push([now(), `out ${path.split('?')[0]}`]));
-    if (path.startsWith('/api/v1/')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(path.includes('query_range') ? EMPTY_MATRIX : EMPTY_VECTOR);
-    if (path.startsWith('/feishu')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0,"msg":"success"}');
+    if (path.startsWith('/api/v1/'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(path.includes('query_range') ? EMPTY_MATRIX : EMPTY_VECTOR);
+    if (path.startsWith('/feishu'))
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":0,"msg":"success"}');
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   });
 });

@@ -12,13 +12,19 @@ import { medianMs, round, type Benchmark, type Row } from './harness.js';
 function leak(points: number): Point[] {
   return Array.from({ length: points }, (_, i) => ({
     time: 1_795_934_700 + i * 15,
-    value: 30_000 + (500 * i * 15) / 3600 + 40 * Math.sin(i * 12.9898) + (i === points >> 1 ? 20_000 : 0) - (i % 160 < 4 ? 300 : 0),
+    value:
+      30_000 +
+      (500 * i * 15) / 3600 +
+      40 * Math.sin(i * 12.9898) +
+      (i === points >> 1 ? 20_000 : 0) -
+      (i % 160 < 4 ? 300 : 0),
   }));
 }
 
 export const trendRegression: Benchmark = {
   name: 'trend',
-  description: 'fitMemoryTrend on 361 and on 11,000 points (median of 15 runs); growth shows the fit stays right when thinned',
+  description:
+    'fitMemoryTrend on 361 and on 11,000 points (median of 15 runs); growth shows the fit stays right when thinned',
   run: async () => {
     const sizes = [361, MAX_POINTS_PER_SERIES];
     const rows: Row[] = [];
@@ -28,7 +34,13 @@ export const trendRegression: Benchmark = {
       const ms = await medianMs(() => fitMemoryTrend(series, 81_559));
       base ||= ms;
       const trend = fitMemoryTrend(series, 81_559)!;
-      rows.push({ points: n, 'median ms': round(ms), 'ratio to 361': round(ms / base), 'growth MiB/h': round(trend.growthMiBPerHour), 'R²': round(trend.rSquared) });
+      rows.push({
+        points: n,
+        'median ms': round(ms),
+        'ratio to 361': round(ms / base),
+        'growth MiB/h': round(trend.growthMiBPerHour),
+        'R²': round(trend.rSquared),
+      });
     }
     return rows;
   },

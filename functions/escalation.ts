@@ -20,12 +20,25 @@ import { mapStackTraces } from '../shared/runtime/stack-traces.js';
 // Stack traces name the TypeScript sources; the source map is read on the first trace, not at cold init.
 mapStackTraces(import.meta.url);
 
-const config = await loadConfigWhenReady(await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)));
+const config = await loadConfigWhenReady(
+  await withSecretSettings(process.env, new SecretsManagerClient(AWS_CLIENT_DEFAULTS)),
+);
 const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
-const { escalation } = createAckRuntime(config, { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false }, [], logger);
+const { escalation } = createAckRuntime(
+  config,
+  { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false },
+  [],
+  logger,
+);
 
-export async function handler(event: unknown, context?: Pick<Context, 'awsRequestId'>): Promise<{ outcome: 'escalated' | 'skipped' }> {
-  if (!escalation) throw new Error('no escalation target configured (ESCALATION_SNS_TOPIC_ARN or ESCALATION_SLACK_WEBHOOK_URL)');
-  return withLogFields({ awsRequestId: context?.awsRequestId }, async () => ({ outcome: await checkEscalation(parseEscalationJob(event), escalation) }));
+export async function handler(
+  event: unknown,
+  context?: Pick<Context, 'awsRequestId'>,
+): Promise<{ outcome: 'escalated' | 'skipped' }> {
+  if (!escalation)
+    throw new Error('no escalation target configured (ESCALATION_SNS_TOPIC_ARN or ESCALATION_SLACK_WEBHOOK_URL)');
+  return withLogFields({ awsRequestId: context?.awsRequestId }, async () => ({
+    outcome: await checkEscalation(parseEscalationJob(event), escalation),
+  }));
 }

@@ -15,6 +15,7 @@ import { isSnsEvent } from '../shared/amp/is-sns-event.js';
 import { createApp } from '../shared/http/app.js';
 import { loadConfigWhenReady } from '../shared/runtime/config.js';
 import { isHeartbeatCheck, type HEARTBEAT_CHECK_EVENT } from '../shared/heartbeat/event.js';
+import { isAckSetStep } from '../shared/ack/set-step-event.js';
 import { createLogger, withSequentialLogFields } from '../shared/core/logger.js';
 import { emfMetrics } from '../shared/metrics/emf.js';
 import { createDeps, createHeartbeatCheck } from '../shared/runtime/deps.js';
@@ -30,22 +31,48 @@ const secrets = new SecretsManagerClient(AWS_CLIENT_DEFAULTS);
 const config = await loadConfigWhenReady(await withSecretSettings(process.env, secrets));
 const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
-const clients = { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false, metrics: emfMetrics() };
+/** This function's name, from the invocation's context: an alert set's next step invokes it. */
+let functionName = '';
+const clients = {
+  dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS),
+  inProcessTimers: false,
+  metrics: emfMetrics(),
+  // An alert set's acknowledgement continues in asynchronous invocations of this function, step by step.
+  ackSetSteps: { functionName: () => functionName },
+};
 const deps = createDeps(config, clients, logger);
 // Channels whose code loads apart (PagerDuty) load now when configured: not in the first webhook.
 await channelsReady(deps.channels);
 const tokens = { current: config.webhookToken, previous: config.webhookTokenPrevious };
-if (process.env.SETTINGS_SECRET_ARN) deps.webhookTokens = secretTokenSource(process.env.SETTINGS_SECRET_ARN, secrets, tokens, logger);
-if (!config.webhookToken && !config.allowUnauthenticated) logger.error('no WEBHOOK_TOKEN', { detail: 'every webhook is refused with 503 until WEBHOOK_TOKEN is in the settings secret (or ALLOW_UNAUTHENTICATED=true)' });
+if (process.env.SETTINGS_SECRET_ARN)
+  deps.webhookTokens = secretTokenSource(process.env.SETTINGS_SECRET_ARN, secrets, tokens, logger);
+if (!config.webhookToken && !config.allowUnauthenticated)
+  logger.error('no WEBHOOK_TOKEN', {
+    detail:
+      'every webhook is refused with 503 until WEBHOOK_TOKEN is in the settings secret (or ALLOW_UNAUTHENTICATED=true)',
+  });
 const http = handle(createApp(config, deps));
 const checkHeartbeats = createHeartbeatCheck(config, deps, clients);
 
-export async function handler(event: Parameters<typeof http>[0] | SNSEvent | typeof HEARTBEAT_CHECK_EVENT, context?: Parameters<typeof http>[1]) {
+/** One step of an alert set's acknowledgement (`shared/ack/set-job.ts`), its code loaded on the first. */
+async function runAckSetStep(jobId: string): Promise<'more' | 'done' | 'off'> {
+  const setJobs = deps.ackPage?.setJobs;
+  if (!setJobs) return 'off';
+  return (await import('../shared/http/off-webhook.js')).runStepThenDispatch(jobId, setJobs.deps());
+}
+
+export async function handler(
+  event: Parameters<typeof http>[0] | SNSEvent | typeof HEARTBEAT_CHECK_EVENT | { ackSetStep: string },
+  context?: Parameters<typeof http>[1],
+) {
   // One invocation at a time per execution environment: no AsyncLocalStorage (shared/core/logger.ts says why).
+  functionName = context?.functionName ?? functionName;
   return withSequentialLogFields({ awsRequestId: context?.awsRequestId }, async () => {
     if (isHeartbeatCheck(event)) return { heartbeats: (await checkHeartbeats?.()) ?? 'off' };
+    if (isAckSetStep(event)) return { ackSetStep: await runAckSetStep(event.ackSetStep) };
     // Loaded on the first SNS event: a Function URL-only deployment never needs it at cold init.
-    if (isSnsEvent(event)) return { amp: await (await import('../shared/amp/receive.js')).receiveSnsEvent(event, deps) };
+    if (isSnsEvent(event))
+      return { amp: await (await import('../shared/amp/receive.js')).receiveSnsEvent(event, deps) };
     return http(event as Parameters<typeof http>[0], context);
   });
 }

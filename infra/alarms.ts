@@ -5,7 +5,7 @@
  * (namespace {@link METRICS_NAMESPACE}, no dimensions) follow the metrics contract emitted as EMF.
  */
 import { Duration } from 'aws-cdk-lib';
-import { Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -26,12 +26,28 @@ export function watchFunctionUrl(ops: Operations, fn: IFunction): void {
     '5xx': {
       metric: fn.metric('Url5xxCount', { statistic: 'Sum', period }),
       threshold: 1,
-      description: 'The webhook answered 5xx: Alertmanager retries, so those alerts are late and lost if the retries run out. The receiver logs each failure with its cause (a channel, DynamoDB, a time-out).',
+      description:
+        'The webhook answered 5xx: Alertmanager retries, so those alerts are late and lost if the retries run out. The receiver logs each failure with its cause (a channel, DynamoDB, a time-out).',
     },
     '4xx': {
-      metric: fn.metric('Url4xxCount', { statistic: 'Sum', period }),
+      // Less the internet noise the receiver answered 4xx (no token, unknown paths without our token):
+      // scanners on a public URL lose no alert and must not bury the signal this alarm exists for.
+      metric: new MathExpression({
+        expression: 'FILL(url4xx, 0) - FILL(noise, 0)',
+        usingMetrics: {
+          url4xx: fn.metric('Url4xxCount', { statistic: 'Sum', period }),
+          noise: new Metric({
+            namespace: METRICS_NAMESPACE,
+            metricName: 'llm_alert_pipeline_unsolicited_requests_total',
+            statistic: 'Sum',
+            period,
+          }),
+        },
+        period,
+      }),
       threshold: 1,
-      description: 'The webhook answered 4xx: Alertmanager never retries these, so the alerts in those requests are lost (401: wrong WEBHOOK_TOKEN; 429: throttled, see the Throttles alarm; 400/413: a payload refused). The receiver logs each with its reason.',
+      description:
+        'The webhook answered 4xx to a sender of ours (internet noise without our token is taken out): Alertmanager never retries these, so the alerts in those requests are lost (401: wrong WEBHOOK_TOKEN; 429: throttled, see the Throttles alarm; 400/413: a payload refused; 404: a receiver URL with a wrong path). The receiver logs each with its reason.',
     },
   });
 }
@@ -40,10 +56,24 @@ export function watchFunctionUrl(ops: Operations, fn: IFunction): void {
  * Errors, throttles and duration near the time-out of one function.
  * @param throttled what a throttle means for this function (synchronous callers see 429, async ones are retried)
  */
-export function watchFunction(ops: Operations, group: string, fn: IFunction, timeoutSeconds: number, throttled: string): void {
+export function watchFunction(
+  ops: Operations,
+  group: string,
+  fn: IFunction,
+  timeoutSeconds: number,
+  throttled: string,
+): void {
   ops.watch(group, {
-    Errors: { metric: fn.metricErrors({ statistic: 'Sum', period }), threshold: 1, description: `${group} threw or timed out; its log group has the error line (every line carries the awsRequestId).` },
-    Throttles: { metric: fn.metricThrottles({ statistic: 'Sum', period }), threshold: 1, description: `Lambda refused to run ${group} for lack of concurrency: ${throttled}` },
+    Errors: {
+      metric: fn.metricErrors({ statistic: 'Sum', period }),
+      threshold: 1,
+      description: `${group} threw or timed out; its log group has the error line (every line carries the awsRequestId).`,
+    },
+    Throttles: {
+      metric: fn.metricThrottles({ statistic: 'Sum', period }),
+      threshold: 1,
+      description: `Lambda refused to run ${group} for lack of concurrency: ${throttled}`,
+    },
     Duration: {
       metric: fn.metricDuration({ statistic: 'Maximum', period }),
       threshold: timeoutSeconds * 1000 * DURATION_ALARM_RATIO,
@@ -56,7 +86,13 @@ export function watchFunction(ops: Operations, group: string, fn: IFunction, tim
  * Any message in a queue that only ever receives failures.
  * @param meaning what a message there means and what to do (default: the escalation check's)
  */
-export function watchQueue(ops: Operations, group: string, queue: IQueue, holds: string, meaning = 'a critical alert may not have escalated. Each message keeps the job ({fingerprint, startsAt}); look at it, then delete it.'): void {
+export function watchQueue(
+  ops: Operations,
+  group: string,
+  queue: IQueue,
+  holds: string,
+  meaning = 'a critical alert may not have escalated. Each message keeps the job ({fingerprint, startsAt}); look at it, then delete it.',
+): void {
   ops.watch(group, {
     Depth: {
       metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
@@ -71,15 +107,29 @@ export function watchQueue(ops: Operations, group: string, queue: IQueue, holds:
  * retries or could not be delivered at all (both keep the SNS message), and bodies delivered unparsed.
  */
 export function watchAmp(ops: Operations, amp: { topic: ITopic; failedEvents: IQueue; undeliverable: IQueue }): void {
-  const redrive = 'those AMP alerts reached no channel. Each message keeps the SNS event with AMP\'s message; fix the cause (the receiver logs "AMP message not delivered" with it), then re-invoke the receiver with the event (README, Amazon Managed Service for Prometheus) and delete the message.';
-  watchQueue(ops, 'AmpFailedEvents', amp.failedEvents, 'SNS events from AMP the receiver still failed on after Lambda\'s retries', redrive);
+  const redrive =
+    'those AMP alerts reached no channel. Each message keeps the SNS event with AMP\'s message; fix the cause (the receiver logs "AMP message not delivered" with it), then re-invoke the receiver with the event (docs/amp.md, Failures) and delete the message.';
+  watchQueue(
+    ops,
+    'AmpFailedEvents',
+    amp.failedEvents,
+    "SNS events from AMP the receiver still failed on after Lambda's retries",
+    redrive,
+  );
   watchQueue(ops, 'AmpUndeliverable', amp.undeliverable, 'AMP messages SNS could not deliver to the receiver', redrive);
   watchTopic(ops, 'AmpTopic', amp.topic);
   ops.watch('Amp', {
     Unparsed: {
-      metric: new Metric({ namespace: METRICS_NAMESPACE, metricName: 'llm_alert_pipeline_amp_messages_total', dimensionsMap: { body: 'unparsed' }, statistic: 'Sum', period }),
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'llm_alert_pipeline_amp_messages_total',
+        dimensionsMap: { body: 'unparsed' },
+        statistic: 'Sum',
+        period,
+      }),
       threshold: 1,
-      description: 'An AMP message body could not be parsed: it was delivered as raw text in an AMPUnparsedMessage alert (no dedupe by alert, no enrichment). The receiver logs "AMP message not parsed" with the reason; use the template in infra/amp/alertmanager-definition.yml.',
+      description:
+        'An AMP message body could not be parsed: it was delivered as raw text in an AMPUnparsedMessage alert (no dedupe by alert, no enrichment). The receiver logs "AMP message not parsed" with the reason; use the template in infra/amp/alertmanager-definition.yml.',
     },
   });
 }
@@ -99,24 +149,35 @@ export function watchTopic(ops: Operations, group: string, topic: ITopic): void 
 export function watchTable(ops: Operations, table: ITable): void {
   const throttled = 'claims and ledger writes fail, the webhook answers 5xx and Alertmanager retries (late alerts).';
   ops.watch('DedupeTable', {
-    ReadThrottles: { metric: table.metric('ReadThrottleEvents', { statistic: 'Sum', period }), threshold: 1, description: `DynamoDB throttled reads of the dedupe table: ${throttled}` },
-    WriteThrottles: { metric: table.metric('WriteThrottleEvents', { statistic: 'Sum', period }), threshold: 1, description: `DynamoDB throttled writes to the dedupe table: ${throttled}` },
+    ReadThrottles: {
+      metric: table.metric('ReadThrottleEvents', { statistic: 'Sum', period }),
+      threshold: 1,
+      description: `DynamoDB throttled reads of the dedupe table: ${throttled}`,
+    },
+    WriteThrottles: {
+      metric: table.metric('WriteThrottleEvents', { statistic: 'Sum', period }),
+      threshold: 1,
+      description: `DynamoDB throttled writes to the dedupe table: ${throttled}`,
+    },
   });
 }
 
 /** The pipeline's own metrics: delivery failures and unauthenticated webhook requests. */
 export function watchPipeline(ops: Operations): void {
-  const metric = (metricName: string) => new Metric({ namespace: METRICS_NAMESPACE, metricName, statistic: 'Sum', period });
+  const metric = (metricName: string) =>
+    new Metric({ namespace: METRICS_NAMESPACE, metricName, statistic: 'Sum', period });
   ops.watch('Pipeline', {
     DeliveryFailures: {
       metric: metric('llm_alert_pipeline_notifications_failed'),
       threshold: 1,
-      description: 'A channel (Slack, Feishu, SNS) failed after its retries; the webhook answered 502 and Alertmanager retries that channel only. The receiver logs "channel failed" with the reason.',
+      description:
+        'A channel (Slack, Feishu, SNS) failed after its retries; the webhook answered 502 and Alertmanager retries that channel only. The receiver logs "channel failed" with the reason.',
     },
     Unauthenticated: {
-      metric: metric('llm_alert_pipeline_webhook_unauthenticated_total'),
+      metric: metric('llm_alert_pipeline_webhook_wrong_token_total'),
       threshold: 1,
-      description: 'Webhook requests without the right bearer token were refused with 401, which Alertmanager does not retry: an Alertmanager with a stale WEBHOOK_TOKEN loses every alert (or a stranger found the URL).',
+      description:
+        'Webhook requests carrying a bearer token that is not WEBHOOK_TOKEN (nor WEBHOOK_TOKEN_PREVIOUS) were refused with 401, which Alertmanager does not retry: an Alertmanager with a stale token loses every alert. Requests without any token (internet noise on the public URL) are counted apart, in llm_alert_pipeline_unsolicited_requests_total.',
     },
   });
 }
@@ -130,10 +191,16 @@ export function watchPipeline(ops: Operations): void {
 export function watchHeartbeat(ops: Operations, { checkDeployed }: { checkDeployed: boolean }): void {
   ops.watch('Heartbeat', {
     Missing: {
-      metric: new Metric({ namespace: METRICS_NAMESPACE, metricName: 'llm_alert_pipeline_heartbeat_missing', statistic: 'Maximum', period }),
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'llm_alert_pipeline_heartbeat_missing',
+        statistic: 'Maximum',
+        period,
+      }),
       threshold: 1,
       treatMissingData: checkDeployed ? TreatMissingData.BREACHING : TreatMissingData.MISSING,
-      description: "An Alertmanager cluster's heartbeat (its always-firing Watchdog alert, from any peer) stopped arriving: that cluster, or its path to this webhook, is down and none of its alerts reach anyone. Or no heartbeat was ever received: the log line 'heartbeat never received' names HEARTBEAT_ALERTNAME and the route to fix.",
+      description:
+        "An Alertmanager cluster's heartbeat (its always-firing Watchdog alert, from any peer) stopped arriving: that cluster, or its path to this webhook, is down and none of its alerts reach anyone. Or no heartbeat was ever received: the log line 'heartbeat never received' names HEARTBEAT_ALERTNAME and the route to fix.",
     },
   });
 }

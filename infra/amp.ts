@@ -21,14 +21,17 @@
  * @see https://docs.aws.amazon.com/sns/latest/dg/sns-dead-letter-queues.html
  * @see https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html
  */
-import { Aws, CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, CfnOutput, CfnRule, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { LambdaSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { InterfaceVpcEndpointAwsService } from 'aws-cdk-lib/aws-ec2';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { allow } from './node-function.js';
+import type { PrivateNetwork } from './vpc.js';
 import { failureQueue } from './queues.js';
 import type { AlertReceiver } from './receiver.js';
 
@@ -56,13 +59,38 @@ export class AmpIngest extends Construct {
 
   constructor(scope: Construct, id: string, props: AmpIngestProps) {
     super(scope, id);
-    if (props.topicArn) this.topic = Topic.fromTopicArn(this, 'Topic', props.topicArn);
-    else ({ topic: this.topic, key: this.key } = this.#createTopic(props.workspaceArn));
+    if (props.topicArn) {
+      this.topic = Topic.fromTopicArn(this, 'Topic', props.topicArn);
+      // Known at synth only when the CLI names its target (context.ts checks it then); the deploy checks it always.
+      const [, , , region, account] = props.topicArn.split(':');
+      new CfnRule(this, 'TopicHere', {
+        assertions: [
+          {
+            assert: Fn.conditionAnd(
+              Fn.conditionEquals(Aws.REGION, region!),
+              Fn.conditionEquals(Aws.ACCOUNT_ID, account!),
+            ),
+            assertDescription:
+              "ampTopicArn names a topic in another region or account: the subscription's dead-letter queue must be in the topic's account and region. Deploy there, or use -c ampTopic=create.",
+          },
+        ],
+      });
+    } else ({ topic: this.topic, key: this.key } = this.#createTopic(props.workspaceArn));
 
-    this.undeliverable = failureQueue(this, 'Undeliverable', 'AMP messages SNS could not deliver to the receiver function');
-    this.topic.addSubscription(new LambdaSubscription(props.receiver.function, { deadLetterQueue: this.undeliverable }));
+    this.undeliverable = failureQueue(
+      this,
+      'Undeliverable',
+      'AMP messages SNS could not deliver to the receiver function',
+    );
+    this.topic.addSubscription(
+      new LambdaSubscription(props.receiver.function, { deadLetterQueue: this.undeliverable }),
+    );
 
-    this.failedEvents = failureQueue(this, 'FailedEvents', "AMP messages the receiver still failed on after Lambda's retries");
+    this.failedEvents = failureQueue(
+      this,
+      'FailedEvents',
+      "AMP messages the receiver still failed on after Lambda's retries",
+    );
     const fn = props.receiver.function;
     // The destination by ARN plus sqs:SendMessage alone (SqsDestination would also grant GetQueueUrl and GetQueueAttributes).
     fn.configureAsyncInvoke({
@@ -74,7 +102,8 @@ export class AmpIngest extends Construct {
     new CfnOutput(this, 'TopicArn', {
       key: 'AmpTopicArn',
       value: this.topic.topicArn,
-      description: "topic_arn of the AMP alert manager definition's sns_configs (infra/amp/alertmanager-definition.yml)",
+      description:
+        "topic_arn of the AMP alert manager definition's sns_configs (infra/amp/alertmanager-definition.yml)",
     });
   }
 
@@ -86,15 +115,97 @@ export class AmpIngest extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
       pendingWindow: Duration.days(7),
     });
-    const topic = new Topic(this, 'Topic', { displayName: 'LLM fleet alerts from Amazon Managed Service for Prometheus', masterKey: key, enforceSSL: true });
+    const topic = new Topic(this, 'Topic', {
+      displayName: 'LLM fleet alerts from Amazon Managed Service for Prometheus',
+      masterKey: key,
+      enforceSSL: true,
+    });
     // Confused-deputy guard: only AMP workspaces of this account (and region, or the one named) may publish.
     const fromOurWorkspaces = {
       StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-      ArnLike: { 'aws:SourceArn': workspaceArn ?? `arn:${Aws.PARTITION}:aps:${Aws.REGION}:${Aws.ACCOUNT_ID}:workspace/*` },
+      ArnLike: {
+        'aws:SourceArn': workspaceArn ?? `arn:${Aws.PARTITION}:aps:${Aws.REGION}:${Aws.ACCOUNT_ID}:workspace/*`,
+      },
     };
     const aps = new ServicePrincipal('aps.amazonaws.com');
-    key.addToResourcePolicy(new PolicyStatement({ principals: [aps], actions: ['kms:Decrypt', 'kms:GenerateDataKey*'], resources: ['*'], conditions: fromOurWorkspaces }));
-    topic.addToResourcePolicy(new PolicyStatement({ principals: [aps], actions: ['sns:Publish', 'sns:GetTopicAttributes'], resources: [topic.topicArn], conditions: fromOurWorkspaces }));
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [aps],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: fromOurWorkspaces,
+      }),
+    );
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [aps],
+        actions: ['sns:Publish', 'sns:GetTopicAttributes'],
+        resources: [topic.topicArn],
+        conditions: fromOurWorkspaces,
+      }),
+    );
     return { topic, key };
   }
+}
+
+/**
+ * What querying a workspace needs: the Prometheus-compatible query APIs the enrichment, the charts and
+ * the re-fire check call (`/api/v1/query`, `/api/v1/query_range`, and the series, labels and metadata
+ * APIs next to them), and nothing else (no remote write, no rules, no alert manager).
+ * @see https://docs.aws.amazon.com/prometheus/latest/userguide/AMP-APIReference-Prometheus-Compatible-Apis.html
+ * @see https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonmanagedserviceforprometheus.html
+ */
+export const AMP_QUERY_ACTIONS = ['aps:QueryMetrics', 'aps:GetSeries', 'aps:GetLabels', 'aps:GetMetricMetadata'];
+
+/**
+ * A workspace's query endpoint and signing region, from its ARN
+ * (`arn:aws:aps:eu-west-1:123456789012:workspace/ws-…`): `https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-…`,
+ * the base URL the Prometheus client appends `/api/v1/query` to; `amazonaws.com.cn` in the China partition.
+ * @see https://docs.aws.amazon.com/prometheus/latest/userguide/AMP-onboard-query-APIs.html
+ */
+export function ampQueryEndpoint(workspaceArn: string): { url: string; region: string } {
+  const [, partition, , region, , resource] = workspaceArn.split(':');
+  const id = resource!.slice('workspace/'.length);
+  const domain = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
+  return { url: `https://aps-workspaces.${region}.${domain}/workspaces/${id}`, region: region! };
+}
+
+/**
+ * Points `fn`'s Prometheus at an AMP workspace (context `ampWorkspaceArn`), setting and granting together:
+ * `PROMETHEUS_URL` is its query endpoint, `PROMETHEUS_SIGV4_REGION` its region (each query signed with the
+ * function's role, service `aps`), and {@link AMP_QUERY_ACTIONS} are allowed on that workspace only. In a
+ * VPC with `vpcInterfaceEndpoints=true`, an `aps-workspaces` interface endpoint joins the others.
+ */
+export function queryAmpWorkspace(fn: LambdaFunction, workspaceArn: string, network?: PrivateNetwork): void {
+  const { url, region } = ampQueryEndpoint(workspaceArn);
+  fn.addEnvironment('PROMETHEUS_URL', url);
+  fn.addEnvironment('PROMETHEUS_SIGV4_REGION', region);
+  allow(fn, AMP_QUERY_ACTIONS, [workspaceArn]);
+  network?.addInterfaceEndpoint('AmpQuery', new InterfaceVpcEndpointAwsService('aps-workspaces').name);
+}
+
+/**
+ * What the workspace's alert manager API is used for, by function: the receiver posts silences
+ * ("acknowledge and silence") and lists alerts (re-fire confirmation); the escalation check lists alerts
+ * (silenced or inhibited there by then: no escalation). Nothing else (no receivers, no status, no deletes).
+ * @see https://docs.aws.amazon.com/prometheus/latest/userguide/AMP-APIReference-PutAlertManagerSilences.html
+ * @see https://docs.aws.amazon.com/prometheus/latest/userguide/AMP-APIReference-ListAlertManagerAlerts.html
+ */
+export const AMP_ALERTMANAGER_ACTIONS = {
+  receiver: ['aps:PutAlertManagerSilences', 'aps:ListAlertManagerAlerts'],
+  check: ['aps:ListAlertManagerAlerts'],
+} as const;
+
+/**
+ * Points `fn`'s Alertmanager at the workspace's alert manager (context `ampWorkspaceArn` without
+ * `alertmanagerUrl`), setting and granting together: `ALERTMANAGER_URL` is the query endpoint followed by
+ * `/alertmanager` (the API v2 paths follow it), `ALERTMANAGER_SIGV4_REGION` its region, and `actions`
+ * are allowed on that workspace only.
+ * @see https://docs.aws.amazon.com/prometheus/latest/userguide/AMP-APIReference-Prometheus-Compatible-Apis.html
+ */
+export function useAmpAlertManager(fn: LambdaFunction, workspaceArn: string, actions: readonly string[]): void {
+  const { url, region } = ampQueryEndpoint(workspaceArn);
+  fn.addEnvironment('ALERTMANAGER_URL', `${url}/alertmanager`);
+  fn.addEnvironment('ALERTMANAGER_SIGV4_REGION', region);
+  allow(fn, [...actions], [workspaceArn]);
 }

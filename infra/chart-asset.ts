@@ -15,7 +15,10 @@ import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { CHUNK_DIR, REPO_ROOT } from './node-function.js';
 
 /** Files the renderer reads beside itself (see `render.ts`), from their packages. */
-const RENDERER_FILES = ['node_modules/@resvg/resvg-wasm/index_bg.wasm', 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf'];
+const RENDERER_FILES = [
+  'node_modules/@resvg/resvg-wasm/index_bg.wasm',
+  'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf',
+];
 
 /**
  * Bundling hooks that copy the renderer's files beside the chunks, after `hooks` (e.g. the routing
@@ -27,7 +30,9 @@ export function withChartRenderer(hooks?: ICommandHooks): ICommandHooks {
     beforeInstall: (inputDir, outputDir) => hooks?.beforeInstall(inputDir, outputDir) ?? [],
     afterBundling: (inputDir, outputDir) => [
       ...(hooks?.afterBundling(inputDir, outputDir) ?? []),
-      ...RENDERER_FILES.map((file) => `cp ${shellQuote(join(REPO_ROOT, file))} ${shellQuote(join(outputDir, CHUNK_DIR))}/`),
+      ...RENDERER_FILES.map(
+        (file) => `cp ${shellQuote(join(REPO_ROOT, file))} ${shellQuote(join(outputDir, CHUNK_DIR))}/`,
+      ),
     ],
   };
 }

@@ -5,8 +5,15 @@
 import { z } from 'zod';
 import type { LogLevel } from '../shared/core/logger.js';
 import type { PlainSettings } from './receiver.js';
+import { settingValueProblems } from '../shared/runtime/config.js';
 
-const URL_KEYS = ['prometheusUrl', 'alertmanagerUrl', 'publicUrl', 'grafanaUrl'] as const;
+/** The URL context keys and the function setting each becomes, checked with that setting's own rules. */
+const URL_KEYS = {
+  prometheusUrl: 'PROMETHEUS_URL',
+  alertmanagerUrl: 'ALERTMANAGER_URL',
+  publicUrl: 'PUBLIC_URL',
+  grafanaUrl: 'GRAFANA_URL',
+} as const;
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** Thrown by {@link settingsFromContext}; the message names the context key, e.g. `prometheusUrl: must be an http(s) URL`. */
@@ -21,25 +28,50 @@ export class ContextError extends Error {
  * Builds the receiver's plain settings from context values.
  * @param get looks up a context key, e.g. `(key) => app.node.tryGetContext(key)`; unset or `''` means "not given"
  * @returns only the settings that were given; URLs lose trailing slashes
- * @throws ContextError when a URL is not http(s), `logLevel` is not debug, info, warn or error, or `slackChannel` is not a channel id or name
+ * @throws ContextError when a URL is one the function would refuse at start-up (not http(s), a UI or API path,
+ *   a query or fragment where its setting allows none), `logLevel` is not debug, info, warn or error, or `slackChannel` is not a channel id or name
  */
 export function settingsFromContext(get: (key: string) => unknown): PlainSettings {
   const settings: PlainSettings = {};
-  for (const key of URL_KEYS) {
+  for (const [key, setting] of Object.entries(URL_KEYS) as [keyof typeof URL_KEYS, string][]) {
     const value = given(get, key);
-    if (value !== undefined) settings[key] = httpUrl(key, value);
+    if (value !== undefined) settings[key] = httpUrl(key, setting, value);
   }
   const logLevel = given(get, 'logLevel');
   if (logLevel !== undefined) {
-    if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ContextError('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
+    if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+      throw new ContextError('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
     settings.logLevel = logLevel as LogLevel;
   }
   const slackChannel = given(get, 'slackChannel');
   if (slackChannel !== undefined) {
     // Same rule as the app's SLACK_CHANNEL, checked at synth so a typo fails before deploying.
-    if (!/^#?[A-Za-z0-9_.-]{1,80}$/.test(slackChannel)) throw new ContextError('slackChannel', 'must be a Slack channel id (C0123456789) or name');
+    if (!/^#?[A-Za-z0-9_.-]{1,80}$/.test(slackChannel))
+      throw new ContextError('slackChannel', 'must be a Slack channel id (C0123456789) or name');
     settings.slackChannel = slackChannel;
   }
+  Object.assign(settings, feishuFromContext(get));
+  return settings;
+}
+
+/** The Feishu app's plain settings (its secret and callback keys live in the settings secret), checked like the app's. */
+function feishuFromContext(get: (key: string) => unknown): PlainSettings {
+  const settings: PlainSettings = {};
+  const appId = given(get, 'feishuAppId');
+  if (appId !== undefined && !/^cli_[0-9A-Za-z]{4,64}$/.test(appId))
+    throw new ContextError('feishuAppId', "must be the Feishu app's App ID (cli_…)");
+  const chatId = given(get, 'feishuChatId');
+  if (chatId !== undefined && !/^oc_[0-9A-Za-z]{8,64}$/.test(chatId))
+    throw new ContextError('feishuChatId', 'must be a Feishu chat_id (oc_…)');
+  const apiUrl = given(get, 'feishuApiUrl');
+  if (apiUrl !== undefined && !/^https:\/\/[^/]+\/open-apis\/?$/.test(apiUrl))
+    throw new ContextError(
+      'feishuApiUrl',
+      'must be https://open.feishu.cn/open-apis/ or https://open.larksuite.com/open-apis/',
+    );
+  if (appId) settings.feishuAppId = appId;
+  if (chatId) settings.feishuChatId = chatId;
+  if (apiUrl) settings.feishuApiUrl = apiUrl;
   return settings;
 }
 
@@ -50,14 +82,10 @@ function given(get: (key: string) => unknown, key: string): string | undefined {
   return value;
 }
 
-function httpUrl(key: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ContextError(key, 'must be an http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ContextError(key, 'must be an http(s) URL');
+/** `value` with trailing slashes trimmed, or a {@link ContextError} naming the key in the function's own words. */
+function httpUrl(key: string, setting: string, value: string): string {
+  const problems = settingValueProblems(setting, value);
+  if (problems.length) throw new ContextError(key, problems.join('; '));
   return value.replace(/\/+$/, '');
 }
 
@@ -79,7 +107,8 @@ export function escalationFromContext(get: (key: string) => unknown): { delaySec
   const value = get('escalationDelaySeconds');
   if (value === undefined || value === null || value === '') return undefined;
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new ContextError('escalationDelaySeconds', 'must be a positive number of seconds');
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new ContextError('escalationDelaySeconds', 'must be a positive number of seconds');
   return { delaySeconds: seconds };
 }
 
@@ -101,22 +130,178 @@ const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256
 const APS_WORKSPACE_ARN = /^arn:aws[a-z-]*:aps:[a-z0-9-]+:\d{12}:workspace\/[A-Za-z0-9-]+$/;
 
 /**
- * AMP via SNS (README, Amazon Managed Service for Prometheus): `ampTopicArn` subscribes the receiver to
+ * AMP via SNS (docs/amp.md): `ampTopicArn` subscribes the receiver to
  * that topic; `ampTopic=create` creates one (AMP allowed to publish), optionally for one workspace only
- * (`ampWorkspaceArn`).
- * @returns `undefined` when neither is given
- * @throws ContextError when the ARN is not a standard SNS topic's, `ampTopic` is not `create`, both are
- *   given, or `ampWorkspaceArn` is not a workspace ARN or comes without `ampTopic=create`
+ * (`ampWorkspaceArn`, which on its own or with `ampTopicArn` only sets what is queried: see
+ * {@link ampWorkspaceFromContext}).
+ * @returns `undefined` when neither topic key is given
+ * @param target the account and region the stack deploys to, when known at synth: a given topic must be there
+ *   (the subscription's dead-letter queue must be in the topic's account and region)
+ * @throws ContextError when the ARN is not a standard SNS topic's or is in another account or region than
+ *   `target`, `ampTopic` is not `create`, both are given, or `ampWorkspaceArn` is not a workspace ARN
  */
-export function ampFromContext(get: (key: string) => unknown): { topicArn?: string; workspaceArn?: string } | undefined {
+export function ampFromContext(
+  get: (key: string) => unknown,
+  target: { region?: string; account?: string } = {},
+): { topicArn?: string; workspaceArn?: string } | undefined {
   const topicArn = given(get, 'ampTopicArn');
   const create = given(get, 'ampTopic');
-  const workspaceArn = given(get, 'ampWorkspaceArn');
-  if (create !== undefined && create !== 'create') throw new ContextError('ampTopic', 'the only value is "create" (or give ampTopicArn for an existing topic)');
-  if (topicArn !== undefined && create !== undefined) throw new ContextError('ampTopic', 'give either ampTopic=create or ampTopicArn, not both');
-  if (topicArn !== undefined && !SNS_TOPIC_ARN.test(topicArn)) throw new ContextError('ampTopicArn', 'must be a standard SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)');
-  if (workspaceArn !== undefined && create === undefined) throw new ContextError('ampWorkspaceArn', 'only with ampTopic=create (an existing topic keeps its own policy)');
-  if (workspaceArn !== undefined && !APS_WORKSPACE_ARN.test(workspaceArn)) throw new ContextError('ampWorkspaceArn', 'must be an AMP workspace ARN (arn:aws:aps:<region>:<account>:workspace/<id>)');
+  const workspaceArn = workspaceArnOf(get);
+  if (create !== undefined && create !== 'create')
+    throw new ContextError('ampTopic', 'the only value is "create" (or give ampTopicArn for an existing topic)');
+  if (topicArn !== undefined && create !== undefined)
+    throw new ContextError('ampTopic', 'give either ampTopic=create or ampTopicArn, not both');
+  if (topicArn !== undefined && !SNS_TOPIC_ARN.test(topicArn))
+    throw new ContextError('ampTopicArn', 'must be a standard SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)');
+  if (topicArn !== undefined) {
+    const [, , , region, account] = topicArn.split(':');
+    const elsewhere = [
+      target.region && region !== target.region && `region ${region}, not ${target.region}`,
+      target.account && account !== target.account && `account ${account}, not ${target.account}`,
+    ].filter(Boolean);
+    if (elsewhere.length)
+      throw new ContextError(
+        'ampTopicArn',
+        `the topic is in ${elsewhere.join(' and ')} where the stack deploys: SNS needs the subscription's dead-letter queue in the topic's account and region. Deploy the stack there, or use -c ampTopic=create and point AMP at the new topic`,
+      );
+  }
   if (topicArn === undefined && create === undefined) return undefined;
   return topicArn !== undefined ? { topicArn } : { workspaceArn };
+}
+
+/**
+ * The AMP workspace the receiver queries (context `ampWorkspaceArn`): it sets `PROMETHEUS_URL` and
+ * `PROMETHEUS_SIGV4_REGION` (`amp.ts`), so `prometheusUrl` may not be given with it.
+ * @returns `undefined` when not given
+ * @throws ContextError when it is not a workspace ARN, or comes with `prometheusUrl`
+ */
+export function ampWorkspaceFromContext(get: (key: string) => unknown): string | undefined {
+  const workspaceArn = workspaceArnOf(get);
+  if (workspaceArn !== undefined && given(get, 'prometheusUrl') !== undefined)
+    throw new ContextError(
+      'ampWorkspaceArn',
+      "sets PROMETHEUS_URL to the workspace's query endpoint itself: drop prometheusUrl, or drop ampWorkspaceArn to query another Prometheus",
+    );
+  return workspaceArn;
+}
+
+function workspaceArnOf(get: (key: string) => unknown): string | undefined {
+  const workspaceArn = given(get, 'ampWorkspaceArn');
+  if (workspaceArn !== undefined && !APS_WORKSPACE_ARN.test(workspaceArn))
+    throw new ContextError(
+      'ampWorkspaceArn',
+      'must be an AMP workspace ARN (arn:aws:aps:<region>:<account>:workspace/<id>)',
+    );
+  return workspaceArn;
+}
+
+/** What `vpcFromContext` reads: the functions' network in a VPC of the user's (docs/deploy-aws.md). */
+export interface VpcContext {
+  vpcId: string;
+  subnetIds: string[];
+  /** Unset: the stack makes one (all outbound allowed, nothing inbound). */
+  securityGroupIds?: string[];
+  /** The route tables of those subnets, for the DynamoDB gateway endpoint; unset: no gateway endpoint. */
+  routeTableIds?: string[];
+  /** Interface endpoints for Secrets Manager, SNS and EventBridge Scheduler (and AMP's query API with a workspace). */
+  interfaceEndpoints: boolean;
+}
+
+const ID_LISTS = {
+  vpcSubnetIds: /^subnet-[0-9a-f]{8,17}$/,
+  vpcSecurityGroupIds: /^sg-[0-9a-f]{8,17}$/,
+  vpcRouteTableIds: /^rtb-[0-9a-f]{8,17}$/,
+} as const;
+
+/** A comma-separated list of ids (`subnet-…,subnet-…`); `undefined` when not given. */
+function idList(get: (key: string) => unknown, key: keyof typeof ID_LISTS): string[] | undefined {
+  const value = given(get, key);
+  if (value === undefined) return undefined;
+  const ids = value.split(',').map((s) => s.trim());
+  const bad = ids.filter((id) => !ID_LISTS[key].test(id));
+  if (bad.length) throw new ContextError(key, `not an id of the form ${ID_LISTS[key].source}: ${bad.join(', ')}`);
+  return ids;
+}
+
+/**
+ * Puts every function into a VPC of the user's: context `vpcId` and `vpcSubnetIds` (comma-separated, the
+ * private subnets with a route to Prometheus, Alertmanager and — through a NAT — the chat platforms), with
+ * optional `vpcSecurityGroupIds`, `vpcRouteTableIds` (the DynamoDB gateway endpoint) and
+ * `vpcInterfaceEndpoints=true`.
+ * @returns `undefined` when `vpcId` is not given
+ * @throws ContextError when `vpcId` comes without `vpcSubnetIds` (or the reverse), an id is malformed, or
+ *   `vpcInterfaceEndpoints` is not true or false
+ */
+export function vpcFromContext(get: (key: string) => unknown): VpcContext | undefined {
+  const vpcId = given(get, 'vpcId');
+  const subnetIds = idList(get, 'vpcSubnetIds');
+  const securityGroupIds = idList(get, 'vpcSecurityGroupIds');
+  const routeTableIds = idList(get, 'vpcRouteTableIds');
+  const endpoints = given(get, 'vpcInterfaceEndpoints');
+  if (vpcId === undefined) {
+    const stray = (
+      [
+        ['vpcSubnetIds', subnetIds],
+        ['vpcSecurityGroupIds', securityGroupIds],
+        ['vpcRouteTableIds', routeTableIds],
+        ['vpcInterfaceEndpoints', endpoints],
+      ] as const
+    ).find(([, v]) => v !== undefined);
+    if (stray) throw new ContextError(stray[0], 'only with vpcId (the VPC the functions join)');
+    return undefined;
+  }
+  if (!/^vpc-[0-9a-f]{8,17}$/.test(vpcId)) throw new ContextError('vpcId', 'must be a VPC id (vpc-0123456789abcdef0)');
+  if (!subnetIds)
+    throw new ContextError(
+      'vpcSubnetIds',
+      'vpcId needs the subnets the functions run in: -c vpcSubnetIds=subnet-…,subnet-… (private subnets, two or more Availability Zones)',
+    );
+  if (endpoints !== undefined && endpoints !== 'true' && endpoints !== 'false')
+    throw new ContextError('vpcInterfaceEndpoints', 'must be true or false');
+  return { vpcId, subnetIds, securityGroupIds, routeTableIds, interfaceEndpoints: endpoints === 'true' };
+}
+
+/** A key that can only be one of ours: a plain identifier (CDK's own keys carry `:`, `/`, `@` or `-`). */
+const PLAIN_KEY = /^[A-Za-z][A-Za-z0-9]*$/;
+
+/**
+ * The context keys the readers of this module ask for, found by asking each with nothing given.
+ * @returns e.g. `prometheusUrl`, `escalationDelaySeconds`, `vpcId`, …
+ */
+export function contextKeys(): Set<string> {
+  const keys = new Set<string>();
+  const record = (key: string) => {
+    keys.add(key);
+    return undefined;
+  };
+  for (const reader of [
+    settingsFromContext,
+    routingFileFromContext,
+    escalationFromContext,
+    alarmEmailFromContext,
+    ampFromContext,
+    vpcFromContext,
+  ])
+    reader(record);
+  return keys;
+}
+
+/**
+ * Refuses a plain context key this stack does not read (`-c prometheusURL=…`): otherwise it is ignored and
+ * the setting it was meant to give is silently missing from the deployed functions.
+ * @param given the keys in the app's context (cdk.json "context" and `-c`)
+ * @throws ContextError naming the key, and the key it differs from only in case when there is one
+ */
+export function refuseUnknownContextKeys(given: Iterable<string>): void {
+  const known = contextKeys();
+  for (const key of given) {
+    if (known.has(key) || !PLAIN_KEY.test(key)) continue;
+    const meant = [...known].find((k) => k.toLowerCase() === key.toLowerCase());
+    throw new ContextError(
+      key,
+      meant
+        ? `not a context key this stack reads; did you mean ${meant}?`
+        : 'not a context key this stack reads (docs/deploy-aws.md lists them)',
+    );
+  }
 }

@@ -22,7 +22,7 @@ import { Construct } from 'constructs';
 import { allow, allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
 import { failureQueue } from './queues.js';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
-
+import type { PrivateNetwork } from './vpc.js';
 
 /** The check reads one item, sends to at most two targets (each ≤ 20 s delivery budget) and writes a few items. */
 export const ESCALATION_TIMEOUT_SECONDS = 60;
@@ -31,10 +31,16 @@ export const ESCALATION_MEMORY_MIB = 256;
 export interface EscalationCheckProps {
   /** Lambda entry exporting `handler`. Default: `functions/escalation.ts`. */
   entry?: string;
-  /** `LOG_LEVEL`, `PUBLIC_URL` (the escalation message's Acknowledge link), `ALERTMANAGER_URL` (silenced or inhibited alerts do not escalate) and `GRAFANA_URL` (the dashboard link) are passed on. */
-  settings?: Pick<PlainSettings, 'logLevel' | 'publicUrl' | 'alertmanagerUrl' | 'grafanaUrl'>;
+  /**
+   * `LOG_LEVEL`, `PUBLIC_URL` (the escalation message's Acknowledge link), `PROMETHEUS_URL` and
+   * `ALERTMANAGER_URL` (an alert over, silenced or inhibited by then does not escalate) and `GRAFANA_URL`
+   * (the dashboard link) are passed on.
+   */
+  settings?: Pick<PlainSettings, 'logLevel' | 'publicUrl' | 'prometheusUrl' | 'alertmanagerUrl' | 'grafanaUrl'>;
   /** `ESCALATION_DELAY_SECONDS` for the receiver; default: the app's (900 s). */
   delaySeconds?: number;
+  /** The VPC the check joins (context `vpcId`). */
+  network?: PrivateNetwork;
 }
 
 export class EscalationCheck extends Construct {
@@ -58,28 +64,48 @@ export class EscalationCheck extends Construct {
       memoryMiB: ESCALATION_MEMORY_MIB,
       timeoutSeconds: ESCALATION_TIMEOUT_SECONDS,
       environment: plainEnvironment(props.settings ?? {}),
+      network: props.network,
     }));
     // Scheduler invokes the check asynchronously: its RetryPolicy covers failed invocations only. A
     // check that throws gets Lambda's async retries; one that still fails lands here, not nowhere.
-    this.failedChecks = failureQueue(this, 'FailedChecks', 'escalation checks that still failed after Lambda\'s async retries');
+    this.failedChecks = failureQueue(
+      this,
+      'FailedChecks',
+      "escalation checks that still failed after Lambda's async retries",
+    );
     // The destination by ARN plus sqs:SendMessage alone (SqsDestination would also grant GetQueueUrl and GetQueueAttributes).
-    this.function.configureAsyncInvoke({ retryAttempts: 2, maxEventAge: Duration.hours(1), onFailure: { bind: () => ({ destination: this.failedChecks.queueArn }) } });
+    this.function.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(1),
+      onFailure: { bind: () => ({ destination: this.failedChecks.queueArn }) },
+    });
     allow(this.function, ['sqs:SendMessage'], [this.failedChecks.queueArn]);
     Validations.of(this.function).acknowledge({
       id: 'Serverless-LambdaDLQ',
-      reason: 'Failed asynchronous invocations go to the on-failure destination (the FailedChecks queue), which records the error with the event; a dead-letter queue as well would only duplicate it.',
+      reason:
+        'Failed asynchronous invocations go to the on-failure destination (the FailedChecks queue), which records the error with the event; a dead-letter queue as well would only duplicate it.',
     });
 
     this.scheduleGroup = new ScheduleGroup(this, 'Schedules', { removalPolicy: RemovalPolicy.DESTROY });
-    this.scheduleDeadLetters = failureQueue(this, 'ScheduleDeadLetters', 'escalation checks EventBridge Scheduler could not invoke after its retries');
+    this.scheduleDeadLetters = failureQueue(
+      this,
+      'ScheduleDeadLetters',
+      'escalation checks EventBridge Scheduler could not invoke after its retries',
+    );
     this.schedulerRole = new Role(this, 'SchedulerRole', {
       description: 'EventBridge Scheduler invokes the escalation check',
       // Confused-deputy guard: only schedules of this account may use the role.
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } } }),
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
+      }),
     });
     // The unqualified ARN the schedules name, not also `:*` (every version and alias) as grantInvoke would.
-    this.schedulerRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.function.functionArn] }));
-    this.schedulerRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scheduleDeadLetters.queueArn] }));
+    this.schedulerRole.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.function.functionArn] }),
+    );
+    this.schedulerRole.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scheduleDeadLetters.queueArn] }),
+    );
   }
 
   /** Allows the item actions the stores send (`TABLE_ACTIONS`) on the table and sets `TABLE_NAME` on the check. */
@@ -114,13 +140,20 @@ export class EscalationCheck extends Construct {
     if (!this.#topic) throw new Error('EscalationCheck.useTopic(topic) must come before allowScheduling(receiver)');
     const fn = receiver.function;
     const group = this.scheduleGroup.scheduleGroupName;
-    const schedules = Stack.of(this).formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${group}/*` });
+    const schedules = Stack.of(this).formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${group}/*`,
+    });
     allow(fn, ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'], [schedules]);
     Validations.of(fn.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${Stack.of(this).resolve(group)}/*]`,
-      reason: 'The receiver names one schedule per alert occurrence at run time (esc-<fingerprint>-<startsAt>); the wildcard covers only the schedules of this stack\'s own group.',
+      reason:
+        "The receiver names one schedule per alert occurrence at run time (esc-<fingerprint>-<startsAt>); the wildcard covers only the schedules of this stack's own group.",
     });
-    allow(fn, ['iam:PassRole'], [this.schedulerRole.roleArn], { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    allow(fn, ['iam:PassRole'], [this.schedulerRole.roleArn], {
+      StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+    });
     allowPublish(fn, this.#topic);
     fn.addEnvironment('ESCALATION_SCHEDULE_GROUP', group);
     fn.addEnvironment('ESCALATION_FUNCTION_ARN', this.function.functionArn);

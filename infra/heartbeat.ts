@@ -26,10 +26,14 @@ export class HeartbeatCheck extends Construct {
     this.role = new Role(this, 'SchedulerRole', {
       description: 'EventBridge Scheduler invokes the receiver for the heartbeat check',
       // Confused-deputy guard: only schedules of this account may use the role.
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } } }),
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
+      }),
     });
     // The unqualified ARN the schedule names, not also `:*` (every version and alias) as grantInvoke would.
-    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }));
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }),
+    );
     this.schedule = new CfnSchedule(this, 'Schedule', {
       description: 'llm-alert-pipeline: check Alertmanager heartbeats (Watchdog)',
       scheduleExpression: HEARTBEAT_CHECK_RATE,

@@ -6,8 +6,9 @@
  * that log group until a helper here grants exactly what the code sends (see test/infra/iam.test.ts).
  */
 import { execSync } from 'node:child_process';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AssetHashType, DockerImage, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AssetHashType, AssetStaging, DockerImage, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -16,6 +17,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import type { PrivateNetwork } from './vpc.js';
 import { buildSync, type BuildOptions } from 'esbuild';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -30,7 +32,13 @@ export const LAMBDA_NODE_MAJOR = Number(/^nodejs(\d+)\.x$/.exec(LAMBDA_RUNTIME.n
  * `BatchGet`, `BatchWrite` commands), and nothing else: no `Scan`, `Query`, `DeleteItem` or
  * `DescribeTable` as `grantReadWriteData` would add. test/infra/iam.test.ts checks it against the code.
  */
-export const TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'];
+export const TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
+];
 
 /** The esbuild settings of every Lambda bundle besides its ESM format; test/infra/lambda-bundle-inputs.test.ts bundles with them. */
 export const LAMBDA_BUNDLING = {
@@ -38,7 +46,8 @@ export const LAMBDA_BUNDLING = {
   // Node's built-ins: everything else is bundled). Made on first call: the banner is in every file of the
   // split bundle, and an eager `createRequire` cost ~0.25 ms of CPU per file at cold init (Node 20 and 24,
   // 40 files: 163 vs 156 ms; 133 vs 126 ms), for the 2 of ~55 files that call it.
-  banner: "import { createRequire as __cjsRequire } from 'node:module'; let __cjs; const require = (id) => (__cjs ??= __cjsRequire(import.meta.url))(id);",
+  banner:
+    "import { createRequire as __cjsRequire } from 'node:module'; let __cjs; const require = (id) => (__cjs ??= __cjsRequire(import.meta.url))(id);",
   mainFields: ['module', 'main'],
   target: `node${LAMBDA_NODE_MAJOR}`,
   minify: true,
@@ -95,16 +104,28 @@ export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions 
  * The function's code: bundled on this machine by {@link lambdaBuildOptions}, then `afterBundling`'s
  * commands run in the output (e.g. copying the routing file next to `index.mjs`). The asset's hash is
  * that of the output, as NodejsFunction's is. Docker is never used (the image is only the required fallback).
+ *
+ * CDK stages an asset once per process for equal bundling options (`AssetStaging`'s cache, keyed on
+ * their JSON, where `local` counts for nothing), so what tells two bundles apart must be among them:
+ * the entry and the commands, as the environment a container build would get. Without it a second
+ * function of the stack got the first one's asset (the escalation check deployed the receiver's code).
  */
 function bundledCode(entry: string, hooks?: ICommandHooks): Code {
   return Code.fromAsset(REPO_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
       image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
+      environment: {
+        LAMBDA_ENTRY: relative(REPO_ROOT, resolve(REPO_ROOT, entry)),
+        AFTER_BUNDLING: JSON.stringify(
+          hooks?.afterBundling(AssetStaging.BUNDLING_INPUT_DIR, AssetStaging.BUNDLING_OUTPUT_DIR) ?? [],
+        ),
+      },
       local: {
         tryBundle(outputDir: string): boolean {
           buildSync(lambdaBuildOptions(entry, outputDir));
-          for (const command of hooks?.afterBundling(REPO_ROOT, outputDir) ?? []) execSync(command, { cwd: REPO_ROOT, stdio: 'inherit' });
+          for (const command of hooks?.afterBundling(REPO_ROOT, outputDir) ?? [])
+            execSync(command, { cwd: REPO_ROOT, stdio: 'inherit' });
           return true;
         },
       },
@@ -120,10 +141,16 @@ export interface NodeFunctionProps {
   environment: Record<string, string>;
   /** Extra files for the bundle (e.g. the routing file): only `afterBundling` runs, in the output directory. */
   commandHooks?: ICommandHooks;
+  /** The VPC the function joins (context `vpcId`, `vpc.ts`); unset: Lambda's own network. */
+  network?: PrivateNetwork;
 }
 
 /** Creates `<id>Logs` (the log group), `<id>Role` and `<id>` (the function) in `scope`; `Function` drops the prefix. */
-export function nodeFunction(scope: Construct, id: string, props: NodeFunctionProps): { function: LambdaFunction; logGroup: LogGroup } {
+export function nodeFunction(
+  scope: Construct,
+  id: string,
+  props: NodeFunctionProps,
+): { function: LambdaFunction; logGroup: LogGroup } {
   const prefix = id === 'Function' ? '' : id;
   const logGroup = new LogGroup(scope, `${prefix}Logs`, {
     retention: RetentionDays.ONE_MONTH,
@@ -132,7 +159,9 @@ export function nodeFunction(scope: Construct, id: string, props: NodeFunctionPr
   });
   // Not AWSLambdaBasicExecutionRole: that one may create and write every log group of the account.
   const role = new Role(scope, `${prefix}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-  role.addToPrincipalPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
+  role.addToPrincipalPolicy(
+    new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
+  );
   const fn = new LambdaFunction(scope, id, {
     code: bundledCode(props.entry, props.commandHooks),
     handler: 'index.handler',
@@ -144,16 +173,24 @@ export function nodeFunction(scope: Construct, id: string, props: NodeFunctionPr
     role,
     // No NODE_OPTIONS: `--enable-source-maps` would parse every source map at cold init (see LAMBDA_BUNDLING).
     environment: props.environment,
+    ...props.network?.functionProps,
   });
+  props.network?.allowInterfaces(fn);
   Validations.of(fn).acknowledge({
     id: 'Serverless-LambdaTracing',
-    reason: 'X-Ray active tracing needs xray:PutTraceSegments and PutTelemetryRecords on Resource "*" (no resource-level permissions) while no code sends a segment; every log line carries the awsRequestId and the ops dashboard covers errors and duration.',
+    reason:
+      'X-Ray active tracing needs xray:PutTraceSegments and PutTelemetryRecords on Resource "*" (no resource-level permissions) while no code sends a segment; every log line carries the awsRequestId and the ops dashboard covers errors and duration.',
   });
   return { function: fn, logGroup };
 }
 
 /** Adds one `Allow` statement to the function's role. */
-export function allow(fn: LambdaFunction, actions: string[], resources: string[], conditions?: Record<string, Record<string, unknown>>): void {
+export function allow(
+  fn: LambdaFunction,
+  actions: string[],
+  resources: string[],
+  conditions?: Record<string, Record<string, unknown>>,
+): void {
   fn.addToRolePolicy(new PolicyStatement({ actions, resources, conditions }));
 }
 

@@ -9,7 +9,14 @@
  * @see https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services
  */
 import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, AlarmWidget, ComparisonOperator, Dashboard, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  AlarmWidget,
+  ComparisonOperator,
+  Dashboard,
+  TreatMissingData,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -50,20 +57,39 @@ export class Operations extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
       pendingWindow: Duration.days(7),
     });
-    this.topic = new Topic(this, 'Topic', { displayName: 'llm-alert-pipeline operations', masterKey: this.key, enforceSSL: true });
+    this.topic = new Topic(this, 'Topic', {
+      displayName: 'llm-alert-pipeline operations',
+      masterKey: this.key,
+      enforceSSL: true,
+    });
     // Confused-deputy guard: only this account's alarms, in this region, may use the topic and its key.
     const fromOurAlarms = {
       StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
       ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*` },
     };
     const cloudwatch = new ServicePrincipal('cloudwatch.amazonaws.com');
-    this.key.addToResourcePolicy(new PolicyStatement({ principals: [cloudwatch], actions: ['kms:Decrypt', 'kms:GenerateDataKey*'], resources: ['*'], conditions: fromOurAlarms }));
-    this.topic.addToResourcePolicy(new PolicyStatement({ principals: [cloudwatch], actions: ['sns:Publish'], resources: [this.topic.topicArn], conditions: fromOurAlarms }));
+    this.key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [cloudwatch],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: fromOurAlarms,
+      }),
+    );
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [cloudwatch],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: fromOurAlarms,
+      }),
+    );
     if (props.alarmEmail) {
       const subscription = this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
       Validations.of(subscription).acknowledge({
         id: 'Serverless-SNSRedrivePolicy',
-        reason: 'A queue of alarm mails SNS could not deliver would have no reader; each alarm keeps its state and history in CloudWatch and on the dashboard, whatever happens to the mail.',
+        reason:
+          'A queue of alarm mails SNS could not deliver would have no reader; each alarm keeps its state and history in CloudWatch and on the dashboard, whatever happens to the mail.',
       });
     }
     this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
@@ -80,7 +106,11 @@ export class Operations extends Construct {
    */
   watch(group: string, specs: Record<string, AlarmSpec>): Alarm[] {
     const alarms = Object.entries(specs).map(([key, spec]) => this.#alarm(`${group}${key}`, spec));
-    this.dashboard.addWidgets(...alarms.map((alarm, i) => new AlarmWidget({ alarm, title: `${group} ${Object.keys(specs)[i]}`, width: 8, height: 6 })));
+    this.dashboard.addWidgets(
+      ...alarms.map(
+        (alarm, i) => new AlarmWidget({ alarm, title: `${group} ${Object.keys(specs)[i]}`, width: 8, height: 6 }),
+      ),
+    );
     return alarms;
   }
 

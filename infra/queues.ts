@@ -12,7 +12,11 @@ export const FAILURE_RETENTION_DAYS = 14;
 
 /** A TLS-only, encrypted queue that receives failures (it is itself the end of the line). */
 export function failureQueue(scope: Construct, id: string, holds: string): Queue {
-  const queue = new Queue(scope, id, { retentionPeriod: Duration.days(FAILURE_RETENTION_DAYS), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+  const queue = new Queue(scope, id, {
+    retentionPeriod: Duration.days(FAILURE_RETENTION_DAYS),
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+  });
   const reason = `This queue is the dead-letter destination for ${holds}; nothing consumes it, an alarm on its depth calls a person, so it needs no dead-letter queue of its own.`;
   Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason }, { id: 'Serverless-SQSRedrivePolicy', reason });
   return queue;

@@ -1,5 +1,5 @@
 /**
- * The webhook receiver Lambda with the team's defaults (see `node-function.ts`: newest Node.js on
+ * The webhook receiver Lambda with our defaults (see `node-function.ts`: newest Node.js on
  * arm64, ESM bundled by local esbuild, a log group with retention), a public Function URL, plus
  * helpers that grant access and set the matching environment variable in one call so wiring cannot drift.
  *
@@ -11,13 +11,14 @@ import { FunctionUrlAuthType, type FunctionUrl, type Function as LambdaFunction 
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { LogLevel } from '../shared/core/logger.js';
 import { allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
 import { withChartRenderer } from './chart-asset.js';
 import { LAMBDA_ROUTING_FILE, shipRoutingFile, type RoutingShipment } from './routing.js';
 import { SECRET_SETTINGS } from '../shared/runtime/settings-secret.js';
-
+import type { PrivateNetwork } from './vpc.js';
 
 /**
  * Lambda timeout, seconds. It must cover the app's worst case, so Lambda never kills a request
@@ -50,6 +51,12 @@ export interface PlainSettings {
   logLevel?: LogLevel;
   /** `SLACK_CHANNEL`: the channel id the Slack app posts to (its bot token is `SLACK_BOT_TOKEN` in the settings secret). */
   slackChannel?: string;
+  /** `FEISHU_APP_ID`: the Feishu app (its `FEISHU_APP_SECRET` is in the settings secret). */
+  feishuAppId?: string;
+  /** `FEISHU_CHAT_ID`: the group the Feishu app sends its cards to. */
+  feishuChatId?: string;
+  /** `FEISHU_API_URL`: the Open API's base (Lark tenants: `https://open.larksuite.com/open-apis/`). */
+  feishuApiUrl?: string;
 }
 
 export interface AlertReceiverProps {
@@ -58,10 +65,12 @@ export interface AlertReceiverProps {
   /** Non-secret settings; unset ones are left out of the environment. */
   settings?: PlainSettings;
   /**
-   * A routing file (see the README, Routing), checked at synth, bundled as `routing.yml` and named by
+   * A routing file (see docs/routing.md), checked at synth, bundled as `routing.yml` and named by
    * `ROUTING_FILE`; the function may publish to the SNS topics it names.
    */
   routingFile?: string;
+  /** The VPC the function joins (context `vpcId`). */
+  network?: PrivateNetwork;
 }
 
 /**
@@ -94,11 +103,20 @@ export class AlertReceiver extends Construct {
       environment: { ...plainEnvironment(props.settings ?? {}), ...routingEnv },
       // The chart renderer is a file of its own in the asset, loaded on the first chart request.
       commandHooks: withChartRenderer(this.routing?.commandHooks),
+      network: props.network,
     }));
     if (this.routing?.publish) this.function.addToRolePolicy(this.routing.publish);
     Validations.of(this.function).acknowledge({
       id: 'Serverless-LambdaDLQ',
-      reason: 'Its Function URL invokes it synchronously (a failed request answers 5xx so Alertmanager retries it); when the stack subscribes it to AMP\'s SNS topic, failed asynchronous invocations go to the on-failure destination (the Amp/FailedEvents queue, which keeps the error with the event), so a dead-letter queue would only duplicate it.',
+      reason:
+        "Its Function URL invokes it synchronously (a failed request answers 5xx so Alertmanager retries it); when the stack subscribes it to AMP's SNS topic, failed asynchronous invocations go to the on-failure destination (the Amp/FailedEvents queue, which keeps the error with the event), so a dead-letter queue would only duplicate it.",
+    });
+    // "Acknowledge all N" goes on after the answer as asynchronous invocations of this function, step by
+    // step (shared/ack/set-job.ts). A policy of its own: in the role's default policy the function's own
+    // ARN would make the function depend on itself.
+    new Policy(this, 'InvokeSelf', {
+      roles: [this.function.role!],
+      statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.function.functionArn] })],
     });
     this.functionUrl = this.function.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     this.webhookUrl = `${this.functionUrl.url}v1/alertmanager`;
@@ -136,6 +154,9 @@ export function plainEnvironment(settings: PlainSettings): Record<string, string
     ['GRAFANA_URL', settings.grafanaUrl],
     ['LOG_LEVEL', settings.logLevel],
     ['SLACK_CHANNEL', settings.slackChannel],
+    ['FEISHU_APP_ID', settings.feishuAppId],
+    ['FEISHU_CHAT_ID', settings.feishuChatId],
+    ['FEISHU_API_URL', settings.feishuApiUrl],
   ];
   return Object.fromEntries(pairs.filter((p): p is [string, string] => p[1] !== undefined && p[1] !== ''));
 }

@@ -14,12 +14,24 @@ import { Alias } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { watchAmp, watchFunction, watchFunctionUrl, watchHeartbeat, watchPipeline, watchQueue, watchTable, watchTopic } from './alarms.js';
+import {
+  watchAmp,
+  watchFunction,
+  watchFunctionUrl,
+  watchHeartbeat,
+  watchPipeline,
+  watchQueue,
+  watchTable,
+  watchTopic,
+} from './alarms.js';
 import { ESCALATION_TIMEOUT_SECONDS, EscalationCheck } from './escalation.js';
 import { HeartbeatCheck } from './heartbeat.js';
 import { Operations } from './operations.js';
-import { AmpIngest } from './amp.js';
-import { AlertReceiver, RECEIVER_TIMEOUT_SECONDS, type PlainSettings } from './receiver.js';
+import { AMP_ALERTMANAGER_ACTIONS, AmpIngest, queryAmpWorkspace, useAmpAlertManager } from './amp.js';
+import { AlertReceiver, RECEIVER_TIMEOUT_SECONDS, SECRET_SETTING_KEYS, type PlainSettings } from './receiver.js';
+import type { VpcContext } from './context.js';
+import { PrivateNetwork } from './vpc.js';
+import { requireFunctionUrlRegion } from './regions.js';
 
 /** Length of the generated `WEBHOOK_TOKEN`, characters (letters and digits only, so it fits a header as is). */
 export const WEBHOOK_TOKEN_LENGTH = 40;
@@ -29,7 +41,7 @@ export interface LlmAlertPipelineStackProps extends StackProps {
   settings?: PlainSettings;
   /** Lambda entry module; default `functions/lambda.ts`. */
   entry?: string;
-  /** Routing file to ship with the receiver (context `routingFile`; see the README, Routing). */
+  /** Routing file to ship with the receiver (context `routingFile`; see docs/routing.md). */
   routingFile?: string;
   /**
    * Escalation of unacknowledged critical alerts to a second SNS topic (context `escalationDelaySeconds`);
@@ -43,6 +55,15 @@ export interface LlmAlertPipelineStackProps extends StackProps {
    * `ampTopic=create` with an optional `ampWorkspaceArn`); unset: no subscription.
    */
   amp?: { topicArn?: string; workspaceArn?: string };
+  /**
+   * The AMP workspace the receiver queries for enrichment and charts (context `ampWorkspaceArn`): sets
+   * `PROMETHEUS_URL` and `PROMETHEUS_SIGV4_REGION` and grants the query actions (`amp.ts`); not with
+   * `settings.prometheusUrl`. Without `settings.alertmanagerUrl`, silences, the re-fire check and the
+   * escalation check use the workspace's alert manager likewise.
+   */
+  ampWorkspaceArn?: string;
+  /** Every function in a VPC of the user's (context `vpcId`, `vpcSubnetIds`, …; `vpc.ts`). */
+  vpc?: VpcContext;
 }
 
 /**
@@ -61,9 +82,12 @@ export class LlmAlertPipelineStack extends Stack {
   readonly escalation?: EscalationCheck;
   /** Present when `amp` was given. */
   readonly amp?: AmpIngest;
+  /** Present when `vpc` was given. */
+  readonly network?: PrivateNetwork;
 
   constructor(scope: Construct, id: string, props: LlmAlertPipelineStackProps = {}) {
     super(scope, id, props);
+    requireFunctionUrlRegion(this);
     this.table = new Table(this, 'DedupeTable', {
       partitionKey: { name: 'pk', type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
@@ -74,43 +98,93 @@ export class LlmAlertPipelineStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     const snsKey = Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns');
-    this.topic = new Topic(this, 'AlertTopic', { displayName: 'LLM fleet alerts', masterKey: snsKey, enforceSSL: true });
+    this.topic = new Topic(this, 'AlertTopic', {
+      displayName: 'LLM fleet alerts',
+      masterKey: snsKey,
+      enforceSSL: true,
+    });
     this.settingsSecret = this.#settingsSecret();
-    this.receiver = new AlertReceiver(this, 'Receiver', { entry: props.entry, settings: props.settings, routingFile: props.routingFile })
+    if (props.vpc) this.network = new PrivateNetwork(this, 'Network', props.vpc);
+    this.receiver = new AlertReceiver(this, 'Receiver', {
+      entry: props.entry,
+      settings: props.settings,
+      routingFile: props.routingFile,
+      network: this.network,
+    })
       .useTable(this.table)
       .useTopic(this.topic)
       .useSettingsSecret(this.settingsSecret);
+    if (props.ampWorkspaceArn) {
+      if (props.settings?.prometheusUrl)
+        throw new Error('ampWorkspaceArn sets PROMETHEUS_URL itself: give it or settings.prometheusUrl, not both');
+      queryAmpWorkspace(this.receiver.function, props.ampWorkspaceArn, this.network);
+      if (!props.settings?.alertmanagerUrl)
+        useAmpAlertManager(this.receiver.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.receiver);
+    }
     new HeartbeatCheck(this, 'Heartbeat', { receiver: this.receiver });
     if (props.amp) this.amp = new AmpIngest(this, 'Amp', { receiver: this.receiver, ...props.amp });
 
     // The functions refuse escalation without acknowledgement links (nobody could stop one): say so at synth, not at cold start.
-    if (props.escalation && !props.settings?.publicUrl) throw new Error('escalation needs settings.publicUrl (context publicUrl) and ACK_SECRET in the settings secret: without acknowledgement links every critical alert would escalate');
+    if (props.escalation && !props.settings?.publicUrl)
+      throw new Error(
+        'escalation needs settings.publicUrl (context publicUrl) and ACK_SECRET in the settings secret: without acknowledgement links every critical alert would escalate',
+      );
     if (props.escalation) {
-      this.escalationTopic = new Topic(this, 'EscalationTopic', { displayName: 'LLM fleet escalations (unacknowledged critical alerts)', masterKey: snsKey, enforceSSL: true });
-      this.escalation = new EscalationCheck(this, 'Escalation', { entry: props.escalation.entry, delaySeconds: props.escalation.delaySeconds, settings: { logLevel: props.settings?.logLevel, publicUrl: props.settings?.publicUrl, alertmanagerUrl: props.settings?.alertmanagerUrl, grafanaUrl: props.settings?.grafanaUrl } })
+      this.escalationTopic = new Topic(this, 'EscalationTopic', {
+        displayName: 'LLM fleet escalations (unacknowledged critical alerts)',
+        masterKey: snsKey,
+        enforceSSL: true,
+      });
+      this.escalation = new EscalationCheck(this, 'Escalation', {
+        entry: props.escalation.entry,
+        delaySeconds: props.escalation.delaySeconds,
+        network: this.network,
+        settings: {
+          logLevel: props.settings?.logLevel,
+          publicUrl: props.settings?.publicUrl,
+          prometheusUrl: props.settings?.prometheusUrl,
+          alertmanagerUrl: props.settings?.alertmanagerUrl,
+          grafanaUrl: props.settings?.grafanaUrl,
+        },
+      })
         .useTable(this.table)
         .useTopic(this.escalationTopic)
         .useSettingsSecret(this.settingsSecret)
         .allowScheduling(this.receiver);
-      new CfnOutput(this, 'EscalationTopicArn', { value: this.escalationTopic.topicArn, description: 'subscribe the escalation contacts here' });
+      if (props.ampWorkspaceArn && !props.settings?.alertmanagerUrl)
+        useAmpAlertManager(this.escalation.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.check);
+      new CfnOutput(this, 'EscalationTopicArn', {
+        value: this.escalationTopic.topicArn,
+        description: 'subscribe the escalation contacts here',
+      });
     }
     this.operations = this.#watch(props.alarmEmail);
 
-    new CfnOutput(this, 'WebhookUrl', { value: this.receiver.webhookUrl, description: 'Alertmanager webhook_config url' });
+    new CfnOutput(this, 'WebhookUrl', {
+      value: this.receiver.webhookUrl,
+      description: 'Alertmanager webhook_config url',
+    });
     new CfnOutput(this, 'AlertTopicArn', { value: this.topic.topicArn });
     new CfnOutput(this, 'SettingsSecretArn', { value: this.settingsSecret.secretArn });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
-    new CfnOutput(this, 'OpsTopicArn', { value: this.operations.topic.topicArn, description: 'alarms about the pipeline itself: subscribe whoever keeps it running' });
+    new CfnOutput(this, 'OpsTopicArn', {
+      value: this.operations.topic.topicArn,
+      description: 'alarms about the pipeline itself: subscribe whoever keeps it running',
+    });
     new CfnOutput(this, 'DashboardName', { value: this.operations.dashboard.dashboardName });
     const secretNames = this.receiver.routing?.secretNames ?? [];
     if (secretNames.length) {
-      new CfnOutput(this, 'RoutingSecretKeys', { value: secretNames.join(','), description: 'keys the routing file expects in the settings secret' });
+      new CfnOutput(this, 'RoutingSecretKeys', {
+        value: secretNames.join(','),
+        description: 'keys the routing file expects in the settings secret',
+      });
     }
   }
 
   #settingsSecret(): Secret {
     const secret = new Secret(this, 'SettingsSecret', {
-      description: 'llm-alert-pipeline settings (JSON): WEBHOOK_TOKEN, SLACK_WEBHOOK_URL, SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, FEISHU_WEBHOOK_URL, FEISHU_SECRET, ACK_SECRET, PAGERDUTY_ROUTING_KEY',
+      // Every key the functions read from it (the service's and every channel type's secret settings).
+      description: `llm-alert-pipeline settings (JSON): ${SECRET_SETTING_KEYS.join(', ')}`,
       generateSecretString: {
         secretStringTemplate: JSON.stringify({}),
         generateStringKey: 'WEBHOOK_TOKEN',
@@ -120,7 +194,8 @@ export class LlmAlertPipelineStack extends Stack {
     });
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Its values are shared with systems a rotation Lambda cannot update (the WEBHOOK_TOKEN in Alertmanager\'s config, Slack and Feishu webhook URLs); they are rotated by hand as the README describes (ACK_SECRET with ACK_SECRET_PREVIOUS).',
+      reason:
+        "Its values are shared with systems a rotation Lambda cannot update (the WEBHOOK_TOKEN in Alertmanager's config, Slack and Feishu webhook URLs); they are rotated by hand as docs/security.md describes (ACK_SECRET with ACK_SECRET_PREVIOUS).",
     });
     return secret;
   }
@@ -129,7 +204,13 @@ export class LlmAlertPipelineStack extends Stack {
   #watch(alarmEmail: string | undefined): Operations {
     const ops = new Operations(this, 'Operations', { alarmEmail });
     watchFunctionUrl(ops, this.receiver.function);
-    watchFunction(ops, 'Receiver', this.receiver.function, RECEIVER_TIMEOUT_SECONDS, 'its Function URL answered 429, which Alertmanager does not retry: those alerts are lost (README, Concurrency).');
+    watchFunction(
+      ops,
+      'Receiver',
+      this.receiver.function,
+      RECEIVER_TIMEOUT_SECONDS,
+      'its Function URL answered 429, which Alertmanager does not retry: those alerts are lost (docs/deploy-aws.md, Concurrency).',
+    );
     watchTable(ops, this.table);
     watchTopic(ops, 'AlertTopic', this.topic);
     watchPipeline(ops);
@@ -137,9 +218,20 @@ export class LlmAlertPipelineStack extends Stack {
     if (this.amp) watchAmp(ops, this.amp);
     if (this.escalation && this.escalationTopic) {
       const esc = this.escalation;
-      watchFunction(ops, 'EscalationCheck', esc.function, ESCALATION_TIMEOUT_SECONDS, 'Lambda retries throttled asynchronous invocations for up to an hour, then the check lands in FailedChecks.');
-      watchQueue(ops, 'FailedChecks', esc.failedChecks, 'escalation checks that failed after Lambda\'s retries');
-      watchQueue(ops, 'ScheduleDeadLetters', esc.scheduleDeadLetters, 'escalation checks EventBridge Scheduler could not invoke');
+      watchFunction(
+        ops,
+        'EscalationCheck',
+        esc.function,
+        ESCALATION_TIMEOUT_SECONDS,
+        'Lambda retries throttled asynchronous invocations for up to an hour, then the check lands in FailedChecks.',
+      );
+      watchQueue(ops, 'FailedChecks', esc.failedChecks, "escalation checks that failed after Lambda's retries");
+      watchQueue(
+        ops,
+        'ScheduleDeadLetters',
+        esc.scheduleDeadLetters,
+        'escalation checks EventBridge Scheduler could not invoke',
+      );
       watchTopic(ops, 'EscalationTopic', this.escalationTopic);
     }
     return ops;

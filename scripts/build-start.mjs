@@ -6,7 +6,7 @@
  * `npm start` (the build takes well under a second).
  *
  * Why not `node --import tsx` any more: tsx compiles every module in-process at each start and keeps
- * its loader hooks in the request path (~30 MB of RSS and ~7 % of a profile, issue #10).
+ * its loader hooks in the request path (~30 MB of RSS and ~7 % of a profile).
  *
  * Packages stay in node_modules (`packages: 'external'`). Code is split as in the Lambda bundle
  * (`lambdaBuildOptions`): what only an `await import()` reaches, the chart renderer of

@@ -27,7 +27,9 @@ const TABLE = 'llm-alert-pipeline-local';
 const token = process.env.WEBHOOK_TOKEN ?? randomBytes(24).toString('base64url');
 const events = files.map((file) => {
   const text = readFileSync(file, 'utf8');
-  return isSnsEvent(parseOrUndefined(text)) ? JSON.parse(text) : functionUrlEvent(text, { authorization: `Bearer ${token}` });
+  return isSnsEvent(parseOrUndefined(text))
+    ? JSON.parse(text)
+    : functionUrlEvent(text, { authorization: `Bearer ${token}` });
 });
 
 /** A webhook file need not be valid JSON (the receiver's answer to a bad body is worth seeing too). */
@@ -42,13 +44,24 @@ function parseOrUndefined(text: string): unknown {
 const db = await startLocalDynamoDb(TABLE);
 const bundle = bundleReceiver();
 try {
-  const { results, raw } = await invokeBundle(bundle.path, {
-    ...(process.env as Record<string, string>),
-    WEBHOOK_TOKEN: token,
-    AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, TABLE_NAME: TABLE, AWS_LAMBDA_FUNCTION_NAME: 'llm-alert-pipeline-receiver',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  }, events, { contexts: files.map((_, i) => ({ awsRequestId: `local-${i + 1}`, functionName: 'llm-alert-pipeline-receiver' })) });
+  const { results, raw } = await invokeBundle(
+    bundle.path,
+    {
+      ...(process.env as Record<string, string>),
+      WEBHOOK_TOKEN: token,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+      TABLE_NAME: TABLE,
+      AWS_LAMBDA_FUNCTION_NAME: 'llm-alert-pipeline-receiver',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    events,
+    {
+      contexts: files.map((_, i) => ({ awsRequestId: `local-${i + 1}`, functionName: 'llm-alert-pipeline-receiver' })),
+    },
+  );
   for (const line of raw[0]!) console.log(line);
   files.forEach((file, i) => {
     console.log(`── ${file} (awsRequestId local-${i + 1})`);

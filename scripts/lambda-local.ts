@@ -52,12 +52,41 @@ export function functionUrlEvent(body: string, headers: Record<string, string> =
     rawQueryString: '',
     headers: { 'content-type': 'application/json', 'user-agent': 'Alertmanager/0.25.0', ...headers },
     requestContext: {
-      accountId: 'anonymous', apiId: 'local', domainName: 'local.lambda-url.eu-west-1.on.aws', domainPrefix: 'local', requestId: 'local-1',
-      routeKey: '$default', stage: '$default', time: '30/Nov/2026:12:00:00 +0000', timeEpoch: 1795003200000,
+      accountId: 'anonymous',
+      apiId: 'local',
+      domainName: 'local.lambda-url.eu-west-1.on.aws',
+      domainPrefix: 'local',
+      requestId: 'local-1',
+      routeKey: '$default',
+      stage: '$default',
+      time: '30/Nov/2026:12:00:00 +0000',
+      timeEpoch: 1795003200000,
       http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'Alertmanager/0.25.0' },
     },
     body,
     isBase64Encoded: false,
+  };
+}
+
+/**
+ * Any Function URL request (payload format 2.0): `method`, `path` (may carry a query string), lower-case
+ * `headers`, `cookies` as Lambda passes them (`name=value` each, apart from the headers), and a text body.
+ */
+export function functionUrlRequest(request: {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  cookies?: string[];
+  body?: string;
+}) {
+  const [path = '/', query = ''] = request.path.split('?');
+  const event = functionUrlEvent(request.body ?? '', request.headers ?? {}, path);
+  return {
+    ...event,
+    rawQueryString: query,
+    ...(request.cookies?.length && { cookies: request.cookies }),
+    body: request.body,
+    requestContext: { ...event.requestContext, http: { ...event.requestContext.http, method: request.method } },
   };
 }
 
@@ -100,7 +129,12 @@ for (const [i, event] of JSON.parse(readFileSync(process.env.EVENTS_FILE, 'utf8'
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     timeout: timeoutMs,
     maxBuffer: 64 * 1024 * 1024,
-    env: { PATH: process.env.PATH ?? '', ...env, EVENTS_FILE: `${dir}/events.json`, CONTEXTS: JSON.stringify(contexts) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...env,
+      EVENTS_FILE: `${dir}/events.json`,
+      CONTEXTS: JSON.stringify(contexts),
+    },
   }).finally(() => rmSync(dir, { recursive: true, force: true }));
   const results: any[] = [];
   const lines: Record<string, unknown>[] = [];

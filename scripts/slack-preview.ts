@@ -1,5 +1,5 @@
 /**
- * Draws the README's picture: the Slack message `renderSlack` builds for a fixture alert (enriched as
+ * Draws the README's picture (docs/slack-message.png): the Slack message `renderSlack` builds for a fixture alert (enriched as
  * the unit tests enrich it, likely cause from the shipped rules), laid out the way Slack shows Block
  * Kit (header, mrkdwn sections, the chart image, context line) and screenshotted by Debian's Chromium.
  * The chart is the real renderer's PNG (`shared/chart`) over a fixture series rising through the
@@ -33,7 +33,8 @@ const spec = chartSpec(alert)!;
 const firedAt = spec.firedAt;
 const window = chartWindow(spec, firedAt + 1800);
 const points: Point[] = [];
-for (let t = window.start; t <= window.end; t += window.step) points.push({ time: t, value: 0.7 + 0.29 / (1 + Math.exp(-(t - firedAt + 300) / 200)) });
+for (let t = window.start; t <= window.end; t += window.step)
+  points.push({ time: t, value: 0.7 + 0.29 / (1 + Math.exp(-(t - firedAt + 300) / 200)) });
 writeFileSync(join(dir, 'chart.png'), await renderChartPng(chartData(spec, [{ metric: {}, points }], window)));
 alert.chartUrl = `file://${join(dir, 'chart.png')}`;
 
@@ -66,7 +67,8 @@ function block(b: SlackBlock): string {
   const any = b as { type: string; text?: { text: string }; elements?: { text?: string }[] };
   if (any.type === 'header') return `<div class="header">${escapeHtml(any.text!.text)}</div>`;
   if (any.type === 'section') return `<div class="section">${mrkdwn(any.text!.text)}</div>`;
-  if (any.type === 'context') return `<div class="context">${(any.elements ?? []).map((e) => mrkdwn(e.text ?? '')).join(' ')}</div>`;
+  if (any.type === 'context')
+    return `<div class="context">${(any.elements ?? []).map((e) => mrkdwn(e.text ?? '')).join(' ')}</div>`;
   if (any.type === 'divider') return '<hr>';
   if (b.type === 'image') return `<img class="image" src="${b.image_url}" alt="${escapeHtml(b.alt_text)}">`;
   return '';
@@ -84,7 +86,19 @@ a{color:#1264a3}hr{border:0;border-top:1px solid #ddd}
 ${message.blocks.map(block).join('\n')}</div></div>`;
 
 writeFileSync(join(dir, 'message.html'), html);
-execFileSync('/usr/bin/chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--screenshot=${out}`, '--window-size=800,600', `file://${join(dir, 'message.html')}`], {
-  stdio: 'ignore',
-});
+execFileSync(
+  '/usr/bin/chromium',
+  [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--hide-scrollbars',
+    `--screenshot=${out}`,
+    '--window-size=800,600',
+    `file://${join(dir, 'message.html')}`,
+  ],
+  {
+    stdio: 'ignore',
+  },
+);
 console.log(out);

@@ -6,15 +6,16 @@
 import pLimit from 'p-limit';
 import type { Channel } from '../channels/channel.js';
 import { deliver } from '../channels/deliver.js';
-import { labelsCut } from '../render/reduce.js';
+import type { FollowUps } from './follow-ups.js';
 import type { Logger } from '../core/logger.js';
-import { latestCoveredStart } from './links.js';
+import { linkCover } from './links.js';
 import { isoTime } from '../store/alert-record-items.js';
 import { noticeFromRecords } from '../escalation/notices.js';
 import type { EscalationScheduler } from '../escalation/scheduler.js';
-import { createSilence, SilenceError, silenceFor } from '../alertmanager/silences.js';
+import { silenceRecords } from './silencer.js';
+import type { Endpoint } from '../core/endpoint.js';
 import type { AckClaims } from './token.js';
-import type { AckOutcome, AlertRecordStore, AlertRecord } from '../store/alert-record.js';
+import type { AckOutcome, AlertStores, AlertRecord } from '../store/alert-record.js';
 
 /**
  * Store calls in flight at once for one link. A storm digest's link names up to 10,000 alerts (an
@@ -25,16 +26,20 @@ import type { AckOutcome, AlertRecordStore, AlertRecord } from '../store/alert-r
 const CONCURRENCY = 32;
 
 export interface AcknowledgeDeps {
-  store: AlertRecordStore;
+  stores: AlertStores;
   /** Every channel by name, escalation targets included: follow-ups go to those that carried the alert. */
   channels: Channel[];
-  /** Set when `ALERTMANAGER_URL` is: the page then offers "acknowledge and silence". */
-  silences?: { alertmanagerUrl: string; timeoutMs: number };
+  /** Set when `ALERTMANAGER_URL` is (with its credentials): the page then offers "acknowledge and silence". */
+  silences?: { alertmanager: Endpoint; timeoutMs: number };
   scheduler?: EscalationScheduler;
   delivery: { timeoutMs: number; retries: number; budgetMs?: number };
+  /** Keeps follow-ups a platform did not take in time (a 429) and tries them again; unset: a failure is final. */
+  followUps?: FollowUps;
   logger: Logger;
   /** Epoch milliseconds. */
   now(): number;
+  /** Waits between delivery attempts, milliseconds (a test's clock); default real time. */
+  sleep?(ms: number): Promise<void>;
 }
 
 export interface AckRequest {
@@ -45,7 +50,11 @@ export interface AckRequest {
 }
 
 /** Per alert: what happened, plus the silence made or why not. */
-export type AlertAckResult = { fingerprint: string; silence?: { id: string } | { error: string } } & AckOutcome;
+export type AlertAckResult = {
+  fingerprint: string;
+  /** The silence created with it: its id and end (RFC 3339), or why none was. */
+  silence?: { id: string; endsAt?: string } | { error: string };
+} & AckOutcome;
 
 export interface AckResult {
   alerts: AlertAckResult[];
@@ -57,44 +66,101 @@ export interface AckResult {
 export interface AckOptions {
   /** Runs the follow-ups after answering; `followUps` is then `{}` (not known yet). Unset: awaited. */
   defer?: (task: () => Promise<void>) => void;
+  /** The acknowledgement's time, RFC 3339 (an alert set's job: the time of the decision). Default: now. */
+  at?: string;
+  /**
+   * Leaves out the channels that count one event per alert against a rate limit (`Channel.eventsPerMinute`,
+   * PagerDuty): an alert set's job sends theirs paced (`set-job.ts`).
+   */
+  pacedLater?: boolean;
 }
 
 /**
  * @param claims a verified token's claims
  * @throws the store's error when DynamoDB is unreachable (nothing half-done is reported as done)
  */
-export async function acknowledge(claims: AckClaims, request: AckRequest, deps: AcknowledgeDeps, options: AckOptions = {}): Promise<AckResult> {
+export async function acknowledge(
+  claims: AckClaims,
+  request: AckRequest,
+  deps: AcknowledgeDeps,
+  options: AckOptions = {},
+): Promise<AckResult> {
   const log = deps.logger.child({ group: claims.group, channel: claims.channel });
   const limit = pLimit(CONCURRENCY);
-  const at = isoTime(deps.now());
-  const silencer = request.silenceHours && deps.silences ? new Silencer(deps, request, log) : undefined;
-  const results: AlertAckResult[] = await Promise.all(claims.fingerprints.map((fingerprint) => limit(async () => {
-    const outcome = await deps.store.acknowledge(fingerprint, { by: request.by, at, channel: claims.channel }, latestCoveredStart(claims.issuedAt), deps.now());
-    log.info('acknowledgement', { fingerprint, outcome: outcome.outcome, by: request.by });
-    if (outcome.outcome !== 'acknowledged') return { fingerprint, ...outcome };
-    const startsAt = outcome.record.startsAt;
-    await deps.store.addHistory(fingerprint, { type: 'acknowledged', by: request.by, channel: claims.channel, startsAt }, deps.now());
-    await cancelEscalation(outcome.record, deps, log);
-    const silence = silencer ? await silencer.silence(outcome.record) : undefined;
-    return { fingerprint, ...outcome, ...(silence && { silence }) };
-  })));
+  const at = options.at ?? isoTime(deps.now());
+  const acknowledged: AlertAckResult[] = await Promise.all(
+    claims.fingerprints.map((fingerprint) =>
+      limit(async () => {
+        const outcome = await deps.stores.acknowledgements.acknowledge(
+          fingerprint,
+          { by: request.by, at, channel: claims.channel },
+          linkCover(claims),
+          deps.now(),
+        );
+        log.info('acknowledgement', { fingerprint, outcome: outcome.outcome, by: request.by });
+        if (outcome.outcome !== 'acknowledged') return { fingerprint, ...outcome };
+        const startsAt = outcome.record.startsAt;
+        await deps.stores.history.add(
+          fingerprint,
+          { type: 'acknowledged', by: request.by, channel: claims.channel, startsAt },
+          deps.now(),
+        );
+        await cancelEscalation(outcome.record, deps, log);
+        return { fingerprint, ...outcome };
+      }),
+    ),
+  );
+  const results = await withSilences(acknowledged, request, { ...deps, logger: log });
   const acked = results.flatMap((r) => (r.outcome === 'acknowledged' ? [withSilence(r.record, r.silence)] : []));
+  const channels = options.pacedLater ? deps.channels.filter((c) => !c.eventsPerMinute) : deps.channels;
+  const followUpDeps = { ...deps, channels };
   if (acked.length && options.defer) {
-    options.defer(async () => void (await sendFollowUps(acked, deps, log)));
+    options.defer(async () => void (await sendFollowUps(acked, followUpDeps, log)));
     return { alerts: results, followUps: {} };
   }
-  const followUps = acked.length ? await sendFollowUps(acked, deps, log) : {};
+  const followUps = acked.length ? await sendFollowUps(acked, followUpDeps, log) : {};
   return { alerts: results, followUps };
+}
+
+/** "Acknowledge and silence": the silences of the alerts just acknowledged, grouped (`silencer.ts`). */
+async function withSilences(
+  results: AlertAckResult[],
+  request: AckRequest,
+  deps: AcknowledgeDeps,
+): Promise<AlertAckResult[]> {
+  if (!request.silenceHours || !deps.silences) return results;
+  const records = results.flatMap((r) => (r.outcome === 'acknowledged' ? [r.record] : []));
+  if (!records.length) return results;
+  const silences = await silenceRecords(
+    records,
+    { hours: request.silenceHours, by: request.by },
+    { ...deps, silences: deps.silences },
+  );
+  return results.map((r) => {
+    const silence = silences.get(r.fingerprint);
+    return silence ? { ...r, silence } : r;
+  });
 }
 
 function withSilence(record: AlertRecord, silence: AlertAckResult['silence']): AlertRecord {
   if (!silence || !('id' in silence) || !record.acknowledgement) return record;
-  return { ...record, acknowledgement: { ...record.acknowledgement, silenceId: silence.id } };
+  return {
+    ...record,
+    acknowledgement: {
+      ...record.acknowledgement,
+      silenceId: silence.id,
+      ...(silence.endsAt && { silenceEndsAt: silence.endsAt }),
+    },
+  };
 }
 
 async function cancelEscalation(record: AlertRecord, deps: AcknowledgeDeps, log: Logger): Promise<void> {
-  if (!(await deps.store.cancelEscalation(record.fingerprint, record.startsAt, 'acknowledged', deps.now()))) return;
-  await deps.store.addHistory(record.fingerprint, { type: 'escalation cancelled', reason: 'acknowledged', startsAt: record.startsAt }, deps.now());
+  if (!(await deps.stores.escalations.cancel(record.fingerprint, record.startsAt, 'acknowledged', deps.now()))) return;
+  await deps.stores.history.add(
+    record.fingerprint,
+    { type: 'escalation cancelled', reason: 'acknowledged', startsAt: record.startsAt },
+    deps.now(),
+  );
   // The check re-reads the state anyway; a failed cancel only leaves a schedule that will skip.
   await deps.scheduler?.cancel({ fingerprint: record.fingerprint, startsAt: record.startsAt }).catch((err: Error) => {
     log.warn('escalation unschedule failed', { fingerprint: record.fingerprint, error: err.message });
@@ -102,62 +168,68 @@ async function cancelEscalation(record: AlertRecord, deps: AcknowledgeDeps, log:
 }
 
 /**
- * Creates the silences of one request. Once Alertmanager did not answer, the remaining alerts are not
- * tried (each try would wait out its time-out, and the request must finish inside the Lambda's 30 s).
+ * One follow-up per channel, naming every alert this request acknowledged that the channel carried. One
+ * that fails for a reason that passes (a 429) is kept and tried again (`deps.followUps`).
  */
-class Silencer {
-  #unreachable?: string;
-  constructor(private readonly deps: AcknowledgeDeps, private readonly request: AckRequest, private readonly log: Logger) {}
-
-  async silence(record: AlertRecord): Promise<{ id: string } | { error: string }> {
-    const { store, now } = this.deps;
-    const { alertmanagerUrl, timeoutMs } = this.deps.silences!;
-    const silence = silenceFor(record.alert, { hours: this.request.silenceHours!, by: this.request.by, nowMs: now() });
-    try {
-      if (this.#unreachable) throw new SilenceError(`not tried: ${this.#unreachable}`);
-      // Matchers of cut values would silence nothing while the page said "silenced".
-      if (labelsCut(record.alert)) throw new SilenceError('not silenced: some of its label values were too long or not valid text and were cut; silence it in Alertmanager');
-      const id = await createSilence(alertmanagerUrl, silence, timeoutMs);
-      await store.setSilence(record.fingerprint, record.startsAt, id, now());
-      await store.addHistory(record.fingerprint, { type: 'silenced', silenceId: id, endsAt: silence.endsAt, by: this.request.by, startsAt: record.startsAt }, now());
-      this.log.info('alert silenced', { fingerprint: record.fingerprint, silenceId: id, endsAt: silence.endsAt });
-      return { id };
-    } catch (err) {
-      if (!(err instanceof SilenceError)) throw err;
-      if (err.message.startsWith('Alertmanager did not answer')) this.#unreachable ??= err.message;
-      this.log.error('silence failed', { fingerprint: record.fingerprint, error: err.message });
-      await store.addHistory(record.fingerprint, { type: 'silence failed', error: err.message, startsAt: record.startsAt }, now());
-      return { error: err.message };
-    }
-  }
-}
-
-/** One follow-up per channel, naming every alert this request acknowledged that the channel carried. */
-async function sendFollowUps(records: AlertRecord[], deps: AcknowledgeDeps, log: Logger): Promise<Record<string, boolean>> {
+async function sendFollowUps(
+  records: AlertRecord[],
+  deps: AcknowledgeDeps,
+  log: Logger,
+): Promise<Record<string, boolean>> {
   const byChannel = new Map<string, AlertRecord[]>();
   for (const record of records) {
     for (const name of record.channels) byChannel.set(name, [...(byChannel.get(name) ?? []), record]);
   }
   const outcomes: Record<string, boolean> = {};
-  await Promise.all([...byChannel].map(async ([name, mine]) => {
-    const channel = deps.channels.find((c) => c.name === name);
-    if (!channel) return;
-    try {
-      await deliver(channel, noticeFromRecords('acknowledged', mine), { ...deps.delivery, logger: log });
-      outcomes[name] = true;
-    } catch (err) {
-      log.error('follow-up failed', { channel: name, error: (err as Error).message });
-      outcomes[name] = false;
-    }
-  }));
+  const retrying = new Set<string>();
+  await Promise.all(
+    [...byChannel].map(async ([name, mine]) => {
+      const channel = deps.channels.find((c) => c.name === name);
+      if (!channel) return;
+      const outcome = await followUpTo(channel, mine, deps, log);
+      outcomes[name] = outcome === 'delivered';
+      if (outcome === 'retrying') retrying.add(name);
+    }),
+  );
   for (const record of records) {
     const carried = record.channels.filter((c) => c in outcomes);
-    await deps.store.addHistory(record.fingerprint, {
-      type: 'follow-up',
-      channels: carried.filter((c) => outcomes[c]),
-      failed: carried.filter((c) => !outcomes[c]),
-      startsAt: record.startsAt,
-    }, deps.now());
+    const kept = carried.filter((c) => retrying.has(c));
+    await deps.stores.history.add(
+      record.fingerprint,
+      {
+        type: 'follow-up',
+        channels: carried.filter((c) => outcomes[c]),
+        failed: carried.filter((c) => !outcomes[c] && !retrying.has(c)),
+        ...(kept.length && { retrying: kept }),
+        startsAt: record.startsAt,
+      },
+      deps.now(),
+    );
   }
   return outcomes;
 }
+
+/** The first try of one channel's follow-up; on a failure that passes it is kept for a retry. */
+async function followUpTo(
+  channel: Channel,
+  records: AlertRecord[],
+  deps: AcknowledgeDeps,
+  log: Logger,
+): Promise<'delivered' | 'retrying' | 'failed'> {
+  const firstAtMs = deps.now();
+  const clock = deps.sleep && { now: deps.now, sleep: deps.sleep };
+  try {
+    const options = { ...deps.delivery, logger: log, ...(clock && { clock }) };
+    await deliver(channel, noticeFromRecords('acknowledged', records), options);
+    deps.followUps?.count(channel.name, 'delivered');
+    return 'delivered';
+  } catch (err) {
+    const request = { kind: 'acknowledged' as const, channel: channel.name, alerts: records.map(occurrenceOf) };
+    if (await deps.followUps?.keep(request, err, firstAtMs)) return 'retrying';
+    log.error('follow-up failed', { channel: channel.name, error: (err as Error).message });
+    deps.followUps?.count(channel.name, 'given_up');
+    return 'failed';
+  }
+}
+
+const occurrenceOf = (r: AlertRecord) => ({ fingerprint: r.fingerprint, startsAt: r.startsAt });

@@ -53,23 +53,36 @@ export function checkFormNonce(
 ): string | undefined {
   const { nonce, mac, cookie } = submitted;
   if (!nonce || !mac) return 'The form was not sent from the acknowledgement page.';
-  if (!cookie || !same(cookie, nonce)) return 'The form is missing its browser cookie; open the link again and use that page (cookies must be enabled).';
+  if (!cookie || !same(cookie, nonce))
+    return 'The form is missing its browser cookie; open the link again and use that page (cookies must be enabled).';
   const candidates = [keys.current, ...(keys.previous && nowMs < keys.previous.untilMs ? [keys.previous.secret] : [])];
-  if (!candidates.some((key) => same(sign(key, nonce, token), mac))) return 'The form does not belong to this link; open the link again.';
+  if (!candidates.some((key) => same(sign(key, nonce, token), mac)))
+    return 'The form does not belong to this link; open the link again.';
   return undefined;
 }
 
 /**
- * Fetch-metadata and `Origin` check of a state-changing request.
+ * Fetch-metadata and `Origin` check of a state-changing request. `Origin: null` (an opaque origin) is
+ * allowed in one case only: with `Sec-Fetch-Site: same-origin`, which is what browsers send for the page's
+ * own form when a proxy in front of us adds `Referrer-Policy: no-referrer` (the Fetch standard then
+ * serialises the request's origin as `null`). A sandboxed frame, a `data:` page or a cross-site redirect
+ * also yield `null`, but never with `same-origin`; and the form's nonce, its MAC and its cookie are
+ * checked after this all the same ({@link checkFormNonce}). Rails accepts the same combination.
+ * @see https://fetch.spec.whatwg.org/#serializing-a-request-origin
  * @param headers `origin` and `sec-fetch-site` as received (lower-case names)
  * @param allowedOrigins the service's own origins (`PUBLIC_URL`'s and the request URL's), e.g. `https://ack.example.com`
  * @returns `undefined` when allowed, else why not
  */
-export function checkOrigin(headers: { origin?: string; secFetchSite?: string }, allowedOrigins: string[]): string | undefined {
+export function checkOrigin(
+  headers: { origin?: string; secFetchSite?: string },
+  allowedOrigins: string[],
+): string | undefined {
   const site = headers.secFetchSite;
-  if (site && site !== 'same-origin' && site !== 'none') return `The form was posted from another site (Sec-Fetch-Site: ${site}).`;
+  if (site && site !== 'same-origin' && site !== 'none')
+    return `The form was posted from another site (Sec-Fetch-Site: ${site}).`;
   const origin = headers.origin;
-  if (origin && origin !== 'null' && !allowedOrigins.includes(origin)) return 'The form was posted from another site (Origin does not match).';
-  if (origin === 'null') return 'The form was posted from an opaque origin.';
+  if (origin && origin !== 'null' && !allowedOrigins.includes(origin))
+    return 'The form was posted from another site (Origin does not match).';
+  if (origin === 'null' && site !== 'same-origin') return 'The form was posted from an opaque origin.';
   return undefined;
 }

@@ -3,18 +3,25 @@
  * acknowledgement records which channel's link was used.
  */
 import { randomBytes } from 'node:crypto';
+import { SENDER_CLOCK_SKEW_MS } from '../alertmanager/schema.js';
 import { keyPart } from '../store/keys.js';
 import { MAX_SET_ALERTS, type AlertSetStore } from '../store/alert-set.js';
-import type { AlertRecord } from '../store/alert-record.js';
+import type { AlertRecord, LinkCover } from '../store/alert-record.js';
+import { isoTime } from '../store/alert-record-items.js';
 import type { Logger } from '../core/logger.js';
 import type { SigningKeys } from '../core/signed-token.js';
-import { MAX_TOKEN_ALERTS, signAckToken } from './token.js';
+import { MAX_TOKEN_ALERTS, signAckToken, type AckClaims } from './token.js';
+import { trimTrailing } from '../core/trim.js';
+import type { Locale } from '../core/locale.js';
 
 /** Route prefix of the acknowledgement page (see `shared/ack/routes.ts`). */
 export const ACK_PATH = '/v1/ack';
 
 /** The Slack app's interactivity route (public contract; `shared/ack/slack-interactions.ts`), here so the app can mount it without loading it. */
 export const SLACK_INTERACTIONS_PATH = '/v1/slack/interactions';
+
+/** The Feishu app's callback route (public contract; `shared/ack/feishu-callback.ts`), here for the same reason. */
+export const FEISHU_CALLBACK_PATH = '/v1/feishu/callback';
 
 export interface AckLinkSettings {
   /** `PUBLIC_URL`, without trailing slash; may have a path (a reverse proxy's prefix). */
@@ -25,24 +32,71 @@ export interface AckLinkSettings {
 }
 
 /**
- * Slack between Prometheus's clock (`startsAt`) and ours (the link's issue time), milliseconds: a link
- * covers occurrences that started up to this long after it was made, so a fast alert is not refused.
+ * How long after it was issued a link made before links carried their alerts' `startsAt` covers
+ * occurrences that started, milliseconds: the realistic skew between the sender's clock and ours.
  */
-export const CLOCK_SKEW_MS = 60_000;
+export const CLOCK_SKEW_MS = SENDER_CLOCK_SKEW_MS;
 
-/** The latest `startsAt` (epoch ms) a link issued at `issuedAt` (epoch seconds) still acknowledges. */
-export function latestCoveredStart(issuedAt: number): number {
-  return issuedAt * 1000 + CLOCK_SKEW_MS;
+/**
+ * How long after a link is made the re-fire it was made for may be recorded, milliseconds (our clock both):
+ * the link is signed before fan-out, the re-fire's `refiredAt` written after it, within the delivery budget.
+ */
+export const REFIRE_RECORD_LAG_MS = 60_000;
+
+/** The channel a link is made for: its name (recorded with the acknowledgement) and its language (the page's). */
+export interface LinkChannel {
+  name: string;
+  locale?: Locale;
+}
+
+/** A channel named alone writes English. */
+const linkChannel = (to: string | LinkChannel): LinkChannel => (typeof to === 'string' ? { name: to } : to);
+
+/** An alert a link is made for: its fingerprint and the `startsAt` of its current occurrence. */
+export interface LinkedAlert {
+  fingerprint: string;
+  startsAt: string;
 }
 
 /**
- * Whether a link issued at `issuedAt` (epoch seconds) still acknowledges the record's current firing:
- * it had started by then (plus {@link CLOCK_SKEW_MS}) and has not fired again since (`refiredAt`), the
- * same rule the store's `acknowledge` applies; the page offers its form only when one alert passes.
+ * How far ahead of its issue time a link's `startsAt` may reach, milliseconds: a sender's clock hours ahead
+ * of ours still has its firing acknowledged, while an alert dated years ahead (anyone who can post to
+ * Alertmanager's API can send one into a group) cannot make an old link cover the occurrences of days to come.
  */
-export function coversFiring(record: AlertRecord, issuedAt: number): boolean {
-  const latest = new Date(latestCoveredStart(issuedAt)).toISOString();
-  return record.status === 'firing' && !record.acknowledgement && record.startsAt <= latest && (record.refiredAt ?? '') <= latest;
+export const MAX_SENDER_AHEAD_MS = 24 * 3_600_000;
+
+/**
+ * What a link covers (see {@link LinkCover}): occurrences that started by the latest `startsAt` of its alerts
+ * (the sender's clock against the sender's clock), at most {@link MAX_SENDER_AHEAD_MS} after its issue time
+ * (a link without `startsAt`: by its issue time plus {@link CLOCK_SKEW_MS}), and re-fires recorded by its
+ * issue time plus {@link REFIRE_RECORD_LAG_MS} (ours against ours).
+ */
+export function linkCover(claims: Pick<AckClaims, 'issuedAt' | 'startsAt'>): LinkCover {
+  const issuedMs = claims.issuedAt * 1000;
+  return {
+    startsAtMs: Math.min(claims.startsAt ?? issuedMs + CLOCK_SKEW_MS, issuedMs + MAX_SENDER_AHEAD_MS),
+    refiredAtMs: claims.issuedAt * 1000 + REFIRE_RECORD_LAG_MS,
+  };
+}
+
+/**
+ * Whether a link still acknowledges the record's current firing: {@link linkCover} covers its `startsAt` and
+ * its re-fire, the same rule the store's `acknowledge` applies; the page offers its form only when one alert passes.
+ */
+export function coversFiring(record: AlertRecord, claims: Pick<AckClaims, 'issuedAt' | 'startsAt'>): boolean {
+  const cover = linkCover(claims);
+  return (
+    record.status === 'firing' &&
+    !record.acknowledgement &&
+    record.startsAt <= isoTime(cover.startsAtMs) &&
+    (record.refiredAt ?? '') <= isoTime(cover.refiredAtMs)
+  );
+}
+
+/** The latest parseable `startsAt` of `alerts`, epoch milliseconds; `undefined` when none parses. */
+function latestStart(alerts: readonly LinkedAlert[]): number | undefined {
+  const starts = alerts.map((a) => Date.parse(a.startsAt)).filter(Number.isFinite);
+  return starts.length ? Math.max(...starts) : undefined;
 }
 
 /** An alert set as stored for a link: its id and issue time (epoch seconds; its expiry follows from the link's lifetime). */
@@ -80,19 +134,33 @@ export class AckLinks {
    * are scoped to it; scoped to the service's own `/v1/ack`, the browser would never send them back.
    */
   get pagePath(): string {
-    return `${new URL(this.settings.publicUrl).pathname.replace(/\/+$/, '')}${ACK_PATH}`;
+    return `${trimTrailing(new URL(this.settings.publicUrl).pathname, '/')}${ACK_PATH}`;
   }
 
   /**
-   * @param fingerprints the firing alerts the link acknowledges (at most `MAX_TOKEN_ALERTS` are kept); an
-   *   over-long one is carried as its key digest (`keyPart`), which the store resolves to the same record,
-   *   so one alert cannot make the whole group's link too long to accept
+   * @param alerts the firing alerts the link acknowledges (at most `MAX_TOKEN_ALERTS` are kept), with the
+   *   `startsAt` of their current occurrence (the link covers occurrences that started by the latest); an
+   *   over-long fingerprint is carried as its key digest (`keyPart`), which the store resolves to the same
+   *   record, so one alert cannot make the whole group's link too long to accept
    * @param nowMs epoch milliseconds: the link's issue time
    * @returns the absolute URL
    */
-  url(fingerprints: string[], group: string, channel: string, nowMs: number): string {
+  url(alerts: readonly LinkedAlert[], group: string, to: string | LinkChannel, nowMs: number): string {
+    const channel = linkChannel(to);
     const issuedAt = Math.ceil(nowMs / 1000);
-    const token = signAckToken({ fingerprints: fingerprints.map(keyPart), group, channel, issuedAt, expiresAt: issuedAt + this.settings.ttlSeconds }, this.settings.keys);
+    const startsAt = latestStart(alerts);
+    const token = signAckToken(
+      {
+        fingerprints: alerts.slice(0, MAX_TOKEN_ALERTS).map((a) => keyPart(a.fingerprint)),
+        group,
+        channel: channel.name,
+        issuedAt,
+        expiresAt: issuedAt + this.settings.ttlSeconds,
+        ...(startsAt !== undefined && { startsAt }),
+        ...(channel.locale && { locale: channel.locale }),
+      },
+      this.settings.keys,
+    );
     return `${this.settings.publicUrl}${ACK_PATH}/${token}`;
   }
 
@@ -103,28 +171,58 @@ export class AckLinks {
    * @param stored the group's sets so far (see {@link StoredSets}): each channel's digest of the same
    *   alerts names the same set, so a group costs one write, not one per channel
    */
-  async urlForAll(fingerprints: string[], group: string, channel: string, nowMs: number, stored: StoredSets = new Map()): Promise<string> {
-    if (fingerprints.length <= MAX_TOKEN_ALERTS || !this.sets) return this.url(fingerprints, group, channel, nowMs);
+  async urlForAll(
+    alerts: readonly LinkedAlert[],
+    group: string,
+    to: string | LinkChannel,
+    nowMs: number,
+    stored: StoredSets = new Map(),
+  ): Promise<string> {
+    const channel = linkChannel(to);
+    if (alerts.length <= MAX_TOKEN_ALERTS || !this.sets) return this.url(alerts, group, channel, nowMs);
+    const fingerprints = alerts.map((a) => a.fingerprint);
     const key = `${group}\u0000${fingerprints.join('\u0000')}`;
-    const pending = stored.get(key) ?? this.#storeSet(this.sets, fingerprints, group, channel, nowMs);
+    const pending = stored.get(key) ?? this.#storeSet(this.sets, fingerprints, group, channel.name, nowMs);
     stored.set(key, pending);
     const set = await pending;
-    if (!set) return this.url(fingerprints, group, channel, nowMs);
+    if (!set) return this.url(alerts, group, channel, nowMs);
     const { id, issuedAt } = set;
     const expiresAt = issuedAt + this.settings.ttlSeconds;
-    const claims = { fingerprints: fingerprints.slice(0, MAX_TOKEN_ALERTS).map(keyPart), group, channel, issuedAt, expiresAt, set: { id, alerts: Math.min(fingerprints.length, MAX_SET_ALERTS) } };
+    const startsAt = latestStart(alerts);
+    const claims: AckClaims = {
+      fingerprints: fingerprints.slice(0, MAX_TOKEN_ALERTS).map(keyPart),
+      group,
+      channel: channel.name,
+      issuedAt,
+      expiresAt,
+      ...(startsAt !== undefined && { startsAt }),
+      set: { id, alerts: Math.min(fingerprints.length, MAX_SET_ALERTS) },
+      ...(channel.locale && { locale: channel.locale }),
+    };
     return `${this.settings.publicUrl}${ACK_PATH}/${signAckToken(claims, this.settings.keys)}`;
   }
 
   /** Stores the set; `undefined` when the write failed (logged: the links then cover the first alerts only). */
-  async #storeSet(sets: AlertSetStore, fingerprints: string[], group: string, channel: string, nowMs: number): Promise<StoredSet | undefined> {
+  async #storeSet(
+    sets: AlertSetStore,
+    fingerprints: string[],
+    group: string,
+    channel: string,
+    nowMs: number,
+  ): Promise<StoredSet | undefined> {
     const id = randomBytes(16).toString('hex');
     const issuedAt = Math.ceil(nowMs / 1000);
     try {
       await sets.put(id, { fingerprints, groupKey: group }, (issuedAt + this.settings.ttlSeconds) * 1000);
       return { id, issuedAt };
     } catch (err) {
-      this.logger?.error('alert set write failed: the link covers only the first alerts', { group, channel, alerts: fingerprints.length, covered: MAX_TOKEN_ALERTS, error: (err as Error).message });
+      this.logger?.error('alert set write failed: the link covers only the first alerts', {
+        group,
+        channel,
+        alerts: fingerprints.length,
+        covered: MAX_TOKEN_ALERTS,
+        error: (err as Error).message,
+      });
       return undefined;
     }
   }

@@ -1,5 +1,5 @@
 /**
- * The acknowledgement page: small, static HTML with no script, every value escaped, readable on a
+ * The acknowledgement page: small, static HTML with no script, every value escaped (`escape.ts`), readable on a
  * phone (375 px wide: nothing is wider than the screen, long values wrap). The stylesheet is inline and
  * allowed by its hash, so the content security policy can forbid everything else but the chart
  * images (the signed chart URLs under `PUBLIC_URL/v1/chart/`, when charts are on). Each alert's section is `page-alert.ts`.
@@ -8,12 +8,14 @@
 import { createHash } from 'node:crypto';
 import type { FormNonce } from './csrf.js';
 import type { AlertAckResult } from './acknowledge.js';
-import { escapeHtml, isolateHtml, isolateText } from './escape.js';
+import { raw } from 'hono/html';
+import { h, type Html, isolateHtml, isolateText, joinHtml } from './escape.js';
 import { alertSection, type PageAlert } from './page-alert.js';
 import { count } from '../render/locale.js';
 import { KEY_LABELS } from '../render/content.js';
+import type { Locale } from '../core/locale.js';
+import { pageWords, type PageWords } from './page-words.js';
 
-export { escapeHtml };
 export type { PageAlert };
 
 const STYLE = [
@@ -40,16 +42,15 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
   'x-robots-tag': 'noindex, nofollow',
   'content-security-policy': csp(),
-  // Not `no-referrer`: browsers then send `Origin: null` on the form's POST, which the CSRF check refuses.
+  // Not `no-referrer`: browsers then send `Origin: null` on the form's POST, which the CSRF check accepts only
+  // with `Sec-Fetch-Site: same-origin`; a browser that sends no fetch metadata would be refused.
   'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 };
 
-function layout(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<meta name="robots" content="noindex,nofollow"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>` +
-    `<body><main>${body}</main></body></html>`;
+function layout(title: string, body: Html, w: PageWords): Html {
+  return h`<!doctype html><html lang="${w.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex,nofollow"><title>${title}</title><style>${raw(STYLE)}</style></head><body><main>${body}</main></body></html>`;
 }
 
 export interface PageModel {
@@ -60,6 +61,11 @@ export interface PageModel {
   form?: { nonce: FormNonce; name: string; silenceHours?: readonly number[] };
   /** After a POST: what it did. */
   result?: { alerts: AlertAckResult[]; followUps: Record<string, boolean> };
+  /**
+   * After a POST on an alert set's link: its acknowledgement, started by this request (`started`) or
+   * decided before by `by` at `at` (RFC 3339).
+   */
+  setAck?: { total: number; by: string; at: string; started: boolean; silenceHours?: number };
   nowMs: number;
   /**
    * A list longer than one page (a storm digest's link): `alerts` is page `page` (1-based) of `pages`,
@@ -69,80 +75,100 @@ export interface PageModel {
   list?: { total: number; page: number; pages: number; partial?: { named: number } };
   /** `GRAFANA_URL`: each alert links to the dashboard around its start; unset: no such link. */
   grafanaUrl?: string;
+  /** The page's language (the link's channel's, else the browser's); default `en`. */
+  locale?: Locale;
 }
 
 /** Results listed one by one up to this many; a longer result is counted by outcome, and only what was not acknowledged is listed. */
 const MAX_RESULT_ITEMS = 20;
 
-/** What happened to one alert (`one`) or to several (`other`: "3 were already acknowledged"). */
-const RESULT_WORDS: Record<AlertAckResult['outcome'], { one: string; other: string }> = {
-  acknowledged: { one: 'acknowledged', other: 'acknowledged' },
-  'already acknowledged': { one: 'was already acknowledged', other: 'were already acknowledged' },
-  resolved: { one: 'already resolved, nothing to acknowledge', other: 'already resolved, nothing to acknowledge' },
-  'newer occurrence': { one: 'has fired again since this link was sent; use the newer message', other: 'have fired again since this link was sent; use the newer messages' },
-  unknown: { one: 'unknown here', other: 'unknown here' },
-};
-
 /**
  * One result's alert as messages name it: alertname and its key labels (`KEY_LABELS`: model,
  * instance…), each isolated; summaries alone repeat across a storm. Its fingerprint when unknown here.
  */
-function resultName(r: AlertAckResult): string {
+function resultName(r: AlertAckResult): Html {
   if (!('record' in r)) return isolateHtml(r.fingerprint);
   const labels = r.record.alert.labels;
-  const keys = KEY_LABELS.filter((name) => labels[name]).map((name) => `${name}: ${isolateHtml(labels[name] ?? '')}`);
-  return [isolateHtml(labels.alertname || r.record.alert.annotations.summary || r.fingerprint), ...keys].join(' · ');
+  const keys = KEY_LABELS.filter((name) => labels[name]).map((name) => h`${name}: ${isolateHtml(labels[name] ?? '')}`);
+  return joinHtml(
+    [isolateHtml(labels.alertname || r.record.alert.annotations.summary || r.fingerprint), ...keys],
+    ' · ',
+  );
 }
 
-function resultSection(result: NonNullable<PageModel['result']>): string {
+function resultSection(result: NonNullable<PageModel['result']>, w: PageWords): Html {
   const many = result.alerts.length > MAX_RESULT_ITEMS;
-  const listed = many ? result.alerts.filter((r) => r.outcome !== 'acknowledged' || r.silence).slice(0, MAX_RESULT_ITEMS) : result.alerts;
+  const listed = many
+    ? result.alerts.filter((r) => r.outcome !== 'acknowledged' || r.silence).slice(0, MAX_RESULT_ITEMS)
+    : result.alerts;
   const items = listed.map((r) => {
-    const silence = r.silence ? ('id' in r.silence ? ` · silenced (<code>${isolateHtml(r.silence.id)}</code>)` : ` · silence failed: ${isolateHtml(r.silence.error)}`) : '';
-    return `<li>${resultName(r)}: ${RESULT_WORDS[r.outcome].one}${silence}</li>`;
+    const silence = r.silence
+      ? 'id' in r.silence
+        ? w.silenced(h`<code>${isolateHtml(r.silence.id)}</code>`)
+        : w.silenceFailed(isolateHtml(r.silence.error))
+      : undefined;
+    return h`<li>${resultName(r)}${w.colon}${w.result[r.outcome].one}${silence}</li>`;
   });
   const counts = new Map<AlertAckResult['outcome'], number>();
   for (const r of result.alerts) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
-  const summary = many ? `<p><strong>${count(result.alerts.length)} alerts</strong>: ${[...counts].map(([o, n]) => `${count(n)} ${RESULT_WORDS[o][n === 1 ? 'one' : 'other']}`).join(' · ')}</p>` : '';
-  const sent = Object.entries(result.followUps).map(([c, ok]) => `${escapeHtml(c)} ${ok ? 'notified' : 'not notified (delivery failed)'}`).join(', ');
-  const failed = result.alerts.some((r) => r.silence && 'error' in r.silence) || Object.values(result.followUps).includes(false);
-  return `<section class="${failed ? 'error' : 'notice'}">${summary}${items.length ? `<ul>${items.join('')}</ul>` : ''}${sent ? `<p class="muted">Channels: ${sent}.</p>` : ''}</section>`;
+  const counted = [...counts].map(([o, n]) => `${count(n)} ${w.result[o][n === 1 ? 'one' : 'other']}`).join(' · ');
+  const summary = many && h`<p><strong>${w.resultCount(result.alerts.length)}</strong>${w.colon}${counted}</p>`;
+  const sent = Object.entries(result.followUps).map(([c, ok]) => h`${w.notified(c, ok)}`);
+  const failed =
+    result.alerts.some((r) => r.silence && 'error' in r.silence) || Object.values(result.followUps).includes(false);
+  return h`<section class="${failed ? 'error' : 'notice'}">${summary}${items.length > 0 && h`<ul>${items}</ul>`}${
+    sent.length > 0 && h`<p class="muted">${w.channels(joinHtml(sent, w.lang === 'en' ? ', ' : '，'))}</p>`
+  }</section>`;
+}
+
+/** What an alert set's "Acknowledge all" did: started it, or found it decided before. */
+function setAckSection(set: NonNullable<PageModel['setAck']>, w: PageWords): Html {
+  const by = h`<strong>${isolateHtml(set.by)}</strong>`;
+  const text = set.started
+    ? w.setStarted(set.total, by, set.silenceHours)
+    : w.setDecided(set.total, by, h`<time>${set.at}</time>`);
+  return h`<section class="notice"><p>${text}</p></section>`;
 }
 
 /** The form; its button names how many alerts it acknowledges when more than one (a long list: all pages, not only this one). */
-function formSection(form: NonNullable<PageModel['form']>, total: number): string {
-  const silence = form.silenceHours?.length
-    ? `<label>Silence for <select name="hours">${form.silenceHours.map((h) => `<option value="${h}">${h} hour${h === 1 ? '' : 's'}</option>`).join('')}</select></label>` +
-      `<button type="submit" name="action" value="ack-silence" class="secondary">Acknowledge and silence</button>`
-    : '';
-  return `<section><form method="post"><input type="hidden" name="nonce" value="${escapeHtml(form.nonce.nonce)}"><input type="hidden" name="mac" value="${escapeHtml(form.nonce.mac)}">` +
-    `<label>Your name <input name="name" maxlength="64" autocomplete="name" value="${escapeHtml(form.name)}" placeholder="on-call engineer" dir="auto"></label>` +
-    `<button type="submit" name="action" value="ack">${total > 1 ? `Acknowledge all ${count(total)}` : 'Acknowledge'}</button>${silence}</form></section>`;
+function formSection(form: NonNullable<PageModel['form']>, total: number, w: PageWords): Html {
+  const options = form.silenceHours?.map((hours) => h`<option value="${hours}">${w.hours(hours)}</option>`) ?? [];
+  const silence =
+    options.length > 0 &&
+    h`<label>${w.silenceFor} <select name="hours">${options}</select></label><button type="submit" name="action" value="ack-silence" class="secondary">${w.ackAndSilence}</button>`;
+  return h`<section><form method="post"><input type="hidden" name="nonce" value="${form.nonce.nonce}"><input type="hidden" name="mac" value="${form.nonce.mac}"><label>${w.yourName} <input name="name" maxlength="64" autocomplete="name" value="${form.name}" placeholder="${w.namePlaceholder}" dir="auto"></label><button type="submit" name="action" value="ack">${w.acknowledge(total)}</button>${silence}</form></section>`;
 }
 
 /** Previous/next links of a long list; relative (`?page=N`), so they stay on the link's own path. */
-function pagesNav(list: NonNullable<PageModel['list']>): string {
-  const prev = list.page > 1 ? `<a href="?page=${list.page - 1}">← Previous</a> · ` : '';
-  const next = list.page < list.pages ? ` · <a href="?page=${list.page + 1}">Next →</a>` : '';
-  return `<nav class="pages">${prev}Page ${list.page} of ${list.pages}${next}</nav>`;
+function pagesNav(list: NonNullable<PageModel['list']>, w: PageWords): Html {
+  const prev = list.page > 1 && h`<a href="?page=${list.page - 1}">${w.previous}</a> · `;
+  const next = list.page < list.pages && h` · <a href="?page=${list.page + 1}">${w.next}</a>`;
+  return h`<nav class="pages">${prev}${w.pageOf(list.page, list.pages)}${next}</nav>`;
 }
 
-/** The confirmation page (GET) or the result page (POST). */
+/** The confirmation page (GET) or the result page (POST), as an HTML document. */
 export function renderAckPage(model: PageModel): string {
+  const w = pageWords(model.locale);
   const list = model.list;
   const n = list?.total ?? model.alerts.length;
-  const scope = list ? `<p class="muted">${list.partial ? `This link's list of ${count(list.total)} alerts could not be read; shown and acknowledged here: the ${count(list.partial.named)} it names itself.` : `All ${count(n)} firing alerts the message carried; the button acknowledges them together.`}</p>` : '';
-  const heading = `<h1>Acknowledge ${n === 1 ? 'alert' : `${count(n)} alerts`}</h1><p class="muted">Link from the ${escapeHtml(model.channel)} message. ${model.form ? 'Opening this page changes nothing; only the button below acknowledges.' : 'Nothing is left to acknowledge here.'}</p>${scope}`;
-  const nav = list && list.pages > 1 ? pagesNav(list) : '';
-  const form = model.form ? formSection(model.form, list?.partial ? list.partial.named : n) : '';
-  const body = [heading, model.result ? resultSection(model.result) : '', form && nav ? form : '', nav, ...model.alerts.map((a) => alertSection(a, model.nowMs, model.grafanaUrl)), nav, form && !nav ? form : ''];
+  const scope = list && h`<p class="muted">${list.partial ? w.partial(list.total, list.partial.named) : w.all(n)}</p>`;
+  const heading = h`<h1>${w.heading(n)}</h1><p class="muted">${w.linkFrom(model.channel)} ${model.form ? w.opening : w.nothingLeft}</p>${scope}`;
+  const nav = list && list.pages > 1 ? pagesNav(list, w) : undefined;
+  const form = model.form && formSection(model.form, list?.partial ? list.partial.named : n, w);
+  const body = h`${heading}${model.result && resultSection(model.result, w)}${model.setAck && setAckSection(model.setAck, w)}${nav && form}${nav}${model.alerts.map(
+    (a) => alertSection(a, model.nowMs, model.grafanaUrl, model.locale),
+  )}${nav}${!nav && form}`;
   const name = model.alerts[0]?.record?.alert.labels.alertname;
-  return layout(`Acknowledge${name ? `: ${isolateText(name)}` : ''}`, body.join(''));
+  return layout(w.title(name ? isolateText(name) : undefined), body, w).toString();
 }
 
-/** A refusal page (bad token, forged form): a heading and one sentence. */
-export function renderProblemPage(heading: string, message: string): string {
-  return layout(heading, `<h1>${escapeHtml(heading)}</h1><section class="error"><p>${escapeHtml(message)}</p></section>`);
+/** A refusal page (bad token, forged form): a heading and one sentence, in `locale` (default `en`), as an HTML document. */
+export function renderProblemPage(heading: string, message: string, locale?: Locale): string {
+  return layout(
+    heading,
+    h`<h1>${heading}</h1><section class="error"><p>${message}</p></section>`,
+    pageWords(locale),
+  ).toString();
 }
 
 /**

@@ -21,8 +21,23 @@ import type { AlertRecord } from '../store/alert-record.js';
 import { keyPart } from '../store/keys.js';
 import { linkScope, type Scope } from './scope.js';
 import { SILENCE_HOURS } from '../alertmanager/silences.js';
+import { sentByGrafana } from '../alertmanager/grafana.js';
 import { TOKEN_PROBLEM_STATUS } from '../core/signed-token.js';
 import { AckTokenError, verifyAckToken, type AckClaims } from './token.js';
+import { preferredLocale, type Locale } from '../core/locale.js';
+import { pageWords } from './page-words.js';
+import type { AckSetJobStore } from '../store/ack-set-jobs.js';
+import { ACK_STEP_ALERTS, startSetAcknowledgement, type AckSetDeps, type AckSetDispatch } from './set-job.js';
+
+/**
+ * The page's language: Chinese when the link came from a zh-CN channel (its token says so) or the
+ * browser prefers Chinese (`Accept-Language`), else English.
+ */
+export function pageLocale(claims: Pick<AckClaims, 'locale'> | undefined, acceptLanguage: string | undefined): Locale {
+  return claims?.locale === 'zh-CN' || preferredLocale(acceptLanguage) === 'zh-CN' ? 'zh-CN' : 'en';
+}
+
+const localeOf = (c: Context, claims?: AckClaims): Locale => pageLocale(claims, c.req.header('accept-language'));
 
 /** Cookie remembering the name typed on this browser. */
 export const NAME_COOKIE = 'ack_name';
@@ -31,6 +46,10 @@ export const MAX_NAME_CHARS = 64;
 /** The form is a few short fields. */
 const MAX_FORM_BYTES = 8 * 1024;
 const NAME_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 3600;
+/** How long the values now read for a page are reused, milliseconds (each read is ~12 Prometheus queries). */
+export const REFRESH_CACHE_MS = 60_000;
+/** Pages whose values now are kept. */
+const REFRESH_CACHE_ENTRIES = 64;
 /** Alerts per page of a long list (a storm digest's link). */
 export const PAGE_SIZE = 20;
 
@@ -45,6 +64,17 @@ export interface AckRouteDeps extends AcknowledgeDeps {
   charts?: ChartLinkSettings;
   /** `GRAFANA_URL`: each alert links to the dashboard around its start (`shared/render/grafana.ts`); unset: no such link. */
   grafanaUrl?: string;
+  /**
+   * Alert sets acknowledged as jobs (`set-job.ts`): the decision recorded, the steps dispatched, the answer
+   * given at once. Unset: a set is acknowledged within the request, as a link of few alerts is.
+   */
+  setJobs?: {
+    jobs: AckSetJobStore;
+    dispatch: AckSetDispatch;
+    sleep(ms: number): Promise<void>;
+    /** Everything a step needs (the page's dependencies with these). */
+    deps(): AckSetDeps;
+  };
 }
 
 type Page = { status: 200 | 400 | 403 | 405 | 410 | 503; html: string };
@@ -52,22 +82,35 @@ type Page = { status: 200 | 400 | 403 | 405 | 410 | 503; html: string };
 /** Trims, drops control characters and collapses spaces; `''` when nothing is left. */
 export function cleanName(raw: unknown): string {
   if (typeof raw !== 'string') return '';
-  return raw.replace(/[\p{Cc}\p{Cf}]/gu, ' ').replace(/\s+/g, ' ').trim().slice(0, MAX_NAME_CHARS);
+  return raw
+    .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, MAX_NAME_CHARS);
 }
 
-const problem = (status: Page['status'], heading: string, message: string): Page => ({ status, html: renderProblemPage(heading, message) });
+const problem = (status: Page['status'], heading: string, message: string, locale?: Locale): Page => ({
+  status,
+  html: renderProblemPage(heading, message, locale),
+});
 
 /** Builds the sub-app for `ACK_PATH`. */
 export function ackRoutes(deps: AckRouteDeps): Hono {
   const send = sender(deps.charts);
   const pages = new AckPages(deps, send);
   const app = new Hono();
-  const tooLarge = (c: Context) => send(c, problem(400, 'Form too large', 'The form is larger than this page ever sends.'));
+  const tooLarge = (c: Context) => {
+    const w = pageWords(localeOf(c)).problems;
+    return send(c, problem(400, w.tooLarge, w.tooLargeText, localeOf(c)));
+  };
   app.get('/:token', (c) => pages.answer(c, () => pages.view(c)));
-  app.post('/:token', bodyLimit({ maxSize: MAX_FORM_BYTES, onError: tooLarge }), (c) => pages.answer(c, () => pages.submit(c)));
+  app.post('/:token', bodyLimit({ maxSize: MAX_FORM_BYTES, onError: tooLarge }), (c) =>
+    pages.answer(c, () => pages.submit(c)),
+  );
   app.all('/:token', (c) => {
     c.header('allow', 'GET, HEAD, POST');
-    return send(c, problem(405, 'Method not allowed', 'Open the link in a browser.'));
+    const w = pageWords(localeOf(c)).problems;
+    return send(c, problem(405, w.methodNotAllowed, w.openInBrowser, localeOf(c)));
   });
   return app;
 }
@@ -94,77 +137,185 @@ class AckPages {
       return this.send(c, await handler());
     } catch (err) {
       this.deps.logger.error('ack page failed', { method: c.req.method, error: err as Error });
-      return this.send(c, problem(503, 'Try again', 'The acknowledgement store could not be reached. Nothing was changed; reload in a moment.'));
+      const w = pageWords(localeOf(c)).problems;
+      return this.send(c, problem(503, w.tryAgain, w.storeDown, localeOf(c)));
     }
   }
 
   async view(c: Context): Promise<Page> {
     const token = c.req.param('token')!;
-    const claims = this.#verify(token);
+    const claims = this.#verify(c, token);
     return 'html' in claims ? claims : this.#page(c, token, claims, {});
   }
 
   async submit(c: Context): Promise<Page> {
     const token = c.req.param('token')!;
-    const claims = this.#verify(token);
+    const claims = this.#verify(c, token);
     if ('html' in claims) return claims;
-    const crossSite = checkOrigin({ origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') }, [this.deps.links.origin, new URL(c.req.url).origin]);
-    if (crossSite) return problem(403, 'Not acknowledged', crossSite);
-    const request = await this.#readForm(c, token);
+    const locale = localeOf(c, claims);
+    const crossSite = checkOrigin({ origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') }, [
+      this.deps.links.origin,
+      new URL(c.req.url).origin,
+    ]);
+    if (crossSite) return problem(403, pageWords(locale).problems.notAcknowledged, crossSite, locale);
+    const request = await this.#readForm(c, token, locale);
     if ('html' in request) return request;
-    const scope = await linkScope(claims, { sets: this.deps.links.sets, logger: this.deps.logger }, PAGE_SIZE, this.deps.now());
-    const result = await acknowledge({ ...claims, fingerprints: scope.fingerprints }, { by: request.name || 'anonymous', silenceHours: request.silenceHours }, this.deps);
+    const scope = await linkScope(
+      claims,
+      { sets: this.deps.links.sets, logger: this.deps.logger },
+      PAGE_SIZE,
+      this.deps.now(),
+    );
+    // A set larger than one step is acknowledged as a job (bounded work per Lambda invocation); a smaller
+    // one within the request, so the page can say what happened to each alert.
+    const setJobs = this.deps.setJobs;
+    const stepAlerts = setJobs?.deps().stepAlerts ?? ACK_STEP_ALERTS;
+    if (claims.set && setJobs && scope.fingerprints.length > stepAlerts)
+      return this.#startSet(c, { token, claims: { ...claims, set: claims.set } }, request, setJobs);
+    const result = await acknowledge(
+      { ...claims, fingerprints: scope.fingerprints },
+      { by: request.name || 'anonymous', silenceHours: request.silenceHours },
+      this.deps,
+    );
     if (claims.set) {
       const acknowledged = result.alerts.filter((r) => r.outcome === 'acknowledged').length;
-      this.deps.logger.info('alert set acknowledged', { set: claims.set.id, group: claims.group, channel: claims.channel, by: request.name || 'anonymous', alerts: scope.fingerprints.length, acknowledged });
+      this.deps.logger.info('alert set acknowledged', {
+        set: claims.set.id,
+        group: claims.group,
+        channel: claims.channel,
+        by: request.name || 'anonymous',
+        alerts: scope.fingerprints.length,
+        acknowledged,
+      });
     }
-    if (request.name) setCookie(c, NAME_COOKIE, request.name, { path: this.deps.links.pagePath, httpOnly: true, sameSite: 'Lax', secure: this.#secure, maxAge: NAME_COOKIE_MAX_AGE_SECONDS });
+    this.#rememberName(c, request.name);
     return this.#page(c, token, claims, { result, name: request.name, scope });
   }
 
-  #verify(token: string): AckClaims | Page {
+  /** "Acknowledge all N" of an alert set: recorded and dispatched (`set-job.ts`); the page says so. */
+  async #startSet(
+    c: Context,
+    { token, claims }: { token: string; claims: AckClaims & { set: NonNullable<AckClaims['set']> } },
+    request: { name: string; silenceHours?: number },
+    setJobs: NonNullable<AckRouteDeps['setJobs']>,
+  ): Promise<Page> {
+    const by = request.name || 'anonymous';
+    const { job, started } = await startSetAcknowledgement(
+      claims,
+      { by, silenceHours: request.silenceHours },
+      setJobs.deps(),
+    );
+    this.deps.logger.info('alert set acknowledgement', {
+      set: job.id,
+      group: claims.group,
+      channel: claims.channel,
+      by,
+      alerts: job.total,
+      ...(started ? { started: true } : { decidedBy: job.by, decidedAt: job.at }),
+    });
+    this.#rememberName(c, request.name);
+    const setAck = { total: job.total, by: job.by, at: job.at, started, silenceHours: job.silenceHours };
+    return this.#page(c, token, claims, { setAck, name: request.name });
+  }
+
+  #rememberName(c: Context, name: string): void {
+    if (name)
+      setCookie(c, NAME_COOKIE, name, {
+        path: this.deps.links.pagePath,
+        httpOnly: true,
+        sameSite: 'Lax',
+        secure: this.#secure,
+        maxAge: NAME_COOKIE_MAX_AGE_SECONDS,
+      });
+  }
+
+  #verify(c: Context, token: string): AckClaims | Page {
     try {
       return verifyAckToken(token, this.deps.links.settings.keys, this.deps.now());
     } catch (err) {
       if (!(err instanceof AckTokenError)) throw err;
-      return problem(TOKEN_PROBLEM_STATUS[err.problem], 'Link not valid', err.message);
+      const locale = localeOf(c);
+      const w = pageWords(locale).problems;
+      // English keeps the token's own message (it dates an expiry); other languages say the same in their words.
+      const message = locale === 'en' ? err.message : w.token[err.problem];
+      return problem(TOKEN_PROBLEM_STATUS[err.problem], w.linkNotValid, message, locale);
     }
   }
 
   /** The form's fields, once its nonce matched its cookie. */
-  async #readForm(c: Context, token: string): Promise<{ name: string; silenceHours?: number } | Page> {
+  async #readForm(c: Context, token: string, locale: Locale): Promise<{ name: string; silenceHours?: number } | Page> {
+    const w = pageWords(locale).problems;
     const form = await c.req.parseBody();
     const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : undefined);
-    const forged = checkFormNonce({ nonce: field('nonce'), mac: field('mac'), cookie: getCookie(c, CSRF_COOKIE) }, token, this.deps.links.settings.keys, this.deps.now());
-    if (forged) return problem(403, 'Not acknowledged', forged);
+    const forged = checkFormNonce(
+      { nonce: field('nonce'), mac: field('mac'), cookie: getCookie(c, CSRF_COOKIE) },
+      token,
+      this.deps.links.settings.keys,
+      this.deps.now(),
+    );
+    if (forged) return problem(403, w.notAcknowledged, forged, locale);
     const name = cleanName(field('name'));
     if (field('action') !== 'ack-silence') return { name };
     const silenceHours = Number(field('hours'));
     if (!this.deps.silences || !(SILENCE_HOURS as readonly number[]).includes(silenceHours)) {
-      return problem(400, 'Not acknowledged', `Silences are offered for ${SILENCE_HOURS.join(', ')} hours when Alertmanager is configured.`);
+      return problem(400, w.notAcknowledged, w.silenceHours(SILENCE_HOURS), locale);
     }
     return { name, silenceHours };
   }
 
   /** Renders the page with the alerts' current state; issues a fresh form nonce when something can be acknowledged. */
-  async #page(c: Context, token: string, claims: AckClaims, extra: Pick<PageModel, 'result'> & { name?: string; scope?: Scope }): Promise<Page> {
+  async #page(
+    c: Context,
+    token: string,
+    claims: AckClaims,
+    extra: Pick<PageModel, 'result' | 'setAck'> & { name?: string; scope?: Scope },
+  ): Promise<Page> {
     const now = this.deps.now();
-    const scope = extra.scope ?? (await linkScope(claims, { sets: this.deps.links.sets, logger: this.deps.logger }, PAGE_SIZE, this.deps.now()));
+    const scope =
+      extra.scope ??
+      (await linkScope(claims, { sets: this.deps.links.sets, logger: this.deps.logger }, PAGE_SIZE, this.deps.now()));
     const pages = Math.max(1, Math.ceil(scope.fingerprints.length / PAGE_SIZE));
     const page = scope.list ? pageNumber(c.req.query('page'), pages) : 1;
     const shown = scope.list ? scope.fingerprints.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE) : scope.fingerprints;
     const alerts = await this.#alerts(shown, now);
     // A long list may have open alerts on other pages: its form stays (the result then says what each was).
-    const open = alerts.some((a) => a.record && coversFiring(a.record, claims.issuedAt)) || (pages > 1 && !extra.result);
+    const open =
+      alerts.some((a) => a.record && coversFiring(a.record, claims)) || (pages > 1 && !extra.result && !extra.setAck);
     let form: PageModel['form'];
     if (open) {
       const nonce = issueFormNonce(token, this.deps.links.settings.keys);
       // Scoped to this link's public path: a second link opened in another tab must not replace this form's cookie.
-      setCookie(c, CSRF_COOKIE, nonce.nonce, { path: `${this.deps.links.pagePath}/${token}`, httpOnly: true, sameSite: 'Strict', secure: this.#secure });
-      form = { nonce, name: extra.name ?? cleanName(getCookie(c, NAME_COOKIE)), silenceHours: this.deps.silences ? SILENCE_HOURS : undefined };
+      setCookie(c, CSRF_COOKIE, nonce.nonce, {
+        path: `${this.deps.links.pagePath}/${token}`,
+        httpOnly: true,
+        sameSite: 'Strict',
+        secure: this.#secure,
+      });
+      form = {
+        nonce,
+        name: extra.name ?? cleanName(getCookie(c, NAME_COOKIE)),
+        // Alerts Grafana sent are silenced in Grafana (their link): Alertmanager's silence would match nothing.
+        silenceHours:
+          this.deps.silences && alerts.some((a) => a.record && !sentByGrafana(a.record.alert))
+            ? SILENCE_HOURS
+            : undefined,
+      };
     }
     const list = scope.list && { ...scope.list, page, pages };
-    return { status: 200, html: renderAckPage({ alerts, channel: claims.channel, form, result: extra.result, nowMs: now, list, grafanaUrl: this.deps.grafanaUrl }) };
+    return {
+      status: 200,
+      html: renderAckPage({
+        alerts,
+        channel: claims.channel,
+        form,
+        result: extra.result,
+        setAck: extra.setAck,
+        nowMs: now,
+        list,
+        grafanaUrl: this.deps.grafanaUrl,
+        locale: localeOf(c, claims),
+      }),
+    };
   }
 
   /**
@@ -172,7 +323,7 @@ class AckPages {
    * alert shown (a page of a long list): one enrichment, whose queries are per kind, not per alert.
    */
   async #alerts(fingerprints: string[], now: number): Promise<PageAlert[]> {
-    const found = await this.deps.store.getMany(fingerprints, now);
+    const found = await this.deps.stores.records.getMany(fingerprints, now);
     // By key part: a link carries an over-long fingerprint as its digest, the record keeps it whole.
     const records = new Map([...found.values()].map((r) => [keyPart(r.fingerprint), r]));
     const fresh = await this.#refresh([...records.values()]);
@@ -184,14 +335,49 @@ class AckPages {
     });
   }
 
-  /** Values now; a failure only leaves them out (the page must open while Prometheus is down). */
+  /**
+   * Values now; a failure only leaves them out (the page must open while Prometheus is down). Read at
+   * most once per {@link REFRESH_CACHE_MS} for the same alerts, however many GETs (mail scanners and
+   * chat unfurlers fetch links on their own): concurrent ones share the one read.
+   */
   async #refresh(records: AlertRecord[]): Promise<Map<string, Enrichment> | undefined> {
-    if (!this.deps.refresh || records.length === 0) return undefined;
+    const refresh = this.deps.refresh;
+    if (!refresh || records.length === 0) return undefined;
+    const key = records
+      .map((r) => r.fingerprint)
+      .sort()
+      .join('\n');
+    const now = this.deps.now();
+    const cached = this.#fresh.get(key);
+    if (cached && cached.untilMs > now) return cached.values;
+    const values = this.#readNow(refresh, records);
+    this.#fresh.delete(key);
+    this.#fresh.set(key, { untilMs: now + REFRESH_CACHE_MS, values });
+    if (this.#fresh.size > REFRESH_CACHE_ENTRIES) this.#fresh.delete(this.#fresh.keys().next().value!);
+    return values;
+  }
+
+  readonly #fresh = new Map<string, { untilMs: number; values: Promise<Map<string, Enrichment>> }>();
+
+  async #readNow(
+    refresh: NonNullable<AckRouteDeps['refresh']>,
+    records: AlertRecord[],
+  ): Promise<Map<string, Enrichment>> {
     try {
-      return await this.deps.refresh(records.map((r) => r.alert));
+      return await refresh(records.map((r) => r.alert));
     } catch (err) {
       this.deps.logger.warn('ack page refresh failed', { error: (err as Error).message });
-      return new Map(records.map((r) => [r.fingerprint, { status: 'unavailable', kind: r.enrichment?.kind ?? 'unknown', reason: 'the values now could not be read' }]));
+      return new Map(
+        records.map((r) => [
+          r.fingerprint,
+          {
+            status: 'unavailable',
+            kind: r.enrichment?.kind ?? 'unknown',
+            reason: 'the values now could not be read',
+            reasonZh: '读取不到当前值',
+          },
+        ]),
+      );
     }
   }
 }

@@ -19,13 +19,30 @@ export interface Scope {
  * @param nowMs epoch milliseconds
  * @throws the store's error (nothing was changed; the caller answers 503)
  */
-export async function linkScope(claims: AckClaims, deps: { sets?: AlertSetStore; logger: Logger }, pageSize: number, nowMs: number): Promise<Scope> {
-  if (!claims.set) return { fingerprints: claims.fingerprints, ...(claims.fingerprints.length > pageSize && { list: { total: claims.fingerprints.length } }) };
+export async function linkScope(
+  claims: AckClaims,
+  deps: { sets?: AlertSetStore; logger: Logger },
+  pageSize: number,
+  nowMs: number,
+): Promise<Scope> {
+  if (!claims.set)
+    return {
+      fingerprints: claims.fingerprints,
+      ...(claims.fingerprints.length > pageSize && { list: { total: claims.fingerprints.length } }),
+    };
   const set = deps.sets && (await deps.sets.get(claims.set.id, nowMs));
   if (!set) {
     // Its write failed after the link was signed, or it expired: the link's own first alerts remain.
-    deps.logger.warn('alert set not found', { set: claims.set.id, group: claims.group, named: claims.fingerprints.length, alerts: claims.set.alerts });
-    return { fingerprints: claims.fingerprints, list: { total: claims.set.alerts, partial: { named: claims.fingerprints.length } } };
+    deps.logger.warn('alert set not found', {
+      set: claims.set.id,
+      group: claims.group,
+      named: claims.fingerprints.length,
+      alerts: claims.set.alerts,
+    });
+    return {
+      fingerprints: claims.fingerprints,
+      list: { total: claims.set.alerts, partial: { named: claims.fingerprints.length } },
+    };
   }
   return { fingerprints: set.fingerprints, list: { total: set.fingerprints.length } };
 }

@@ -21,7 +21,10 @@ const MIN_LOOKBACK_SECONDS = 600;
 const MAX_LOOKBACK_SECONDS = 7 * 24 * 3600;
 
 /** @param now clock, epoch milliseconds */
-export function prometheusAlertState(client: Pick<PrometheusClient, 'instantQuery'>, now: () => number = Date.now): AlertStateSource {
+export function prometheusAlertState(
+  client: Pick<PrometheusClient, 'instantQuery'>,
+  now: () => number = Date.now,
+): AlertStateSource {
   return {
     async statesOf(alerts, signal) {
       const verdicts = new Map<string, Verdict>();
@@ -35,11 +38,20 @@ export function prometheusAlertState(client: Pick<PrometheusClient, 'instantQuer
   };
 }
 
-async function statesOfName(client: Pick<PrometheusClient, 'instantQuery'>, name: string, alerts: Alert[], nowMs: number, signal: AbortSignal): Promise<Map<string, Verdict>> {
+async function statesOfName(
+  client: Pick<PrometheusClient, 'instantQuery'>,
+  name: string,
+  alerts: Alert[],
+  nowMs: number,
+  signal: AbortSignal,
+): Promise<Map<string, Verdict>> {
   if (!name) return allUnknown(alerts, 'prometheus', 'alert has no alertname');
   const series = selector('ALERTS', [`alertname=${quoteString(name)}`, 'alertstate="firing"']);
   const earliest = Math.min(...alerts.map((a) => Date.parse(a.startsAt)).filter(Number.isFinite), nowMs);
-  const lookback = Math.min(MAX_LOOKBACK_SECONDS, Math.max(MIN_LOOKBACK_SECONDS, Math.ceil((nowMs - earliest) / 1000) + MIN_LOOKBACK_SECONDS));
+  const lookback = Math.min(
+    MAX_LOOKBACK_SECONDS,
+    Math.max(MIN_LOOKBACK_SECONDS, Math.ceil((nowMs - earliest) / 1000) + MIN_LOOKBACK_SECONDS),
+  );
   try {
     const [current, seen] = await Promise.all([
       client.instantQuery(series, { signal }),

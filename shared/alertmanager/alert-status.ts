@@ -11,6 +11,8 @@ import type { Alert } from './schema.js';
 import { formatMatcher } from './matchers/match.js';
 import { PipelineError } from '../core/errors.js';
 import { redactedExcerpt } from '../core/secret.js';
+import type { Endpoint } from '../core/endpoint.js';
+import { alertmanagerRequest, AlertmanagerUnanswered } from './api.js';
 
 /** An alert's `status` as API v2 reports it (`alertStatus`). */
 export interface AlertStatus {
@@ -21,7 +23,7 @@ export interface AlertStatus {
   inhibitedBy: string[];
 }
 
-/** Thrown by {@link alertStatus}; the message quotes Alertmanager's reply briefly (no secrets are involved). */
+/** Thrown by {@link alertStatus}; the message quotes Alertmanager's reply briefly (secrets redacted). */
 export class AlertStatusError extends PipelineError<'alertmanager_error'> {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, 'alertmanager_error', options);
@@ -30,23 +32,35 @@ export class AlertStatusError extends PipelineError<'alertmanager_error'> {
 }
 
 /**
- * @param alertmanagerUrl base URL without trailing slash (`ALERTMANAGER_URL`)
+ * @param alertmanager `ALERTMANAGER_URL` (base URL without trailing slash) and its credentials
  * @param alert the alert's `fingerprint` and labels, as the webhook carried them
  * @param timeoutMs request time-out, milliseconds
  * @returns its status, or `undefined` when Alertmanager does not list it (resolved or expired there)
- * @throws AlertStatusError when Alertmanager is unreachable, times out, redirects or answers anything but 200 with a list
+ * @throws AlertStatusError when Alertmanager is unreachable, times out, redirects, refuses the credentials or answers
+ *   anything but 200 with a list
  */
-export async function alertStatus(alertmanagerUrl: string, alert: Pick<Alert, 'fingerprint' | 'labels'>, timeoutMs: number): Promise<AlertStatus | undefined> {
-  const query = new URLSearchParams(Object.keys(alert.labels).sort().map((name): [string, string] => ['filter', formatMatcher({ name, type: '=', value: alert.labels[name] ?? '' })]));
-  let response: Response;
+export async function alertStatus(
+  alertmanager: Endpoint,
+  alert: Pick<Alert, 'fingerprint' | 'labels'>,
+  timeoutMs: number,
+): Promise<AlertStatus | undefined> {
+  const query = new URLSearchParams(
+    Object.keys(alert.labels)
+      .sort()
+      .map((name): [string, string] => ['filter', formatMatcher({ name, type: '=', value: alert.labels[name] ?? '' })]),
+  );
+  let status: number;
+  let text: string;
   try {
-    response = await fetch(`${alertmanagerUrl}/api/v2/alerts?${query}`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    ({ status, text } = await alertmanagerRequest(alertmanager, `/api/v2/alerts?${query}`, {
+      method: 'GET',
+      signal: AbortSignal.timeout(timeoutMs),
+    }));
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    throw new AlertStatusError(`Alertmanager did not answer (${cause})`, { cause: err });
+    if (!(err instanceof AlertmanagerUnanswered)) throw err;
+    throw new AlertStatusError(err.message, { cause: err });
   }
-  const text = await response.text().catch(() => '');
-  if (response.status !== 200) throw new AlertStatusError(`Alertmanager answered HTTP ${response.status}: ${redactedExcerpt(text, 200)}`);
+  if (status !== 200) throw new AlertStatusError(`Alertmanager answered HTTP ${status}: ${redactedExcerpt(text, 200)}`);
   let listed: unknown;
   try {
     listed = JSON.parse(text);
@@ -54,7 +68,9 @@ export async function alertStatus(alertmanagerUrl: string, alert: Pick<Alert, 'f
     listed = undefined;
   }
   if (!Array.isArray(listed)) throw new AlertStatusError('Alertmanager answered without a list of alerts');
-  const found = (listed as { fingerprint?: unknown; status?: Partial<AlertStatus> }[]).find((a) => a.fingerprint === alert.fingerprint);
+  const found = (listed as { fingerprint?: unknown; status?: Partial<AlertStatus> }[]).find(
+    (a) => a.fingerprint === alert.fingerprint,
+  );
   if (!found) return undefined;
   const s = found.status ?? {};
   const ids = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);

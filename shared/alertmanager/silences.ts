@@ -8,6 +8,8 @@
 import type { Alert } from './schema.js';
 import { PipelineError } from '../core/errors.js';
 import { redactedExcerpt } from '../core/secret.js';
+import type { Endpoint } from '../core/endpoint.js';
+import { alertmanagerRequest, AlertmanagerUnanswered } from './api.js';
 
 /** The silence durations the page offers, hours. */
 export const SILENCE_HOURS = [1, 4, 8, 24] as const;
@@ -16,7 +18,7 @@ export const SILENCE_HOURS = [1, 4, 8, 24] as const;
 export interface SilenceMatcher {
   name: string;
   value: string;
-  isRegex: false;
+  isRegex: boolean;
   isEqual: true;
 }
 
@@ -31,7 +33,7 @@ export interface PostableSilence {
   comment: string;
 }
 
-/** Thrown by {@link createSilence}; the message quotes Alertmanager's reply (no secrets are involved). */
+/** Thrown by {@link createSilence}; the message quotes Alertmanager's reply (secrets redacted). */
 export class SilenceError extends PipelineError<'alertmanager_error'> {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, 'alertmanager_error', options);
@@ -43,8 +45,13 @@ export class SilenceError extends PipelineError<'alertmanager_error'> {
  * The silence for one alert: equality matchers on all its labels (sorted by name), from `nowMs` for `hours`.
  * @param nowMs epoch milliseconds
  */
-export function silenceFor(alert: Pick<Alert, 'labels' | 'fingerprint'>, options: { hours: number; by: string; nowMs: number; link?: string }): PostableSilence {
-  const matchers = Object.keys(alert.labels).sort().map((name): SilenceMatcher => ({ name, value: alert.labels[name] ?? '', isRegex: false, isEqual: true }));
+export function silenceFor(
+  alert: Pick<Alert, 'labels' | 'fingerprint'>,
+  options: { hours: number; by: string; nowMs: number; link?: string },
+): PostableSilence {
+  const matchers = Object.keys(alert.labels)
+    .sort()
+    .map((name): SilenceMatcher => ({ name, value: alert.labels[name] ?? '', isRegex: false, isEqual: true }));
   const comment = `Acknowledged by ${options.by} via llm-alert-pipeline (alert ${alert.fingerprint})`;
   return {
     matchers,
@@ -57,30 +64,33 @@ export function silenceFor(alert: Pick<Alert, 'labels' | 'fingerprint'>, options
 
 /**
  * Posts a silence.
- * @param alertmanagerUrl base URL without trailing slash (`ALERTMANAGER_URL`)
+ * @param alertmanager `ALERTMANAGER_URL` (base URL without trailing slash) and its credentials
  * @param timeoutMs request time-out, milliseconds
  * @returns the new silence's id (`silenceID`)
- * @throws SilenceError when Alertmanager is unreachable, times out or answers anything but 200 with an id
+ * @throws SilenceError when Alertmanager is unreachable, times out, refuses the credentials or answers anything but
+ *   200 with an id (the message quotes its answer briefly, secrets redacted)
  */
-export async function createSilence(alertmanagerUrl: string, silence: PostableSilence, timeoutMs: number): Promise<string> {
-  let response: Response;
+export async function createSilence(
+  alertmanager: Endpoint,
+  silence: PostableSilence,
+  timeoutMs: number,
+): Promise<string> {
+  let answer: { status: number; text: string };
   try {
-    response = await fetch(`${alertmanagerUrl}/api/v2/silences`, {
+    answer = await alertmanagerRequest(alertmanager, '/api/v2/silences', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(silence),
+      body: silence,
       signal: AbortSignal.timeout(timeoutMs),
-      redirect: 'manual',
     });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    throw new SilenceError(`Alertmanager did not answer (${cause})`, { cause: err });
+    if (!(err instanceof AlertmanagerUnanswered)) throw err;
+    throw new SilenceError(err.message, { cause: err });
   }
-  const text = await response.text().catch(() => '');
-  if (response.status !== 200) throw new SilenceError(`Alertmanager answered HTTP ${response.status}: ${redactedExcerpt(text, 200)}`);
+  if (answer.status !== 200)
+    throw new SilenceError(`Alertmanager answered HTTP ${answer.status}: ${redactedExcerpt(answer.text, 200)}`);
   let id: unknown;
   try {
-    id = (JSON.parse(text) as { silenceID?: unknown }).silenceID;
+    id = (JSON.parse(answer.text) as { silenceID?: unknown }).silenceID;
   } catch {
     id = undefined;
   }

@@ -60,9 +60,17 @@ export function convertAmpMessage(m: AmpMessage): AmpConversion {
   const truncated = m.attributes.truncated === 'true';
   const receiver = topicName(m.topicArn);
   const json = m.body.trimStart().startsWith('{');
-  const parsed = json ? parseJsonBody(m.body, truncated) : parseDefaultText(m.body, { truncated, subject: m.subject, publishedAt: m.publishedAt, receiver });
+  const parsed = json
+    ? parseJsonBody(m.body, truncated)
+    : parseDefaultText(m.body, { truncated, subject: m.subject, publishedAt: m.publishedAt, receiver });
   if (parsed.ok) return { kind: json ? 'json' : 'text', message: parsed.message, truncated, lost: parsed.lost };
-  return { kind: 'unparsed', message: unparsedMessage(m, receiver, parsed.reason), truncated, lost: 0, reason: parsed.reason };
+  return {
+    kind: 'unparsed',
+    message: unparsedMessage(m, receiver, parsed.reason),
+    truncated,
+    lost: 0,
+    reason: parsed.reason,
+  };
 }
 
 /** The one-alert group an unparsable body is delivered as. */
@@ -87,7 +95,9 @@ function unparsedMessage(m: AmpMessage, receiver: string, reason: string): Webho
     commonLabels: labels,
     commonAnnotations: annotations,
     externalURL: '',
-    alerts: [{ status: 'firing', labels, annotations, startsAt: m.publishedAt, endsAt: GO_ZERO_TIME, generatorURL: '' }],
+    alerts: [
+      { status: 'firing', labels, annotations, startsAt: m.publishedAt, endsAt: GO_ZERO_TIME, generatorURL: '' },
+    ],
   });
 }
 

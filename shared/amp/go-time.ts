@@ -14,9 +14,11 @@
  * @see https://pkg.go.dev/time#Time.String
  * @see https://pkg.go.dev/time#pkg-constants (`"2006-01-02 15:04:05.999999999 -0700 MST"`)
  */
+import { trimTrailing } from '../core/trim.js';
 
 /** `YYYY-MM-DD hh:mm:ss[.fraction] ±hhmm [ZONE] [m=±seconds]`; ZONE is an abbreviation (`UTC`, `CEST`) or a numeric one (`+0530`). */
-const GO_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))? ([+-])(\d{2})(\d{2})(?: [A-Za-z0-9+-]{1,10})?(?: m=[+-]\d+(?:\.\d+)?)?$/;
+const GO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))? ([+-])(\d{2})(\d{2})(?: [A-Za-z0-9+-]{1,10})?(?: m=[+-]\d+(?:\.\d+)?)?$/;
 
 /**
  * Converts a Go `time.Time.String()` value to RFC 3339.
@@ -29,8 +31,15 @@ export function goTimeToRfc3339(text: string): string | undefined {
   const m = GO_TIME.exec(text.trim());
   if (!m) return undefined;
   const [, year, month, day, hour, minute, second, fraction, sign, offH, offM] = m as unknown as string[];
-  if (!validDate(Number(year), Number(month), Number(day)) || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59 || Number(offM) > 59) return undefined;
-  const frac = fraction ? fraction.replace(/0+$/, '') : '';
+  if (
+    !validDate(Number(year), Number(month), Number(day)) ||
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second) > 59 ||
+    Number(offM) > 59
+  )
+    return undefined;
+  const frac = fraction ? trimTrailing(fraction, '0') : '';
   const zone = offH === '00' && offM === '00' ? 'Z' : `${sign}${offH}:${offM}`;
   return `${year}-${month}-${day}T${hour}:${minute}:${second}${frac ? `.${frac}` : ''}${zone}`;
 }

@@ -58,7 +58,11 @@ export async function receiveSnsEvent(event: SNSEvent, deps: AmpDeps): Promise<A
     try {
       outcomes.push(await receiveOne(message, deps));
     } catch (err) {
-      deps.logger.error('AMP message not delivered', { snsMessageId: message.messageId, error: err as Error, detail: RETRIED });
+      deps.logger.error('AMP message not delivered', {
+        snsMessageId: message.messageId,
+        error: err as Error,
+        detail: RETRIED,
+      });
       throw err;
     }
   }
@@ -66,7 +70,8 @@ export async function receiveSnsEvent(event: SNSEvent, deps: AmpDeps): Promise<A
 }
 
 /** What happens to an event the handler throws for (the function's async invoke configuration). */
-const RETRIED = "Lambda retries the event twice, then keeps it in the receiver's failed-events queue (an alarm watches its depth)";
+const RETRIED =
+  "Lambda retries the event twice, then keeps it in the receiver's failed-events queue (an alarm watches its depth)";
 
 function readEvent(event: SNSEvent, deps: AmpDeps): AmpMessage[] {
   try {
@@ -83,7 +88,12 @@ async function receiveOne(m: AmpMessage, deps: AmpDeps): Promise<AmpOutcome> {
   const conversion = convertAmpMessage(m);
   metrics.inc('amp_messages_total', { body: conversion.kind });
   metrics.inc('alerts_received_total', {}, conversion.message.alerts.length);
-  const facts = { body: conversion.kind, alerts: conversion.message.alerts.length, bytes: Buffer.byteLength(m.body), attributes: m.attributes };
+  const facts = {
+    body: conversion.kind,
+    alerts: conversion.message.alerts.length,
+    bytes: Buffer.byteLength(m.body),
+    attributes: m.attributes,
+  };
   if (conversion.kind === 'unparsed') {
     log.error('AMP message not parsed', {
       ...facts,
@@ -97,14 +107,23 @@ async function receiveOne(m: AmpMessage, deps: AmpDeps): Promise<AmpOutcome> {
     log.warn('AMP message truncated', {
       lost: conversion.lost,
       modified: m.attributes.modified,
-      detail: 'AMP cut the message at 256 KB: the alerts that arrived whole are delivered, the rest are shown as left out',
+      detail:
+        'AMP cut the message at 256 KB: the alerts that arrived whole are delivered, the rest are shown as left out',
     });
   }
-  const group = await takeHeartbeats(conversion.message, deps.heartbeat, conversion.message.externalURL || `amp:${m.topicArn}`);
+  const { rest, record } = takeHeartbeats(
+    conversion.message,
+    deps.heartbeat,
+    conversion.message.externalURL || `amp:${m.topicArn}`,
+  );
   const outcome: AmpOutcome = { messageId: m.messageId, body: conversion.kind, lost: conversion.lost };
-  if (!group) return outcome;
-  outcome.result = await processGroup(group, deps);
-  if (!outcome.result.ok) throw new AmpRetryError(`SNS message ${m.messageId}: ${retryReason(outcome.result)}; Lambda retries it, and the retry sends only what is missing`);
+  if (rest) outcome.result = await processGroup(rest, deps);
+  if (outcome.result && !outcome.result.ok)
+    throw new AmpRetryError(
+      `SNS message ${m.messageId}: ${retryReason(outcome.result)}; Lambda retries it, and the retry sends only what is missing`,
+    );
+  // After the rest went out: a heartbeat the store cannot record (thrown: Lambda retries) never holds back its group.
+  await record();
   return outcome;
 }
 
@@ -112,5 +131,7 @@ function retryReason(result: GroupResult): string {
   const failed = Object.entries(result.channels)
     .filter(([, o]) => o.status === 'failed')
     .map(([name]) => name);
-  return failed.length ? `channel ${failed.join(', ')} failed after its retries` : `${result.inFlight} alert(s) in flight in another delivery`;
+  return failed.length
+    ? `channel ${failed.join(', ')} failed after its retries`
+    : `${result.inFlight} alert(s) in flight in another delivery`;
 }

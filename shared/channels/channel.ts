@@ -3,6 +3,7 @@
  * dedupes or records deliveries: the pipeline does (as in Alertmanager's `notify.Notifier`).
  */
 import { PipelineError } from '../core/errors.js';
+import type { Locale } from '../core/locale.js';
 import type { Notification } from '../render/notification.js';
 
 export interface Channel {
@@ -13,6 +14,13 @@ export interface Channel {
    * app): the escalation is also sent to it, as an update of that thread, besides the escalation targets.
    */
   readonly threaded?: boolean;
+  /** The language its messages are in (unset: English); the acknowledgement links it carries open pages in it. */
+  readonly locale?: Locale;
+  /**
+   * The platform counts one event per alert of a notification against this many a minute (PagerDuty:
+   * about 120 per integration key). Follow-ups for a large alert set are then paced (`shared/ack/set-job.ts`).
+   */
+  readonly eventsPerMinute?: number;
   /**
    * Renders and sends one notification.
    * @param notification the group's new alerts for this channel
@@ -33,13 +41,25 @@ export interface Channel {
  * - `content_refused`: the platform refused this message's content ({@link ContentRefusedError});
  * - `other`: not a {@link DeliveryError} (a bug in a channel).
  */
-export type DeliveryFailureReason = 'timeout' | 'network' | 'rate_limited' | 'server_error' | 'client_error' | 'platform_error' | 'content_refused' | 'other';
+export type DeliveryFailureReason =
+  | 'timeout'
+  | 'network'
+  | 'rate_limited'
+  | 'server_error'
+  | 'client_error'
+  | 'platform_error'
+  | 'content_refused'
+  | 'other';
 
 /**
  * A failed delivery. `retryable` is true for 5xx, 429, time-outs and network errors;
  * false for other 4xx and platform errors that mean bad configuration.
+ * `outcomeUnknown`: the platform had the whole message and no answer came in time (the attempt timed out
+ * after its body was sent): it may have been delivered. `deliver` tries such a message at most once more.
  */
 export class DeliveryError extends PipelineError<DeliveryFailureReason> {
+  readonly outcomeUnknown: boolean;
+
   constructor(
     message: string,
     readonly retryable: boolean,
@@ -47,10 +67,11 @@ export class DeliveryError extends PipelineError<DeliveryFailureReason> {
     readonly retryAfterMs?: number,
     /** For metrics; default `platform_error`. */
     reason: DeliveryFailureReason = 'platform_error',
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; outcomeUnknown?: boolean },
   ) {
-    super(message, reason, options);
+    super(message, reason, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DeliveryError';
+    this.outcomeUnknown = options?.outcomeUnknown ?? false;
   }
 }
 

@@ -31,7 +31,10 @@ const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029
  */
 export function consoleText(text: string): string {
   const visible = text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return visible.split('\n').map((line) => (line ? MARGIN + line : MARGIN.trimEnd())).join('\n');
+  return visible
+    .split('\n')
+    .map((line) => (line ? MARGIN + line : MARGIN.trimEnd()))
+    .join('\n');
 }
 
 /**
@@ -40,7 +43,10 @@ export function consoleText(text: string): string {
  * @param options.name the instance name recorded in the ledger; default `console`
  * @param options.locale default `en`
  */
-export function createConsoleChannel(write: (s: string) => void = (s) => process.stdout.write(s), options: { name?: string } & RenderOptions = {}): Channel {
+export function createConsoleChannel(
+  write: (s: string) => void = (s) => process.stdout.write(s),
+  options: { name?: string } & RenderOptions = {},
+): Channel {
   return {
     name: options.name ?? 'console',
     async send(notification) {

@@ -4,7 +4,7 @@
  * everything else is permanent. Error messages never contain the URL (it carries the secret).
  * Sent with `node:http`, not `fetch` (`core/http-request.ts` says why); redirects are not followed.
  */
-import { BodyTooLargeError, httpRequest, type HttpAnswer } from '../core/http-request.js';
+import { BodyTooLargeError, failedAfterBodySent, httpRequest, type HttpAnswer } from '../core/http-request.js';
 import { redactedExcerpt, type Secret } from '../core/secret.js';
 import { ContentRefusedError, DeliveryError, httpFailureReason } from './channel.js';
 
@@ -17,6 +17,10 @@ const BODY_EXCERPT_CHARS = 200;
  * hold it all in memory until the attempt's time-out. Past it the reply counts as empty: its status decides.
  */
 export const MAX_REPLY_BYTES = 1024 * 1024;
+
+/** What an attempt that timed out after its whole body was sent says (the platform may have taken it). */
+export const UNKNOWN_OUTCOME_MESSAGE =
+  'request timed out or was aborted after the whole message was sent: it may have been delivered';
 
 /** A 2xx reply. */
 export interface HttpReply {
@@ -40,7 +44,7 @@ export interface HttpReply {
  * @param options.successBody with `statusDecides`: whether a 2xx body is the platform's success reply
  * @returns the reply when its status is 2xx (`body` empty when it stalled after the status line or ran past {@link MAX_REPLY_BYTES})
  * @throws DeliveryError retryable for 429 (with `retryAfterMs` from `Retry-After`), 5xx, time-outs
- *   and network errors; permanent for any other status (3xx, 4xx): a {@link ContentRefusedError} when
+ *   and network errors (a time-out after the whole body was sent has `outcomeUnknown`: it may have been delivered); permanent for any other status (3xx, 4xx): a {@link ContentRefusedError} when
  *   `refusesContent` says so
  * @see https://www.rfc-editor.org/rfc/rfc9110#name-retry-after
  */
@@ -65,9 +69,10 @@ export async function postJson(
       signal,
     });
   } catch (err) {
-    throw new DeliveryError(`${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`, true, undefined, signal.aborted ? 'timeout' : 'network');
+    throw unanswered(channel, err, signal);
   }
-  if (options.statusDecides && response.status >= 200 && response.status < 300) return acceptedUnlessRefused(channel, response, options.successBody);
+  if (options.statusDecides && response.status >= 200 && response.status < 300)
+    return acceptedUnlessRefused(channel, response, options.successBody);
   const text = await readBody(response, signal, channel);
   if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
   const rateLimited = response.status === 429 || (options.rateLimited?.(response.status, text) ?? false);
@@ -75,8 +80,31 @@ export async function postJson(
   const retryAfterMs = retryable ? parseRetryAfter(response.header('retry-after') ?? null, Date.now()) : undefined;
   // A proxy page or platform error may echo the webhook path, in any encoding: redacted before it is cut.
   const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS);
-  if (!retryable && options.refusesContent?.(response.status, text)) throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
-  throw new DeliveryError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, retryable, retryAfterMs, rateLimited ? 'rate_limited' : httpFailureReason(response.status));
+  if (!retryable && options.refusesContent?.(response.status, text))
+    throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
+  throw new DeliveryError(
+    `${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`,
+    retryable,
+    retryAfterMs,
+    rateLimited ? 'rate_limited' : httpFailureReason(response.status),
+  );
+}
+
+/**
+ * A request that got no answer: retryable; when it timed out after its whole body was sent, its outcome is
+ * unknown (`outcomeUnknown`: the platform may have taken it).
+ */
+function unanswered(channel: string, err: unknown, signal: AbortSignal): DeliveryError {
+  if (signal.aborted && failedAfterBodySent(err))
+    return new DeliveryError(`${channel}: ${UNKNOWN_OUTCOME_MESSAGE}`, true, undefined, 'timeout', {
+      outcomeUnknown: true,
+    });
+  return new DeliveryError(
+    `${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`,
+    true,
+    undefined,
+    signal.aborted ? 'timeout' : 'network',
+  );
 }
 
 /**
@@ -84,11 +112,20 @@ export async function postJson(
  * success body (a proxy's login page, a URL that is not an incoming webhook), which fails permanently.
  * A body that stalls or drops after the status line is acceptance: retrying it could send a duplicate.
  */
-async function acceptedUnlessRefused(channel: string, response: HttpAnswer, successBody?: (body: string) => boolean): Promise<HttpReply> {
+async function acceptedUnlessRefused(
+  channel: string,
+  response: HttpAnswer,
+  successBody?: (body: string) => boolean,
+): Promise<HttpReply> {
   const text = await response.text(MAX_REPLY_BYTES).catch(() => undefined);
   if (text === undefined || !successBody || successBody(text)) return { status: response.status, body: text ?? '' };
   const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS) || '(empty)';
-  throw new DeliveryError(`${channel}: HTTP ${response.status} but not the platform's success reply: ${excerpt}`, false, undefined, 'platform_error');
+  throw new DeliveryError(
+    `${channel}: HTTP ${response.status} but not the platform's success reply: ${excerpt}`,
+    false,
+    undefined,
+    'platform_error',
+  );
 }
 
 async function readBody(response: HttpAnswer, signal: AbortSignal, channel: string): Promise<string> {
@@ -97,7 +134,12 @@ async function readBody(response: HttpAnswer, signal: AbortSignal, channel: stri
   } catch (err) {
     if (err instanceof BodyTooLargeError) return '';
     const cause = signal.aborted ? 'timed out or was aborted' : `failed (${networkCode(err)})`;
-    throw new DeliveryError(`${channel}: reading the HTTP ${response.status} reply ${cause}`, true, undefined, signal.aborted ? 'timeout' : 'network');
+    throw new DeliveryError(
+      `${channel}: reading the HTTP ${response.status} reply ${cause}`,
+      true,
+      undefined,
+      signal.aborted ? 'timeout' : 'network',
+    );
   }
 }
 
@@ -110,7 +152,9 @@ function networkCode(err: unknown): string {
   // each; an error wrapping another (as `fetch`'s `TypeError: fetch failed` does) has them in `cause`.
   for (const source of [e, e?.cause]) {
     if (typeof source?.code === 'string') return source.code;
-    const codes = [...new Set((source?.errors ?? []).map((x) => x?.code).filter((c): c is string => typeof c === 'string'))];
+    const codes = [
+      ...new Set((source?.errors ?? []).map((x) => x?.code).filter((c): c is string => typeof c === 'string')),
+    ];
     if (codes.length) return codes.join(', ');
   }
   // Redacted before it is cut: a message may quote the URL, and a cut one would leave part of it.

@@ -131,7 +131,10 @@ export function alertSeries(series: readonly Series[], labels: Readonly<Record<s
 }
 
 /** How many labels `metric` shares with `labels`, or `undefined` when a shared label differs. */
-function sharedLabels(metric: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): number | undefined {
+function sharedLabels(
+  metric: Readonly<Record<string, string>>,
+  labels: Readonly<Record<string, string>>,
+): number | undefined {
   let shared = 0;
   for (const [name, value] of Object.entries(metric)) {
     if (name === '__name__' || labels[name] === undefined) continue;

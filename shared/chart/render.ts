@@ -22,7 +22,13 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { initWasm, Resvg } from '@resvg/resvg-wasm';
 import { LineChart } from 'echarts/charts';
-import { GraphicComponent, GridComponent, MarkLineComponent, MarkPointComponent, TitleComponent } from 'echarts/components';
+import {
+  GraphicComponent,
+  GridComponent,
+  MarkLineComponent,
+  MarkPointComponent,
+  TitleComponent,
+} from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
 import type { EChartsCoreOption } from 'echarts/core';
@@ -30,7 +36,15 @@ import { formatSignalValue } from '../enrich/values.js';
 import type { Point } from '../prometheus/client.js';
 import type { ChartData } from './data.js';
 
-echarts.use([LineChart, GraphicComponent, GridComponent, MarkLineComponent, MarkPointComponent, TitleComponent, SVGRenderer]);
+echarts.use([
+  LineChart,
+  GraphicComponent,
+  GridComponent,
+  MarkLineComponent,
+  MarkPointComponent,
+  TitleComponent,
+  SVGRenderer,
+]);
 
 /** Size of every chart, CSS pixels: Slack shows images up to ~360 px high; mail and the page scale down. */
 export const CHART_WIDTH = 800;
@@ -59,7 +73,15 @@ function init(): Promise<Buffer> {
   return ready;
 }
 
-const COLORS = { line: '#175cd3', threshold: '#b42318', fired: '#b54708', trend: '#6941c6', capacity: '#475467', text: '#1d2330', muted: '#5b6475' };
+const COLORS = {
+  line: '#175cd3',
+  threshold: '#b42318',
+  fired: '#b54708',
+  trend: '#6941c6',
+  capacity: '#475467',
+  text: '#1d2330',
+  muted: '#5b6475',
+};
 
 const ms = (s: number) => s * 1000;
 const DAY = 24 * 3600;
@@ -68,7 +90,9 @@ const utc = (s: number) => new Date(ms(s)).toISOString().slice(11, 16);
 /** `HH:MM`, with the date before it (`YYYY-MM-DD HH:MM`) unless `s` is on the UTC day of `now`: a time alone reads as today's. */
 const utcOnDay = (s: number, now: number) => {
   const iso = new Date(ms(s)).toISOString();
-  return iso.slice(0, 10) === new Date(ms(now)).toISOString().slice(0, 10) ? iso.slice(11, 16) : iso.slice(0, 16).replace('T', ' ');
+  return iso.slice(0, 10) === new Date(ms(now)).toISOString().slice(0, 10)
+    ? iso.slice(11, 16)
+    : iso.slice(0, 16).replace('T', ' ');
 };
 
 /**
@@ -77,7 +101,10 @@ const utcOnDay = (s: number, now: number) => {
  */
 export function chartSubtitle(d: ChartData): string {
   const value = (v: number | undefined) => (v === undefined ? 'no data' : formatSignalValue(v, d.unit));
-  const parts = [`fired ${utcOnDay(d.firedAt, d.now)} UTC: ${value(d.fired?.value)}`, `now ${utc(d.now)} UTC: ${value(d.latest?.value)}`];
+  const parts = [
+    `fired ${utcOnDay(d.firedAt, d.now)} UTC: ${value(d.fired?.value)}`,
+    `now ${utc(d.now)} UTC: ${value(d.latest?.value)}`,
+  ];
   if (d.threshold) parts.push(`threshold ${d.threshold.op} ${formatSignalValue(d.threshold.value, d.unit)}`);
   if (d.trend) parts.push(d.trend.projection ? `trend ${trendWords(d)}` : 'no upward trend');
   return parts.join(' · ');
@@ -86,10 +113,18 @@ export function chartSubtitle(d: ChartData): string {
 function trendWords(d: ChartData): string {
   const t = d.trend!.trend;
   const growth = `+${Math.round(t.growthMiBPerHour).toLocaleString('en-US')} MiB/h`;
-  return t.hoursToFull === null ? growth : `${growth}, full in ~${t.hoursToFull >= 48 ? `${(t.hoursToFull / 24).toFixed(1)} d` : `${t.hoursToFull.toFixed(1)} h`}`;
+  return t.hoursToFull === null
+    ? growth
+    : `${growth}, full in ~${t.hoursToFull >= 48 ? `${(t.hoursToFull / 24).toFixed(1)} d` : `${t.hoursToFull.toFixed(1)} h`}`;
 }
 
-const line = (name: string, data: [number, number][], color: string, type: 'solid' | 'dashed' | 'dotted', extra: object = {}) => ({
+const line = (
+  name: string,
+  data: [number, number][],
+  color: string,
+  type: 'solid' | 'dashed' | 'dotted',
+  extra: object = {},
+) => ({
   type: 'line',
   name,
   data,
@@ -121,18 +156,32 @@ export function markedPoints(d: ChartData): { point: Point; label: boolean }[] {
 }
 
 function option(d: ChartData): EChartsCoreOption {
-  const markLines: object[] = [{ xAxis: ms(d.firedAt), lineStyle: { color: COLORS.fired, type: 'dashed' }, label: { formatter: 'fired', color: COLORS.fired, position: 'end' } }];
+  const markLines: object[] = [
+    {
+      xAxis: ms(d.firedAt),
+      lineStyle: { color: COLORS.fired, type: 'dashed' },
+      label: { formatter: 'fired', color: COLORS.fired, position: 'end' },
+    },
+  ];
   if (d.threshold)
     markLines.push({
       yAxis: d.threshold.value,
       lineStyle: { color: COLORS.threshold, type: 'dashed' },
-      label: { formatter: `${d.threshold.op} ${formatSignalValue(d.threshold.value, d.unit)}`, color: COLORS.threshold, position: 'insideStartTop' },
+      label: {
+        formatter: `${d.threshold.op} ${formatSignalValue(d.threshold.value, d.unit)}`,
+        color: COLORS.threshold,
+        position: 'insideStartTop',
+      },
     });
   if (d.capacityMiB != null)
     markLines.push({
       yAxis: d.capacityMiB,
       lineStyle: { color: COLORS.capacity, type: 'solid' },
-      label: { formatter: `capacity ${formatSignalValue(d.capacityMiB, d.unit)}`, color: COLORS.capacity, position: 'insideStartTop' },
+      label: {
+        formatter: `capacity ${formatSignalValue(d.capacityMiB, d.unit)}`,
+        color: COLORS.capacity,
+        position: 'insideStartTop',
+      },
     });
   const markPoints = markedPoints(d).map(({ point, label }) => ({
     coord: [ms(point.time), point.value],
@@ -203,7 +252,11 @@ function option(d: ChartData): EChartsCoreOption {
       type: 'time',
       min: ms(d.xMin),
       max: ms(d.xMax),
-      axisLabel: { color: COLORS.muted, hideOverlap: true, formatter: d.xMax - d.xMin > DAY ? '{MM}-{dd} {HH}:{mm}' : '{HH}:{mm}' },
+      axisLabel: {
+        color: COLORS.muted,
+        hideOverlap: true,
+        formatter: d.xMax - d.xMin > DAY ? '{MM}-{dd} {HH}:{mm}' : '{HH}:{mm}',
+      },
       splitLine: { show: false },
     },
     yAxis: {
@@ -219,7 +272,11 @@ function option(d: ChartData): EChartsCoreOption {
 /** Renders an SVG string to PNG bytes with the bundled font. */
 async function toPng(svg: string): Promise<Uint8Array> {
   const font = await init();
-  const resvg = new Resvg(svg, { font: { fontBuffers: [font], defaultFontFamily: FONT, sansSerifFamily: FONT }, fitTo: { mode: 'original' }, background: '#ffffff' });
+  const resvg = new Resvg(svg, {
+    font: { fontBuffers: [font], defaultFontFamily: FONT, sansSerifFamily: FONT },
+    fitTo: { mode: 'original' },
+    background: '#ffffff',
+  });
   try {
     const image = resvg.render();
     try {
@@ -256,7 +313,8 @@ function svgOf(opt: EChartsCoreOption): string {
  */
 export async function renderChartPng(data: ChartData): Promise<Uint8Array> {
   const opt = option(data);
-  if (data.points.length === 0) (opt as { graphic?: object }).graphic = noteGraphic('No data for this alert\u2019s series in Prometheus');
+  if (data.points.length === 0)
+    (opt as { graphic?: object }).graphic = noteGraphic('No data for this alert\u2019s series in Prometheus');
   return toPng(svgOf(opt));
 }
 
@@ -279,5 +337,10 @@ export async function renderMessagePng(heading: string, message: string): Promis
 }
 
 function noteGraphic(text: string): object {
-  return { type: 'text', left: 'center', top: 'middle', style: { text, fontFamily: FONT, fontSize: 14, fill: COLORS.muted } };
+  return {
+    type: 'text',
+    left: 'center',
+    top: 'middle',
+    style: { text, fontFamily: FONT, fontSize: 14, fill: COLORS.muted },
+  };
 }

@@ -10,6 +10,7 @@
  * `Retry-After`. Refusals and failures are never cached.
  */
 import { Hono, type Context } from 'hono';
+import { h } from '../core/html.js';
 import type { Logger } from '../core/logger.js';
 import { PrometheusError, type PrometheusClient, type Series } from '../prometheus/client.js';
 import { chartData, chartWindow, type ChartWindow } from './data.js';
@@ -30,6 +31,12 @@ const BUSY_RETRY_AFTER_SECONDS = 5;
  * instead of growing the process until it dies.
  */
 export const DEFAULT_MAX_CONCURRENT_CHARTS = 4;
+/**
+ * Most series a chart's range query may answer with. A chart draws one alert's series; an answer of
+ * more (an expression the alert's labels do not narrow) is refused as too large, like one over the
+ * client's byte cap, before anything is drawn from it.
+ */
+export const MAX_CHART_SERIES = 100;
 
 export interface ChartRouteDeps {
   keys: SigningKeys;
@@ -46,7 +53,11 @@ export interface ChartRouteDeps {
   maxConcurrent?: number;
 }
 
-const COMMON_HEADERS = { 'x-robots-tag': 'noindex, nofollow', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+const COMMON_HEADERS = {
+  'x-robots-tag': 'noindex, nofollow',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
 const NO_STORE = { ...COMMON_HEADERS, 'cache-control': 'no-store' };
 
 /** Builds the sub-app for `CHART_PATH`. */
@@ -54,6 +65,7 @@ export function chartRoutes(deps: ChartRouteDeps): Hono {
   const app = new Hono();
   const limit = deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_CHARTS;
   let drawing = 0;
+  const answers = new AnswerCache(CACHED_CHARTS);
   app.get('/:file', async (c) => {
     // The token first: a bad link is answered at once, whatever is being drawn (it draws nothing).
     let verified: VerifiedChart;
@@ -67,11 +79,23 @@ export function chartRoutes(deps: ChartRouteDeps): Hono {
     }
     if (drawing >= limit) {
       deps.logger.warn('chart refused: too many drawn at once', { limit });
-      return c.text('Too many charts are being drawn. Reload in a moment.', 503, { ...NO_STORE, 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
+      return c.text('Too many charts are being drawn. Reload in a moment.', 503, {
+        ...NO_STORE,
+        'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
+      });
     }
+    const token = c.req.param('file') ?? '';
+    const cached = answers.get(token, deps.now());
+    if (cached) return c.body(cached.png as Uint8Array<ArrayBuffer>, cached.status, cached.headers);
     drawing++;
     try {
-      return await draw(c, deps, verified);
+      const drawn = await draw(deps, verified);
+      answers.set(
+        token,
+        drawn,
+        deps.now() + (drawn.status === 200 ? CHART_MAX_AGE_SECONDS : RETRY_AFTER_SECONDS) * 1000,
+      );
+      return c.body(drawn.png as Uint8Array<ArrayBuffer>, drawn.status, drawn.headers);
     } catch (err) {
       deps.logger.error('chart failed', { error: err as Error });
       return c.text('The chart could not be drawn. Reload in a moment.', 503, NO_STORE);
@@ -81,7 +105,9 @@ export function chartRoutes(deps: ChartRouteDeps): Hono {
   });
   // Any other method (a POST from a mistyped receiver URL, a scanner) is no webhook request: 405,
   // answered here so the app's not-found handler never logs the path, which holds the token.
-  app.all('*', (c) => c.text('Method not allowed: a chart is only read (GET).', 405, { ...NO_STORE, allow: 'GET, HEAD' }));
+  app.all('*', (c) =>
+    c.text('Method not allowed: a chart is only read (GET).', 405, { ...NO_STORE, allow: 'GET, HEAD' }),
+  );
   return app;
 }
 
@@ -99,12 +125,22 @@ function verify(c: Context, deps: ChartRouteDeps): VerifiedChart | Response {
   } catch (err) {
     if (!(err instanceof ChartTokenError)) throw err;
     deps.logger.warn('chart link refused', { problem: err.problem });
-    return c.html(problemPage(err.message), TOKEN_PROBLEM_STATUS[err.problem], { ...NO_STORE, 'content-security-policy': "default-src 'none'" });
+    return c.html(problemPage(err.message), TOKEN_PROBLEM_STATUS[err.problem], {
+      ...NO_STORE,
+      'content-security-policy': "default-src 'none'",
+    });
   }
 }
 
+/** A drawn answer: 200 with the chart, or 503 with a PNG naming the cause. */
+interface Drawn {
+  status: 200 | 503;
+  png: Uint8Array;
+  headers: Record<string, string>;
+}
+
 /** Reads the verified chart's series from Prometheus and draws it (200 PNG, or a 503 PNG naming the cause). */
-async function draw(c: Context, deps: ChartRouteDeps, verified: VerifiedChart): Promise<Response> {
+async function draw(deps: ChartRouteDeps, verified: VerifiedChart): Promise<Drawn> {
   const renderer = await deps.renderer();
   const window = chartWindow(verified.spec, deps.now() / 1000);
   const series = await readSeries(deps, verified.spec.query, window);
@@ -112,17 +148,65 @@ async function draw(c: Context, deps: ChartRouteDeps, verified: VerifiedChart): 
     const cause = failureCause(series);
     deps.logger.warn('chart query failed', { cause, error: series.message });
     const png = await renderer.renderMessagePng('Chart unavailable', FAILURE_TEXT[cause]);
-    return png503(c, png);
+    return {
+      status: 503,
+      png,
+      headers: { ...NO_STORE, 'content-type': 'image/png', 'retry-after': String(RETRY_AFTER_SECONDS) },
+    };
   }
   const png = await renderer.renderChartPng(chartData(verified.spec, series, window));
-  return c.body(png as Uint8Array<ArrayBuffer>, 200, { ...COMMON_HEADERS, 'content-type': 'image/png', 'cache-control': `private, max-age=${CHART_MAX_AGE_SECONDS}` });
+  return {
+    status: 200,
+    png,
+    headers: {
+      ...COMMON_HEADERS,
+      'content-type': 'image/png',
+      'cache-control': `private, max-age=${CHART_MAX_AGE_SECONDS}`,
+    },
+  };
+}
+
+/**
+ * Charts drawn lately, by token, each kept as long as its answer says (a minute; a failure for its
+ * `Retry-After`): a link re-opened, unfurled or fetched by a mail scanner within that time costs no
+ * query. A chart link lets anyone who holds it ask Prometheus for the alert's series for days, so
+ * this bounds the rate per link, as {@link DEFAULT_MAX_CONCURRENT_CHARTS} bounds the concurrency.
+ */
+export const CACHED_CHARTS = 64;
+
+/** At most `max` answers, the oldest dropped first. */
+class AnswerCache {
+  readonly #entries = new Map<string, Drawn & { untilMs: number }>();
+  constructor(readonly max: number) {}
+
+  get(token: string, nowMs: number): Drawn | undefined {
+    const entry = this.#entries.get(token);
+    if (entry && entry.untilMs > nowMs) return entry;
+    if (entry) this.#entries.delete(token);
+    return undefined;
+  }
+
+  set(token: string, drawn: Drawn, untilMs: number): void {
+    this.#entries.delete(token);
+    this.#entries.set(token, { ...drawn, untilMs });
+    if (this.#entries.size > this.max) this.#entries.delete(this.#entries.keys().next().value!);
+  }
 }
 
 /** The range query's series, or the error that kept them (no connection, time-out, an error answer). */
 async function readSeries(deps: ChartRouteDeps, query: string, window: ChartWindow): Promise<Series[] | Error> {
   try {
     const signal = AbortSignal.timeout(deps.timeoutMs);
-    return (await deps.prometheus.rangeQuery(query, { start: new Date(window.start * 1000), end: new Date(window.end * 1000), step: window.step, signal })).result;
+    const { result } = await deps.prometheus.rangeQuery(query, {
+      start: new Date(window.start * 1000),
+      end: new Date(window.end * 1000),
+      step: window.step,
+      signal,
+    });
+    if (result.length <= MAX_CHART_SERIES) return result;
+    return new PrometheusError(`${result.length} series answered, a chart draws at most ${MAX_CHART_SERIES}`, {
+      errorType: 'too_large',
+    });
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
   }
@@ -149,13 +233,7 @@ function failureCause(err: Error): FailureCause {
   return err.httpStatus === 503 ? 'unavailable' : 'refused';
 }
 
-function png503(c: Context, png: Uint8Array): Response {
-  return c.body(png as Uint8Array<ArrayBuffer>, 503, { ...NO_STORE, 'content-type': 'image/png', 'retry-after': String(RETRY_AFTER_SECONDS) });
-}
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
-/** A refusal: a heading and the token problem's one sentence (which never echoes the token). */
+/** A refusal: a heading and the token problem's one sentence (which never echoes the token), escaped. */
 function problemPage(message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex,nofollow"><title>Chart link not valid</title></head><body><h1>Chart link not valid</h1><p>${escapeHtml(message)}</p></body></html>`;
+  return h`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex,nofollow"><title>Chart link not valid</title></head><body><h1>Chart link not valid</h1><p>${message}</p></body></html>`.toString();
 }

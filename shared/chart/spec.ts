@@ -13,9 +13,16 @@
  *    the line the alert crossed, in the rule's own terms. When an enriched signal reads the same
  *    metrics, the chart takes its unit and name, so it reads as the message does (`66.3%`, not `0.6626`);
  * 4. otherwise the kind's first signal (e.g. TTFT p95 for a latency alert), without a threshold.
+ *
+ * The rule expression is the alert's text (whoever posts to Alertmanager's API writes it) and a chart
+ * link re-runs it for days: every selector in it is narrowed to the alert's identifying labels
+ * ({@link scopedQuery}), and one that would still read series it does not name exactly is not charted.
+ * The range, step and series a GET reads are bounded in `data.ts` and `routes.ts`.
  */
 import { alertExpression, hasKnownStart } from '../alertmanager/schema.js';
 import { equalityMatchers, selector, stripTrailingComparison, topLevelComparison } from '../prometheus/promql.js';
+import { comparesUpWithZero, metricNames } from '../prometheus/scan.js';
+import { scopeSelectors } from '../prometheus/scope-selectors.js';
 import { DCGM_SCOPE_LABELS, TARGET_SCOPE_LABELS, VLLM_SCOPE_LABELS } from '../enrich/signals/scope.js';
 import type { Alert } from '../alertmanager/schema.js';
 import type { Enrichment, Signal, SignalUnit } from '../enrich/types.js';
@@ -70,38 +77,34 @@ export function chartSpec(alert: ChartableAlert): ChartSpec | undefined {
   const e = alert.enrichment;
   if (e?.status === 'enriched' && e.kind === 'gpu_memory' && e.trend) {
     const used = e.signals.find((s) => s.unit === 'mebibytes');
-    if (used) return { ...base, query: used.query, title: `${name} · ${used.label}`, unit: 'mebibytes', memory: { windowSeconds: e.trend.windowSeconds, capacityMiB: e.trend.capacityMiB } };
+    if (used)
+      return {
+        ...base,
+        query: used.query,
+        title: `${name} · ${used.label}`,
+        unit: 'mebibytes',
+        memory: { windowSeconds: e.trend.windowSeconds, capacityMiB: e.trend.capacityMiB },
+      };
   }
   const expr = alertExpression(alert);
-  if (expr && UP_IS_ZERO.test(expr)) {
+  if (expr && comparesUpWithZero(expr)) {
     const query = selector('up', equalityMatchers(alert.labels, ['job', 'instance']));
     // No threshold line: `== 0` would lie on the x-axis, and the drop from 1 to 0 says it.
     return { ...base, query, title: `${name} · up (target answering scrapes)`, unit: 'count' };
   }
   const threshold = expr ? ruleThreshold(expr) : undefined;
   const signals = e?.status === 'enriched' ? e.signals : [];
-  if (expr && threshold) {
-    const query = stripTrailingComparison(expr);
-    const compared = comparedSignal(query, signals);
-    const title = compared ? `${name} · ${compared.label}` : name;
-    return { ...base, query: scoped(query, alert.labels), title, unit: compared?.unit ?? 'none', threshold };
+  const compared = expr && threshold ? stripTrailingComparison(expr) : undefined;
+  const comparedQuery = compared === undefined ? undefined : scopedQuery(compared, alert.labels);
+  if (compared !== undefined && comparedQuery !== undefined) {
+    const signal = comparedSignal(compared, signals);
+    const title = signal ? `${name} · ${signal.label}` : name;
+    return { ...base, query: comparedQuery, title, unit: signal?.unit ?? 'none', threshold };
   }
   const main = signals[0];
   if (main) return { ...base, query: main.query, title: `${name} · ${main.label}`, unit: main.unit };
-  return expr ? { ...base, query: scoped(expr.trim(), alert.labels), title: name, unit: 'none' } : undefined;
-}
-
-/** `up` (any matchers) compared equal to 0: the rule is about a target that does not answer scrapes. */
-const UP_IS_ZERO = /(?<![\w:])up\s*(?:\{[^}]*\})?\s*==\s*(?:bool\s+)?0(?![\d.])/;
-
-/**
- * Metric names in PromQL: identifiers with a colon or an underscore, outside strings, label matchers,
- * ranges and grouping lists (`by (model_name)`), and not followed by `(` (functions such as `histogram_quantile`).
- * A heuristic, not a parser: it only decides which enriched signal lends the chart its unit and name.
- */
-function metricNames(promql: string): Set<string> {
-  const bare = promql.replace(/"(?:[^"\\]|\\.)*"|\{[^}]*\}|\[[^\]]*\]|\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
-  return new Set(bare.match(/[a-zA-Z_:][a-zA-Z0-9_:]*(?:_|:)[a-zA-Z0-9_:]*(?!\s*\(|[a-zA-Z0-9_:])/g) ?? []);
+  const query = expr && compared === undefined ? scopedQuery(expr.trim(), alert.labels) : undefined;
+  return query === undefined ? undefined : { ...base, query, title: name, unit: 'none' };
 }
 
 /**
@@ -113,16 +116,22 @@ function comparedSignal(compared: string, signals: readonly Signal[]): Signal | 
   return signals.find((s) => [...metricNames(s.query)].some((m) => names.has(m)));
 }
 
-const BARE_METRIC = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
-
 /**
- * A bare metric name narrowed to the alert's series: the alert's identifying labels (as the
- * enrichment scopes its queries, `enrich/signals/scope.ts`) as escaped equality matchers, so a GET
- * reads one alert's series, not the whole fleet's. Other expressions are kept as written: adding
- * matchers inside them could change what they compute (a fleet-wide denominator, an `on()` join).
+ * The expression with every selector narrowed to the alert's identifying labels (as the enrichment
+ * scopes its queries, `enrich/signals/scope.ts`: by the metric's family), as escaped equality
+ * matchers, so a GET reads one alert's series, not the whole fleet's. This can change what a
+ * fleet-relative expression computes (a share of the fleet's total): the chart shows the alert's own
+ * series instead. A selector the alert names none of the labels of is kept only when it names its
+ * metric exactly (what the rule itself reads at each evaluation).
+ * @returns `undefined` when the expression is not to be run (see {@link scopeSelectors})
  */
-function scoped(query: string, labels: Readonly<Record<string, string>>): string {
-  if (!BARE_METRIC.test(query)) return query;
-  const names = query.startsWith('vllm:') ? VLLM_SCOPE_LABELS : query.startsWith('DCGM_') ? DCGM_SCOPE_LABELS : TARGET_SCOPE_LABELS;
-  return selector(query, equalityMatchers(labels, names));
+function scopedQuery(expr: string, labels: Readonly<Record<string, string>>): string | undefined {
+  return scopeSelectors(expr, (metric) => {
+    const names = metric?.startsWith('vllm:')
+      ? VLLM_SCOPE_LABELS
+      : metric?.startsWith('DCGM_')
+        ? DCGM_SCOPE_LABELS
+        : TARGET_SCOPE_LABELS;
+    return equalityMatchers(labels, names);
+  });
 }

@@ -33,7 +33,9 @@ const specSchema = z.object({
   unit: z.enum(['seconds', 'ratio', 'count', 'per_second', 'mebibytes', 'none']),
   firedAt: z.number(),
   threshold: z.optional(z.object({ op: z.enum(['>', '>=', '<', '<=', '==', '!=']), value: z.number() })),
-  memory: z.optional(z.object({ windowSeconds: z.number().check(z.nonnegative()), capacityMiB: z.nullable(z.number()) })),
+  memory: z.optional(
+    z.object({ windowSeconds: z.number().check(z.nonnegative()), capacityMiB: z.nullable(z.number()) }),
+  ),
 });
 const bodySchema = z.object({ v: z.literal(1), spec: specSchema, exp: z.number() });
 
@@ -60,12 +62,17 @@ export function signChartToken(spec: ChartSpec, expiresAt: number, keys: Pick<Si
  * @returns the chart it names and its expiry (epoch seconds)
  * @throws ChartTokenError naming the problem
  */
-export function verifyChartToken(token: string, keys: SigningKeys, nowMs: number): { spec: ChartSpec; expiresAt: number } {
+export function verifyChartToken(
+  token: string,
+  keys: SigningKeys,
+  nowMs: number,
+): { spec: ChartSpec; expiresAt: number } {
   const opened = openToken(DOMAIN, token, keys, nowMs);
   if ('problem' in opened) throw new ChartTokenError(opened.problem, REFUSED[opened.problem]);
   const body = bodySchema.safeParse(opened.body);
   if (!body.success) throw new ChartTokenError('malformed', 'This chart link has an unknown format.');
-  if (body.data.exp * 1000 <= nowMs) throw new ChartTokenError('expired', `This chart link expired at ${new Date(body.data.exp * 1000).toISOString()}.`);
+  if (body.data.exp * 1000 <= nowMs)
+    throw new ChartTokenError('expired', `This chart link expired at ${new Date(body.data.exp * 1000).toISOString()}.`);
   const { threshold, memory, ...rest } = body.data.spec;
   return { spec: { ...rest, ...(threshold && { threshold }), ...(memory && { memory }) }, expiresAt: body.data.exp };
 }

@@ -38,7 +38,11 @@ export interface ChartLinkSettings {
  * @returns the absolute URL, or `undefined` when charts are off, there is nothing to chart, or the URL
  *   would exceed {@link MAX_CHART_URL_CHARS}
  */
-export function chartUrl(alert: ChartableAlert, settings: ChartLinkSettings | undefined, nowMs: number): string | undefined {
+export function chartUrl(
+  alert: ChartableAlert,
+  settings: ChartLinkSettings | undefined,
+  nowMs: number,
+): string | undefined {
   if (!settings) return undefined;
   const spec = chartSpec(alert);
   if (!spec) return undefined;
@@ -51,7 +55,12 @@ export function chartUrl(alert: ChartableAlert, settings: ChartLinkSettings | un
  * The alert with its chart URL set (`chartUrl` on {@link EnrichedAlert}) when it has one.
  * @param detailed whether the message shows the alert in detail (an alert only listed in a storm digest gets no chart)
  */
-export function withChartUrl(alert: EnrichedAlert, detailed: boolean, settings: ChartLinkSettings | undefined, nowMs: number): EnrichedAlert {
+export function withChartUrl(
+  alert: EnrichedAlert,
+  detailed: boolean,
+  settings: ChartLinkSettings | undefined,
+  nowMs: number,
+): EnrichedAlert {
   const url = detailed ? chartUrl(alert, settings, nowMs) : undefined;
   return url ? { ...alert, chartUrl: url } : alert;
 }

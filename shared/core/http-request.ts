@@ -22,12 +22,24 @@ export class BodyTooLargeError extends Error {
 }
 
 export interface HttpRequestInit {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   headers?: Record<string, string>;
   /** Sent as UTF-8 with its `content-length`. */
   body?: string;
   /** Aborts the request, or the reading of its body; the promise then rejects with an `AbortError`. */
   signal?: AbortSignal;
+}
+
+/** Errors of requests that failed after their whole body had been handed to the connection. */
+const afterBodySent = new WeakSet<object>();
+
+/**
+ * Whether `err`, thrown by {@link httpRequest}, came after the request's whole body had been written to
+ * the connection: the server may have acted on it (an answer that is late, not absent). False for any
+ * other error, and for an error before the body was sent (a refused connection, a DNS failure).
+ */
+export function failedAfterBodySent(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && afterBodySent.has(err);
 }
 
 /** An answer whose status line and headers arrived; the body is read (or dropped) by the caller. */
@@ -56,12 +68,24 @@ export interface HttpAnswer {
 export function httpRequest(url: string | URL, init: HttpRequestInit): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const target = typeof url === 'string' ? new URL(url) : url;
-    const headers = init.body === undefined ? init.headers : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
-    const req = (target.protocol === 'https:' ? tlsRequest : plainRequest)(target, { method: init.method, headers, signal: init.signal });
+    const headers =
+      init.body === undefined
+        ? init.headers
+        : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
+    const req = (target.protocol === 'https:' ? tlsRequest : plainRequest)(target, {
+      method: init.method,
+      headers,
+      signal: init.signal,
+    });
+    let bodySent = false;
+    req.once('finish', () => (bodySent = true));
     req.once('response', (res) => resolve(answer(res)));
     // `on`, not `once`: the socket may fail again while the body is read (a second 'error' with no
     // listener would crash the process); once settled, a rejection is a no-op.
-    req.on('error', reject);
+    req.on('error', (err) => {
+      if (bodySent && typeof err === 'object' && err !== null) afterBodySent.add(err);
+      reject(err);
+    });
     req.end(init.body);
   });
 }
@@ -98,7 +122,20 @@ function readText(res: IncomingMessage, maxBytes: number): Promise<string> {
     res.on('error', reject);
     // Closed before its end without an error of its own (the peer dropped the connection).
     res.once('close', () => {
-      if (!res.complete) reject(Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' }));
+      if (!res.complete)
+        reject(Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' }));
     });
   });
+}
+
+/**
+ * Node's network error code of a failed request (e.g. `ECONNREFUSED`), one per address tried when there
+ * were several (`ECONNREFUSED, ENETUNREACH`); an error without one gives its message.
+ */
+export function networkErrorCode(err: unknown): string {
+  const e = err as { code?: unknown; errors?: { code?: unknown }[] } | null;
+  if (typeof e?.code === 'string') return e.code;
+  const codes = [...new Set((e?.errors ?? []).map((x) => x?.code).filter((c): c is string => typeof c === 'string'))];
+  if (codes.length) return codes.join(', ');
+  return err instanceof Error ? err.message : String(err);
 }

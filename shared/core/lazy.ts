@@ -1,7 +1,7 @@
 /**
  * A value built on its first use instead of at import. For module-level objects that are costly to
  * build and not needed by every invocation: a Lambda's cold init runs every module's top level, and the
- * first `Intl` object of a process alone loads ICU data (~20–30 ms; README, Performance).
+ * first `Intl` object of a process alone loads ICU data (~20–30 ms; docs/performance.md).
  */
 
 /**

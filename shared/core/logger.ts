@@ -10,7 +10,7 @@
  * reaches every line an invocation writes. {@link withLogFields} keeps concurrent scopes apart with an
  * `AsyncLocalStorage`; {@link withSequentialLogFields} serves a caller that runs one at a time (a
  * Lambda execution environment) without one, because on Node 20 and 22 a running `AsyncLocalStorage`
- * hooks every promise the process creates afterwards (issue #10: ~27 ms of CPU, 6 %, of a cold
+ * hooks every promise the process creates afterwards (~27 ms of CPU, 6 %, of a cold
  * start's init + first webhook on Node 20; Node 24's AsyncContextFrame does not hook).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -74,10 +74,18 @@ export function createLogger(
   write: (line: string, level: LogLevel) => void = (line) => process.stdout.write(`${line}\n`),
   base: Record<string, unknown> = {},
 ): Logger {
-  const log = (lvl: LogLevel) => (event: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[lvl] < ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...current(), ...base, ...fields }, replacer), lvl);
-  };
+  const log =
+    (lvl: LogLevel) =>
+    (event: string, fields: Record<string, unknown> = {}) => {
+      if (ORDER[lvl] < ORDER[level]) return;
+      write(
+        JSON.stringify(
+          { time: new Date().toISOString(), level: lvl, event, ...current(), ...base, ...fields },
+          replacer,
+        ),
+        lvl,
+      );
+    };
   return {
     debug: log('debug'),
     info: log('info'),
@@ -96,14 +104,16 @@ const BATCH_CHARS = 64 * 1024;
  * A writer for {@link createLogger} that hands stdout its lines in batches (`npm start`): at most
  * {@link BATCH_MS} later, or at once past {@link BATCH_CHARS}. stdout to a pipe or file is a
  * synchronous write on Linux, one system call per line, and each call to a pipe wakes its reader: a
- * duplicate post writes a dozen lines, and those calls were ~1–2 ms of its time (issue #10). The
+ * duplicate post writes a dozen lines, and those calls were ~1–2 ms of its time. The
  * process's `exit` writes what is still waiting (an uncaught error too). A `warn` or `error` line is
  * written at once, with what waits before it: the line that explains a crash (an OOM kill, a SIGKILL)
  * is never the one left in the buffer. Not for Lambda: there the invocation may freeze before the
  * timer fires; it keeps one write per line.
  * @param out where the batches go (default: stdout)
  */
-export function batchedWriter(out: (text: string) => void = (text) => process.stdout.write(text)): (line: string, level?: LogLevel) => void {
+export function batchedWriter(
+  out: (text: string) => void = (text) => process.stdout.write(text),
+): (line: string, level?: LogLevel) => void {
   let pending: string[] = [];
   let chars = 0;
   let timer: NodeJS.Timeout | undefined;

@@ -18,7 +18,7 @@ export const REDACTED = '<redacted>';
 export const MIN_SECRET_FORM_CHARS = 8;
 
 const registered = new Set<string>();
-let pattern: RegExp | undefined;
+let replacers: ((text: string) => string)[] | undefined;
 
 /**
  * A configuration secret (webhook token, webhook URL with its key, signing secret).
@@ -30,7 +30,7 @@ export class Secret {
   constructor(value: string) {
     this.#value = value;
     for (const form of secretForms(value)) registered.add(form);
-    pattern = undefined;
+    replacers = undefined;
   }
   /** The secret value. Call only where it is used (an HTTP header, a signature), never to log. */
   reveal(): string {
@@ -70,7 +70,7 @@ export function secretForms(value: string): string[] {
  * substring starting at byte offset 0, 1 or 2 (mod 3) encodes three different ways: for each, the
  * encoding of `part` behind that many filler bytes, keeping only the 4-character groups made of
  * `part`'s bytes alone (the first group shares bits with what precedes, the last with what follows).
- * Six strings per part, computed once per secret: redaction stays one precompiled pattern.
+ * Six strings per part, computed once per secret: redaction stays a few precompiled patterns.
  * @see https://www.rfc-editor.org/rfc/rfc4648#section-4 (base64), #section-5 (base64url)
  */
 export function base64Forms(part: string): string[] {
@@ -79,7 +79,9 @@ export function base64Forms(part: string): string[] {
     const groups = Math.floor((offset + bytes.length) / 3);
     const first = offset === 0 ? 0 : 1;
     if (groups <= first) return [];
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').slice(first * 4, groups * 4);
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .slice(first * 4, groups * 4);
     return [encoded, encoded.replaceAll('+', '-').replaceAll('/', '_')];
   });
 }
@@ -94,16 +96,40 @@ function urlParts(value: string): string[] {
   if (!url.host) return [];
   const path = url.pathname;
   const segments = path.split('/').filter(Boolean);
+  // Without its slash, a one-word path (`/escalation` on a test or proxy URL) is an ordinary word.
+  const bare = path.slice(1);
+  const bareForms = bare.includes('/') || credentialSegment(bare) ? [bare + url.search, bare] : [];
   return [
     url.href,
     path + url.search,
     path,
-    path.slice(1) + url.search,
-    path.slice(1),
+    ...bareForms,
     url.search.slice(1),
     ...segments.filter(credentialSegment),
     ...[...url.searchParams.values()],
+    ...queryValues(url.search),
   ];
+}
+
+/**
+ * Each query value as written, percent-decoded with `+` kept (`AbC+dEf`) and fully percent-encoded
+ * (`AbC%2BdEf`): `searchParams` gives only the form-decoded one (`AbC dEf`), while a client or proxy echoes
+ * the value as sent, decoded as a URL, or encoded again.
+ */
+function queryValues(search: string): string[] {
+  return search
+    .slice(1)
+    .split('&')
+    .flatMap((pair) => {
+      const raw = pair.slice(pair.indexOf('=') + 1);
+      let decoded = raw;
+      try {
+        decoded = decodeURIComponent(raw);
+      } catch {
+        // A malformed escape: the raw form alone.
+      }
+      return [raw, decoded, encodeURIComponent(decoded)];
+    });
 }
 
 /**
@@ -123,8 +149,41 @@ function credentialSegment(segment: string): boolean {
  */
 export function redactSecrets(text: string): string {
   if (registered.size === 0) return text;
-  pattern ??= new RegExp([...registered].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'gi');
-  return text.replace(pattern, REDACTED);
+  replacers ??= buildReplacers([...registered].sort((a, b) => b.length - a.length));
+  return replacers.reduce((out, replace) => replace(out), text);
+}
+
+/** Pattern text per regular expression: V8 refuses far larger ones ("Regular expression too large"). */
+const MAX_PATTERN_CHARS = 16_384;
+
+/**
+ * The forms (longest first) as alternations of at most {@link MAX_PATTERN_CHARS} characters each. A group
+ * that still does not compile is replaced literally, case-sensitively; a compile error is never rethrown,
+ * because V8's message quotes the pattern, which is every secret.
+ */
+function buildReplacers(forms: string[]): ((text: string) => string)[] {
+  const groups: string[][] = [];
+  let size = 0;
+  for (const form of forms) {
+    const group = groups.at(-1);
+    if (!group || size + form.length > MAX_PATTERN_CHARS) {
+      groups.push([form]);
+      size = form.length;
+    } else {
+      group.push(form);
+      size += form.length;
+    }
+  }
+  return groups.map((group) => {
+    try {
+      const pattern = new RegExp(group.map(escapeRegExp).join('|'), 'gi');
+      pattern.exec(''); // V8 compiles on first use: a pattern too large fails here, not in a caller's log line.
+      pattern.lastIndex = 0;
+      return (text: string) => text.replace(pattern, REDACTED);
+    } catch {
+      return (text: string) => group.reduce((out, form) => out.split(form).join(REDACTED), text);
+    }
+  });
 }
 
 /**

@@ -37,7 +37,12 @@ export interface SigningKeys {
 export type TokenProblem = 'malformed' | 'forged' | 'expired' | 'retired';
 
 /** The HTTP status a link's page answers each {@link TokenProblem} with. */
-export const TOKEN_PROBLEM_STATUS: Record<TokenProblem, 400 | 403 | 410> = { malformed: 400, forged: 403, expired: 410, retired: 410 };
+export const TOKEN_PROBLEM_STATUS: Record<TokenProblem, 400 | 403 | 410> = {
+  malformed: 400,
+  forged: 403,
+  expired: 410,
+  retired: 410,
+};
 
 /** Longest token accepted before any parsing, characters. */
 const MAX_TOKEN_CHARS = 4096;
@@ -63,9 +68,15 @@ export function signToken(domain: TokenDomain, body: object, keys: Pick<SigningK
  * @param nowMs current time, epoch milliseconds
  * @returns the parsed JSON body (`undefined` when the signed payload is not JSON), or the problem
  */
-export function openToken(domain: TokenDomain, token: string, keys: SigningKeys, nowMs: number): { body: unknown } | { problem: Exclude<TokenProblem, 'expired'> } {
+export function openToken(
+  domain: TokenDomain,
+  token: string,
+  keys: SigningKeys,
+  nowMs: number,
+): { body: unknown } | { problem: Exclude<TokenProblem, 'expired'> } {
   const [payload, signature, extra] = token.length <= MAX_TOKEN_CHARS ? token.split('.') : [];
-  if (!payload || !signature || extra !== undefined || !/^[A-Za-z0-9_-]+$/.test(payload + signature)) return { problem: 'malformed' };
+  if (!payload || !signature || extra !== undefined || !/^[A-Za-z0-9_-]+$/.test(payload + signature))
+    return { problem: 'malformed' };
   const given = Buffer.from(signature, 'base64url');
   // Only the canonical spelling counts: the decoder ignores a last character's unused bits, which
   // would make several links carry one signature.

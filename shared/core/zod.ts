@@ -4,7 +4,7 @@
  *
  * Why not classic `zod` (`s.optional().min(1)`): a classic schema carries every method of its kind,
  * and building one costs several times a mini one. On the Lambda receiver's cold init the classic
- * build was 104 KB of the 646 KB loaded and ~15 % of the CPU (README, Performance: session 18/19).
+ * build was 104 KB of the 646 KB loaded and ~15 % of the CPU (`npm run bench -- floor`).
  * The saving holds only while no module on that path imports classic `zod`
  * (test/infra/lambda-zod-mini.test.ts checks the bundles).
  *

@@ -4,6 +4,7 @@
  * keywords in its `alertname`.
  */
 import { alertExpression, type Alert } from '../alertmanager/schema.js';
+import { comparesUpWithZero, identifierRuns } from '../prometheus/scan.js';
 import type { AlertKind } from './types.js';
 
 /** Accepted values of the `kind` label (compared case-insensitively, trimmed). */
@@ -23,18 +24,29 @@ export const KIND_ALIASES: ReadonlyMap<string, AlertKind> = new Map([
   ['down', 'target_down'],
 ]);
 
-/** A metric name not preceded or followed by another metric-name character. */
-const metric = (name: string) => new RegExp(`(?<![A-Za-z0-9_:])${name}(?:_bucket|_sum|_count)?(?![A-Za-z0-9_:])`);
+/** The expression's identifiers ({@link identifierRuns}), read once per alert. */
+type Identifiers = ReadonlySet<string>;
 
-/** Metrics in the rule expression, checked in this order. */
-const EXPRESSION_RULES: ReadonlyArray<[AlertKind, (expr: string) => boolean]> = [
-  ['latency', (e) => metric('vllm:time_to_first_token_seconds').test(e)],
-  ['kv_cache', (e) => metric('vllm:gpu_cache_usage_perc').test(e) || metric('vllm:kv_cache_usage_perc').test(e)],
-  ['queue', (e) => metric('vllm:num_requests_waiting').test(e)],
-  ['gpu_memory', (e) => metric('DCGM_FI_DEV_FB_USED').test(e) || metric('DCGM_FI_DEV_FB_FREE').test(e)],
+/** Whether the expression reads the metric `name` (or its histogram's `_bucket`, `_sum`, `_count`). */
+const reads = (ids: Identifiers, name: string) => ['', '_bucket', '_sum', '_count'].some((s) => ids.has(`${name}${s}`));
+
+/**
+ * Metrics in the rule expression, checked in this order. Identifier lookups and one-pass scanners, no
+ * backtracking pattern: the expression is alert text (`shared/prometheus/scan.ts`).
+ */
+const EXPRESSION_RULES: ReadonlyArray<[AlertKind, (expr: string, ids: Identifiers) => boolean]> = [
+  ['latency', (_, ids) => reads(ids, 'vllm:time_to_first_token_seconds')],
+  ['kv_cache', (_, ids) => reads(ids, 'vllm:gpu_cache_usage_perc') || reads(ids, 'vllm:kv_cache_usage_perc')],
+  ['queue', (_, ids) => reads(ids, 'vllm:num_requests_waiting')],
+  ['gpu_memory', (_, ids) => reads(ids, 'DCGM_FI_DEV_FB_USED') || reads(ids, 'DCGM_FI_DEV_FB_FREE')],
   // `up == 0` (any matchers): the target stopped answering scrapes.
-  ['target_down', (e) => /(?<![A-Za-z0-9_:])up\s*(?:\{[^}]*\})?\s*==\s*0(?![0-9.])/.test(e)],
-  ['error_rate', (e) => (metric('http_requests_total').test(e) && e.includes('5xx')) || /request_failure|finished_reason\s*=~?\s*"error"/.test(e)],
+  ['target_down', (e) => comparesUpWithZero(e)],
+  [
+    'error_rate',
+    (e, ids) =>
+      (reads(ids, 'http_requests_total') && e.includes('5xx')) ||
+      /request_failure|finished_reason\s*=~?\s*"error"/.test(e),
+  ],
 ];
 
 /**
@@ -59,8 +71,13 @@ export function classifyAlert(alert: Pick<Alert, 'labels' | 'generatorURL'>): Al
   const fromLabel = label === undefined ? undefined : KIND_ALIASES.get(label);
   if (fromLabel) return fromLabel;
   const expr = alertExpression(alert);
-  const fromExpr = expr === undefined ? undefined : EXPRESSION_RULES.find(([, test]) => test(expr))?.[0];
+  const fromExpr = expr === undefined ? undefined : expressionKind(expr);
   if (fromExpr) return fromExpr;
   const name = alert.labels.alertname ?? '';
   return NAME_RULES.find(([, test]) => test(name))?.[0] ?? 'unknown';
+}
+
+function expressionKind(expr: string): AlertKind | undefined {
+  const ids = new Set(identifierRuns(expr));
+  return EXPRESSION_RULES.find(([, test]) => test(expr, ids))?.[0];
 }

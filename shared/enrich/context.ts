@@ -41,7 +41,10 @@ export interface GroupContext {
  */
 export function createContext(client: PrometheusClient, options: ContextOptions): GroupContext {
   const { signal, now, logger } = options;
-  const batcher = new QueryBatcher(client, { signal, onWarnings: (query, warnings) => logger.warn('prometheus warnings', { query, warnings }) });
+  const batcher = new QueryBatcher(client, {
+    signal,
+    onWarnings: (query, warnings) => logger.warn('prometheus warnings', { query, warnings }),
+  });
   // Keyed by when (or over what window), then by the expression itself: a storm's expressions run to
   // 100 KB, and concatenating one into a key per alert would copy it for every lookup.
   const cache = new Map<string, Map<string, Promise<unknown>>>();
@@ -65,10 +68,13 @@ export function createContext(client: PrometheusClient, options: ContextOptions)
   };
   return {
     forKind: (kind, peers) => ({
-      instant: (expr, at = now) => once(kind, `instant @${at.getTime() / 1000}`, expr, () => batcher.instant(expr, at, alone(kind))),
+      instant: (expr, at = now) =>
+        once(kind, `instant @${at.getTime() / 1000}`, expr, () => batcher.instant(expr, at, alone(kind))),
       range: (expr, windowSeconds, stepSeconds) => {
         const step = Math.max(stepSeconds ?? 0, rangeStep(windowSeconds));
-        return once(kind, `range ${windowSeconds}s/${step}s`, expr, () => batcher.range(expr, new Date(now.getTime() - windowSeconds * 1000), now, step, alone(kind)));
+        return once(kind, `range ${windowSeconds}s/${step}s`, expr, () =>
+          batcher.range(expr, new Date(now.getTime() - windowSeconds * 1000), now, step, alone(kind)),
+        );
       },
       now,
       peers,

@@ -11,7 +11,12 @@ import { PipelineError } from '../core/errors.js';
 export type MemoryUnit = 'bytes' | 'KiB' | 'MiB' | 'GiB';
 
 /** Bytes in one {@link MemoryUnit}. */
-export const MEMORY_UNIT_BYTES: Readonly<Record<MemoryUnit, number>> = { bytes: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+export const MEMORY_UNIT_BYTES: Readonly<Record<MemoryUnit, number>> = {
+  bytes: 1,
+  KiB: 1024,
+  MiB: 1024 ** 2,
+  GiB: 1024 ** 3,
+};
 
 /** Which memory series the leak trend reads, and how. */
 export interface MemorySettings {
@@ -58,9 +63,12 @@ export interface Enricher<K extends AlertKind = AlertKind> {
   enrich(alert: Alert, ctx: EnrichContext): Promise<EnrichResult>;
 }
 
-/** Thrown by an enricher that cannot query anything for this alert; `message` is the human reason. */
+/** Thrown by an enricher that cannot query anything for this alert; `message` is the human reason, `reasonZh` in Chinese. */
 export class EnrichmentUnavailable extends PipelineError<'enrichment_unavailable'> {
-  constructor(reason: string) {
+  constructor(
+    reason: string,
+    readonly reasonZh: string,
+  ) {
     super(reason, 'enrichment_unavailable');
     this.name = 'EnrichmentUnavailable';
   }
@@ -92,6 +100,12 @@ export interface SignalDef {
   nanMeans?: 'no_requests';
   /** See `Signal.elapsed`. */
   elapsed?: true;
+  /**
+   * A label whose value, a number written as text, is the reading (the largest of the alert's
+   * series), for settings an engine exposes only as labels of an info gauge (e.g.
+   * `vllm:cache_config_info{gpu_memory_utilization="0.9"}`); the expression keeps the label.
+   */
+  valueLabel?: string;
   /** Bucket metrics (`…_bucket`, either vLLM generation's name) whose highest finite `le` bounds a quantile. */
   histogram?: readonly string[];
   /**

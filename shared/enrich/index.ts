@@ -13,9 +13,11 @@ import { EnrichmentUnavailable, type EnrichContext, type MemoryUnit } from './en
 import { ENRICHERS } from './kinds/index.js';
 import { DCGM_FB_USED } from './kinds/gpu-memory.js';
 import { likelyCause } from './causes/likely-cause.js';
+import { ENGINE_NAMES, engineOf } from './engines.js';
 import type { AlertKind, Enrichment, UnavailableCause } from './types.js';
 import { truncateChars } from '../core/truncate.js';
 import { redactSecrets } from '../core/secret.js';
+import type { HttpCredentials } from '../core/endpoint.js';
 
 export type { MemoryUnit } from './enricher.js';
 export type * from './types.js';
@@ -23,6 +25,8 @@ export type * from './types.js';
 export interface EnrichDeps {
   /** Base URL of the Prometheus HTTP API; unset makes every alert `unavailable`. */
   prometheusUrl?: string;
+  /** What every query carries (`PROMETHEUS_BEARER_TOKEN`, `PROMETHEUS_BASIC_AUTH`, `PROMETHEUS_HEADERS`, `PROMETHEUS_SIGV4_REGION`). */
+  prometheusCredentials?: HttpCredentials;
   /** Budget of the whole call (all queries of all alerts), milliseconds. */
   timeoutMs: number;
   /** Window of the GPU memory regression, hours. */
@@ -54,55 +58,103 @@ export async function enrichAlerts(alerts: Alert[], deps: EnrichDeps): Promise<M
   const kinds = new Map<string, AlertKind>();
   try {
     for (const alert of alerts) kinds.set(alert.fingerprint, classifyAlert(alert));
-    if (!deps.prometheusUrl) return fillUnavailable(alerts, kinds, results, 'PROMETHEUS_URL not set', 'not_configured');
-    await enrichAll(alerts, kinds, results, { ...deps, prometheusUrl: deps.prometheusUrl });
+    if (!deps.prometheusUrl)
+      return fillUnavailable(
+        { alerts, kinds, results },
+        { en: 'PROMETHEUS_URL not set', zh: '未设置 PROMETHEUS_URL' },
+        'not_configured',
+      );
+    await enrichAll({ alerts, kinds, results }, { ...deps, prometheusUrl: deps.prometheusUrl });
   } catch (err) {
     deps.logger.error('enrichment failed', { error: err });
-    fillUnavailable(alerts, kinds, results, 'enrichment failed', 'error');
+    fillUnavailable({ alerts, kinds, results }, { en: 'enrichment failed', zh: '查询出错' }, 'error');
   }
   return results;
 }
 
+/** A group's alerts, each one's kind, and the results so far (filled in place), by `fingerprint`. */
+interface Batch {
+  alerts: Alert[];
+  kinds: Map<string, AlertKind>;
+  results: Map<string, Enrichment>;
+}
+
+/** What each alert's enrichment is bounded by: the whole call's budget, and why it ran out when it did. */
+interface Bounds {
+  budget: AbortSignal;
+  timedOut: () => Reason;
+  logger: Logger;
+}
+
 async function enrichAll(
-  alerts: Alert[],
-  kinds: Map<string, AlertKind>,
-  results: Map<string, Enrichment>,
+  { alerts, kinds, results }: Batch,
   deps: EnrichDeps & { prometheusUrl: string },
 ): Promise<void> {
   const budget = AbortSignal.timeout(deps.timeoutMs);
-  const loopAtStart = performance.eventLoopUtilization();
   // Queries still running when the stage returns (another query of their alert failed) are cancelled.
   const finished = new AbortController();
-  const client = new PrometheusClient(deps.prometheusUrl, { queryTimeoutMs: deps.queryTimeoutMs ?? Math.floor(deps.timeoutMs / 2) });
+  const client = new PrometheusClient(
+    { url: deps.prometheusUrl, credentials: deps.prometheusCredentials },
+    {
+      queryTimeoutMs: deps.queryTimeoutMs ?? Math.floor(deps.timeoutMs / 2),
+    },
+  );
   const signal = AbortSignal.any([budget, finished.signal]);
-  const group = createContext(client, { signal, now: deps.now?.() ?? new Date(), memory: memorySettings(deps), logger: deps.logger });
-  const byKind = new Map<AlertKind, Alert[]>();
-  for (const alert of alerts) {
-    const kind = kinds.get(alert.fingerprint) ?? 'unknown';
-    // Appended in place: a storm brings thousands of alerts of one kind.
-    const peers = byKind.get(kind);
-    if (peers) peers.push(alert);
-    else byKind.set(kind, [alert]);
-  }
-  // Whether the budget ran out on Prometheus (a request unanswered) or on this process's own work.
-  let spent: BudgetSpent = { waiting: true, busy: false };
-  const onBudgetSpent = () => {
-    spent = { waiting: client.waiting > 0, busy: performance.eventLoopUtilization(loopAtStart).utilization >= BUSY_SHARE };
-  };
-  budget.addEventListener('abort', onBudgetSpent, { once: true });
-  const reason = () => timeoutReason(deps.timeoutMs, spent);
+  const group = createContext(client, {
+    signal,
+    now: deps.now?.() ?? new Date(),
+    memory: memorySettings(deps),
+    logger: deps.logger,
+  });
+  const bounds: Bounds = { budget, timedOut: watchBudget(budget, client, deps.timeoutMs), logger: deps.logger };
   const started = Date.now();
   const work = Promise.all(
-    [...byKind].flatMap(([kind, peers]) => {
+    [...byKind(alerts, kinds)].flatMap(([kind, peers]) => {
       const ctx = group.forKind(kind, peers);
-      return peers.map(async (alert) => results.set(alert.fingerprint, await enrichOne(alert, kind, ctx, budget, deps, reason)));
+      return peers.map(async (alert) => results.set(alert.fingerprint, await enrichOne(alert, { kind, ctx }, bounds)));
     }),
   );
   // The race guarantees the budget even if some step ignored the abort signal.
   await raceAbort(work, budget).finally(() => finished.abort());
-  fillUnavailable(alerts, kinds, results, reason(), 'timeout');
-  deps.logger.debug('enrich.done', { alerts: alerts.length, queries: group.queryCount(), requests: group.requestCount(), queriesByKind: group.queriesByKind(), ms: Date.now() - started });
+  fillUnavailable({ alerts, kinds, results }, bounds.timedOut(), 'timeout');
+  deps.logger.debug('enrich.done', {
+    alerts: alerts.length,
+    queries: group.queryCount(),
+    requests: group.requestCount(),
+    queriesByKind: group.queriesByKind(),
+    ms: Date.now() - started,
+  });
   logUnavailable(results, deps.logger);
+}
+
+/** The alerts by kind, in payload order. */
+function byKind(alerts: readonly Alert[], kinds: ReadonlyMap<string, AlertKind>): Map<AlertKind, Alert[]> {
+  const out = new Map<AlertKind, Alert[]>();
+  for (const alert of alerts) {
+    const kind = kinds.get(alert.fingerprint) ?? 'unknown';
+    // Appended in place: a storm brings thousands of alerts of one kind.
+    const peers = out.get(kind);
+    if (peers) peers.push(alert);
+    else out.set(kind, [alert]);
+  }
+  return out;
+}
+
+/**
+ * Watches the budget: when it runs out, whether on Prometheus (a request unanswered) or on this
+ * process's own work. @returns the reason to give an alert the budget left without a result
+ */
+function watchBudget(budget: AbortSignal, client: PrometheusClient, timeoutMs: number): () => Reason {
+  const loopAtStart = performance.eventLoopUtilization();
+  let spent: BudgetSpent = { waiting: true, busy: false };
+  const onBudgetSpent = () => {
+    spent = {
+      waiting: client.waiting > 0,
+      busy: performance.eventLoopUtilization(loopAtStart).utilization >= BUSY_SHARE,
+    };
+  };
+  budget.addEventListener('abort', onBudgetSpent, { once: true });
+  return () => timeoutReason(timeoutMs, spent);
 }
 
 /** The memory-trend settings, defaults applied. */
@@ -116,35 +168,69 @@ function memorySettings(deps: EnrichDeps): EnrichContext['memory'] {
   };
 }
 
-async function enrichOne(alert: Alert, kind: AlertKind, ctx: EnrichContext, budget: AbortSignal, deps: EnrichDeps, timedOut: () => string): Promise<Enrichment> {
+/** One alert's enrichment by the enricher of its kind, with the context of its kind's peers. */
+async function enrichOne(
+  alert: Alert,
+  { kind, ctx }: { kind: AlertKind; ctx: EnrichContext },
+  { budget, timedOut, logger }: Bounds,
+): Promise<Enrichment> {
   try {
     const { signals, trend } = await ENRICHERS[kind].enrich(alert, ctx);
-    const cause = likelyCause(kind, { signals, trend });
-    return { status: 'enriched', kind, signals, ...(trend ? { trend } : {}), ...(cause ? { likelyCause: cause } : {}) };
+    const engine = engineOf(alert);
+    const cause = likelyCause(kind, { signals, trend, engine });
+    return {
+      status: 'enriched',
+      kind,
+      signals,
+      ...(trend ? { trend } : {}),
+      ...(cause ? { likelyCause: cause } : {}),
+      ...(engine === 'vllm' ? {} : { engine: ENGINE_NAMES[engine] }),
+    };
   } catch (err) {
     if (!(err instanceof PrometheusError || err instanceof EnrichmentUnavailable || budget.aborted)) {
-      deps.logger.warn('alert enrichment failed', { fingerprint: alert.fingerprint, kind, error: err });
+      logger.warn('alert enrichment failed', { fingerprint: alert.fingerprint, kind, error: err });
     }
-    return { status: 'unavailable', kind, reason: failureReason(err, budget, timedOut), cause: failureCause(err, budget) };
+    const reason = failureReason(err, budget, timedOut);
+    return { status: 'unavailable', kind, reason: reason.en, reasonZh: reason.zh, cause: failureCause(err, budget) };
   }
 }
 
+/** Why an alert has no enrichment, in English and in Chinese (what Prometheus said is quoted as it said it). */
+interface Reason {
+  en: string;
+  zh: string;
+}
+
 /** A short reason for a channel to show. */
-function failureReason(err: unknown, budget: AbortSignal, timedOut: () => string): string {
+function failureReason(err: unknown, budget: AbortSignal, timedOut: () => Reason): Reason {
   if (budget.aborted) return timedOut();
-  if (err instanceof EnrichmentUnavailable) return err.message;
+  if (err instanceof EnrichmentUnavailable) return { en: err.message, zh: err.reasonZh };
   if (err instanceof PrometheusError) {
-    if (err.errorType === 'network') return err.message;
+    if (err.errorType === 'network') {
+      const code = /\(([A-Z0-9_]+)\)$/.exec(err.message)?.[1];
+      return { en: err.message, zh: `连不上 Prometheus${code ? `（${code}）` : ''}` };
+    }
+    // `401 from Prometheus: …`, `PROMETHEUS_SIGV4_REGION: no AWS credentials …`: what to fix, said first.
+    if (err.errorType === 'unauthorized' || err.errorType === 'credentials') {
+      const said = truncateChars(redactSecrets(err.message), MAX_REASON_DETAIL);
+      return { en: said, zh: `Prometheus 认证失败：${said}` };
+    }
     const status = err.httpStatus === undefined ? '' : `HTTP ${err.httpStatus}, `;
-    return `Prometheus error (${status}${err.errorType}): ${truncateChars(redactSecrets(err.message), MAX_REASON_DETAIL)}`;
+    const said = truncateChars(redactSecrets(err.message), MAX_REASON_DETAIL);
+    return {
+      en: `Prometheus error (${status}${err.errorType}): ${said}`,
+      zh: `Prometheus 返回错误（${status.replace(', ', '，')}${err.errorType}）：${said}`,
+    };
   }
-  return `enrichment failed: ${err instanceof Error ? err.message : String(err)}`;
+  const said = err instanceof Error ? err.message : String(err);
+  return { en: `enrichment failed: ${said}`, zh: `查询出错：${said}` };
 }
 
 function failureCause(err: unknown, budget: AbortSignal): UnavailableCause {
   if (budget.aborted) return 'timeout';
   if (err instanceof EnrichmentUnavailable) return 'no_query';
-  if (err instanceof PrometheusError) return err.errorType === 'network' ? 'network' : err.errorType === 'timeout' ? 'timeout' : 'prometheus_error';
+  if (err instanceof PrometheusError)
+    return err.errorType === 'network' ? 'network' : err.errorType === 'timeout' ? 'timeout' : 'prometheus_error';
   return 'error';
 }
 
@@ -166,16 +252,36 @@ interface BudgetSpent {
  * free to read its answer, else this process's own work (a storm's thousands of alerts on a busy
  * CPU): blaming Prometheus then sends on-call to the wrong place.
  */
-function timeoutReason(timeoutMs: number, spent: BudgetSpent): string {
+function timeoutReason(timeoutMs: number, spent: BudgetSpent): Reason {
   const budget = timeoutMs >= 1000 ? `${Number((timeoutMs / 1000).toFixed(1))} s` : `${timeoutMs} ms`;
-  if (!spent.waiting) return `enrichment did not finish within ${budget} (Prometheus had answered; this process was busy)`;
-  return spent.busy ? `enrichment did not finish within ${budget} (this process was busy; a request to Prometheus was still open)` : `Prometheus did not answer within ${budget}`;
+  if (!spent.waiting)
+    return {
+      en: `enrichment did not finish within ${budget} (Prometheus had answered; this process was busy)`,
+      zh: `${budget} 内没查完（Prometheus 已经返回，是本服务太忙）`,
+    };
+  return spent.busy
+    ? {
+        en: `enrichment did not finish within ${budget} (this process was busy; a request to Prometheus was still open)`,
+        zh: `${budget} 内没查完（本服务太忙，还有一个 Prometheus 请求没返回）`,
+      }
+    : { en: `Prometheus did not answer within ${budget}`, zh: `Prometheus ${budget} 内没有响应` };
 }
 
 /** Sets `reason` for every alert that has no result yet. */
-function fillUnavailable(alerts: Alert[], kinds: Map<string, AlertKind>, results: Map<string, Enrichment>, reason: string, cause: UnavailableCause): Map<string, Enrichment> {
+function fillUnavailable(
+  { alerts, kinds, results }: Batch,
+  reason: Reason,
+  cause: UnavailableCause,
+): Map<string, Enrichment> {
   for (const { fingerprint } of alerts) {
-    if (!results.has(fingerprint)) results.set(fingerprint, { status: 'unavailable', kind: kinds.get(fingerprint) ?? 'unknown', reason, cause });
+    if (!results.has(fingerprint))
+      results.set(fingerprint, {
+        status: 'unavailable',
+        kind: kinds.get(fingerprint) ?? 'unknown',
+        reason: reason.en,
+        reasonZh: reason.zh,
+        cause,
+      });
   }
   return results;
 }
@@ -183,7 +289,8 @@ function fillUnavailable(alerts: Alert[], kinds: Map<string, AlertKind>, results
 /** One warning per distinct reason, not one per alert. */
 function logUnavailable(results: Map<string, Enrichment>, logger: Logger): void {
   const byReason = new Map<string, number>();
-  for (const e of results.values()) if (e.status === 'unavailable') byReason.set(e.reason, (byReason.get(e.reason) ?? 0) + 1);
+  for (const e of results.values())
+    if (e.status === 'unavailable') byReason.set(e.reason, (byReason.get(e.reason) ?? 0) + 1);
   for (const [reason, alerts] of byReason) logger.warn('enrichment unavailable', { reason, alerts });
 }
 

@@ -32,15 +32,28 @@ export type StoredSignal = Omit<Signal, 'query'> & { query?: string };
 /** An enrichment as stored (see the file header); `basis`: the labels the left-out queries are rebuilt from. */
 export type StoredEnrichment =
   | Exclude<Enrichment, { status: 'enriched' }>
-  | (Omit<Extract<Enrichment, { status: 'enriched' }>, 'signals'> & { signals: StoredSignal[]; basis?: Record<string, string> });
+  | (Omit<Extract<Enrichment, { status: 'enriched' }>, 'signals'> & {
+      signals: StoredSignal[];
+      basis?: Record<string, string>;
+    });
 
 type Rebuild = (alert: Alert) => string;
 
 /** The alert a basis stands for: its labels and nothing else, so a rebuild can depend on nothing else. */
-const basisAlert = (labels: Record<string, string>): Alert => ({ status: 'firing', labels, annotations: {}, startsAt: '', endsAt: '', generatorURL: '', fingerprint: '' });
+const basisAlert = (labels: Record<string, string>): Alert => ({
+  status: 'firing',
+  labels,
+  annotations: {},
+  startsAt: '',
+  endsAt: '',
+  generatorURL: '',
+  fingerprint: '',
+});
 
-const vllm = (defs: readonly SignalDef[]) => defs.map((def) => [def.name, (alert: Alert) => ownQuery(def, alert)] as const);
-const gpu = (defs: readonly GpuSignalDef[]) => defs.map((def) => [def.name, (alert: Alert) => ownGpuQuery(def, alert)] as const);
+const vllm = (defs: readonly SignalDef[]) =>
+  defs.map((def) => [def.name, (alert: Alert) => ownQuery(def, alert)] as const);
+const gpu = (defs: readonly GpuSignalDef[]) =>
+  defs.map((def) => [def.name, (alert: Alert) => ownGpuQuery(def, alert)] as const);
 
 let rebuilds: ReadonlyMap<AlertKind, ReadonlyMap<string, Rebuild>> | undefined;
 
@@ -54,7 +67,10 @@ function rebuildsOf(kind: AlertKind): ReadonlyMap<string, Rebuild> | undefined {
     // The memory series' own signal depends on settings (series, unit), which may change: stored.
     ['gpu_memory', new Map(vllm([GPU_MEMORY_TOTAL]))],
     ['target_down', new Map([...vllm(TARGET_DOWN_SIGNALS), ...gpu(TARGET_DOWN_GPU_SIGNALS)])],
-    ['unknown', new Map([['expression_value', (alert: Alert) => stripTrailingComparison(alertExpression(alert) ?? '')]])],
+    [
+      'unknown',
+      new Map([['expression_value', (alert: Alert) => stripTrailingComparison(alertExpression(alert) ?? '')]]),
+    ],
   ]);
   return rebuilds.get(kind);
 }
@@ -96,6 +112,9 @@ export function restoredEnrichment(stored: StoredEnrichment, alert: Alert): Enri
   const { basis, ...rest } = stored;
   if (rest.signals.every((s) => s.query !== undefined)) return rest as Enrichment;
   const from = basis ? basisAlert(basis) : alert;
-  const signals = rest.signals.map((s): Signal => (s.query !== undefined ? (s as Signal) : { ...s, query: rebuiltQuery(rest.kind, s.name, from) ?? '' }));
+  const signals = rest.signals.map(
+    (s): Signal =>
+      s.query !== undefined ? (s as Signal) : { ...s, query: rebuiltQuery(rest.kind, s.name, from) ?? '' },
+  );
   return { ...rest, signals };
 }

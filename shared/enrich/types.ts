@@ -54,6 +54,11 @@ export interface Signal {
    * a duration (`12 min`, `2 h 5 min`) rather than as a measurement (`720 s`, a latency's reading).
    */
   elapsed?: true;
+  /**
+   * The engine (e.g. `SGLang`) that has no metric for this signal: it was not asked, `value` is
+   * `null` and `query` empty.
+   */
+  notExposedBy?: string;
 }
 
 /** A probable cause found by a likely-cause rule, with the evidence that made the rule hold. */
@@ -123,12 +128,35 @@ export type NoForecast =
  * `storm` (no longer counted: storms are enriched like any group since the digest shows values; kept
  * so the metric's label values stay a superset of what earlier versions reported).
  */
-export type UnavailableCause = 'not_configured' | 'timeout' | 'network' | 'prometheus_error' | 'no_query' | 'error' | 'storm';
+export type UnavailableCause =
+  | 'not_configured'
+  | 'timeout'
+  | 'network'
+  | 'prometheus_error'
+  | 'no_query'
+  | 'error'
+  | 'storm';
 
 /** The outcome of enriching one alert. Enrichment never throws: failure is `unavailable`. */
 export type Enrichment =
-  | { status: 'enriched'; kind: AlertKind; signals: Signal[]; trend?: MemoryTrend; likelyCause?: LikelyCause }
-  | { status: 'unavailable'; kind: AlertKind; reason: string; cause?: UnavailableCause };
+  | {
+      status: 'enriched';
+      kind: AlertKind;
+      signals: Signal[];
+      trend?: MemoryTrend;
+      likelyCause?: LikelyCause;
+      /** The serving engine, when the alert's rule reads another engine's metrics than vLLM's (`SGLang`, …). */
+      engine?: string;
+    }
+  | {
+      status: 'unavailable';
+      kind: AlertKind;
+      /** Why, in English: what the logs and English channels show. */
+      reason: string;
+      /** The same in Chinese, for zh-CN channels and pages; absent in records written before it existed. */
+      reasonZh?: string;
+      cause?: UnavailableCause;
+    };
 
 /** Who acknowledged an alert, when and from which channel's link (see `shared/ack`). */
 export interface Acknowledgement {
@@ -140,6 +168,11 @@ export interface Acknowledgement {
   channel: string;
   /** The Alertmanager silence created with the acknowledgement, if one was asked for. */
   silenceId?: string;
+  /**
+   * When that silence ends, RFC 3339 (our clock, as the silence was created). A firing sent again after
+   * it is announced again: the acknowledgement is over with the silence (`shared/store/occurrence.ts`).
+   */
+  silenceEndsAt?: string;
 }
 
 /**
@@ -149,4 +182,9 @@ export interface Acknowledgement {
  * `shared/chart/url.ts`), set for alerts shown in detail when `PUBLIC_URL`, `ACK_SECRET` and
  * `PROMETHEUS_URL` are; fetching it (GET) changes nothing.
  */
-export type EnrichedAlert = Alert & { enrichment: Enrichment; acknowledgement?: Acknowledgement; cut?: string[]; chartUrl?: string };
+export type EnrichedAlert = Alert & {
+  enrichment: Enrichment;
+  acknowledgement?: Acknowledgement;
+  cut?: string[];
+  chartUrl?: string;
+};

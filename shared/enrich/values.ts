@@ -52,7 +52,9 @@ export function formatSignalValue(value: number | null, unit: SignalUnit): strin
     case 'per_second':
       return `${Math.abs(value) < 10 ? TWO_SIGNIFICANT.format(value) : INTEGER.format(value)}/s`;
     case 'mebibytes':
-      return Math.abs(value) >= GIB_THRESHOLD_MIB ? `${ONE_DECIMAL.format(value / 1024)} GiB` : `${INTEGER.format(value)} MiB`;
+      return Math.abs(value) >= GIB_THRESHOLD_MIB
+        ? `${ONE_DECIMAL.format(value / 1024)} GiB`
+        : `${INTEGER.format(value)} MiB`;
     case 'count':
       return UP_TO_TWO_DECIMALS.format(value);
     case 'none':
@@ -96,6 +98,17 @@ export const EN_TREND_WORDS: TrendWords = {
   shortHistory: (minutes, needed) => `not enough history (${minutes} min of the ${needed} min needed)`,
   fewPoints: (points, needed) => `not enough samples (${points} of the ${needed} needed)`,
   poorFit: (r2, needed) => `no upward trend (R² ${r2}, below the ${needed} needed)`,
+};
+
+/** Chinese, as zh-CN channels, pages and the likely-cause evidence in zh-CN show it. */
+export const ZH_TREND_WORDS: TrendWords = {
+  noUpwardTrend: '无上升趋势',
+  fullIn: (time) => `约 ${time}后占满`,
+  hours: (n) => `${n} 小时`,
+  days: (n) => `${n} 天`,
+  shortHistory: (minutes, needed) => `历史数据不足（已有 ${minutes} 分钟，需要 ${needed} 分钟）`,
+  fewPoints: (points, needed) => `样本不足（已有 ${points} 个，需要 ${needed} 个）`,
+  poorFit: (r2, needed) => `无明显上升趋势（R² ${r2}，低于要求的 ${needed}）`,
 };
 
 /**

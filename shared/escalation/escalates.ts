@@ -4,11 +4,12 @@
  * (EventBridge Scheduler, or `npm start`'s timers), so a webhook's cold start need not load the check.
  */
 import type { Alert } from '../alertmanager/schema.js';
+import { severityLevel } from '../alertmanager/severity.js';
 
-/** Severities that escalate (the label `severity`, as the shipped rules set it). */
-export const ESCALATED_SEVERITIES: ReadonlySet<string> = new Set(['critical']);
-
-/** Whether an alert escalates when nobody acknowledges it: firing with severity `critical`. */
+/**
+ * Whether an alert escalates when nobody acknowledges it: firing, with a `severity` label of level
+ * critical in the one severity mapping (`critical`, `Critical`, `page`, `P1`…: `alertmanager/severity.ts`).
+ */
 export function escalates(alert: Pick<Alert, 'status' | 'labels'>): boolean {
-  return alert.status === 'firing' && ESCALATED_SEVERITIES.has(alert.labels.severity ?? '');
+  return alert.status === 'firing' && severityLevel(alert.labels.severity) === 'critical';
 }

@@ -32,7 +32,10 @@ export interface EventBridgeSchedulerSettings {
 /** `esc-<fingerprint>-<startsAt epoch seconds>`, other characters replaced by `_`, cut to 64. */
 export function scheduleName(job: EscalationJob): string {
   const seconds = Math.floor(Date.parse(job.startsAt) / 1000);
-  return `esc-${job.fingerprint.replace(/[^0-9A-Za-z_.-]/g, '_')}-${Number.isNaN(seconds) ? 0 : seconds}`.slice(0, MAX_NAME_CHARS);
+  return `esc-${job.fingerprint.replace(/[^0-9A-Za-z_.-]/g, '_')}-${Number.isNaN(seconds) ? 0 : seconds}`.slice(
+    0,
+    MAX_NAME_CHARS,
+  );
 }
 
 /** `at(2026-11-29T12:57:23)`: Scheduler's one-time expression, whole seconds, in UTC. */
@@ -74,8 +77,10 @@ export class EventBridgeScheduler implements EscalationScheduler {
 
   /** @throws the SDK's error, except `ResourceNotFoundException` (already ran or never made) */
   async cancel(job: EscalationJob): Promise<void> {
-    await this.client.send(new DeleteScheduleCommand({ Name: scheduleName(job), GroupName: this.settings.groupName })).catch((err: unknown) => {
-      if (!isNamed(err, 'ResourceNotFoundException')) throw err;
-    });
+    await this.client
+      .send(new DeleteScheduleCommand({ Name: scheduleName(job), GroupName: this.settings.groupName }))
+      .catch((err: unknown) => {
+        if (!isNamed(err, 'ResourceNotFoundException')) throw err;
+      });
   }
 }

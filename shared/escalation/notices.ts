@@ -10,14 +10,21 @@ import type { AlertRecord } from '../store/alert-record.js';
 function commonLabels(records: AlertRecord[]): Record<string, string> {
   const [first, ...rest] = records;
   if (!first) return {};
-  return Object.fromEntries(Object.entries(first.alert.labels).filter(([k, v]) => rest.every((r) => r.alert.labels[k] === v)));
+  return Object.fromEntries(
+    Object.entries(first.alert.labels).filter(([k, v]) => rest.every((r) => r.alert.labels[k] === v)),
+  );
 }
 
 /** The record's alert as channels receive it, with the enrichment of its first message and its acknowledgement. */
 export function alertFromRecord(record: AlertRecord): EnrichedAlert {
   return {
     ...record.alert,
-    enrichment: record.enrichment ?? { status: 'unavailable', kind: 'unknown', reason: 'not recorded' },
+    enrichment: record.enrichment ?? {
+      status: 'unavailable',
+      kind: 'unknown',
+      reason: 'not recorded',
+      reasonZh: '没有记录',
+    },
     ...(record.acknowledgement && { acknowledgement: record.acknowledgement }),
   };
 }
@@ -29,10 +36,16 @@ function generationsOf(records: AlertRecord[]): Pick<Notification, 'generations'
 }
 
 /**
- * A notification of `kind` about `records` (one group's alerts; must not be empty).
+ * A notification of `kind` about `records` (must not be empty), under the group key the first was announced
+ * under; records announced under other group keys name theirs (`threadKeys`), so each follow-up reaches the
+ * message that announced its alert.
  * @param acknowledgeUrl the signed link to add (escalations carry one so the target can acknowledge)
  */
-export function noticeFromRecords(kind: Exclude<NotificationKind, 'alert'>, records: AlertRecord[], acknowledgeUrl?: string): Notification {
+export function noticeFromRecords(
+  kind: Exclude<NotificationKind, 'alert'>,
+  records: AlertRecord[],
+  acknowledgeUrl?: string,
+): Notification {
   const first = records[0]!;
   const common = commonLabels(records);
   return {
@@ -48,5 +61,13 @@ export function noticeFromRecords(kind: Exclude<NotificationKind, 'alert'>, reco
     alerts: records.map(alertFromRecord),
     ...(acknowledgeUrl && { acknowledgeUrl }),
     ...generationsOf(records),
+    ...threadKeysOf(records),
   };
+}
+
+/** The group key of each record announced under another group than the first's (`Notification.threadKeys`). */
+function threadKeysOf(records: AlertRecord[]): Pick<Notification, 'threadKeys'> {
+  const first = records[0]!.groupKey;
+  const other = records.filter((r) => r.groupKey !== first).map((r) => [r.fingerprint, r.groupKey] as const);
+  return other.length ? { threadKeys: Object.fromEntries(other) } : {};
 }

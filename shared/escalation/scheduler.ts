@@ -69,16 +69,19 @@ export class TimerScheduler implements EscalationScheduler {
   /** Runs the check of `job` at `atMs`; after `failures` failed runs of it, due at `dueAtMs`. */
   #arm(job: EscalationJob, dueAtMs: number, atMs: number, failures: number): void {
     const id = jobId(job);
-    const timer = setTimeout(() => {
-      this.#timers.delete(id);
-      if (this.now() < atMs) return this.#arm(job, dueAtMs, atMs, failures);
-      this.run(job).catch((err: Error) => {
-        const retryAtMs = this.now() + Math.min(this.retry.firstDelayMs * 2 ** failures, this.retry.maxDelayMs);
-        const retries = !this.#closed && !this.#timers.has(id) && retryAtMs - dueAtMs <= this.retry.maxAgeMs;
-        this.onError(job, err, retries ? retryAtMs : undefined);
-        if (retries) this.#arm(job, dueAtMs, retryAtMs, failures + 1);
-      });
-    }, Math.min(MAX_TIMER_MS, Math.max(0, atMs - this.now())));
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(id);
+        if (this.now() < atMs) return this.#arm(job, dueAtMs, atMs, failures);
+        this.run(job).catch((err: Error) => {
+          const retryAtMs = this.now() + Math.min(this.retry.firstDelayMs * 2 ** failures, this.retry.maxDelayMs);
+          const retries = !this.#closed && !this.#timers.has(id) && retryAtMs - dueAtMs <= this.retry.maxAgeMs;
+          this.onError(job, err, retries ? retryAtMs : undefined);
+          if (retries) this.#arm(job, dueAtMs, retryAtMs, failures + 1);
+        });
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, atMs - this.now())),
+    );
     timer.unref();
     this.#timers.set(id, timer);
   }
@@ -108,7 +111,12 @@ export class TimerScheduler implements EscalationScheduler {
  */
 export function parseEscalationJob(input: unknown): EscalationJob {
   const o = (input ?? {}) as { fingerprint?: unknown; startsAt?: unknown };
-  if (typeof o.fingerprint !== 'string' || !o.fingerprint || typeof o.startsAt !== 'string' || Number.isNaN(Date.parse(o.startsAt))) {
+  if (
+    typeof o.fingerprint !== 'string' ||
+    !o.fingerprint ||
+    typeof o.startsAt !== 'string' ||
+    Number.isNaN(Date.parse(o.startsAt))
+  ) {
     throw new Error('escalation job must be {"fingerprint": string, "startsAt": RFC 3339 string}');
   }
   return { fingerprint: o.fingerprint, startsAt: o.startsAt };

@@ -23,7 +23,12 @@ export const PEER_SEPARATOR = ',';
  * @param peers the cluster's `externalURL`s
  */
 export function missingHeartbeatLabels(peers: string[], fingerprint: string): Record<string, string> {
-  return { alertname: HEARTBEAT_MISSING_ALERTNAME, alertmanager: [...peers].sort().join(PEER_SEPARATOR), heartbeat_fingerprint: fingerprint, severity: 'critical' };
+  return {
+    alertname: HEARTBEAT_MISSING_ALERTNAME,
+    alertmanager: [...peers].sort().join(PEER_SEPARATOR),
+    heartbeat_fingerprint: fingerprint,
+    severity: 'critical',
+  };
 }
 
 export interface MissingHeartbeat {
@@ -46,7 +51,9 @@ export interface MissingHeartbeat {
 export function heartbeatMissingMessage(missing: MissingHeartbeat, resolvedAtMs?: number): WebhookMessage {
   const { labels } = missing;
   const alertmanager = labels.alertmanager ?? '';
-  const from = alertmanager.includes(PEER_SEPARATOR) ? `any peer of the Alertmanager cluster ${alertmanager}` : `Alertmanager ${alertmanager}`;
+  const from = alertmanager.includes(PEER_SEPARATOR)
+    ? `any peer of the Alertmanager cluster ${alertmanager}`
+    : `Alertmanager ${alertmanager}`;
   const annotations = {
     // Resolved: the last heartbeat is the one that just came back, so the message says when it went missing.
     summary:
@@ -62,7 +69,10 @@ export function heartbeatMissingMessage(missing: MissingHeartbeat, resolvedAtMs?
   const status = resolvedAtMs === undefined ? 'firing' : 'resolved';
   return {
     version: '4',
-    groupKey: `{}:{${Object.keys(groupLabels).sort().map((k) => `${k}=${JSON.stringify(groupLabels[k])}`).join(', ')}}`,
+    groupKey: `{}:{${Object.keys(groupLabels)
+      .sort()
+      .map((k) => `${k}=${JSON.stringify(groupLabels[k])}`)
+      .join(', ')}}`,
     truncatedAlerts: 0,
     status,
     receiver: PIPELINE_RECEIVER,
@@ -71,20 +81,26 @@ export function heartbeatMissingMessage(missing: MissingHeartbeat, resolvedAtMs?
     commonAnnotations: annotations,
     // One peer's URL stands for the cluster; "(empty externalURL)" is a name, not a URL to link to.
     externalURL: /^https?:\/\//.test(alertmanager) ? alertmanager.split(PEER_SEPARATOR)[0]! : '',
-    alerts: [{
-      status,
-      labels,
-      annotations,
-      startsAt: new Date(missing.sinceMs).toISOString(),
-      endsAt: resolvedAtMs === undefined ? GO_ZERO_TIME : new Date(resolvedAtMs).toISOString(),
-      generatorURL: '',
-      fingerprint: fingerprintOf(labels),
-    }],
+    alerts: [
+      {
+        status,
+        labels,
+        annotations,
+        startsAt: new Date(missing.sinceMs).toISOString(),
+        endsAt: resolvedAtMs === undefined ? GO_ZERO_TIME : new Date(resolvedAtMs).toISOString(),
+        generatorURL: '',
+        fingerprint: fingerprintOf(labels),
+      },
+    ],
   };
 }
 
 /** A stable 16-hex-digit fingerprint of a label set (the shape of Alertmanager's; not its FNV hash). */
 function fingerprintOf(labels: Record<string, string>): string {
-  const canonical = JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+  const canonical = JSON.stringify(
+    Object.keys(labels)
+      .sort()
+      .map((k) => [k, labels[k]]),
+  );
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }

@@ -9,7 +9,10 @@
  * re-sends the firing alert while it lasts: the dedupe ledger absorbs the repeats and repairs a
  * channel that failed, as Alertmanager's `repeat_interval` does.
  *
- * A heartbeat never received is only warned about (see `neverSeen`), not raised.
+ * A heartbeat never received is only warned about (see `neverSeen`), not raised. One delivered only
+ * once and silent since (a `Watchdog` posted to an Alertmanager's API by hand, then resolved) is
+ * forgotten with a warning, not raised: a real heartbeat repeats. So is a peer left in no cluster.
+ * One heartbeat whose record cannot be read is logged; the others are checked.
  */
 import type { Enrichment } from '../enrich/types.js';
 import type { Logger } from '../core/logger.js';
@@ -33,7 +36,16 @@ export interface HeartbeatCheckDeps {
  * What one check found, per cluster: `waiting`/`never_seen` (key `""`) while no heartbeat was ever
  * received, within / after a full timeout since the check was armed.
  */
-export type HeartbeatState = 'ok' | 'missing' | 'raised' | 'resolving' | 'resolved' | 'failed' | 'waiting' | 'never_seen';
+export type HeartbeatState =
+  | 'ok'
+  | 'missing'
+  | 'raised'
+  | 'resolving'
+  | 'resolved'
+  | 'failed'
+  | 'waiting'
+  | 'never_seen'
+  | 'forgotten';
 
 /**
  * Checks every heartbeat alert seen. Never throws: a failure for one is logged and the others are checked.
@@ -50,17 +62,32 @@ export async function checkHeartbeats(deps: HeartbeatCheckDeps): Promise<Record<
     return {};
   }
   const isMissing = (w: WatchdogRecord) => now - w.lastSeenMs > deps.settings.timeoutSeconds * 1000;
-  reportPeers(snapshot, isMissing, deps.metrics);
-  const never = neverSeen(snapshot, now, deps);
+  for (const { name, error } of snapshot.unreadable)
+    deps.logger.error('heartbeat check failed', {
+      name,
+      error,
+      detail: 'this record could not be read; the others are checked',
+    });
+  const states: Record<string, HeartbeatState> = {};
+  const watchdogs: WatchdogRecord[] = [];
+  for (const w of snapshot.watchdogs) {
+    if (isMissing(w) && !w.established && !w.raised) states[stateKey(w, snapshot.watchdogs)] = await forget(w, deps);
+    else watchdogs.push(w);
+  }
+  const checked = { ...snapshot, watchdogs };
+  await forgetLonePeers(checked, now, deps);
+  reportPeers(checked, isMissing, deps.metrics);
+  const never = neverSeen(checked, now, deps);
   // Every run reports, even with nothing seen yet: the CloudWatch alarm on the plain name (no
   // dimensions, Maximum) treats no data as a check that stopped. The empty `alertmanager` is "any
   // Alertmanager", or none ever heard of; the EMF adapter drops empty dimensions. Set before any
-  // message goes out, so a scrape after a channel has the resolve never reads the old state.
-  deps.metrics.set('heartbeat_missing', { alertmanager: '' }, never === 'never_seen' || snapshot.watchdogs.some(isMissing) ? 1 : 0);
-  const states: Record<string, HeartbeatState> = {};
+  // message goes out, so a scrape after a channel has the resolve never reads the old state. A
+  // record that could not be read counts as missing: the check cannot vouch for it.
+  const anyMissing = never === 'never_seen' || watchdogs.some(isMissing) || snapshot.unreadable.length > 0;
+  deps.metrics.set('heartbeat_missing', { alertmanager: '' }, anyMissing ? 1 : 0);
   if (never) states[''] = never;
-  for (const watchdog of snapshot.watchdogs) {
-    const key = stateKey(watchdog, snapshot.watchdogs);
+  for (const watchdog of watchdogs) {
+    const key = stateKey(watchdog, watchdogs);
     try {
       states[key] = await checkOne(watchdog, isMissing(watchdog), now, deps);
     } catch (err) {
@@ -69,6 +96,46 @@ export async function checkHeartbeats(deps: HeartbeatCheckDeps): Promise<Record<
     }
   }
   return states;
+}
+
+/**
+ * Forgets a heartbeat alert delivered only once and silent since, with a warning: a real heartbeat
+ * repeats (every `repeat_interval`), a `Watchdog` posted by hand does not, and raising a critical alert
+ * for each would hand anyone who reaches Alertmanager's API a pager.
+ */
+async function forget(w: WatchdogRecord, deps: HeartbeatCheckDeps): Promise<HeartbeatState> {
+  try {
+    if (!(await deps.store.forgetWatchdog(w.fingerprint, w.lastSeenMs))) return 'ok'; // delivered again meanwhile
+  } catch (error) {
+    deps.logger.error('heartbeat check failed', { fingerprint: w.fingerprint, error });
+    return 'failed';
+  }
+  deps.logger.warn('heartbeat forgotten', {
+    alertmanager: w.peers.join(PEER_SEPARATOR),
+    fingerprint: w.fingerprint,
+    lastSeen: new Date(w.lastSeenMs).toISOString(),
+    detail: `delivered once and not again for HEARTBEAT_TIMEOUT_SECONDS (${deps.settings.timeoutSeconds} s): not a heartbeat that repeats, so not watched (an alert named ${deps.settings.alertname} posted to an Alertmanager by hand looks like this). A real one is watched again from its next two deliveries.`,
+  });
+  return 'forgotten';
+}
+
+/** Forgets the peers no watched heartbeat names any more and silent for a timeout, and their gauges' series. */
+async function forgetLonePeers(snapshot: HeartbeatSnapshot, now: number, deps: HeartbeatCheckDeps): Promise<void> {
+  const named = new Set(snapshot.watchdogs.flatMap((w) => w.peers));
+  const lone = snapshot.peers.filter(
+    (p) => !named.has(p.alertmanager) && now - p.lastSeenMs > deps.settings.timeoutSeconds * 1000,
+  );
+  for (const peer of lone) {
+    try {
+      if (!(await deps.store.forgetPeer(peer.alertmanager, peer.lastSeenMs))) continue;
+    } catch (error) {
+      deps.logger.error('heartbeat check failed', { alertmanager: peer.alertmanager, error });
+      continue;
+    }
+    snapshot.peers = snapshot.peers.filter((p) => p !== peer);
+    deps.metrics.forget?.('heartbeat_last_seen_timestamp_seconds', { alertmanager: peer.alertmanager });
+    deps.metrics.forget?.('heartbeat_missing', { alertmanager: peer.alertmanager });
+  }
 }
 
 /** Per peer: its own last delivery, and whether a cluster it belongs to is missing. */
@@ -86,24 +153,51 @@ function stateKey(watchdog: WatchdogRecord, all: WatchdogRecord[]): string {
   return shared ? `${peers} ${watchdog.fingerprint}` : peers;
 }
 
-async function checkOne(watchdog: WatchdogRecord, missing: boolean, now: number, deps: HeartbeatCheckDeps): Promise<HeartbeatState> {
+async function checkOne(
+  watchdog: WatchdogRecord,
+  missing: boolean,
+  now: number,
+  deps: HeartbeatCheckDeps,
+): Promise<HeartbeatState> {
   const { fingerprint, lastSeenMs, raised } = watchdog;
   const { alertname: heartbeatAlertname, timeoutSeconds } = deps.settings;
   if (missing) {
     const alert = raised ?? { sinceMs: now, labels: missingHeartbeatLabels(watchdog.peers, fingerprint) };
     // Of concurrent checks, the one that marks it raises it; the others find the mark next time.
     if (!raised && !(await deps.store.markMissing(fingerprint, alert))) return 'missing';
-    if (!raised) deps.logger.error('heartbeat missing', { alertmanager: alert.labels.alertmanager, fingerprint, lastSeen: new Date(lastSeenMs).toISOString(), timeoutSeconds });
-    await send(heartbeatMissingMessage({ labels: alert.labels, heartbeatAlertname, lastSeenMs, sinceMs: alert.sinceMs, timeoutSeconds }), deps);
+    if (!raised)
+      deps.logger.error('heartbeat missing', {
+        alertmanager: alert.labels.alertmanager,
+        fingerprint,
+        lastSeen: new Date(lastSeenMs).toISOString(),
+        timeoutSeconds,
+      });
+    await send(
+      heartbeatMissingMessage({
+        labels: alert.labels,
+        heartbeatAlertname,
+        lastSeenMs,
+        sinceMs: alert.sinceMs,
+        timeoutSeconds,
+      }),
+      deps,
+    );
     return raised ? 'missing' : 'raised';
   }
   if (!raised) return 'ok';
   // The labels raised, not today's peers: a peer that joined meanwhile must not orphan the alert.
-  const message = heartbeatMissingMessage({ labels: raised.labels, heartbeatAlertname, lastSeenMs, sinceMs: raised.sinceMs, timeoutSeconds }, now);
+  const message = heartbeatMissingMessage(
+    { labels: raised.labels, heartbeatAlertname, lastSeenMs, sinceMs: raised.sinceMs, timeoutSeconds },
+    now,
+  );
   // Cleared only once every channel has the resolved message; until then each check repairs it.
   if (!(await send(message, deps))) return 'resolving';
   await deps.store.clearMissing(fingerprint, raised.sinceMs);
-  deps.logger.info('heartbeat back', { alertmanager: raised.labels.alertmanager, fingerprint, lastSeen: new Date(lastSeenMs).toISOString() });
+  deps.logger.info('heartbeat back', {
+    alertmanager: raised.labels.alertmanager,
+    fingerprint,
+    lastSeen: new Date(lastSeenMs).toISOString(),
+  });
   return 'resolved';
 }
 
@@ -116,8 +210,12 @@ async function checkOne(watchdog: WatchdogRecord, missing: boolean, now: number,
  * the Watchdog yet is the usual cause, and paging people for it would teach them to turn it off.
  * @returns `undefined` once a heartbeat was received
  */
-function neverSeen(snapshot: HeartbeatSnapshot, now: number, deps: HeartbeatCheckDeps): 'waiting' | 'never_seen' | undefined {
-  if (snapshot.watchdogs.length) return undefined;
+function neverSeen(
+  snapshot: HeartbeatSnapshot,
+  now: number,
+  deps: HeartbeatCheckDeps,
+): 'waiting' | 'never_seen' | undefined {
+  if (snapshot.watchdogs.length || snapshot.unreadable.length) return undefined;
   const { alertname, timeoutSeconds } = deps.settings;
   if (now - snapshot.armedSinceMs <= timeoutSeconds * 1000) return 'waiting';
   deps.logger.warn('heartbeat never received', {
@@ -135,7 +233,7 @@ function neverSeen(snapshot: HeartbeatSnapshot, now: number, deps: HeartbeatChec
 
 /** @returns whether every channel has it */
 async function send(message: ReturnType<typeof heartbeatMissingMessage>, deps: HeartbeatCheckDeps): Promise<boolean> {
-  // Never marked flapping: a flapping mark reads as noise (the README's SNS filter drops it from phones),
+  // Never marked flapping: a flapping mark reads as noise (docs/routing.md's SNS filter policy drops it from phones),
   // and a real Alertmanager outage right after a blip is exactly what this alert exists for.
   const result = await processGroup(message, { ...deps.pipeline, enrich: notFromPrometheus, flapWindowMs: 0 });
   return result.ok;
@@ -143,5 +241,15 @@ async function send(message: ReturnType<typeof heartbeatMissingMessage>, deps: H
 
 /** The pipeline's own alert has no rule expression to ask Prometheus about. */
 async function notFromPrometheus(alerts: { fingerprint: string }[]): Promise<Map<string, Enrichment>> {
-  return new Map(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'unknown', reason: 'raised by the pipeline itself, not by a Prometheus rule', cause: 'no_query' }]));
+  return new Map(
+    alerts.map((a) => [
+      a.fingerprint,
+      {
+        status: 'unavailable',
+        kind: 'unknown',
+        reason: 'raised by the pipeline itself, not by a Prometheus rule',
+        cause: 'no_query',
+      },
+    ]),
+  );
 }

@@ -7,5 +7,10 @@ export const HEARTBEAT_CHECK_EVENT = { source: 'llm-alert-pipeline', action: 'he
 /** Whether a Lambda event is {@link HEARTBEAT_CHECK_EVENT} (anything else is an HTTP request). */
 export function isHeartbeatCheck(event: unknown): boolean {
   const e = event as Partial<typeof HEARTBEAT_CHECK_EVENT> | null;
-  return typeof e === 'object' && e !== null && e.source === HEARTBEAT_CHECK_EVENT.source && e.action === HEARTBEAT_CHECK_EVENT.action;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    e.source === HEARTBEAT_CHECK_EVENT.source &&
+    e.action === HEARTBEAT_CHECK_EVENT.action
+  );
 }

@@ -3,27 +3,30 @@
  * `@hono/node-server` for `npm start`). Tests call `app.request()` directly.
  *
  * Routes (public contract; a trailing slash is ignored on each, as receiver URLs are often written with one):
- * - `POST /v1/alertmanager` — Alertmanager webhook, payload version 4;
+ * - `POST /v1/alertmanager` — Alertmanager webhook, payload version 4, or Grafana's webhook contact point (version 1);
  * - `GET /healthz` — liveness;
  * - `GET /metrics` — the pipeline's own metrics, Prometheus text format (`npm start`; same token as the webhook);
  * - `GET|POST /v1/ack/:token` — the acknowledgement page (only when `PUBLIC_URL` and `ACK_SECRET` are set);
  * - `GET /v1/chart/:token.png` — an alert's chart, signed and expiring (only when `PUBLIC_URL`, `ACK_SECRET` and `PROMETHEUS_URL` are set);
  * - `GET /v1/alerts/:fingerprint` — an alert's state and history (same bearer token as the webhook);
  * - `POST /v1/slack/interactions` — the Slack app's interactivity request URL, signed by Slack (only when
- *   `SLACK_SIGNING_SECRET`, `PUBLIC_URL` and `ACK_SECRET` are set).
+ *   `SLACK_SIGNING_SECRET`, `PUBLIC_URL` and `ACK_SECRET` are set);
+ * - `POST /v1/feishu/callback` — the Feishu app's callback URL, signed and encrypted by Feishu (only when
+ *   `FEISHU_APP_ID`, `PUBLIC_URL` and `ACK_SECRET` are set; every callback is refused until `FEISHU_ENCRYPT_KEY` is).
  */
 import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { requireBearer, type TokenSource } from './bearer.js';
-import { webhookSchema, type WebhookMessage } from '../alertmanager/schema.js';
+import { carriesOurToken, requireBearer, type TokenSource } from './bearer.js';
+import { parseWebhookBody, type WebhookMessage } from '../alertmanager/schema.js';
 import { bodyLimitByLength } from './body-limit.js';
 import { auditRoutes } from '../ack/audit.js';
 import { ACK_PATH } from '../ack/links.js';
 import type { AckRouteDeps } from '../ack/routes.js';
 import type { ChartRouteDeps } from '../chart/routes.js';
 import { CHART_PATH } from '../chart/url.js';
-import { SLACK_INTERACTIONS_PATH } from '../ack/links.js';
+import { FEISHU_CALLBACK_PATH, SLACK_INTERACTIONS_PATH } from '../ack/links.js';
 import type { SlackInteractionDeps } from '../ack/slack-interactions.js';
+import type { FeishuCallbackDeps } from '../ack/feishu-callback.js';
 import { takeHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
 import type { Logger } from '../core/logger.js';
 import { noMetrics } from '../metrics/catalogue.js';
@@ -66,6 +69,8 @@ export interface AppDeps extends PipelineDeps {
   heartbeat?: HeartbeatReceiver;
   /** The Slack app's interactivity route (`SLACK_SIGNING_SECRET`); unset: no such route. */
   slackInteractions?: SlackInteractionDeps;
+  /** The Feishu app's callback route (`FEISHU_APP_ID`); unset: no such route. */
+  feishuCallback?: FeishuCallbackDeps;
   /** The chart images' route (`PUBLIC_URL`, `ACK_SECRET` and `PROMETHEUS_URL`); unset: no such route. */
   chartRoutes?: ChartRouteDeps;
 }
@@ -81,7 +86,12 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   const metrics = deps.metrics ?? noMetrics;
   const fixedTokens = { current: settings.webhookToken, previous: settings.webhookTokenPrevious };
-  const auth = requireBearer({ tokens: deps.webhookTokens ?? (() => fixedTokens), allowUnauthenticated: settings.allowUnauthenticated, logger: deps.logger, metrics });
+  const auth = requireBearer({
+    tokens: deps.webhookTokens ?? (() => fixedTokens),
+    allowUnauthenticated: settings.allowUnauthenticated,
+    logger: deps.logger,
+    metrics,
+  });
   if (deps.metricsScrape) {
     const scrape = deps.metricsScrape;
     app.get('/metrics', auth, async (c) => {
@@ -112,9 +122,14 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
       return c.json(parsed, 400);
     }
     metrics.inc('alerts_received_total', {}, parsed.message.alerts.length);
-    const message = await takeHeartbeats(parsed.message, deps.heartbeat);
-    if (!message) return c.json({ received: parsed.message.alerts.length, notified: 0, duplicates: 0, inFlight: 0, channels: {}, ok: true, heartbeat: true });
-    const result = await processGroup(message, deps);
+    const { rest, record } = takeHeartbeats(parsed.message, deps.heartbeat);
+    const result = rest
+      ? await processGroup(rest, deps)
+      : { received: parsed.message.alerts.length, notified: 0, duplicates: 0, inFlight: 0, channels: {}, ok: true };
+    // Recorded after the rest went out: a heartbeat that cannot be recorded never holds back its group.
+    if (!(await recordHeartbeats(record, deps.logger)))
+      return c.json({ ...result, ok: false, error: 'heartbeat not recorded: retry later' }, 503);
+    if (!rest) return c.json({ ...result, heartbeat: true });
     // 502: a channel failed after its retries; 503: alerts in flight in another delivery. Both make
     // Alertmanager retry (it drops 4xx), and the retry sends only what is still missing.
     const failedChannel = Object.values(result.channels).some((o) => o.status === 'failed');
@@ -123,19 +138,28 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   app.route(WEBHOOK_PATH, webhook);
   // The routes people click (the page, the charts, Slack's buttons) load on their first request: a
   // webhook never needs them, and a Lambda's cold init need not compile them (./lazy-routes.ts).
-  const { ackPage, chartRoutes, slackInteractions } = deps;
+  const { ackPage, chartRoutes, slackInteractions, feishuCallback } = deps;
   if (ackPage) mountLazy(app, ACK_PATH, async () => (await import('./off-webhook.js')).ackRoutes(ackPage));
   // Signed like the acknowledgement links, not behind the bearer token: Slack and browsers fetch it.
   if (chartRoutes) mountLazy(app, CHART_PATH, async () => (await import('./off-webhook.js')).chartRoutes(chartRoutes));
-  if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.store, auth, deps.now));
+  if (deps.ack) app.route('/v1/alerts', auditRoutes(deps.ack.stores, auth, deps.now));
   // Authenticated by Slack's request signature, not the bearer token (Slack cannot send one).
-  if (slackInteractions) mountLazy(app, SLACK_INTERACTIONS_PATH, async () => (await import('./off-webhook.js')).slackInteractionRoutes(slackInteractions));
+  if (slackInteractions)
+    mountLazy(app, SLACK_INTERACTIONS_PATH, async () =>
+      (await import('./off-webhook.js')).slackInteractionRoutes(slackInteractions),
+    );
+  // Authenticated by Feishu's signature and encryption (`FEISHU_ENCRYPT_KEY`), not the bearer token.
+  if (feishuCallback)
+    mountLazy(app, FEISHU_CALLBACK_PATH, async () =>
+      (await import('./off-webhook.js')).feishuCallbackRoutes(feishuCallback),
+    );
 
-  app.notFound((c) => {
+  app.notFound(async (c) => {
     const error = `no route for ${c.req.method} ${c.req.path}`;
-    // A POST to a wrong path is a sender's receiver URL that is wrong (Alertmanager drops the 404);
-    // other methods are browsers and scanners.
-    if (c.req.method === 'POST') {
+    metrics.inc('unsolicited_requests_total', { reason: 'unknown_path' });
+    // A POST with our token to a wrong path is a sender's receiver URL that is wrong (Alertmanager
+    // drops the 404); without it, and other methods, are browsers and scanners: noise only.
+    if (c.req.method === 'POST' && (await carriesOurToken(c, deps.webhookTokens ?? (() => fixedTokens)))) {
       rejected(c, 404, error);
       // Counted with the webhook's answers, so `AlertPipelineWebhookRefused` sees a wrong URL too.
       metrics.inc('webhook_requests_total', { code: '404' });
@@ -156,14 +180,37 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
 }
 
 /**
+ * Records a message's heartbeats; a failure (the store unreachable) is logged and answered 503, so
+ * Alertmanager retries: the group's other alerts already went out, and the retry does not send them again.
+ * @returns whether they were recorded
+ */
+async function recordHeartbeats(record: () => Promise<void>, logger: Logger): Promise<boolean> {
+  try {
+    await record();
+    return true;
+  } catch (error) {
+    logger.error('heartbeat not recorded', { error, detail: 'answered 503: Alertmanager retries the message' });
+    return false;
+  }
+}
+
+/**
  * Logs a 4xx answer. For a sender's POST (the webhook, or a wrong path) it is an error: Alertmanager
  * retries only 5xx, so the alerts of a rejected request are lost for good and the same request fails
  * again at every flush. Rejections of the acknowledgement form and of GETs are people's, a warning.
  */
 function rejectionLogger(logger: Logger) {
   return (c: Context, status: number, reason: string, fields: Record<string, unknown> = {}) => {
-    const fromSender = c.req.method === 'POST' && !c.req.path.startsWith(ACK_PATH) && !c.req.path.startsWith(SLACK_INTERACTIONS_PATH);
-    logger[fromSender ? 'error' : 'warn']('request rejected', { method: c.req.method, path: c.req.path, status, reason, ...fields });
+    const fromSender =
+      c.req.method === 'POST' &&
+      ![ACK_PATH, SLACK_INTERACTIONS_PATH, FEISHU_CALLBACK_PATH].some((path) => c.req.path.startsWith(path));
+    logger[fromSender ? 'error' : 'warn']('request rejected', {
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      reason,
+      ...fields,
+    });
   };
 }
 
@@ -173,9 +220,7 @@ function rejectionReason(status: number): string {
   return `HTTP ${status}`;
 }
 
-type ParsedWebhook =
-  | { message: WebhookMessage }
-  | { error: string; issues?: { path: string; message: string }[] };
+type ParsedWebhook = { message: WebhookMessage } | { error: string; issues?: { path: string; message: string }[] };
 
 async function parseWebhook(c: Context): Promise<ParsedWebhook> {
   // Read outside the try: a failed read (body limit, dropped connection) is not malformed JSON.
@@ -186,10 +231,10 @@ async function parseWebhook(c: Context): Promise<ParsedWebhook> {
   } catch (err) {
     return { error: `malformed JSON: ${(err as Error).message}` };
   }
-  const result = webhookSchema.safeParse(body);
+  const result = parseWebhookBody(body);
   if (!result.success) {
     return {
-      error: 'invalid Alertmanager webhook payload (version 4 expected)',
+      error: "invalid webhook payload (Alertmanager's version 4 or Grafana's version 1 expected)",
       issues: result.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })),
     };
   }

@@ -19,6 +19,9 @@ import type { Logger } from '../core/logger.js';
 import type { Metrics, UnauthenticatedReason } from '../metrics/catalogue.js';
 import type { Secret } from '../core/secret.js';
 
+/** The webhook's path: a wrong token there is an Alertmanager's; no token, noise. */
+const WEBHOOK_PATH = '/v1/alertmanager';
+
 /** The tokens accepted now: `current` (`WEBHOOK_TOKEN`) and, during a rotation, `previous` (`WEBHOOK_TOKEN_PREVIOUS`). */
 export interface WebhookTokens {
   current?: Secret;
@@ -37,7 +40,8 @@ export interface BearerOptions {
 }
 
 /** Answer to a webhook when no token is configured and unauthenticated use is not allowed. */
-export const NO_TOKEN_ERROR = 'WEBHOOK_TOKEN is not configured: refusing unauthenticated requests (set WEBHOOK_TOKEN, or ALLOW_UNAUTHENTICATED=true)';
+export const NO_TOKEN_ERROR =
+  'WEBHOOK_TOKEN is not configured: refusing unauthenticated requests (set WEBHOOK_TOKEN, or ALLOW_UNAUTHENTICATED=true)';
 
 /**
  * @returns middleware answering `401 {error}` for a missing or wrong token, `400 {error}` for a
@@ -61,7 +65,15 @@ export function requireBearer(options: BearerOptions): MiddlewareHandler {
     try {
       return await bearer(c, next);
     } catch (err) {
-      if (err instanceof HTTPException) options.metrics.inc('webhook_unauthenticated_total', { reason: refusalReason(c, err.status) });
+      if (err instanceof HTTPException) {
+        const reason = refusalReason(c, err.status);
+        options.metrics.inc('webhook_unauthenticated_total', { reason });
+        // The signal (an Alertmanager with a stale token) apart from the noise (no token at all).
+        if (c.req.path.startsWith(WEBHOOK_PATH) && reason === 'invalid_token')
+          options.metrics.inc('webhook_wrong_token_total', {});
+        if (c.req.path.startsWith(WEBHOOK_PATH) && reason === 'missing_token')
+          options.metrics.inc('unsolicited_requests_total', { reason: 'no_token' });
+      }
       throw err;
     }
   };
@@ -69,7 +81,13 @@ export function requireBearer(options: BearerOptions): MiddlewareHandler {
 
 function refuseUnconfigured(c: Context, options: BearerOptions): Response {
   options.metrics.inc('webhook_unauthenticated_total', { reason: 'no_token_configured' });
-  options.logger.error('webhook refused', { method: c.req.method, path: c.req.path, status: 503, reason: 'no_token_configured', detail: NO_TOKEN_ERROR });
+  options.logger.error('webhook refused', {
+    method: c.req.method,
+    path: c.req.path,
+    status: 503,
+    reason: 'no_token_configured',
+    detail: NO_TOKEN_ERROR,
+  });
   return c.json({ error: NO_TOKEN_ERROR }, 503);
 }
 
@@ -78,10 +96,28 @@ function refusalReason(c: Context, status: number): UnauthenticatedReason {
   return c.req.header('authorization') ? 'invalid_token' : 'missing_token';
 }
 
+/**
+ * Whether the request could be a sender of ours: its `Authorization: Bearer` token is one of the
+ * accepted tokens, or no token is configured (then every request is served or refused alike).
+ * Compared in constant time, as the middleware does.
+ */
+export async function carriesOurToken(c: Context, source: TokenSource): Promise<boolean> {
+  const tokens = await source();
+  if (!tokens.current && !tokens.previous) return true;
+  const header = c.req.header('authorization') ?? '';
+  const token = /^Bearer +(\S+)\s*$/i.exec(header.slice(0, MAX_AUTHORIZATION_CHARS))?.[1];
+  return token !== undefined && matches(token, tokens);
+}
+
+/** Longest `Authorization` header read for {@link carriesOurToken} (a token is far shorter). */
+const MAX_AUTHORIZATION_CHARS = 4096;
+
 function matches(token: string, tokens: WebhookTokens): boolean {
   const given = digest(token);
   // Both compared every time, so the answer's timing does not say which one matched.
-  const results = [tokens.current, tokens.previous].map((t) => t !== undefined && timingSafeEqual(given, digest(t.reveal())));
+  const results = [tokens.current, tokens.previous].map(
+    (t) => t !== undefined && timingSafeEqual(given, digest(t.reveal())),
+  );
   return results.some(Boolean);
 }
 

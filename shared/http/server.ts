@@ -46,11 +46,48 @@ export interface ServeOptions {
  * @param app anything with Hono's `fetch(request)`
  * @param onListening called once with the bound address
  */
-export function serveApp(app: { fetch: (request: Request) => Response | Promise<Response> }, options: ServeOptions, onListening?: (info: AddressInfo) => void): Server {
-  return serve({
-    fetch: app.fetch,
-    port: options.port,
-    hostname: options.hostname,
-    serverOptions: { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
-  }, onListening) as Server;
+export function serveApp(
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  options: ServeOptions,
+  onListening?: (info: AddressInfo) => void,
+): Server {
+  return serve(
+    {
+      fetch: app.fetch,
+      port: options.port,
+      hostname: options.hostname,
+      serverOptions: {
+        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+        headersTimeout: HEADERS_TIMEOUT_MS,
+        requestTimeout: REQUEST_TIMEOUT_MS,
+      },
+    },
+    onListening,
+  ) as Server;
+}
+
+/** How often a draining server closes the connections that went idle since, ms. */
+const DRAIN_POLL_MS = 100;
+
+/**
+ * Stops a server as `SIGTERM` asks (`npm start`, `docker stop`): no new connections; every request in
+ * flight runs to its answer (a webhook answers after its delivery, so a group being delivered is not
+ * cut short), and each kept-alive connection is closed as soon as it is idle (Alertmanager keeps them
+ * for minutes: `server.close()` alone would wait for that). After `deadlineMs` the rest is cut.
+ * @param deadlineMs the longest wait, milliseconds; keep it above the 20 s delivery budget and under the
+ *   time the supervisor gives before SIGKILL (`docker stop --time`, compose `stop_grace_period`)
+ * @returns when every connection has closed
+ * @see https://nodejs.org/api/http.html#servercloseidleconnections
+ */
+export function drain(server: Server, deadlineMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const poll = setInterval(() => server.closeIdleConnections(), DRAIN_POLL_MS);
+    const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
+    server.close(() => {
+      clearInterval(poll);
+      clearTimeout(deadline);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

@@ -15,15 +15,43 @@ export const METRIC_PREFIX = 'llm_alert_pipeline_';
 export const CLOUDWATCH_NAMESPACE = 'LlmAlertPipeline';
 
 export const COUNTERS = {
-  alerts_received_total: { help: 'Alerts received in Alertmanager webhook payloads and AMP messages (heartbeats included).', labels: [] },
-  dedupe_decisions_total: { help: 'Dedupe decisions, one per alert event once settled (first notification, firing again, repair, already notified, in flight, stale copy).', labels: ['decision'] },
-  notifications_total: { help: 'Notifications per channel instance, by outcome (delivered, failed) and failure reason (ok when delivered).', labels: ['channel', 'outcome', 'reason'] },
+  alerts_received_total: {
+    help: 'Alerts received in Alertmanager webhook payloads and AMP messages (heartbeats included).',
+    labels: [],
+  },
+  dedupe_decisions_total: {
+    help: 'Dedupe decisions, one per alert event once settled (first notification, firing again, repair, already notified, in flight, stale copy).',
+    labels: ['decision'],
+  },
+  notifications_total: {
+    help: 'Notifications per channel instance, by outcome (delivered, failed) and failure reason (ok when delivered).',
+    labels: ['channel', 'outcome', 'reason'],
+  },
   enrichment_unavailable_total: {
     help: 'Alerts sent without enrichment, by reason (not_configured, timeout, network, prometheus_error, no_query, error, storm: no longer counted, storms are enriched).',
     labels: ['reason'],
   },
   webhook_requests_total: { help: 'Webhook requests (POST /v1/alertmanager) by HTTP status code.', labels: ['code'] },
-  webhook_unauthenticated_total: { help: 'Requests refused for authentication (missing, malformed or wrong token, or no WEBHOOK_TOKEN configured).', labels: ['reason'] },
+  webhook_unauthenticated_total: {
+    help: 'Requests refused for authentication (missing, malformed or wrong token, or no WEBHOOK_TOKEN configured).',
+    labels: ['reason'],
+  },
+  webhook_wrong_token_total: {
+    help: 'Webhook requests (POST /v1/alertmanager) carrying a bearer token that matches neither WEBHOOK_TOKEN nor WEBHOOK_TOKEN_PREVIOUS: an Alertmanager with a stale token, whose alerts are refused (401). The alarm watches this, not the noise.',
+    labels: [],
+  },
+  unsolicited_requests_total: {
+    help: 'Requests that no Alertmanager or person of ours sends (internet noise on a public URL), by reason: no_token (the webhook path without a bearer token), unknown_path (a path we do not serve). Kept apart from the webhook metrics the alarms watch.',
+    labels: ['reason'],
+  },
+  heartbeats_ignored_total: {
+    help: 'Heartbeat alerts (HEARTBEAT_ALERTNAME) not recorded, by reason: unexpected_alertmanager (not in HEARTBEAT_EXTERNAL_URLS), unexpected_fingerprint (not in HEARTBEAT_FINGERPRINTS), too_many (beyond HEARTBEAT_MAX_CLUSTERS). They never reach a channel.',
+    labels: ['reason'],
+  },
+  follow_ups_total: {
+    help: 'Acknowledgement follow-ups per channel instance, by outcome: delivered (at the first try), queued (kept in the table after a failure that passes, such as a 429), delivered_on_retry, given_up (refused for good, or its retries ran out).',
+    labels: ['channel', 'outcome'],
+  },
   amp_messages_total: {
     help: 'SNS messages from Amazon Managed Service for Prometheus, by how the body was read: json, text (the default template), unparsed (delivered as raw text in an AMPUnparsedMessage alert).',
     labels: ['body'],
@@ -32,8 +60,16 @@ export const COUNTERS = {
 
 /** Histograms; values in seconds. */
 export const HISTOGRAMS = {
-  delivery_duration_seconds: { help: 'Time to deliver one notification to one channel instance, retries included, seconds.', labels: ['channel'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20] },
-  enrichment_duration_seconds: { help: 'Time to enrich one group from Prometheus, seconds.', labels: [], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5] },
+  delivery_duration_seconds: {
+    help: 'Time to deliver one notification to one channel instance, retries included, seconds.',
+    labels: ['channel'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
+  },
+  enrichment_duration_seconds: {
+    help: 'Time to enrich one group from Prometheus, seconds.',
+    labels: [],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+  },
 } as const;
 
 export const GAUGES = {
@@ -58,13 +94,31 @@ export type GaugeLabels<N extends GaugeName> = LabelsOf<(typeof GAUGES)[N]>;
 /** Label values with a closed set, listed so adapters can create their series at zero. */
 export const KNOWN_VALUES = {
   decision: FINAL_DECISIONS,
-  failureReason: ['timeout', 'network', 'rate_limited', 'server_error', 'client_error', 'platform_error', 'content_refused', 'other'] satisfies DeliveryFailureReason[],
+  failureReason: [
+    'timeout',
+    'network',
+    'rate_limited',
+    'server_error',
+    'client_error',
+    'platform_error',
+    'content_refused',
+    'other',
+  ] satisfies DeliveryFailureReason[],
   unauthenticated: ['missing_token', 'malformed_header', 'invalid_token', 'no_token_configured'],
   // Every status the webhook answers (app.ts), so a rule's increase() sees the first 4xx of a series.
   webhookCode: ['200', '400', '401', '404', '413', '502', '503'],
+  /** What noise on the public URL was (`unsolicited_requests_total{reason}`). */
+  unsolicited: ['no_token', 'unknown_path'],
+  /** Why a heartbeat alert was not recorded (`heartbeats_ignored_total{reason}`; shared/heartbeat/receive.ts). */
+  heartbeatIgnored: ['unexpected_alertmanager', 'unexpected_fingerprint', 'too_many'],
+  /** How an acknowledgement follow-up went (`follow_ups_total{outcome}`; `FollowUpOutcome` in shared/ack/follow-ups.ts). */
+  followUpOutcome: ['delivered', 'queued', 'delivered_on_retry', 'given_up'],
   /** How an AMP message's body was read (`amp_messages_total{body}`; `AmpBodyKind` in shared/amp). */
   ampBody: ['json', 'text', 'unparsed'],
 } as const;
+
+/** Why a heartbeat alert was not recorded (`heartbeats_ignored_total{reason}`). */
+export type HeartbeatIgnoredReason = (typeof KNOWN_VALUES.heartbeatIgnored)[number];
 
 /** Why a request was refused for authentication (`webhook_unauthenticated_total{reason}`). */
 export type UnauthenticatedReason = (typeof KNOWN_VALUES.unauthenticated)[number];
@@ -80,6 +134,11 @@ export interface Metrics {
   observe<N extends HistogramName>(name: N, labels: HistogramLabels<N>, seconds: number): void;
   /** Sets a gauge. */
   set<N extends GaugeName>(name: N, labels: GaugeLabels<N>, value: number): void;
+  /**
+   * Drops a gauge's series (a forgotten Alertmanager's), so label values stay bounded; adapters whose
+   * series do not outlive a recording (EMF) need not.
+   */
+  forget?<N extends GaugeName>(name: N, labels: GaugeLabels<N>): void;
 }
 
 /** Records nothing (tests and callers that do not look at metrics). */

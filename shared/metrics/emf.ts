@@ -21,9 +21,9 @@ export const NOTIFICATIONS_FAILED = `${METRIC_PREFIX}notifications_failed`;
 /** @param namespace CloudWatch namespace (default {@link CLOUDWATCH_NAMESPACE}) */
 export function emfMetrics(namespace = CLOUDWATCH_NAMESPACE): Metrics {
   // One Powertools instance for every line, made on the first: its constructor (the environment read,
-  // a Console of its own) cost ~1 ms per line on a cold start's first webhook when each line made one
-  // (issue #10). `publishStoredMetrics` clears the line's metric, dimensions and metadata, also when it
-  // throws; a line refused before it is dropped with its instance.
+  // a Console of its own) cost ~1 ms per line on a cold start's first webhook when each line made one.
+  // `publishStoredMetrics` clears the line's metric, dimensions and metadata, also when it throws; a line
+  // refused before it is dropped with its instance.
   let line: Powertools | undefined;
   const emit = (name: string, unit: Unit, value: number, labels: Record<string, string>) => {
     try {
@@ -45,7 +45,8 @@ export function emfMetrics(namespace = CLOUDWATCH_NAMESPACE): Metrics {
   return {
     inc: (name, labels, value = 1) => {
       emit(`${METRIC_PREFIX}${name}`, MetricUnit.Count, value, labels);
-      if (name === 'notifications_total' && (labels as { outcome?: string }).outcome === 'failed') emit(NOTIFICATIONS_FAILED, MetricUnit.Count, value, {});
+      if (name === 'notifications_total' && (labels as { outcome?: string }).outcome === 'failed')
+        emit(NOTIFICATIONS_FAILED, MetricUnit.Count, value, {});
     },
     observe: (name, labels, seconds) => emit(`${METRIC_PREFIX}${name}`, MetricUnit.Seconds, seconds, labels),
     set: (name, labels, value) => emit(`${METRIC_PREFIX}${name}`, MetricUnit.NoUnit, value, labels),

@@ -7,55 +7,58 @@
  * source says resolved; that resolve only if the source says resolved. Both errors left open lean to
  * a stale FIRING, never to silence during an incident. A stale copy is not sent, and the alert's
  * history says why. A source that cannot answer is logged.
+ *
+ * Once every claim is settled, the stage counts the decisions (`dedupe_decisions_total`) and names the
+ * alerts some channel still lacks (`group.toSend`), cut to what every platform takes.
  */
 import pLimit from 'p-limit';
-import { normaliseTime } from '../store/alert-record-items.js';
-import type { AckTracker } from '../ack/tracker.js';
 import type { Alert } from '../alertmanager/schema.js';
-import { allUnknown, type AlertStateSource, type Verdict } from '../alert-state/types.js';
-import { CANDIDATES, type Claim, type DedupeStore } from '../store/dedupe.js';
-import type { Logger } from '../core/logger.js';
+import { allUnknown, type Verdict } from '../alert-state/types.js';
 import type { Notification } from '../render/notification.js';
+import { CANDIDATES, type Claim } from '../store/dedupe.js';
+import { normaliseTime } from '../store/keys.js';
+import type { ClaimedAlert, GroupContext } from './context.js';
 
 /** Budget of the source-of-truth queries of one group, milliseconds (the delivery budget is 20 s). */
 export const REFIRE_CHECK_TIMEOUT_MS = 2_000;
 const CONCURRENCY = 16;
 
-export interface Claimed {
-  alert: Alert;
-  /** The channels routed to the alert. */
-  channels: string[];
-  claim: Claim;
+/** Settles every candidate claim of `group.claimed` (others pass unchanged), then names the alerts to send. */
+export async function refire(group: GroupContext): Promise<void> {
+  const candidates = group.claimed.filter((c) => CANDIDATES.has(c.claim.decision));
+  if (candidates.length) {
+    const verdicts = await verdictsOf(
+      group,
+      candidates.map((c) => c.alert),
+    );
+    const limit = pLimit(CONCURRENCY);
+    group.claimed = await Promise.all(
+      group.claimed.map((c) =>
+        CANDIDATES.has(c.claim.decision)
+          ? limit(async () => ({ ...c, claim: await settle(group, c, verdicts.get(c.alert.fingerprint)) }))
+          : c,
+      ),
+    );
+    await recordStale(
+      group,
+      group.claimed.filter((c) => c.claim.decision === 'stale copy'),
+      verdicts,
+    );
+  }
+  // Counted once settled: a candidate re-fire or resolve is counted as what it turned out to be. One increment
+  // per decision, not per alert: in Lambda each increment is a log line (EMF), and a storm has thousands.
+  const decisions = new Map<string, number>();
+  for (const c of group.claimed) decisions.set(c.claim.decision, (decisions.get(c.claim.decision) ?? 0) + 1);
+  for (const [decision, n] of decisions) group.deps.metrics?.inc('dedupe_decisions_total', { decision }, n);
+  group.toSend = group.claimed
+    .filter((c) => c.claim.pending.length > 0)
+    .map((c) => ({ ...c, alert: group.cut(c.alert) }));
 }
 
-export interface RefireDeps {
-  store: DedupeStore;
-  alertState?: AlertStateSource;
-  ack?: AckTracker;
-  logger: Logger;
-  /** Epoch milliseconds. */
-  now(): number;
-}
-
-/**
- * Settles every candidate claim of `claimed` (`resolved before`, `fired again since`; others pass
- * unchanged) and records in the alerts' history why stale copies were not sent.
- */
-export async function confirmRefires<T extends Claimed>(claimed: T[], deps: RefireDeps, log: Logger): Promise<T[]> {
-  const candidates = claimed.filter((c) => CANDIDATES.has(c.claim.decision));
-  if (candidates.length === 0) return claimed;
-  const verdicts = await verdictsOf(candidates.map((c) => c.alert), deps);
-  const limit = pLimit(CONCURRENCY);
-  const settled = await Promise.all(
-    claimed.map((c) => (CANDIDATES.has(c.claim.decision) ? limit(async () => ({ ...c, claim: await settle(c, verdicts.get(c.alert.fingerprint), deps, log) })) : c)),
-  );
-  await recordStale(settled.filter((c) => c.claim.decision === 'stale copy'), verdicts, deps, log);
-  return settled;
-}
-
-async function verdictsOf(alerts: Alert[], deps: RefireDeps): Promise<Map<string, Verdict>> {
-  if (!deps.alertState) return allUnknown(alerts, 'none', 'no source of truth configured (PROMETHEUS_URL, ALERTMANAGER_URL)');
-  return deps.alertState.statesOf(alerts, AbortSignal.timeout(REFIRE_CHECK_TIMEOUT_MS));
+async function verdictsOf(group: GroupContext, alerts: Alert[]): Promise<Map<string, Verdict>> {
+  const source = group.deps.alertState;
+  if (!source) return allUnknown(alerts, 'none', 'no source of truth configured (PROMETHEUS_URL, ALERTMANAGER_URL)');
+  return source.statesOf(alerts, AbortSignal.timeout(REFIRE_CHECK_TIMEOUT_MS));
 }
 
 /**
@@ -67,8 +70,16 @@ function isStale(alert: Alert, verdict: Verdict | undefined): boolean {
   return alert.status === 'firing' ? verdict?.state === 'resolved' : verdict?.state !== 'resolved';
 }
 
-async function settle(c: Claimed, verdict: Verdict | undefined, deps: RefireDeps, log: Logger): Promise<Claim> {
-  const fields = { fingerprint: c.alert.fingerprint, alertname: c.alert.labels.alertname, status: c.alert.status, startsAt: c.alert.startsAt, source: verdict?.source ?? 'none', verdict: verdict?.state ?? 'unknown' };
+async function settle(group: GroupContext, c: ClaimedAlert, verdict: Verdict | undefined): Promise<Claim> {
+  const { deps, log } = group;
+  const fields = {
+    fingerprint: c.alert.fingerprint,
+    alertname: c.alert.labels.alertname,
+    status: c.alert.status,
+    startsAt: c.alert.startsAt,
+    source: verdict?.source ?? 'none',
+    verdict: verdict?.state ?? 'unknown',
+  };
   if (verdict?.state !== 'firing' && verdict?.state !== 'resolved' && deps.alertState) {
     const outcome = c.alert.status === 'firing' ? 'announcing it firing again' : 'keeping it firing';
     log.warn(`alert state unknown, ${outcome}`, { ...fields, reason: verdict?.reason ?? 'no answer' });
@@ -85,7 +96,8 @@ async function settle(c: Claimed, verdict: Verdict | undefined, deps: RefireDeps
     log.error('re-fire claim failed', { ...fields, error: (err as Error).message });
     return { ...c.claim, decision: 'in flight' };
   }
-  log.info('alert deduped', { ...fields, decision: claim.decision, generation: claim.event.generation, pending: claim.pending });
+  const { decision, event, pending } = claim;
+  log.info('alert deduped', { ...fields, decision, generation: event.generation, pending });
   return claim;
 }
 
@@ -97,19 +109,30 @@ function staleReason(alert: Alert, verdict: Verdict | undefined): string {
 }
 
 /** One history event per stale copy (a no-op for an alert without a record). Never throws. */
-async function recordStale(stale: Claimed[], verdicts: Map<string, Verdict>, deps: RefireDeps, log: Logger): Promise<void> {
-  const store = deps.ack?.store;
-  if (!store) return;
+async function recordStale(group: GroupContext, stale: ClaimedAlert[], verdicts: Map<string, Verdict>): Promise<void> {
+  const { deps, log } = group;
   await Promise.all(
     stale.map(async (c) => {
-      const event = { type: 'not announced' as const, status: c.alert.status, decision: 'stale copy' as const, reason: staleReason(c.alert, verdicts.get(c.alert.fingerprint)), startsAt: normaliseTime(c.alert.startsAt) };
-      await store.addHistory(c.alert.fingerprint, event, deps.now()).catch((err: Error) => log.error('ack history write failed', { fingerprint: c.alert.fingerprint, error: err.message }));
+      const event = {
+        type: 'not announced' as const,
+        status: c.alert.status,
+        decision: 'stale copy' as const,
+        reason: staleReason(c.alert, verdicts.get(c.alert.fingerprint)),
+        startsAt: normaliseTime(c.alert.startsAt),
+      };
+      await deps.alerts.history
+        .add(c.alert.fingerprint, event, deps.now())
+        .catch((err: Error) =>
+          log.error('ack history write failed', { fingerprint: c.alert.fingerprint, error: err.message }),
+        );
     }),
   );
 }
 
 /** Marks the alerts of a later generation (a re-fire, its resolve) on the notification; unchanged when none. */
 export function markGenerations(notification: Notification, claimed: { alert: Alert; claim: Claim }[]): Notification {
-  const later = claimed.filter((c) => c.claim.event.generation > 0).map((c) => [c.alert.fingerprint, c.claim.event.generation] as const);
+  const later = claimed
+    .filter((c) => c.claim.event.generation > 0)
+    .map((c) => [c.alert.fingerprint, c.claim.event.generation] as const);
   return later.length ? { ...notification, generations: Object.fromEntries(later) } : notification;
 }

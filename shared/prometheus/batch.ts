@@ -44,12 +44,16 @@ export function combineQueries(exprs: readonly string[]): string {
  * A batch's answer split back into its `members` answers, each series without the tag.
  * @returns `undefined` when a series carries no valid tag (the answer is not the batch's)
  */
-export function splitAnswer<T extends { metric: Record<string, string> }>(items: readonly T[], members: number): T[][] | undefined {
+export function splitAnswer<T extends { metric: Record<string, string> }>(
+  items: readonly T[],
+  members: number,
+): T[][] | undefined {
   const parts: T[][] = Array.from({ length: members }, () => []);
   for (const item of items) {
     const { [BATCH_LABEL]: tag, ...metric } = item.metric;
     const index = Number(tag);
-    if (tag === undefined || !Number.isInteger(index) || index < 0 || index >= members || String(index) !== tag) return undefined;
+    if (tag === undefined || !Number.isInteger(index) || index < 0 || index >= members || String(index) !== tag)
+      return undefined;
     parts[index]!.push({ ...item, metric });
   }
   return parts;
@@ -58,7 +62,13 @@ export function splitAnswer<T extends { metric: Record<string, string> }>(items:
 /** Whether one member of a batch can have caused this failure (then each is sent alone). */
 function memberMayHaveCaused(err: unknown): boolean {
   if (!(err instanceof PrometheusError)) return false;
-  return err.errorType === 'timeout' || err.errorType === 'too_large' || err.httpStatus === 400 || err.httpStatus === 422 || err.httpStatus === 200;
+  return (
+    err.errorType === 'timeout' ||
+    err.errorType === 'too_large' ||
+    err.httpStatus === 400 ||
+    err.httpStatus === 422 ||
+    err.httpStatus === 200
+  );
 }
 
 type Item = { metric: Record<string, string> };
@@ -124,7 +134,9 @@ export class QueryBatcher {
   range(expr: string, start: Date, end: Date, step: number, alone = false): Promise<Series[]> {
     const signal = this.#options.signal;
     const send = (e: string) => this.#client.rangeQuery(e, { start, end, step, signal });
-    return alone ? this.#sendAlone(send, expr) : this.#enqueue(`range ${start.getTime()} ${end.getTime()} ${step}`, expr, send);
+    return alone
+      ? this.#sendAlone(send, expr)
+      : this.#enqueue(`range ${start.getTime()} ${end.getTime()} ${step}`, expr, send);
   }
 
   #enqueue<T extends Item>(key: string, expr: string, send: Queue<T>['send']): Promise<T[]> {

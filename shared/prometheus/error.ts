@@ -16,7 +16,10 @@ export class PrometheusError extends PipelineError {
   readonly errorType: string;
   readonly httpStatus?: number;
   readonly warnings: string[];
-  constructor(message: string, options: { errorType: string; httpStatus?: number; warnings?: string[]; cause?: unknown }) {
+  constructor(
+    message: string,
+    options: { errorType: string; httpStatus?: number; warnings?: string[]; cause?: unknown },
+  ) {
     super(message, options.errorType, { cause: options.cause });
     this.name = 'PrometheusError';
     this.errorType = options.errorType;

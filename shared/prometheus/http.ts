@@ -3,11 +3,13 @@
  * long; a time-out per attempt under the caller's overall signal; one retry on HTTP 503 or a
  * network error. Redirects are not followed (a 3xx is an error): a client that follows them would
  * send its queries wherever a misconfigured or hostile server points. Sent with `node:http`, not
- * `fetch` (`core/http-request.ts` says why). Parsing the answer is the caller's business.
+ * `fetch` (`core/http-request.ts` says why), with the credentials `PROMETHEUS_*` configure
+ * (`core/endpoint.ts`), signed anew for each attempt. Parsing the answer is the caller's business.
  * @see https://prometheus.io/docs/prometheus/latest/querying/api/#instant-queries (GET and POST)
  */
 import pRetry from 'p-retry';
-import { BodyTooLargeError, httpRequest, type HttpAnswer } from '../core/http-request.js';
+import { endpointRequest, SigningError, type Endpoint } from '../core/endpoint.js';
+import { BodyTooLargeError, networkErrorCode, type HttpAnswer } from '../core/http-request.js';
 import { PrometheusError } from './error.js';
 import { formEncode } from './form.js';
 
@@ -48,43 +50,67 @@ export interface RawAnswer {
 
 /**
  * Sends one API request, retrying once when Prometheus answered 503 or there was no answer.
- * @param url the endpoint, e.g. `http://prom:9090/api/v1/query`
+ * @param endpoint Prometheus's base URL and credentials
+ * @param path the API path, e.g. `/api/v1/query`
  * @param params query parameters; a `timeout` equal to the attempt's time-out is added
  * @param signal the caller's overall budget; aborting it stops everything, with no retry
  * @returns the last attempt's answer when it is not a 503 (any other status is the caller's to read)
  * @throws PrometheusError `network` (no answer, or one cut off before its end), `timeout` (the attempt's time-out fired), `redirect`
- *   (any 3xx: not followed, not retried), `too_large` (a body over `maxResponseBytes`: not retried), or the 503 answer itself as `unavailable` after the retry
+ *   (any 3xx: not followed, not retried), `too_large` (a body over `maxResponseBytes`: not retried), `credentials` (SigV4
+ *   found no AWS credentials: nothing sent, not retried), or the 503 answer itself as `unavailable` after the retry
  * @throws the signal's reason when `signal` aborts
  */
-export function send(url: string, params: Record<string, string>, options: TransportOptions, signal?: AbortSignal): Promise<RawAnswer> {
+export function send(
+  endpoint: Endpoint,
+  path: string,
+  params: Record<string, string>,
+  options: TransportOptions,
+  signal?: AbortSignal,
+): Promise<RawAnswer> {
   const withTimeout = { ...params, timeout: `${Math.max(1, Math.round(options.queryTimeoutMs))}ms` };
   // One caller's signal is the budget of a whole enrichment (every query of a storm group): p-retry adds an
   // abort listener to the signal it gets while it waits to retry, so a shared signal would collect one per
   // query and Node would warn of a leak past 10. A signal of this request only (`AbortSignal.any` follows
   // its source without a listener on it) keeps one listener per request.
   const request = signal && AbortSignal.any([signal]);
-  return pRetry(() => attempt(url, withTimeout, options, signal), {
+  return pRetry(() => attempt(endpoint, path, withTimeout, options, signal), {
     retries: 1,
     minTimeout: options.retryDelayMs,
     randomize: false,
     signal: request,
-    shouldRetry: ({ error }) => error instanceof PrometheusError && (error.errorType === 'network' || error.httpStatus === 503),
+    shouldRetry: ({ error }) =>
+      error instanceof PrometheusError && (error.errorType === 'network' || error.httpStatus === 503),
   });
 }
 
-async function attempt(url: string, params: Record<string, string>, options: TransportOptions, signal?: AbortSignal): Promise<RawAnswer> {
+async function attempt(
+  endpoint: Endpoint,
+  path: string,
+  params: Record<string, string>,
+  options: TransportOptions,
+  signal?: AbortSignal,
+): Promise<RawAnswer> {
   const timeoutMs = options.queryTimeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
   const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
   // Encoded once: a batch's query runs to tens of KB.
   const form = formEncode(params);
-  const get = url.length + 1 + form.length <= MAX_GET_URL_CHARS;
+  const get = endpoint.url.length + path.length + 1 + form.length <= MAX_GET_URL_CHARS;
   // Set once the status line arrived: a connection lost after it cut an answer, it did not fail to reach Prometheus.
   let answered: number | undefined;
   try {
     const response = get
-      ? await httpRequest(`${url}?${form}`, { method: 'GET', headers: { accept: 'application/json' }, signal: both })
-      : await httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form, signal: both });
+      ? await endpointRequest(endpoint, `${path}?${form}`, {
+          method: 'GET',
+          headers: { accept: 'application/json' },
+          signal: both,
+        })
+      : await endpointRequest(endpoint, path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+          body: form,
+          signal: both,
+        });
     answered = response.status;
     const text = await readText(response, options.maxResponseBytes);
     if (response.status === 503) throw unavailable(text);
@@ -93,10 +119,19 @@ async function attempt(url: string, params: Record<string, string>, options: Tra
   } catch (err) {
     if (err instanceof PrometheusError) throw err;
     if (signal?.aborted) throw signal.reason;
-    if (timeout.aborted) throw new PrometheusError(`no answer within ${timeoutMs} ms`, { errorType: 'timeout', cause: err });
+    if (err instanceof SigningError)
+      throw new PrometheusError(`PROMETHEUS_SIGV4_REGION: ${err.message}`, { errorType: 'credentials', cause: err });
+    if (timeout.aborted)
+      throw new PrometheusError(`no answer within ${timeoutMs} ms`, { errorType: 'timeout', cause: err });
     if (answered !== undefined)
-      throw new PrometheusError(`Prometheus answered HTTP ${answered}, but the connection dropped before the answer ended (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
-    throw new PrometheusError(`Prometheus unreachable (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
+      throw new PrometheusError(
+        `Prometheus answered HTTP ${answered}, but the connection dropped before the answer ended (${networkErrorCode(err)})`,
+        { errorType: 'network', cause: err },
+      );
+    throw new PrometheusError(`Prometheus unreachable (${networkErrorCode(err)})`, {
+      errorType: 'network',
+      cause: err,
+    });
   }
 }
 
@@ -110,7 +145,10 @@ async function readText(response: HttpAnswer, maxBytes: number): Promise<string>
     return await response.text(maxBytes);
   } catch (err) {
     if (!(err instanceof BodyTooLargeError)) throw err;
-    throw new PrometheusError(`HTTP ${response.status}: ${err.message}`, { errorType: 'too_large', httpStatus: response.status });
+    throw new PrometheusError(`HTTP ${response.status}: ${err.message}`, {
+      errorType: 'too_large',
+      httpStatus: response.status,
+    });
   }
 }
 
@@ -128,14 +166,8 @@ function unavailable(text: string): PrometheusError {
 }
 
 function redirected(status: number): PrometheusError {
-  return new PrometheusError(`HTTP ${status}: Prometheus answered with a redirect, which is not followed; set PROMETHEUS_URL to the final URL`, { errorType: 'redirect', httpStatus: status });
-}
-
-/** Node's error code (e.g. `ECONNREFUSED`), one per address tried when there were several. */
-function networkErrorCode(err: unknown): string {
-  const e = err as { code?: unknown; errors?: { code?: unknown }[] } | null;
-  if (typeof e?.code === 'string') return e.code;
-  const codes = [...new Set((e?.errors ?? []).map((x) => x?.code).filter((c): c is string => typeof c === 'string'))];
-  if (codes.length) return codes.join(', ');
-  return err instanceof Error ? err.message : String(err);
+  return new PrometheusError(
+    `HTTP ${status}: Prometheus answered with a redirect, which is not followed; set PROMETHEUS_URL to the final URL`,
+    { errorType: 'redirect', httpStatus: status },
+  );
 }

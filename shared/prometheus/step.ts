@@ -22,7 +22,8 @@ export const DEFAULT_TARGET_POINTS = 360;
  * @example rangeStep(6 * 3600) // 60
  */
 export function rangeStep(rangeSeconds: number, targetPoints = DEFAULT_TARGET_POINTS): number {
-  if (!Number.isFinite(rangeSeconds) || rangeSeconds < 0) throw new RangeError(`range must be ≥ 0 seconds, got ${rangeSeconds}`);
+  if (!Number.isFinite(rangeSeconds) || rangeSeconds < 0)
+    throw new RangeError(`range must be ≥ 0 seconds, got ${rangeSeconds}`);
   if (!(targetPoints >= 1)) throw new RangeError(`targetPoints must be ≥ 1, got ${targetPoints}`);
   const intervals = Math.min(Math.floor(targetPoints), MAX_POINTS_PER_SERIES);
   return Math.max(1, Math.ceil(rangeSeconds / intervals));

@@ -17,7 +17,7 @@ const SPECIAL_VALUES: ReadonlyMap<string, number> = new Map([
   ['-Inf', Number.NEGATIVE_INFINITY],
 ]);
 
-const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 
 /**
  * Parses one sample value as the Prometheus API writes it.
@@ -67,7 +67,10 @@ const point = z.pipe(
  */
 export const queryDataSchema = z.discriminatedUnion('resultType', [
   z.object({ resultType: z.literal('vector'), result: z.array(z.object({ metric: labels, value: point })) }),
-  z.object({ resultType: z.literal('matrix'), result: z.array(z.object({ metric: labels, values: z._default(z.array(point), []) })) }),
+  z.object({
+    resultType: z.literal('matrix'),
+    result: z.array(z.object({ metric: labels, values: z._default(z.array(point), []) })),
+  }),
   z.object({ resultType: z.literal('scalar'), result: point }),
   z.object({ resultType: z.literal('string'), result: z.tuple([z.number(), z.string()]) }),
 ]);

@@ -7,7 +7,8 @@
  */
 
 /** Bidi controls (marks, embeddings, overrides, isolates) and right-to-left scripts (Hebrew … Arabic Extended, their presentation forms, the RTL planes). */
-const BIDI_SENSITIVE = /[\u0590-\u08FF\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+const BIDI_SENSITIVE =
+  /[\u0590-\u08FF\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
 
 /** The isolate characters; one inside a value would close ours early, so they are taken out of it. */
 const ISOLATES = /[\u2066-\u2069]/g;

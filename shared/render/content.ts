@@ -4,9 +4,20 @@
  * content with their own markup, so the channels cannot drift apart.
  */
 import { isolateBidi } from './bidi.js';
+import { severityRank } from '../alertmanager/severity.js';
+import { grafanaValuesText, sentByGrafana } from '../alertmanager/grafana.js';
 import { hasEnded, hasKnownStart } from '../alertmanager/schema.js';
-import type { EnrichedAlert } from '../enrich/types.js';
-import { formatLikelyCause, formatReading, formatTime, formatTrend, formatTrendBasis, silenceUrl } from './format.js';
+import type { EnrichedAlert, Signal } from '../enrich/types.js';
+import {
+  formatLabel,
+  formatLikelyCause,
+  formatReading,
+  formatTime,
+  formatTrend,
+  formatTrendBasis,
+  silenceUrl,
+  unavailableReason,
+} from './format.js';
 import type { Flapping, Notification, NotificationKind } from './notification.js';
 import { elapsed } from './elapsed.js';
 import { messages, type LinkLabel, type Locale } from './locale.js';
@@ -14,14 +25,24 @@ import { truncateChars } from '../core/truncate.js';
 import { grafanaUrl } from './grafana.js';
 
 /** Labels worth showing, in this order, when an alert has them. Others stay in the silence link. */
-export const KEY_LABELS = ['model_name', 'instance', 'gpu', 'Hostname', 'hostname', 'engine', 'namespace', 'pod'] as const;
-
-const SEVERITY_RANK: Record<string, number> = { critical: 3, error: 3, warning: 2, info: 1 };
+export const KEY_LABELS = [
+  'model_name',
+  'instance',
+  'gpu',
+  'Hostname',
+  'hostname',
+  'engine',
+  'namespace',
+  'pod',
+] as const;
 
 /** The group at a glance: what the header, the SNS subject and the message attributes say. */
 export interface Headline {
   status: Notification['status'];
-  /** `commonLabels.severity`, else the highest severity among the alerts; `''` when none. */
+  /**
+   * `commonLabels.severity`, else the most severe `severity` among the alerts by the one severity mapping
+   * (`alertmanager/severity.ts`), as the rule wrote it; `''` when none.
+   */
   severity: string;
   /** `commonLabels.alertname`, else the distinct alert names joined by `, `. */
   alertname: string;
@@ -56,7 +77,10 @@ export const PLAIN: Markup = { bold: (s) => s, italic: (s) => s, escape: (s) => 
 /** Summarises the group for titles. */
 export function headline(notification: Notification): Headline {
   const { alerts, commonLabels, status } = notification;
-  const names = commonLabels.alertname !== undefined ? [commonLabels.alertname] : [...new Set(alerts.map((a) => a.labels.alertname ?? '').filter(Boolean))];
+  const names =
+    commonLabels.alertname !== undefined
+      ? [commonLabels.alertname]
+      : [...new Set(alerts.map((a) => a.labels.alertname ?? '').filter(Boolean))];
   return {
     status,
     severity: commonLabels.severity ?? highestSeverity(alerts),
@@ -73,7 +97,7 @@ function highestSeverity(alerts: EnrichedAlert[]): string {
   let best = '';
   for (const alert of alerts) {
     const severity = alert.labels.severity ?? '';
-    if (!best || (SEVERITY_RANK[severity] ?? 0) > (SEVERITY_RANK[best] ?? 0)) best = severity;
+    if (!best || severityRank(severity) > severityRank(best)) best = severity;
   }
   return best;
 }
@@ -101,15 +125,54 @@ export function headlineText(h: Headline, locale: Locale = 'en'): string {
   const flapping = h.status === 'firing' && h.count > 0 && h.flapping === h.count;
   const kind = h.kind && h.kind !== 'alert' ? KIND_WORDS[locale][h.kind] : undefined;
   const again = h.status === 'firing' && h.count > 0 && h.firingAgain === h.count;
-  const status = kind ?? (flapping ? `${FLAPPING_ICON} ${t.flapping}` : `${statusIcon(h.status)} ${again ? t.firingAgain : t[h.status]}`);
+  const status =
+    kind ??
+    (flapping ? `${FLAPPING_ICON} ${t.flapping}` : `${statusIcon(h.status)} ${again ? t.firingAgain : t[h.status]}`);
   // Label values among our words: isolated, so an override in one reorders nothing after it.
-  const parts = [status, isolateBidi(h.severity), `${h.alertnames.map(isolateBidi).join(', ') || t.alerts} (${h.count})`];
+  const parts = [
+    status,
+    isolateBidi(h.severity),
+    `${h.alertnames.map(isolateBidi).join(', ') || t.alerts} (${h.count})`,
+  ];
   return parts.filter(Boolean).join(' · ');
 }
 
-/** The alert's title: its `summary` annotation, else its `alertname`. */
-export function alertTitle(alert: EnrichedAlert): string {
-  return alert.annotations.summary || alert.labels.alertname || 'alert';
+/*
+ * Which annotation says what, in every channel and on the page (docs/messages.md):
+ * - the title: `summary`, else the first line of `message` (the older kubernetes-mixin, node_exporter's
+ *   mixin and many forks carry their whole text there), else the alert name;
+ * - the text under the alert: `description`, then `message`, each once (a `message` that repeats the
+ *   description or the title, or that is the title, is not shown again).
+ */
+
+const firstLine = (text: string | undefined) => (text ?? '').trim().split(/\r?\n/, 1)[0]!.trim();
+
+/**
+ * What the alert says in one line, from its annotations: `summary`, else the first line of `message`;
+ * `''` when neither says anything.
+ */
+export function alertSaid(alert: Pick<EnrichedAlert, 'annotations'>): string {
+  return alert.annotations.summary?.trim() || firstLine(alert.annotations.message);
+}
+
+/** The alert's title: {@link alertSaid}, else its `alertname`. */
+export function alertTitle(alert: Pick<EnrichedAlert, 'annotations' | 'labels'>): string {
+  return alertSaid(alert) || alert.labels.alertname || 'alert';
+}
+
+/**
+ * The free text under the alert's title: `description`, then `message`, joined with a newline; a
+ * `message` is left out when it is the title (one line, no `summary`) or repeats the description or the
+ * summary. `''` when there is none.
+ */
+export function alertText(alert: Pick<EnrichedAlert, 'annotations'>): string {
+  const { summary, description, message } = alert.annotations;
+  const said = (s: string | undefined) => s?.trim() ?? '';
+  const shown = [said(description)];
+  const m = said(message);
+  const isTitle = !said(summary) && m === firstLine(m);
+  if (m && !isTitle && m !== shown[0] && m !== said(summary)) shown.push(m);
+  return shown.filter(Boolean).join('\n');
 }
 
 /** How {@link alertLines} words an alert beyond its own data. */
@@ -133,12 +196,15 @@ export const MAX_ALERT_TEXT_CHARS = 3000;
 export const MAX_TITLE_CHARS = 256;
 /** Longest key label value shown, characters (instance, pod and model names are far shorter). */
 export const MAX_KEY_LABEL_CHARS = 256;
+/** Longest line of Grafana's values shown, characters (a rule over many series writes a long `valueString`). */
+export const MAX_VALUES_CHARS = 512;
 
 /**
  * The lines describing one alert, in the platform's markup, at most `options.maxChars` in all (joined
  * with `\n`): title with status icon, key labels, fresh values (`when fired → now` where the value at
  * the start is known), memory trend and its sparkline, the likely cause with its evidence (or why
- * enrichment is unavailable), start and end times, who acknowledged it, and last the description.
+ * enrichment is unavailable), start and end times, who acknowledged it, and last the description and
+ * message ({@link alertText}).
  *
  * The description is free text of any length (a dump of offending requests), so it comes last and is
  * what gets shortened, ending in `…`: a platform's limit must never cut the lines that tell two alerts
@@ -147,7 +213,7 @@ export const MAX_KEY_LABEL_CHARS = 256;
  */
 export function alertLines(alert: EnrichedAlert, m: Markup, options: AlertLineOptions = {}): string[] {
   const lines = identifyingLines(alert, m, options);
-  const description = alert.annotations.description;
+  const description = alertText(alert);
   if (!description) return lines;
   // The room left after the other lines and the newline before the description.
   const room = (options.maxChars ?? MAX_ALERT_TEXT_CHARS) - lines.join('\n').length - 1;
@@ -160,28 +226,47 @@ function identifyingLines(alert: EnrichedAlert, m: Markup, options: AlertLineOpt
   const t = messages(options.locale);
   const icon = options.flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
   const lines = [`${icon} ${m.bold(m.escape(isolateBidi(truncateChars(alertTitle(alert), MAX_TITLE_CHARS))))}`];
-  if (options.flapping && alert.status === 'firing') lines.push(m.italic(t.flappingLine(options.flapping.count, formatTime(new Date(options.flapping.sinceMs).toISOString()))));
+  if (options.flapping && alert.status === 'firing')
+    lines.push(
+      m.italic(t.flappingLine(options.flapping.count, formatTime(new Date(options.flapping.sinceMs).toISOString()))),
+    );
   // Right under the title, so the mark shows even when the platform's limit cuts the rest.
-  if (alert.cut?.length) lines.push(m.italic(m.escape(t.cutLine(alert.cut.map((f) => f.replace(/^(labels|annotations)\./, ''))))));
+  if (alert.cut?.length)
+    lines.push(m.italic(m.escape(t.cutLine(alert.cut.map((f) => f.replace(/^(labels|annotations)\./, ''))))));
   if (options.firingAgain && alert.status === 'firing') lines.push(m.italic(t.firingAgainLine));
-  const labels = KEY_LABELS.filter((name) => alert.labels[name]).map((name) => `${name}: ${m.escape(isolateBidi(truncateChars(alert.labels[name] ?? '', MAX_KEY_LABEL_CHARS)))}`);
+  const labels = KEY_LABELS.filter((name) => alert.labels[name]).map(
+    (name) => `${name}: ${m.escape(isolateBidi(truncateChars(alert.labels[name] ?? '', MAX_KEY_LABEL_CHARS)))}`,
+  );
   if (labels.length) lines.push(labels.join(' · '));
+  const values = grafanaValuesText(alert);
+  if (values) lines.push(`${t.grafanaValues}: ${m.escape(isolateBidi(truncateChars(values, MAX_VALUES_CHARS)))}`);
   const e = alert.enrichment;
   if (e.status === 'unavailable') {
-    lines.push(m.italic(m.escape(t.enrichmentUnavailable(e.reason))));
+    lines.push(m.italic(m.escape(t.enrichmentUnavailable(unavailableReason(e, options.locale)))));
   } else {
-    const values = e.signals.map((s) => {
-      const then = s.atStart === undefined ? '' : `${m.escape(formatReading(s.atStart, s))} → `;
-      return `${m.escape(s.label)}: ${then}${m.bold(m.escape(formatReading(s.value, s)))}`;
+    const locale = options.locale;
+    // What is known first; the signals with no series now or when fired, one line for all of them.
+    const absent = e.signals.filter(notExposed);
+    const known = absent.length ? e.signals.filter((s) => !notExposed(s)) : e.signals;
+    const values = known.map((s) => {
+      const then = s.atStart === undefined ? '' : `${m.escape(formatReading(s.atStart, s, locale))} → `;
+      return `${m.escape(formatLabel(s, locale))}: ${then}${m.bold(m.escape(formatReading(s.value, s, locale)))}`;
     });
-    const legend = e.signals.some((s) => s.atStart !== undefined) ? `${t.whenFiredNow}: ` : '';
+    const legend = known.some((s) => s.atStart !== undefined) ? `${t.whenFiredNow}: ` : '';
     if (values.length) lines.push(legend + values.join(' · '));
+    // An engine without the metric says so by name; a series missing for this server, by the server.
+    for (const engine of new Set(absent.map((s) => s.notExposedBy))) {
+      const of = absent.filter((s) => s.notExposedBy === engine);
+      const labels = of.map((s) => formatLabel(s, locale)).join(locale === 'zh-CN' ? '、' : ', ');
+      lines.push(m.italic(m.escape(t.notExposed(of.length, labels, engine))));
+    }
     if (e.trend) {
       const basis = e.trend.method ? ` (${m.escape(formatTrendBasis(e.trend, options.locale))})` : '';
       lines.push(`${t.memoryTrend}: ${formatTrend(e.trend, options.locale)}${basis}`);
       if (e.trend.sparkline) lines.push(`${t.memoryOverWindow}: ${e.trend.sparkline}`);
     }
-    if (e.likelyCause) lines.push(...formatLikelyCause(e.likelyCause, options.locale).map((line) => m.escape(line)));
+    if (e.likelyCause)
+      lines.push(...formatLikelyCause({ ...e, likelyCause: e.likelyCause }, locale).map((line) => m.escape(line)));
   }
   const times = timesLine(alert, options.locale);
   if (times) lines.push(times);
@@ -189,6 +274,13 @@ function identifyingLines(alert: EnrichedAlert, m: Markup, options: AlertLineOpt
   if (acked) lines.push(acked);
   return lines;
 }
+
+/**
+ * A signal with no series now nor when the alert fired (`null` both, or not read then): the server
+ * does not expose it (an engine version without that metric, no DCGM matched). A `no data` then
+ * beside data now, or now beside data then, says something and stays on its own.
+ */
+const notExposed = (s: Signal): boolean => s.value === null && (s.atStart === null || s.atStart === undefined);
 
 function timesLine(alert: EnrichedAlert, locale?: Locale): string {
   const t = messages(locale);
@@ -202,10 +294,22 @@ function timesLine(alert: EnrichedAlert, locale?: Locale): string {
 export const MAX_LINK_CHARS = 3000;
 
 /**
- * The alert's links, the one list every channel shows: Prometheus graph (`generatorURL`), its chart
- * (`chartUrl`, a signed PNG of this service), the Grafana dashboard on the alert's model and instance
- * around its start (with `GRAFANA_URL`, {@link grafanaUrl}), `runbook_url` annotation, Alertmanager
- * silence form (firing alerts only: nothing is left to silence once resolved). Each passes {@link httpLink}:
+ * The image of an alert: our chart (`chartUrl`, a signed PNG of this service), else the panel screenshot
+ * Grafana sent (`imageURL`) when it is a plain http(s) link; `undefined` when there is none.
+ */
+export function alertImage(alert: EnrichedAlert): string | undefined {
+  if (alert.chartUrl) return alert.chartUrl;
+  const image = alert.imageURL && !alert.cut?.includes('imageURL') ? httpLink(alert.imageURL) : undefined;
+  return image && image.length <= MAX_LINK_CHARS ? image : undefined;
+}
+
+/**
+ * The alert's links, the one list every channel shows: Prometheus graph (`generatorURL`; for an alert Grafana
+ * sent, its rule's page, `Rule`), its image ({@link alertImage}), the Grafana dashboard on the alert's model
+ * and instance around its start (with `GRAFANA_URL`, {@link grafanaUrl}), the dashboard panel Grafana's rule
+ * links (`panelURL`, else `dashboardURL`), `runbook_url` annotation, the silence form (firing alerts only:
+ * nothing is left to silence once resolved) — Alertmanager's, or for an alert Grafana sent Grafana's own
+ * (`silenceURL`: the alert is in Grafana's Alertmanager). Each passes {@link httpLink}:
  * these URLs come from whoever wrote the rule or posted the alert, so one that is not http(s) is left out.
  * A cut field gives no link (a cut URL is broken; a silence of cut labels would not match the alert),
  * nor does a URL over {@link MAX_LINK_CHARS}.
@@ -214,15 +318,22 @@ export const MAX_LINK_CHARS = 3000;
  */
 export function alertLinks(alert: EnrichedAlert, externalURL: string, grafanaBase?: string): Link[] {
   const cut = new Set(alert.cut);
+  const grafana = sentByGrafana(alert);
+  const kept = (field: string, url: string | undefined) => (cut.has(field) ? '' : (url ?? ''));
   const candidates: [Link['label'], string][] = [];
-  if (!cut.has('generatorURL')) candidates.push(['Graph', alert.generatorURL]);
-  // Our own signed chart PNG (`shared/chart`); Slack shows it as an image instead.
-  if (alert.chartUrl) candidates.push(['Chart', alert.chartUrl]);
+  candidates.push([grafana ? 'Rule' : 'Graph', kept('generatorURL', alert.generatorURL)]);
+  // Our own signed chart PNG (`shared/chart`), else Grafana's screenshot; Slack shows it as an image instead.
+  candidates.push(['Chart', alertImage(alert) ?? '']);
   // A cut model or instance would open the dashboard on a value no series has: left out, it shows All.
   const labels = Object.fromEntries(Object.entries(alert.labels).filter(([name]) => !cut.has(`labels.${name}`)));
   candidates.push(['Grafana', grafanaUrl(grafanaBase, { ...alert, labels }) ?? '']);
-  if (!cut.has('annotations.runbook_url')) candidates.push(['Runbook', alert.annotations.runbook_url ?? '']);
-  if (externalURL && alert.status === 'firing' && ![...cut].some((f) => f.startsWith('labels.'))) candidates.push(['Silence', silenceUrl(externalURL, alert.labels)]);
+  if (grafana)
+    candidates.push(['Dashboard', kept('panelURL', alert.panelURL) || kept('dashboardURL', alert.dashboardURL)]);
+  candidates.push(['Runbook', kept('annotations.runbook_url', alert.annotations.runbook_url)]);
+  // Grafana built its silence link from the labels as sent, so a label we cut does not spoil it.
+  if (alert.status === 'firing' && grafana) candidates.push(['Silence', kept('silenceURL', alert.silenceURL)]);
+  else if (externalURL && alert.status === 'firing' && ![...cut].some((f) => f.startsWith('labels.')))
+    candidates.push(['Silence', silenceUrl(externalURL, alert.labels)]);
   return candidates.flatMap(([label, raw]) => {
     const url = raw ? httpLink(raw) : undefined;
     return url && url.length <= MAX_LINK_CHARS ? [{ label, url }] : [];
@@ -258,7 +369,10 @@ export function httpLink(raw: string): string | undefined {
  */
 export function moreAlertsText(count: number, options: { truncated?: number; locale?: Locale } = {}): string {
   const t = messages(options.locale);
-  const parts = [count > 0 ? t.moreAlerts(count) : '', (options.truncated ?? 0) > 0 ? t.notIncluded(options.truncated ?? 0) : ''];
+  const parts = [
+    count > 0 ? t.moreAlerts(count) : '',
+    (options.truncated ?? 0) > 0 ? t.notIncluded(options.truncated ?? 0) : '',
+  ];
   return parts.filter(Boolean).join(' · ');
 }
 
@@ -280,16 +394,30 @@ const KIND_WORDS: Record<Locale, Record<Exclude<NotificationKind, 'alert'>, stri
   'zh-CN': { acknowledged: `${ACK_ICON} 已认领`, escalation: '🚨 无人认领' },
 };
 
-const ACK_WORDS: Record<Locale, { button: string; line(by: string, at: string, after?: string): string; silence(id: string): string }> = {
-  en: { button: 'Acknowledge', line: (by, at, after) => `Acknowledged by ${by} at ${at}${after ? ` (${after} after it fired)` : ''}`, silence: (id) => `silenced (${id})` },
-  'zh-CN': { button: '认领', line: (by, at, after) => `由 ${by} 于 ${at} 认领${after ? `（触发后 ${after}）` : ''}`, silence: (id) => `已静默（${id}）` },
+const ACK_WORDS: Record<
+  Locale,
+  { button: string; line(by: string, at: string, after?: string): string; silence(id: string): string }
+> = {
+  en: {
+    button: 'Acknowledge',
+    line: (by, at, after) => `Acknowledged by ${by} at ${at}${after ? ` (${after} after it fired)` : ''}`,
+    silence: (id) => `silenced (${id})`,
+  },
+  'zh-CN': {
+    button: '认领',
+    line: (by, at, after) => `由 ${by} 于 ${at} 认领${after ? `（触发后 ${after}）` : ''}`,
+    silence: (id) => `已静默（${id}）`,
+  },
 };
 
 /**
  * The notification's signed Acknowledge link, labelled in `locale`; `undefined` when it carries none
  * (no `PUBLIC_URL`/`ACK_SECRET`, nothing firing, or a follow-up).
  */
-export function acknowledgeLink(notification: Notification, locale: Locale = 'en'): { label: string; url: string } | undefined {
+export function acknowledgeLink(
+  notification: Notification,
+  locale: Locale = 'en',
+): { label: string; url: string } | undefined {
   if (!notification.acknowledgeUrl || notification.kind === 'acknowledged') return undefined;
   return { label: ACK_WORDS[locale].button, url: notification.acknowledgeUrl };
 }
@@ -303,7 +431,11 @@ export function acknowledgementLine(alert: EnrichedAlert, m: Markup, locale: Loc
   const ack = alert.acknowledgement;
   if (!ack) return undefined;
   const w = ACK_WORDS[locale];
-  const line = w.line(m.bold(m.escape(ack.by)), formatTime(ack.at), hasKnownStart(alert) ? elapsed(Date.parse(alert.startsAt), Date.parse(ack.at)) : undefined);
+  const line = w.line(
+    m.bold(m.escape(ack.by)),
+    formatTime(ack.at),
+    hasKnownStart(alert) ? elapsed(Date.parse(alert.startsAt), Date.parse(ack.at), locale) : undefined,
+  );
   return `${ACK_ICON} ${line}${ack.silenceId ? ` · ${m.escape(w.silence(ack.silenceId))}` : ''}`;
 }
 

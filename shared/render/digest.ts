@@ -5,15 +5,16 @@
  * was left out, with Alertmanager's `truncatedAlerts` added to the total. The values come from the
  * same O(kinds) queries that enrich one alert, so a storm costs Prometheus no more than a single alert.
  */
-import type { EnrichedAlert, LikelyCause, Signal } from '../enrich/types.js';
+import type { EnrichedAlert, Enrichment, LikelyCause, Signal } from '../enrich/types.js';
 import { mainSignal } from '../enrich/main-signal.js';
-import { formatReading, formatTime, silenceUrl } from './format.js';
+import { formatLabel, formatReading, formatTime, likelyCauseIn, silenceUrl } from './format.js';
 import type { Notification } from './notification.js';
 import { ACK_ICON, alertTitle, FLAPPING_ICON, headline, httpLink, type Markup, statusIcon } from './content.js';
 import { count, messages, type Locale } from './locale.js';
 import { truncateChars } from '../core/truncate.js';
 import { lazy } from '../core/lazy.js';
 import { isolateBidi } from './bidi.js';
+import { severityRank } from '../alertmanager/severity.js';
 
 /** Default: a group with more alerts than this (incl. those Alertmanager left out) becomes a digest. */
 export const DIGEST_ABOVE_ALERTS = 10;
@@ -26,7 +27,6 @@ export const DIGEST_MAX_ENTRIES = 8;
 /** Longest line of one top alert, characters. */
 const TOP_LINE_CHARS = 240;
 
-const SEVERITY_RANK: Record<string, number> = { critical: 4, error: 3, warning: 2, info: 1 };
 /**
  * Text order that reads numbers as numbers (`10.0.0.2` before `10.0.0.10`, `model-9` before `model-10`):
  * ties of a digest's lists are read by people scanning for an instance or model.
@@ -34,7 +34,7 @@ const SEVERITY_RANK: Record<string, number> = { critical: 4, error: 3, warning: 
 // Built on first use, not at import (ICU data; Lambda cold init, see shared/core/lazy.ts).
 const collator = lazy(() => new Intl.Collator('en', { numeric: true }));
 const natural = (a: string, b: string) => collator().compare(a, b);
-const rank = (a: EnrichedAlert) => (a.status === 'firing' ? 10 : 0) + (SEVERITY_RANK[a.labels.severity ?? ''] ?? 0);
+const rank = (a: EnrichedAlert) => (a.status === 'firing' ? 10 : 0) + severityRank(a.labels.severity);
 
 /** How a channel renders: its language and when it switches to a digest. */
 export interface RenderOptions {
@@ -73,7 +73,8 @@ export interface Digest {
    */
   top: EnrichedAlert[];
   /** The likely cause found for the most alerts, with how many (at least one); absent when none has one. */
-  sharedCause?: { cause: LikelyCause; alerts: number };
+  /** `found`: the enrichment of the first alert with it (the facts its evidence reads, for another language). */
+  sharedCause?: { cause: LikelyCause; alerts: number; found: Extract<Enrichment, { status: 'enriched' }> };
 }
 
 /** Counts a label over alerts, most frequent first (ties by value, numbers read as numbers); a missing label counts as `''`. */
@@ -83,14 +84,18 @@ export function countBy(alerts: EnrichedAlert[], label: string): LabelCount[] {
     const value = alert.labels[label] ?? '';
     counts.set(value, (counts.get(value) ?? 0) + 1);
   }
-  return [...counts].map(([value, alerts]) => ({ value, alerts })).sort((a, b) => b.alerts - a.alerts || natural(a.value, b.value));
+  return [...counts]
+    .map(([value, alerts]) => ({ value, alerts }))
+    .sort((a, b) => b.alerts - a.alerts || natural(a.value, b.value));
 }
 
 /** Summarises a notification for a digest. Linear in the number of alerts, bar one sort (a storm may bring thousands). */
 export function summarize(notification: Notification, topAlerts = DIGEST_TOP_ALERTS): Digest {
   const { alerts } = notification;
   const firing = alerts.filter((a) => a.status === 'firing').length;
-  const bySeverity = countBy(alerts, 'severity').sort((a, b) => (SEVERITY_RANK[b.value] ?? 0) - (SEVERITY_RANK[a.value] ?? 0) || b.alerts - a.alerts);
+  const bySeverity = countBy(alerts, 'severity').sort(
+    (a, b) => severityRank(b.value) - severityRank(a.value) || b.alerts - a.alerts,
+  );
   const sharedCause = mostCommonCause(alerts);
   return {
     received: alerts.length,
@@ -115,23 +120,29 @@ function topAlertsOf(alerts: EnrichedAlert[], n: number): EnrichedAlert[] {
   const keyed = alerts.map((alert, index) => ({ alert, index, rank: rank(alert), main: mainSignal(alert.enrichment) }));
   const perSignal = new Map<string, number>();
   for (const k of keyed) if (k.main) perSignal.set(k.main.name, (perSignal.get(k.main.name) ?? 0) + 1);
-  const order = new Map([...perSignal].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([name], i) => [name, i]));
+  const order = new Map(
+    [...perSignal].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([name], i) => [name, i]),
+  );
   const group = (main: Signal | undefined) => (main ? order.get(main.name)! : order.size);
   keyed.sort(
     (a, b) =>
-      b.rank - a.rank || group(a.main) - group(b.main) || (b.main?.value ?? 0) - (a.main?.value ?? 0) || natural(a.alert.labels.instance ?? '', b.alert.labels.instance ?? '') || a.index - b.index,
+      b.rank - a.rank ||
+      group(a.main) - group(b.main) ||
+      (b.main?.value ?? 0) - (a.main?.value ?? 0) ||
+      natural(a.alert.labels.instance ?? '', b.alert.labels.instance ?? '') ||
+      a.index - b.index,
   );
   return keyed.slice(0, n).map((k) => k.alert);
 }
 
 /** The likely cause (by rule) found for the most alerts; ties go to the cause met first. */
 function mostCommonCause(alerts: EnrichedAlert[]): Digest['sharedCause'] {
-  const byRule = new Map<string, { cause: LikelyCause; alerts: number }>();
+  const byRule = new Map<string, NonNullable<Digest['sharedCause']>>();
   for (const { enrichment: e } of alerts) {
     if (e.status !== 'enriched' || !e.likelyCause) continue;
     const entry = byRule.get(e.likelyCause.rule);
     if (entry) entry.alerts += 1;
-    else byRule.set(e.likelyCause.rule, { cause: e.likelyCause, alerts: 1 });
+    else byRule.set(e.likelyCause.rule, { cause: e.likelyCause, alerts: 1, found: e });
   }
   let best: Digest['sharedCause'];
   for (const entry of byRule.values()) if (!best || entry.alerts > best.alerts) best = entry;
@@ -160,33 +171,56 @@ export interface DigestText {
 }
 
 /** Words a digest in `locale` with the platform's markup `m`. */
-export function digestText(notification: Notification, m: Markup, locale?: Locale, topAlerts = DIGEST_TOP_ALERTS): DigestText {
+export function digestText(
+  notification: Notification,
+  m: Markup,
+  locale?: Locale,
+  topAlerts = DIGEST_TOP_ALERTS,
+): DigestText {
   const t = messages(locale);
   const d = summarize(notification, topAlerts);
-  const states = [d.firing ? t.digest.firing(d.firing) : '', d.resolved ? t.digest.resolved(d.resolved) : ''].filter(Boolean);
+  const states = [d.firing ? t.digest.firing(d.firing) : '', d.resolved ? t.digest.resolved(d.resolved) : ''].filter(
+    Boolean,
+  );
   const summary = [m.bold(t.digest.received(d.received)), states.join(' · ')];
   if (d.notIncluded > 0) summary.push(t.notIncluded(d.notIncluded));
   const acked = acknowledgedLine(notification.alerts, m, locale);
   if (acked) summary.push(acked);
   const list = (title: string, entries: LabelCount[]) => {
-    const shown = entries.slice(0, DIGEST_MAX_ENTRIES).map((e) => `${m.escape(isolateBidi(e.value) || t.digest.noLabel)} ${m.bold(count(e.alerts))}`);
+    const shown = entries
+      .slice(0, DIGEST_MAX_ENTRIES)
+      .map((e) => `${m.escape(isolateBidi(e.value) || t.digest.noLabel)} ${m.bold(count(e.alerts))}`);
     if (entries.length > DIGEST_MAX_ENTRIES) shown.push(t.digest.moreEntries(entries.length - DIGEST_MAX_ENTRIES));
     return `${title}: ${shown.join(' · ')}`;
   };
-  const counts = [list(t.digest.bySeverity, d.bySeverity), list(t.digest.byAlertname, d.byAlertname), list(t.digest.byModel, d.byModel)];
-  const top = d.top.map((alert) => topLine(alert, m, Boolean(notification.flapping?.[alert.fingerprint])));
+  const counts = [
+    list(t.digest.bySeverity, d.bySeverity),
+    list(t.digest.byAlertname, d.byAlertname),
+    list(t.digest.byModel, d.byModel),
+  ];
+  const top = d.top.map((alert) => topLine(alert, m, Boolean(notification.flapping?.[alert.fingerprint]), locale));
   const group = Object.keys(notification.groupLabels).length ? notification.groupLabels : notification.commonLabels;
-  const cause = d.sharedCause
-    ? [`${m.bold(t.digest.sharedCause(d.sharedCause.alerts, d.received))}: ${m.escape(d.sharedCause.cause.cause)}`, m.escape(`${t.likelyCause.try}: ${d.sharedCause.cause.action}`)]
-    : [];
+  const shared = d.sharedCause && likelyCauseIn(d.sharedCause.found, locale);
+  const cause =
+    d.sharedCause && shared
+      ? [
+          `${m.bold(t.digest.sharedCause(d.sharedCause.alerts, d.received))}${t.likelyCause.colon}${m.escape(shared.cause)}`,
+          m.escape(`${t.likelyCause.try}${t.likelyCause.colon}${shared.action}`),
+        ]
+      : [];
   return {
     summary,
     counts,
-    topTitle: m.bold(d.top.some((a) => mainSignal(a.enrichment)) ? t.digest.topByValue(d.top.length) : t.digest.top(d.top.length)),
+    topTitle: m.bold(
+      d.top.some((a) => mainSignal(a.enrichment)) ? t.digest.topByValue(d.top.length) : t.digest.top(d.top.length),
+    ),
     top,
     cause,
     more: digestMoreText(notification, d.top.length, locale),
-    silenceUrl: notification.externalURL && Object.keys(group).length ? httpLink(silenceUrl(notification.externalURL, group)) : undefined,
+    silenceUrl:
+      notification.externalURL && Object.keys(group).length
+        ? httpLink(silenceUrl(notification.externalURL, group))
+        : undefined,
   };
 }
 
@@ -225,20 +259,25 @@ function acknowledgedLine(alerts: EnrichedAlert[], m: Markup, locale?: Locale): 
 export function digestMoreText(notification: Notification, shown: number, locale?: Locale): string {
   const t = messages(locale);
   const rest = notification.alerts.length - shown;
-  const parts = [rest > 0 ? t.moreAlerts(rest) : '', notification.truncatedAlerts > 0 ? t.notIncluded(notification.truncatedAlerts) : ''];
+  const parts = [
+    rest > 0 ? t.moreAlerts(rest) : '',
+    notification.truncatedAlerts > 0 ? t.notIncluded(notification.truncatedAlerts) : '',
+  ];
   return parts.filter(Boolean).join(' · ');
 }
 
-function topLine(alert: EnrichedAlert, m: Markup, flapping: boolean): string {
+function topLine(alert: EnrichedAlert, m: Markup, flapping: boolean, locale?: Locale): string {
   const icon = flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
   const where = [alert.labels.model_name, alert.labels.instance]
     .map((v) => isolateBidi(v ?? ''))
     .filter(Boolean)
     .join(' @ ');
   const main = mainSignal(alert.enrichment);
-  const value = main ? `${main.label} ${formatReading(main.value, main)}` : '';
+  const value = main ? `${formatLabel(main, locale)} ${formatReading(main.value, main, locale)}` : '';
   // Alert text among our words: isolated, so an override in one reorders nothing after it.
-  const text = [isolateBidi(alert.labels.severity ?? ''), isolateBidi(alertTitle(alert)), where, value].filter(Boolean).join(' · ');
+  const text = [isolateBidi(alert.labels.severity ?? ''), isolateBidi(alertTitle(alert)), where, value]
+    .filter(Boolean)
+    .join(' · ');
   const cut = truncateChars(text, TOP_LINE_CHARS);
   return `${icon} ${m.escape(cut)}`;
 }
@@ -251,6 +290,11 @@ export function digestTitle(notification: Notification, locale?: Locale): string
   const t = messages(locale);
   const h = headline(notification);
   const total = notification.alerts.length + notification.truncatedAlerts;
-  const parts = [`${statusIcon(h.status)} ${t[h.status]}`, isolateBidi(h.severity), t.digest.title, isolateBidi(notification.commonLabels.alertname ?? '')];
+  const parts = [
+    `${statusIcon(h.status)} ${t[h.status]}`,
+    isolateBidi(h.severity),
+    t.digest.title,
+    isolateBidi(notification.commonLabels.alertname ?? ''),
+  ];
   return `${parts.filter(Boolean).join(' · ')} (${count(total)})`;
 }

@@ -3,8 +3,11 @@
  * timestamps and Alertmanager silence links. Values by unit and memory trends read as
  * `shared/enrich/values.ts` writes them (the likely-cause evidence uses them too). Pure functions.
  */
-import type { LikelyCause, MemoryTrend, Signal } from '../enrich/types.js';
+import type { Enrichment, LikelyCause, MemoryTrend, Signal } from '../enrich/types.js';
 import { formatHours, formatMemoryTrend, formatSignalValue } from '../enrich/values.js';
+import { causeIn } from '../enrich/causes/likely-cause.js';
+import { signalLabel } from '../enrich/signals/labels.js';
+import { lazy } from '../core/lazy.js';
 import { elapsed } from './elapsed.js';
 import { type Locale, messages } from './locale.js';
 
@@ -15,10 +18,15 @@ import { type Locale, messages } from './locale.js';
  * reads `≥ bound` (e.g. `≥ 10.00 s`), since Prometheus caps it there; seconds elapsed (`elapsed`) read
  * as a duration rounded down to its largest units ({@link elapsed}: `45 s`, `12 min`, `2 h 5 min`).
  */
-export function formatReading(value: number | null | undefined, signal: Pick<Signal, 'unit' | 'nanMeans' | 'topBucket' | 'elapsed'>): string {
-  if (value === null || value === undefined) return 'no data';
-  if (signal.elapsed && signal.unit === 'seconds' && Number.isFinite(value)) return elapsed(0, value * 1000);
-  if (Number.isNaN(value) && signal.nanMeans === 'no_requests') return 'no requests';
+export function formatReading(
+  value: number | null | undefined,
+  signal: Pick<Signal, 'unit' | 'nanMeans' | 'topBucket' | 'elapsed'>,
+  locale?: Locale,
+): string {
+  const t = messages(locale);
+  if (value === null || value === undefined) return t.noData;
+  if (signal.elapsed && signal.unit === 'seconds' && Number.isFinite(value)) return elapsed(0, value * 1000, locale);
+  if (Number.isNaN(value)) return signal.nanMeans === 'no_requests' ? t.noRequests : t.noDataNaN;
   if (signal.topBucket !== undefined && Number.isFinite(value) && value >= signal.topBucket) {
     return `≥ ${formatSignalValue(signal.topBucket, signal.unit)}`;
   }
@@ -43,25 +51,146 @@ export function formatTrend(trend: MemoryTrend, locale?: Locale): string {
   return formatMemoryTrend(trend, messages(locale).trend);
 }
 
+/** An enrichment that found a likely cause: the cause and the facts it was found on. */
+type WithCause = Pick<Extract<Enrichment, { status: 'enriched' }>, 'signals' | 'trend'> & { likelyCause?: LikelyCause };
+
 /**
- * A likely cause as lines: `Likely cause: …`, `Evidence: a; b`, `Try: …` (`可能原因: …`, `证据: …`,
- * `建议: …` in zh-CN). The words are ours and translated; the rule's cause, evidence and action are
- * shown as written.
+ * The enrichment's likely cause in `locale` (zh-CN: its rule's Chinese text, the evidence worded
+ * again, `causeIn`); `undefined` when it found none.
  */
-export function formatLikelyCause(cause: LikelyCause, locale?: Locale): string[] {
-  const t = messages(locale).likelyCause;
-  return [`${t.cause}: ${cause.cause}`, `${t.evidence}: ${cause.evidence.join('; ')}`, `${t.try}: ${cause.action}`];
+export function likelyCauseIn(e: WithCause, locale?: Locale): LikelyCause | undefined {
+  return e.likelyCause && causeIn(e.likelyCause, e, locale);
 }
 
+/**
+ * A likely cause as lines: `Likely cause: …`, `Evidence: a; b`, `Try: …` (`可能原因：…`, `依据：…`,
+ * `建议：…` in zh-CN), the cause itself in `locale` ({@link likelyCauseIn}).
+ */
+export function formatLikelyCause(e: WithCause & { likelyCause: LikelyCause }, locale?: Locale): string[] {
+  const t = messages(locale).likelyCause;
+  const cause = likelyCauseIn(e, locale)!;
+  return [
+    `${t.cause}${t.colon}${cause.cause}`,
+    `${t.evidence}${t.colon}${cause.evidence.join(t.separator)}`,
+    `${t.try}${t.colon}${cause.action}`,
+  ];
+}
+
+/** A signal's label in `locale` (`shared/enrich/signals/labels.ts`). */
+export function formatLabel(signal: Pick<Signal, 'name' | 'label'>, locale?: Locale): string {
+  return signalLabel(signal, locale);
+}
 
 /**
- * An RFC 3339 timestamp as `2026-11-29 12:42:23 UTC` (seconds precision). Returns the input
- * unchanged when it does not parse.
+ * Why enrichment is unavailable, in `locale`: the reason as recorded, its Chinese text for zh-CN (a record
+ * written before reasons had one reads its kind of failure in Chinese; failing that, as recorded).
+ */
+export function unavailableReason(e: Extract<Enrichment, { status: 'unavailable' }>, locale?: Locale): string {
+  if (locale !== 'zh-CN') return e.reason;
+  return e.reasonZh ?? (e.cause ? ZH_UNAVAILABLE[e.cause] : undefined) ?? e.reason;
+}
+
+const ZH_UNAVAILABLE: Readonly<Record<NonNullable<Extract<Enrichment, { status: 'unavailable' }>['cause']>, string>> = {
+  not_configured: '未设置 PROMETHEUS_URL',
+  timeout: '查询超时',
+  network: '连不上 Prometheus',
+  prometheus_error: 'Prometheus 返回错误',
+  no_query: '没有可查的指标',
+  error: '查询出错',
+  storm: '告警风暴，未查询',
+};
+
+/**
+ * The time zone every time in messages, pages and charts is shown in: `TIME_ZONE` (an IANA name),
+ * default `UTC`. One setting per process, set once at start-up (`shared/runtime/deps.ts`) before any
+ * message is rendered: it never varies between two renderings, so it is not threaded through every
+ * renderer's parameters beside the locale, which does.
+ */
+let timeZone = 'UTC';
+
+/**
+ * Sets the time zone of {@link formatTime} for the process.
+ * @throws RangeError when `zone` is not a time zone this runtime knows (the configuration checks it first)
+ */
+export function setTimeZone(zone: string): void {
+  timeZoneProblem(zone, true);
+  timeZone = zone;
+  zoned.reset();
+}
+
+/** The one reason {@link timeZoneProblem} gives, for any zone it refuses. */
+const PROBLEM =
+  'must be an IANA time zone name such as Asia/Shanghai or UTC (Area/City: an abbreviation such as CST is ambiguous)';
+
+/**
+ * Why `zone` is not a usable time zone (`undefined` when it is): an IANA name such as `Asia/Shanghai`
+ * or `UTC` that this runtime's ICU knows.
+ * @param raise throw instead of returning the problem
+ */
+export function timeZoneProblem(zone: string, raise = false): string | undefined {
+  // The default needs no check: the first Intl object of a process loads ICU data (~20–30 ms of a cold init).
+  if (zone === 'UTC') return undefined;
+  // An abbreviation or legacy alias (`CST`, `EST`, `PRC`) is one region's reading of letters others read
+  // differently (ICU's CST is US Central; in China it means UTC+8): only Area/Location names are taken.
+  if (!zone.includes('/')) {
+    if (raise) throw new RangeError(`ambiguous time zone ${zone}`);
+    return PROBLEM;
+  }
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    if (/^[+-]/.test(zone)) throw new RangeError(zone);
+    return undefined;
+  } catch (err) {
+    if (raise) throw err;
+    return PROBLEM;
+  }
+}
+
+const WALL_CLOCK: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+};
+const zoned = resettableLazy(() => new Intl.DateTimeFormat('en-CA', { ...WALL_CLOCK, timeZone }));
+
+/**
+ * An instant as `YYYY-MM-DD HH:MM:SS` in `zone` (default: the process's, {@link setTimeZone}).
+ * @param ms epoch milliseconds
+ */
+export function wallClock(ms: number, zone = timeZone): string {
+  if (zone === 'UTC') return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+  const format = zone === timeZone ? zoned() : undefined;
+  const parts = (format ?? zonedFormat(zone)).formatToParts(new Date(ms));
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')}`;
+}
+
+function zonedFormat(zone: string): Intl.DateTimeFormat {
+  return new Intl.DateTimeFormat('en-CA', { ...WALL_CLOCK, timeZone: zone });
+}
+
+/**
+ * An RFC 3339 timestamp as `2026-11-29 12:42:23 UTC` (seconds precision), in the process's time zone
+ * (`TIME_ZONE`), which it names: `2026-11-29 20:42:23 Asia/Shanghai`. Returns the input unchanged when it
+ * does not parse.
  */
 export function formatTime(rfc3339: string): string {
   const ms = Date.parse(rfc3339);
   if (Number.isNaN(ms)) return rfc3339;
-  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  return `${wallClock(ms)} ${timeZone}`;
+}
+
+/** {@link lazy} that can be built again (the time zone changed). */
+function resettableLazy<T>(build: () => T): (() => T) & { reset(): void } {
+  let get = lazy(build);
+  const reset = () => {
+    get = lazy(build);
+  };
+  return Object.assign(() => get(), { reset });
 }
 
 /** The silence link lives with Alertmanager's other formats; re-exported for the channels that import it from here. */

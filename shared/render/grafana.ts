@@ -7,6 +7,7 @@
  * @see https://grafana.com/docs/grafana/latest/visualizations/dashboards/variables/built-in-variables/ (`from`/`to` in a dashboard URL, epoch ms)
  */
 import { alertExpression, hasEnded, hasKnownStart, type Alert } from '../alertmanager/schema.js';
+import { trimTrailing } from '../core/trim.js';
 
 /** The shipped dashboard's `uid` (its JSON's `uid`): `GRAFANA_URL` without a `/d/` path gets `/d/<uid>/<slug>` appended. */
 export const DASHBOARD_UID = 'vllm-fleet';
@@ -47,10 +48,14 @@ function aboutTheFleet(alert: Pick<Alert, 'labels' | 'generatorURL'>): boolean {
  * @returns the absolute URL; `undefined` without `base`, or when the alert is not about vLLM or its GPUs
  *   (none of `model_name`, `engine`, `Hostname`, `hostname`, and no `vllm` or `DCGM_` in its rule's expression)
  */
-export function grafanaUrl(base: string | undefined, alert: Pick<Alert, 'labels' | 'startsAt' | 'endsAt' | 'status' | 'generatorURL'>): string | undefined {
+export function grafanaUrl(
+  base: string | undefined,
+  alert: Pick<Alert, 'labels' | 'startsAt' | 'endsAt' | 'status' | 'generatorURL'>,
+): string | undefined {
   if (!base || !aboutTheFleet(alert)) return undefined;
   const url = new URL(base);
-  if (!/\/d\/[^/]+/.test(url.pathname)) url.pathname = `${url.pathname.replace(/\/+$/, '')}/d/${DASHBOARD_UID}/${DASHBOARD_SLUG}`;
+  if (!/\/d\/[^/]+/.test(url.pathname))
+    url.pathname = `${trimTrailing(url.pathname, '/')}/d/${DASHBOARD_UID}/${DASHBOARD_SLUG}`;
   const { model_name: model, instance } = alert.labels;
   if (model) url.searchParams.set('var-model', model);
   if (instance && !DCGM_NODE_LABELS.some((name) => alert.labels[name])) url.searchParams.set('var-instance', instance);

@@ -5,22 +5,22 @@
  * zh-CN readers use too.
  */
 import { lazy } from '../core/lazy.js';
-import { EN_TREND_WORDS, type TrendWords } from '../enrich/values.js';
+import { EN_TREND_WORDS, ZH_TREND_WORDS, type TrendWords } from '../enrich/values.js';
+import type { Locale } from '../core/locale.js';
 
 /** The links every channel may show under an alert (their words are per locale). */
-export type LinkLabel = 'Graph' | 'Chart' | 'Grafana' | 'Runbook' | 'Silence';
+export type LinkLabel = 'Graph' | 'Rule' | 'Chart' | 'Grafana' | 'Dashboard' | 'Runbook' | 'Silence';
 
-/** A channel instance's language: `en` (Slack, SNS, console default) or `zh-CN` (Feishu default). */
-export type Locale = 'en' | 'zh-CN';
-export const LOCALES = ['en', 'zh-CN'] as const satisfies readonly Locale[];
+export { LOCALES, type Locale } from '../core/locale.js';
 
 // Built on first use: the first Intl object of a process loads ICU data (Lambda cold init; see shared/core/lazy.ts).
 const grouped = lazy(() => new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }));
 /**
  * `1497` → `1,497`. An integer 0–999 reads the same without grouping, so it skips Intl: `format` costs
- * ~0.4 µs a call, `String` ~30× less, and renderers ask for counts per alert they try to fit (issue #10).
+ * ~0.4 µs a call, `String` ~30× less, and renderers ask for counts per alert they try to fit.
  */
-export const count = (n: number): string => (Number.isInteger(n) && n >= 0 && n < 1000 && !Object.is(n, -0) ? String(n) : grouped().format(n));
+export const count = (n: number): string =>
+  Number.isInteger(n) && n >= 0 && n < 1000 && !Object.is(n, -0) ? String(n) : grouped().format(n);
 
 export interface Messages {
   firing: string;
@@ -38,11 +38,31 @@ export interface Messages {
   /** The memory trend line's own words (growth, time to full, why no forecast). */
   trend: TrendWords;
   /** What a trend was fitted on: `Theil–Sen fit over 2.5 h, since a restart at …` (parts already formatted). */
-  trendBasis: { fit(theilSen: boolean, window: string): string; sinceRestart(at: string): string; ofSeries(series: string): string; join: string };
-  /** The three lines of a likely cause: its name, the evidence, what to try (the rule's own text follows each). */
-  likelyCause: { cause: string; evidence: string; try: string };
+  trendBasis: {
+    fit(theilSen: boolean, window: string): string;
+    sinceRestart(at: string): string;
+    ofSeries(series: string): string;
+    join: string;
+  };
+  /**
+   * The three lines of a likely cause: its name, the evidence, what to try (the rule's own text follows
+   * each, after `colon`; evidence items joined with `separator`).
+   */
+  likelyCause: { cause: string; evidence: string; try: string; colon: string; separator: string };
+  /** A signal with no series (Prometheus returned none): never shown as 0. */
+  noData: string;
+  /** A per-request signal over a window without requests (NaN). */
+  noRequests: string;
+  /** Another signal that read NaN. */
+  noDataNaN: string;
   memoryOverWindow: string;
   /** Legend of values shown as `value when fired → value now`. */
+  /**
+   * The one line standing for the signals a server has no series for (now nor when fired): their
+   * count and labels, instead of a `no data` each; `engine` when it is the engine that has no such
+   * metric (`SGLang`), not this server's series that are missing.
+   */
+  notExposed(signals: number, labels: string, engine?: string): string;
   whenFiredNow: string;
   enrichmentUnavailable(reason: string): string;
   /** Alerts this message leaves out, `n` ≥ 1. */
@@ -53,6 +73,8 @@ export interface Messages {
   flappingLine(times: number, since: string): string;
   /** An alert whose fields (`description`, `model_name`, …) were cut or repaired; starts with `(cut)`. */
   cutLine(fields: string[]): string;
+  /** Label of the line of Grafana's values (its rule's expression results, `B=0.97 · C=1`). */
+  grafanaValues: string;
   links: Record<LinkLabel, string>;
   digest: {
     title: string;
@@ -95,15 +117,29 @@ const EN: Messages = {
     ofSeries: (series) => `of ${series}`,
     join: ', ',
   },
-  likelyCause: { cause: 'Likely cause', evidence: 'Evidence', try: 'Try' },
+  likelyCause: { cause: 'Likely cause', evidence: 'Evidence', try: 'Try', colon: ': ', separator: '; ' },
+  noData: 'no data',
+  noRequests: 'no requests',
+  noDataNaN: 'no data (NaN)',
   memoryOverWindow: 'Memory over the window',
   whenFiredNow: 'When fired → now',
+  notExposed: (n, labels, engine) =>
+    `${count(n)} ${n === 1 ? 'signal' : 'signals'} not exposed by ${engine ?? 'this server'}: ${labels}`,
   enrichmentUnavailable: (reason) => `enrichment unavailable: ${reason}`,
   moreAlerts: (n) => `+${count(n)} more alert${n === 1 ? '' : 's'}`,
   notIncluded: (n) => `+${count(n)} not included by Alertmanager`,
   flappingLine: (times, since) => `Flapping: fired ${count(times)} times since ${since}`,
   cutLine: (fields) => `(cut) too long or not valid text, shown in part: ${fields.join(', ')}`,
-  links: { Graph: 'Graph', Chart: 'Chart', Grafana: 'Grafana', Runbook: 'Runbook', Silence: 'Silence' },
+  grafanaValues: 'Values',
+  links: {
+    Graph: 'Graph',
+    Rule: 'Rule',
+    Chart: 'Chart',
+    Grafana: 'Grafana',
+    Dashboard: 'Dashboard',
+    Runbook: 'Runbook',
+    Silence: 'Silence',
+  },
   digest: {
     title: 'Alert storm',
     received: (n) => `${count(n)} new alert${n === 1 ? '' : 's'} in this group`,
@@ -133,30 +169,35 @@ const ZH_CN: Messages = {
   started: '开始于',
   ended: '结束于',
   memoryTrend: '显存趋势',
-  trend: {
-    noUpwardTrend: '无上升趋势',
-    fullIn: (time) => `约 ${time}后占满`,
-    hours: (n) => `${n} 小时`,
-    days: (n) => `${n} 天`,
-    shortHistory: (minutes, needed) => `历史数据不足（已有 ${minutes} 分钟，需要 ${needed} 分钟）`,
-    fewPoints: (points, needed) => `样本不足（已有 ${points} 个，需要 ${needed} 个）`,
-    poorFit: (r2, needed) => `无上升趋势（R² ${r2}，低于所需的 ${needed}）`,
-  },
+  trend: ZH_TREND_WORDS,
   trendBasis: {
     fit: (theilSen, window) => `${theilSen ? 'Theil–Sen 拟合' : '拟合'}，时间窗 ${window}`,
     sinceRestart: (at) => `自 ${at} 重启以来`,
     ofSeries: (series) => `序列 ${series}`,
     join: '，',
   },
-  likelyCause: { cause: '可能原因', evidence: '证据', try: '建议' },
+  likelyCause: { cause: '可能原因', evidence: '依据', try: '建议', colon: '：', separator: '；' },
+  noData: '无数据',
+  noRequests: '无请求',
+  noDataNaN: '无数据（NaN）',
   memoryOverWindow: '窗口内显存',
   whenFiredNow: '触发时 → 现在',
+  notExposed: (n, labels, engine) => `${engine ?? '此服务器'}未暴露的 ${count(n)} 项指标：${labels}`,
   enrichmentUnavailable: (reason) => `补充信息不可用：${reason}`,
   moreAlerts: (n) => `另有 ${count(n)} 条告警`,
   notIncluded: (n) => `另有 ${count(n)} 条未被 Alertmanager 包含`,
   flappingLine: (times, since) => `抖动：自 ${since} 起已触发 ${count(times)} 次`,
   cutLine: (fields) => `(cut) 内容过长或不是有效文本，仅显示部分：${fields.join('、')}`,
-  links: { Graph: '图表', Chart: '趋势图', Grafana: 'Grafana 看板', Runbook: '处理手册', Silence: '静默' },
+  grafanaValues: '取值',
+  links: {
+    Graph: '图表',
+    Rule: '告警规则',
+    Chart: '趋势图',
+    Grafana: 'Grafana 看板',
+    Dashboard: '仪表盘',
+    Runbook: '处理手册',
+    Silence: '静默',
+  },
   digest: {
     title: '告警风暴',
     received: (n) => `本组新增 ${count(n)} 条告警`,

@@ -38,6 +38,14 @@ export interface Notification {
    */
   grafanaUrl?: string;
   /**
+   * The group key each alert was announced under, by `fingerprint`, where it is not {@link groupKey}:
+   * Alertmanager's grouping changed since (a reload with another `group_by`), or a follow-up names alerts
+   * of several groups. Threaded channels follow up in the message that announced the alert
+   * (`shared/channels/threads.ts`); PagerDuty finds the storm the alert was part of. Unset: every alert
+   * was announced under {@link groupKey}, or is new.
+   */
+  threadKeys?: Record<string, string>;
+  /**
    * Firing alerts that fired again soon after an earlier firing of the same alert (flapping), by
    * `fingerprint`. Channels mark them instead of presenting them as a new page.
    */
@@ -48,6 +56,16 @@ export interface Notification {
    * again" for the firing ones; SNS FIFO deduplication ids tell generations apart.
    */
   generations?: Record<string, number>;
+  /**
+   * Who a route of the routing file @-mentions for these alerts on this channel (`mention: [...]` of the
+   * routes that matched, `shared/channels/mentions.ts`); channels add their instance's own. Unset: none.
+   */
+  mentions?: string[];
+  /**
+   * This is the reduced rendering sent after the platform refused the full one (`reduceNotification`):
+   * channels leave out what may have caused the refusal beyond the alert text (their @-mentions).
+   */
+  reduced?: boolean;
 }
 
 /** How an alert flaps: it fired `count` (≥ 2) times, each within the flap window of the previous, since `sinceMs`. */

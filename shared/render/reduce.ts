@@ -49,26 +49,46 @@ export function cutText(value: string, maxBytes: number, strict = false): string
 }
 
 /**
- * The alert with each label and annotation value passed through {@link cutText}; a `generatorURL` over
- * `maxBytes` (or, when `strict`, not a plain http(s) URL) is dropped. The fingerprint, `startsAt` and
+ * The alert with each label and annotation value (and Grafana's `valueString`) passed through {@link cutText};
+ * a link (`generatorURL`, Grafana's `silenceURL`, `dashboardURL`, `panelURL`, `imageURL`) over `maxBytes`
+ * (or, when `strict`, not a plain http(s) URL) is dropped. The fingerprint, `startsAt` and
  * status, which name the alert, are never changed.
  * @returns `alert` itself when nothing was cut
  */
 export function cutAlert<A extends Alert>(alert: CutAlert<A>, maxBytes: number, strict = false): CutAlert<A> {
   const cut = new Set(alert.cut);
-  const labels = cutValues(alert.labels, 'labels', cut, maxBytes, strict);
-  const annotations = cutValues(alert.annotations, 'annotations', cut, maxBytes, strict);
-  if (strict && annotations.runbook_url && !isPlainUrl(annotations.runbook_url, maxBytes)) cut.add('annotations.runbook_url');
-  let generatorURL = alert.generatorURL;
-  if (generatorURL && (strict ? !isPlainUrl(generatorURL, maxBytes) : utf8Bytes(generatorURL) > maxBytes || cutText(generatorURL, maxBytes) !== generatorURL)) {
-    generatorURL = '';
-    cut.add('generatorURL');
-  }
+  const limits = { cut, maxBytes, strict };
+  const labels = cutValues(alert.labels, 'labels', limits);
+  const annotations = cutValues(alert.annotations, 'annotations', limits);
+  if (strict && annotations.runbook_url && !isPlainUrl(annotations.runbook_url, maxBytes))
+    cut.add('annotations.runbook_url');
+  const urls = Object.fromEntries(
+    URL_FIELDS.flatMap((field) => {
+      const url = alert[field];
+      if (!url || (strict ? isPlainUrl(url, maxBytes) : utf8Bytes(url) <= maxBytes && cutText(url, maxBytes) === url))
+        return [];
+      cut.add(field);
+      return [[field, '']];
+    }),
+  );
+  const valueString = alert.valueString && cutText(alert.valueString, maxBytes, strict);
+  if (valueString !== alert.valueString) cut.add('valueString');
   if (cut.size === (alert.cut?.length ?? 0)) return alert;
-  return { ...alert, labels, annotations, generatorURL, cut: [...cut] };
+  return { ...alert, labels, annotations, ...urls, ...(valueString !== undefined && { valueString }), cut: [...cut] };
 }
 
-function cutValues(values: Record<string, string>, field: 'labels' | 'annotations', cut: Set<string>, maxBytes: number, strict: boolean): Record<string, string> {
+/** The alert's links, Alertmanager's and Grafana's: one that is too long or not plain is dropped, not cut. */
+const URL_FIELDS = ['generatorURL', 'silenceURL', 'dashboardURL', 'panelURL', 'imageURL'] as const;
+
+/**
+ * `values` with each value passed through {@link cutText}; each one cut is added to `cut` as `field.name`.
+ * @returns `values` itself when nothing was cut
+ */
+function cutValues(
+  values: Record<string, string>,
+  field: 'labels' | 'annotations',
+  { cut, maxBytes, strict }: { cut: Set<string>; maxBytes: number; strict: boolean },
+): Record<string, string> {
   let out = values;
   for (const [name, value] of Object.entries(values)) {
     const reduced = cutText(value, maxBytes, strict);
@@ -82,7 +102,11 @@ function cutValues(values: Record<string, string>, field: 'labels' | 'annotation
 
 /** An absolute http(s) URL without spaces or control characters, at most `maxBytes`. */
 function isPlainUrl(url: string, maxBytes: number): boolean {
-  return utf8Bytes(url) <= maxBytes && /^https?:\/\/[^\s\u0000-\u001F\u007F-\u009F]+$/i.test(url) && cutText(url, maxBytes) === url;
+  return (
+    utf8Bytes(url) <= maxBytes &&
+    /^https?:\/\/[^\s\u0000-\u001F\u007F-\u009F]+$/i.test(url) &&
+    cutText(url, maxBytes) === url
+  );
 }
 
 /** Whether the alert's labels were changed (a silence of them would not match the alert). */
@@ -94,7 +118,8 @@ export const labelsCut = (alert: CutAlert): boolean => (alert.cut ?? []).some((f
  */
 export function cutOversized<A extends Alert>(alert: A, log: Logger): CutAlert<A> {
   const reduced = cutAlert(alert, MAX_FIELD_BYTES);
-  if (reduced !== alert) log.warn('alert cut', { fingerprint: alert.fingerprint, alertname: alert.labels.alertname, fields: reduced.cut });
+  if (reduced !== alert)
+    log.warn('alert cut', { fingerprint: alert.fingerprint, alertname: alert.labels.alertname, fields: reduced.cut });
   return reduced;
 }
 
@@ -103,12 +128,14 @@ export function cutOversized<A extends Alert>(alert: A, log: Logger): CutAlert<A
  * strictly to {@link REDUCED_FIELD_BYTES} (see the header), the group's labels and annotations too;
  * an `externalURL` that is not a plain http(s) URL dropped (no silence links). Our own text (enrichment
  * values, times, the Acknowledge link) is kept; an enrichment's reason, which may quote a reply, is cut.
+ * Marked `reduced`: channels then leave out their @-mentions (an unknown user id refuses a Feishu card).
  */
 export function reduceNotification(n: Notification): Notification {
   const text = (v: string) => cutText(v, REDUCED_FIELD_BYTES, true);
   const values = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, text(v)]));
   return {
     ...n,
+    reduced: true,
     groupKey: text(n.groupKey),
     receiver: text(n.receiver),
     groupLabels: values(n.groupLabels),
@@ -116,14 +143,17 @@ export function reduceNotification(n: Notification): Notification {
     commonAnnotations: values(n.commonAnnotations),
     externalURL: isPlainUrl(n.externalURL, REDUCED_FIELD_BYTES) ? n.externalURL : '',
     // No chart: a platform that refused the message may have failed to fetch the image (Slack's `invalid_blocks`).
-    alerts: n.alerts.map(({ chartUrl: _chart, ...a }): EnrichedAlert => ({
-      ...cutAlert(a, REDUCED_FIELD_BYTES, true),
-      enrichment: reduceEnrichment(a.enrichment, text),
-      ...(a.acknowledgement && { acknowledgement: { ...a.acknowledgement, by: text(a.acknowledgement.by) } }),
-    })),
+    alerts: n.alerts.map(
+      ({ chartUrl: _chart, ...a }): EnrichedAlert => ({
+        ...cutAlert(a, REDUCED_FIELD_BYTES, true),
+        enrichment: reduceEnrichment(a.enrichment, text),
+        ...(a.acknowledgement && { acknowledgement: { ...a.acknowledgement, by: text(a.acknowledgement.by) } }),
+      }),
+    ),
   };
 }
 
 function reduceEnrichment(e: Enrichment, text: (v: string) => string): Enrichment {
-  return e.status === 'unavailable' ? { ...e, reason: text(e.reason) } : e;
+  if (e.status !== 'unavailable') return e;
+  return { ...e, reason: text(e.reason), ...(e.reasonZh !== undefined && { reasonZh: text(e.reasonZh) }) };
 }

@@ -5,7 +5,17 @@
 import type { EnrichedAlert } from '../enrich/types.js';
 import type { Notification } from './notification.js';
 import { cutAlert, REDUCED_FIELD_BYTES } from './reduce.js';
-import { alertLines, alertLinks, isFiringAgain, headline, headlineText, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from './content.js';
+import {
+  alertLines,
+  alertLinks,
+  isFiringAgain,
+  headline,
+  headlineText,
+  moreAlertsText,
+  PLAIN,
+  acknowledgeLink,
+  followUpLines,
+} from './content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from './digest.js';
 import { linkLabel, messages, type Locale } from './locale.js';
 import { truncateBytes, utf8Bytes } from '../core/truncate.js';
@@ -23,9 +33,17 @@ const MORE_LINE_RESERVE_BYTES = 128;
  * @param options.locale default `en`
  * @example renderText(n) // '🔥 FIRING · warning · VLLMQueueBacklog (2)\n\n🔥 llama-3.1-70b: 85 requests waiting\n…'
  */
-export function renderText(notification: Notification, maxBytes = Number.POSITIVE_INFINITY, options: RenderOptions = {}): string {
+export function renderText(
+  notification: Notification,
+  maxBytes = Number.POSITIVE_INFINITY,
+  options: RenderOptions = {},
+): string {
   const locale = options.locale ?? 'en';
-  if (notification.kind === 'acknowledged') return truncateBytes([headlineText(headline(notification), locale), ...followUpLines(notification, PLAIN, locale)].join('\n\n'), maxBytes);
+  if (notification.kind === 'acknowledged')
+    return truncateBytes(
+      [headlineText(headline(notification), locale), ...followUpLines(notification, PLAIN, locale)].join('\n\n'),
+      maxBytes,
+    );
   if (isStorm(notification, options.digestAbove)) return renderTextDigest(notification, maxBytes, locale);
   const ack = acknowledgeLink(notification, locale);
   const head = [headlineText(headline(notification), locale), ...(ack ? [`${ack.label}: ${ack.url}`] : [])].join('\n');
@@ -36,7 +54,8 @@ export function renderText(notification: Notification, maxBytes = Number.POSITIV
   const room = maxBytes - size - 2 - MORE_LINE_RESERVE_BYTES;
   for (const alert of notification.alerts) {
     let paragraph = alertParagraph(notification, alert, locale);
-    if (utf8Bytes(paragraph) > room) paragraph = alertParagraph(notification, cutAlert(alert, REDUCED_FIELD_BYTES, true), locale);
+    if (utf8Bytes(paragraph) > room)
+      paragraph = alertParagraph(notification, cutAlert(alert, REDUCED_FIELD_BYTES, true), locale);
     if (utf8Bytes(paragraph) > room) continue;
     const left = notification.alerts.length - shown - 1 + notification.truncatedAlerts;
     const reserve = left > 0 ? MORE_LINE_RESERVE_BYTES : 0;
@@ -52,8 +71,14 @@ export function renderText(notification: Notification, maxBytes = Number.POSITIV
 
 /** One alert's lines followed by its links spelled out (`Graph: <url>`). */
 function alertParagraph(notification: Notification, alert: EnrichedAlert, locale: Locale): string {
-  const links = alertLinks(alert, notification.externalURL, notification.grafanaUrl).map((l) => `${linkLabel(l.label, locale)}: ${l.url}`);
-  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification) });
+  const links = alertLinks(alert, notification.externalURL, notification.grafanaUrl).map(
+    (l) => `${linkLabel(l.label, locale)}: ${l.url}`,
+  );
+  const lines = alertLines(alert, PLAIN, {
+    locale,
+    flapping: notification.flapping?.[alert.fingerprint],
+    firingAgain: isFiringAgain(alert, notification),
+  });
   return [...lines, ...links].join('\n');
 }
 
@@ -64,7 +89,20 @@ function renderTextDigest(notification: Notification, maxBytes: number, locale: 
   // Right under the title, like a detailed message's: the one link for every firing alert of the digest.
   const ack = acknowledgeLink(notification, locale);
   const build = (top: string[]) =>
-    [[digestTitle(notification, locale), ...(ack ? [`${ack.label}: ${ack.url}`] : []), ...d.summary, ...d.counts, ...d.cause].join('\n'), [d.topTitle, ...top].join('\n'), d.more, silence].filter(Boolean).join('\n\n');
+    [
+      [
+        digestTitle(notification, locale),
+        ...(ack ? [`${ack.label}: ${ack.url}`] : []),
+        ...d.summary,
+        ...d.counts,
+        ...d.cause,
+      ].join('\n'),
+      [d.topTitle, ...top].join('\n'),
+      d.more,
+      silence,
+    ]
+      .filter(Boolean)
+      .join('\n\n');
   let top = d.top;
   while (top.length > 0 && utf8Bytes(build(top)) > maxBytes) top = top.slice(0, -1);
   return truncateBytes(build(top), maxBytes);

@@ -9,7 +9,14 @@ import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
 import type * as z from '../core/zod.js';
 import { Secret } from '../core/secret.js';
 import type { Route } from './router.js';
-import { resolveChannel as resolveEntry, secretNamesOf, type ChannelInstance, type ChannelSpec } from '../channels/registry.js';
+import { accepts, mentionProblem, parseMention, type MentionPlatform } from '../channels/mentions.js';
+import {
+  mentionPlatformOf,
+  resolveChannel as resolveEntry,
+  secretNamesOf,
+  type ChannelInstance,
+  type ChannelSpec,
+} from '../channels/registry.js';
 import { webhookUrlProblem, type SecretRef } from '../channels/settings.js';
 import { routingFileSchema, type RoutingFile } from './schema.js';
 import { toJsProblem, yamlProblem } from './yaml-problems.js';
@@ -68,7 +75,8 @@ const NAME_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 const shownKey = (key: string) => (NAME_KEY.test(key) ? key : '<key>');
 
 function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys' && !issue.keys.every((k) => NAME_KEY.test(k))) return `unknown field ${issue.keys.map((k) => `"${shownKey(k)}"`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys' && !issue.keys.every((k) => NAME_KEY.test(k)))
+    return `unknown field ${issue.keys.map((k) => `"${shownKey(k)}"`).join(', ')}`;
   return issue.message;
 }
 
@@ -89,7 +97,12 @@ function lineOf(doc: Document, lines: LineCounter, path: Path): number {
 
 /** `['routes', 1, 'channels', 0]` → `routes[1].channels[0]`. */
 function formatPath(path: Path): string {
-  return path.reduce<string>((out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${shownKey(p)}` : shownKey(p)), '') || '(file)';
+  return (
+    path.reduce<string>(
+      (out, p) => (typeof p === 'number' ? `${out}[${p}]` : out ? `${out}.${shownKey(p)}` : shownKey(p)),
+      '',
+    ) || '(file)'
+  );
 }
 
 /**
@@ -102,7 +115,10 @@ export function loadRoutingFile(path: string, options: LoadRoutingOptions): Rout
   if (!data) throw new RoutingError(problems);
   const envChannels = options.envChannels ?? [];
   checkReferences(data, envChannels, locate, problems);
-  const channels = Object.entries(data.channels).map(([name, spec]) => resolveChannel(name, spec, options.settings, locate, problems));
+  checkMentions(data, options.settings, locate, problems);
+  const channels = Object.entries(data.channels).map(([name, spec]) =>
+    resolveChannel(name, spec, options.settings, locate, problems),
+  );
   if (problems.length) throw new RoutingError(problems);
   return {
     file: path,
@@ -117,29 +133,83 @@ function readText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new RoutingError([`${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`]);
+    throw new RoutingError([
+      `${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    ]);
   }
 }
 
-function checkReferences(data: RoutingFile, envChannels: string[], locate: (p: Path) => string, problems: string[]): void {
+function checkReferences(
+  data: RoutingFile,
+  envChannels: string[],
+  locate: (p: Path) => string,
+  problems: string[],
+): void {
   const known = new Set([...Object.keys(data.channels), ...envChannels]);
   for (const name of Object.keys(data.channels)) {
-    if (envChannels.includes(name)) problems.push(`${locate(['channels', name])}: "${name}" is already defined by the environment (${name.toUpperCase()}_… settings); pick another name`);
+    if (envChannels.includes(name))
+      problems.push(
+        `${locate(['channels', name])}: "${name}" is already defined by the environment (${name.toUpperCase()}_… settings); pick another name`,
+      );
   }
   const check = (names: string[], path: Path) =>
     names.forEach((name, i) => {
-      if (!known.has(name)) problems.push(`${locate([...path, i])}: no channel named "${name}" (known: ${[...known].join(', ')})`);
+      if (!known.has(name))
+        problems.push(`${locate([...path, i])}: no channel named "${name}" (known: ${[...known].join(', ')})`);
     });
   data.routes.forEach((route, i) => check(route.channels, ['routes', i, 'channels']));
   check(data.default.channels, ['default', 'channels']);
 }
 
-function resolveChannel(name: string, spec: ChannelSpec, settings: Record<string, string | undefined>, locate: (p: Path) => string, problems: string[]): ChannelInstance | undefined {
+/** The platform whose mentions an environment-defined channel renders (`slack`, `feishu`); `undefined`: none. */
+function envPlatform(name: string, settings: Record<string, string | undefined>): MentionPlatform | undefined {
+  if (name === 'slack') return 'slack';
+  if (name === 'feishu') return settings.FEISHU_CHAT_ID ? 'feishu-app' : 'feishu-bot';
+  return undefined;
+}
+
+/** Each route's `mention` entries: a mention form, and one that some channel of the route renders. */
+function checkMentions(
+  data: RoutingFile,
+  settings: Record<string, string | undefined>,
+  locate: (p: Path) => string,
+  problems: string[],
+): void {
+  const platformOf = (name: string) => {
+    const spec = data.channels[name];
+    return spec ? mentionPlatformOf(spec) : envPlatform(name, settings);
+  };
+  data.routes.forEach((route, i) => {
+    const platforms = route.channels.flatMap((name) => platformOf(name) ?? []);
+    route.mention?.forEach((entry, j) => {
+      const where = locate(['routes', i, 'mention', j]);
+      const shown = JSON.stringify(entry.slice(0, 64));
+      if (!parseMention(entry))
+        problems.push(
+          `${where}: ${shown} is not a mention (Feishu: ou_…, user_id:…, an email, @all; Slack: U…, S…, @here, @channel)`,
+        );
+      else if (!platforms.some((p) => accepts(p, entry)))
+        problems.push(
+          `${where}: no channel of this route can mention ${shown} (${platforms.length ? platforms.map((p) => mentionProblem(p, entry)).join('; ') : 'none of its channels @-mentions anyone'})`,
+        );
+    });
+  });
+}
+
+function resolveChannel(
+  name: string,
+  spec: ChannelSpec,
+  settings: Record<string, string | undefined>,
+  locate: (p: Path) => string,
+  problems: string[],
+): ChannelInstance | undefined {
   const problem = (field: string, message: string) => problems.push(`${locate(['channels', name, field])}: ${message}`);
   const secret = (ref: SecretRef, field: string, url: boolean): Secret | undefined => {
     const value = settings[ref.secret];
     const urlProblem = value && url ? webhookUrlProblem(value) : undefined;
-    const message = !value ? `setting ${ref.secret} is not set (an environment variable, or a key of the settings secret in AWS)` : urlProblem && `setting ${ref.secret} ${urlProblem}`;
+    const message = !value
+      ? `setting ${ref.secret} is not set (an environment variable, or a key of the settings secret in AWS)`
+      : urlProblem && `setting ${ref.secret} ${urlProblem}`;
     if (message) problem(field, message);
     return message ? undefined : new Secret(value!);
   };
@@ -166,7 +236,11 @@ export function routingSecretNames(path: string): string[] {
  * so the function can be allowed to publish to them, and the settings it expects in the secret.
  * @throws RoutingError naming line and field of each problem
  */
-export function describeRoutingFile(path: string): { topicArns: string[]; secretNames: string[]; usesDefaultTopic: boolean } {
+export function describeRoutingFile(path: string): {
+  topicArns: string[];
+  secretNames: string[];
+  usesDefaultTopic: boolean;
+} {
   const { data, problems } = parse(readText(path), path);
   if (!data) throw new RoutingError(problems);
   const sns = Object.values(data.channels).filter((c) => c.type === 'sns');

@@ -17,12 +17,15 @@
 import * as z from '../core/zod.js';
 import { parseMatchers, MatcherSyntaxError } from '../alertmanager/matchers/index.js';
 import { CHANNEL_SCHEMAS, CHANNEL_TYPES } from '../channels/registry.js';
+import { MAX_MENTIONS } from '../channels/mentions.js';
 
 /** Channel instance names: what the delivery ledger records, so keep them stable. */
 export const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /** One channel entry: the schema of its `type`'s folder (`shared/channels/<type>/settings.ts`). */
-const channelSchema = z.discriminatedUnion('type', CHANNEL_SCHEMAS, { message: `type must be one of ${Object.keys(CHANNEL_TYPES).join(', ')}` });
+const channelSchema = z.discriminatedUnion('type', CHANNEL_SCHEMAS, {
+  message: `type must be one of ${Object.keys(CHANNEL_TYPES).join(', ')}`,
+});
 
 const matchersSchema = z.pipe(
   z.string(),
@@ -43,7 +46,10 @@ const matchersSchema = z.pipe(
  * and inhibition in Alertmanager do that, visibly).
  */
 const channelList = z.array(z.string()).check(
-  z.minLength(1, { message: 'names no channel: the alerts it receives would be dropped without a trace (name at least one; to drop alerts, silence or inhibit them in Alertmanager)' }),
+  z.minLength(1, {
+    message:
+      'names no channel: the alerts it receives would be dropped without a trace (name at least one; to drop alerts, silence or inhibit them in Alertmanager)',
+  }),
 );
 
 const routeSchema = z.strictObject({
@@ -54,6 +60,12 @@ const routeSchema = z.strictObject({
   ),
   channels: channelList,
   continue: z._default(z.boolean(), false),
+  /** Who the route's channels @-mention for its alerts (`shared/channels/mentions.ts`; each entry goes to the channels that render it). */
+  mention: z.optional(
+    z
+      .array(z.string())
+      .check(z.maxLength(MAX_MENTIONS, { message: `must list at most ${MAX_MENTIONS} people or groups` })),
+  ),
 });
 
 /** `30s`, `30m`, `1h`, `0s` (Prometheus duration, one unit) → milliseconds. */
@@ -72,17 +84,26 @@ const duration = z.pipe(
 
 export const routingFileSchema = z
   .strictObject({
-    channels: z.record(z.string().check(z.regex(CHANNEL_NAME, { message: 'channel names use letters, digits, _ . - (at most 64)' })), channelSchema),
+    channels: z.record(
+      z.string().check(z.regex(CHANNEL_NAME, { message: 'channel names use letters, digits, _ . - (at most 64)' })),
+      channelSchema,
+    ),
     routes: z._default(z.array(routeSchema), []),
     default: z.strictObject(
       { channels: channelList },
-      { error: (issue) => (issue.code === 'invalid_type' ? 'is required: default: { channels: [NAME, ...] } receives the alerts no route matched' : undefined) },
+      {
+        error: (issue) =>
+          issue.code === 'invalid_type'
+            ? 'is required: default: { channels: [NAME, ...] } receives the alerts no route matched'
+            : undefined,
+      },
     ),
     flapping: z.optional(z.strictObject({ window: duration })),
   })
   .check(
     z.superRefine((file, ctx) => {
-      if (Object.keys(file.channels).length === 0) ctx.addIssue({ code: 'custom', path: ['channels'], message: 'declares no channel' });
+      if (Object.keys(file.channels).length === 0)
+        ctx.addIssue({ code: 'custom', path: ['channels'], message: 'declares no channel' });
     }),
   );
 

@@ -45,14 +45,22 @@ export function unquoted(message: string, text: string, fallback: string): strin
 /** One parser error as `line: message`, the message never quoting `text`. */
 export function yamlProblem(error: YAMLError, text: string, lines: LineCounter): { line: number; message: string } {
   const message = error.message.split('\n')[0] ?? '';
-  return { line: lines.linePos(error.pos[0]).line, message: unquoted(message, text, WORDING[error.code] ?? 'not valid YAML') };
+  return {
+    line: lines.linePos(error.pos[0]).line,
+    message: unquoted(message, text, WORDING[error.code] ?? 'not valid YAML'),
+  };
 }
 
 /**
  * The problem when turning the document into data fails (an alias to no anchor, too many aliases):
  * at the first alias that resolves to nothing, else line 1.
  */
-export function toJsProblem(err: unknown, doc: Document, text: string, lines: LineCounter): { line: number; message: string } {
+export function toJsProblem(
+  err: unknown,
+  doc: Document,
+  text: string,
+  lines: LineCounter,
+): { line: number; message: string } {
   let line = 1;
   visit(doc, {
     Alias(_key, node) {
@@ -63,5 +71,12 @@ export function toJsProblem(err: unknown, doc: Document, text: string, lines: Li
       return undefined;
     },
   });
-  return { line, message: unquoted((err as Error).message ?? '', text, 'an alias (*name) refers to no anchor (&name) defined before it') };
+  return {
+    line,
+    message: unquoted(
+      (err as Error).message ?? '',
+      text,
+      'an alias (*name) refers to no anchor (&name) defined before it',
+    ),
+  };
 }

@@ -5,32 +5,38 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { createSlackChannel } from '../channels/slack/index.js';
-import { createSnsChannel, regionFromTopicArn } from '../channels/sns/index.js';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { Channel } from '../channels/channel.js';
+import { buildEscalationTargets, type ChannelDeps } from './channels.js';
 import type { Config } from './config.js';
 import type { Logger } from '../core/logger.js';
-import { DynamoDbAlertRecordStore } from '../store/alert-record-dynamodb.js';
+import { alertStores } from '../store/alert-stores.js';
+import type { AlertStores } from '../store/alert-record.js';
 import { DynamoDbAlertSetStore } from '../store/alert-set.js';
 import type { EscalationDeps } from '../escalation/escalation.js';
 import type { EventBridgeSchedulerSettings } from '../escalation/eventbridge-scheduler.js';
 import { AckLinks } from '../ack/links.js';
 import { chartLinkSettings } from './chart.js';
+import { alertmanagerEndpoint } from './endpoints.js';
+import { createAlertStateSource } from './alert-state.js';
 import type { AckRouteDeps } from '../ack/routes.js';
 import { TimerScheduler, type EscalationJob, type EscalationScheduler } from '../escalation/scheduler.js';
 import { AckTracker } from '../ack/tracker.js';
 import { AWS_CLIENT_DEFAULTS } from './aws-clients.js';
 import { DEFAULT_TABLE_NAME } from '../store/table.js';
+import type { Metrics } from '../metrics/catalogue.js';
+import type { FollowUpTimers } from '../ack/follow-up-timers.js';
+import { createFollowUps } from './follow-ups.js';
+import { DynamoDbAckSetJobStore } from '../store/ack-set-jobs.js';
+import type { AckSetDeps, AckSetDispatch } from '../ack/set-job.js';
+import { ackSetStepEvent } from '../ack/set-step-event.js';
 
 /** The table name used when `TABLE_NAME` is unset (must match `shared/runtime/deps.ts`). */
 
 export interface AckClients {
   dynamodb: DynamoDBClient;
-  /** This process is the table's only writer (the embedded store): record writes may be batched. */
-  exclusiveTable?: boolean;
-  /** For the escalation topic; default: one for the topic's region, SDK retries off. */
-  sns?: SNSClient;
+  /** For the escalation topic (`ChannelDeps.sns`); default: one for the topic's region, SDK retries off. */
+  sns?: ChannelDeps['sns'];
   /** For EventBridge Scheduler; default: the SDK's own region settings. */
   scheduler?: Pick<SchedulerClient, 'send'>;
   /**
@@ -38,6 +44,14 @@ export interface AckClients {
    * Default true (`npm start`); false in Lambda, where a frozen or recycled function loses them.
    */
   inProcessTimers?: boolean;
+  /** Where `follow_ups_total` is counted; unset: nowhere. */
+  metrics?: Metrics;
+  /**
+   * How an alert set's acknowledgement runs its steps after the answer. Lambda: an asynchronous invocation
+   * of this function per step (`functionName`: its own, as the invocation's context names it). Unset: in
+   * this process, one step after the other (`npm start`).
+   */
+  ackSetSteps?: { functionName(): string; lambda?: Pick<LambdaClient, 'send'> };
 }
 
 export interface AckRuntime {
@@ -48,40 +62,56 @@ export interface AckRuntime {
   escalation?: EscalationDeps;
   /** The in-process scheduler, when escalation runs without EventBridge (stop it on shutdown). */
   timers?: TimerScheduler;
+  /** The in-process timers of kept follow-ups (`npm start`; stop them on shutdown). */
+  followUpTimers?: FollowUpTimers;
   /**
-   * Arms the in-process timers again for every escalation still `scheduled` in the table (call once at
-   * start: timers end with the process); overdue ones run at once. No-op without in-process timers.
+   * Arms the in-process timers again for every escalation still `scheduled` in the table, and for every
+   * follow-up still kept (call once at start: timers end with the process); overdue ones run at once.
+   * No-op without in-process timers.
    * @returns how many were scheduled, and how many of them were already due
    * @throws the store's error
    */
   resume(): Promise<{ scheduled: number; overdue: number }>;
 }
 
-/** The escalation target channels, second instances of SNS and Slack named `escalation-sns` and `escalation-slack` in the ledger. */
-export function escalationTargets(config: Config, sns?: SNSClient): Channel[] {
-  const e = config.escalation;
-  if (!e) return [];
-  const targets: Channel[] = [];
-  if (e.snsTopicArn) {
-    const client = sns ?? new SNSClient({ region: regionFromTopicArn(e.snsTopicArn), maxAttempts: 1 });
-    targets.push(createSnsChannel({ name: 'escalation-sns', client, topicArn: e.snsTopicArn }));
-  }
-  if (e.slackWebhookUrl) targets.push(createSlackChannel({ name: 'escalation-slack', webhookUrl: e.slackWebhookUrl }));
-  return targets;
-}
-
 /**
  * @param channels the pipeline's channels (follow-ups go to those that carried an alert)
  * @param now clock, epoch milliseconds
  */
-export function createAckRuntime(config: Config, clients: AckClients, channels: Channel[], logger: Logger, now: () => number = Date.now): AckRuntime {
-  const store = new DynamoDbAlertRecordStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME, ttlSeconds: config.dedupeTtlSeconds, exclusive: clients.exclusiveTable === true, warn: (message, fields) => logger.warn(message, fields) });
+export function createAckRuntime(
+  config: Config,
+  clients: AckClients,
+  channels: Channel[],
+  logger: Logger,
+  now: () => number = Date.now,
+): AckRuntime {
+  const stores = alertStores(clients.dynamodb, {
+    tableName: config.tableName ?? DEFAULT_TABLE_NAME,
+    ttlSeconds: config.dedupeTtlSeconds,
+  });
   const keys = config.ackSecret ? { current: config.ackSecret, previous: config.ackPreviousSecret } : undefined;
   const sets = new DynamoDbAlertSetStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME });
-  const links = keys && config.publicUrl ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger) : undefined;
-  const targets = escalationTargets(config, clients.sns);
-  const alertmanager = config.alertmanagerUrl ? { url: config.alertmanagerUrl, timeoutMs: config.delivery.timeoutMs } : undefined;
-  const escalation: EscalationDeps | undefined = targets.length ? { store, targets, threaded: channels.filter((c) => c.threaded), links, delivery: config.delivery, alertmanager, grafanaUrl: config.grafanaUrl, logger, now } : undefined;
+  const links =
+    keys && config.publicUrl
+      ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger)
+      : undefined;
+  const targets = buildEscalationTargets(config, { sns: clients.sns });
+  const endpoint = alertmanagerEndpoint(config);
+  const alertmanager = endpoint && { ...endpoint, timeoutMs: config.delivery.timeoutMs };
+  const escalation: EscalationDeps | undefined = targets.length
+    ? {
+        stores,
+        targets,
+        threaded: channels.filter((c) => c.threaded),
+        links,
+        delivery: config.delivery,
+        alertState: createAlertStateSource(config, now),
+        alertmanager,
+        grafanaUrl: config.grafanaUrl,
+        logger,
+        now,
+      }
+    : undefined;
 
   let scheduler: EscalationScheduler | undefined;
   let timers: TimerScheduler | undefined;
@@ -89,51 +119,88 @@ export function createAckRuntime(config: Config, clients: AckClients, channels: 
   if (escalation && wiring) {
     scheduler = eventBridgeScheduler(clients.scheduler, wiring);
   } else if (escalation && clients.inProcessTimers === false) {
-    logger.warn('escalation off', { reason: 'no EventBridge Scheduler wiring (deploy with -c escalationDelaySeconds=...): in-process timers would not survive a frozen Lambda' });
+    logger.warn('escalation off', {
+      reason:
+        'no EventBridge Scheduler wiring (deploy with -c escalationDelaySeconds=...): in-process timers would not survive a frozen Lambda',
+    });
   } else if (escalation) {
     timers = new TimerScheduler(
       // The check is loaded when a timer first fires, minutes after any webhook: not at start.
       async (job) => void (await (await import('../http/off-webhook.js')).checkEscalation(job, escalation)),
-      (job, error, retryAtMs) => logger.error('escalation check failed', { ...job, error, retryAt: retryAtMs === undefined ? 'none (given up until the next start)' : new Date(retryAtMs).toISOString() }),
+      (job, error, retryAtMs) =>
+        logger.error('escalation check failed', {
+          ...job,
+          error,
+          retryAt: retryAtMs === undefined ? 'none (given up until the next start)' : new Date(retryAtMs).toISOString(),
+        }),
       now,
     );
     scheduler = timers;
   }
 
-  const tracker = new AckTracker({ store, links, escalation: scheduler && config.escalation ? { delaySeconds: config.escalation.delaySeconds, scheduler } : undefined, logger, now });
+  const tracker = new AckTracker({
+    stores,
+    links,
+    escalation:
+      scheduler && config.escalation ? { delaySeconds: config.escalation.delaySeconds, scheduler } : undefined,
+    logger,
+    now,
+  });
+  const followUps = createFollowUps(clients, config, { stores, channels: [...channels, ...targets], logger, now });
   const page: AckRouteDeps | undefined = links && {
-    store,
+    stores,
     links,
     charts: chartLinkSettings(config),
     grafanaUrl: config.grafanaUrl,
     channels: [...channels, ...targets],
-    silences: config.alertmanagerUrl ? { alertmanagerUrl: config.alertmanagerUrl, timeoutMs: config.delivery.timeoutMs } : undefined,
+    silences: endpoint && { alertmanager: endpoint, timeoutMs: config.delivery.timeoutMs },
     scheduler,
     delivery: config.delivery,
+    followUps: followUps.followUps,
     logger,
     now,
   };
+  if (page) page.setJobs = setJobs(page, clients, config.tableName ?? DEFAULT_TABLE_NAME);
   const resume = async () => {
-    if (!timers) return { scheduled: 0, overdue: 0 };
-    const pending = await store.scheduledEscalations(now());
-    const at = now();
-    for (const p of pending) await timers.schedule({ fingerprint: p.fingerprint, startsAt: p.startsAt }, p.dueAtMs);
-    const report = { scheduled: pending.length, overdue: pending.filter((p) => p.dueAtMs <= at).length };
-    logger.info('escalations resumed', report);
-    return report;
+    await followUps.resume();
+    return timers ? resumeEscalations(stores, timers, logger, now) : { scheduled: 0, overdue: 0 };
   };
-  return { tracker, page, escalation, timers, resume };
+  return { tracker, page, escalation, timers, followUpTimers: followUps.timers, resume };
+}
+
+/** Arms `timers` again for every escalation still scheduled in the table (see `AckRuntime.resume`). */
+async function resumeEscalations(
+  stores: AlertStores,
+  timers: TimerScheduler,
+  logger: Logger,
+  now: () => number,
+): Promise<{ scheduled: number; overdue: number }> {
+  const pending = await stores.escalations.scheduled(now());
+  const at = now();
+  for (const p of pending) await timers.schedule({ fingerprint: p.fingerprint, startsAt: p.startsAt }, p.dueAtMs);
+  const report = { scheduled: pending.length, overdue: pending.filter((p) => p.dueAtMs <= at).length };
+  logger.info('escalations resumed', report);
+  return report;
 }
 
 /**
  * EventBridge Scheduler, its SDK client and commands imported on the first schedule or cancel (an
  * alert that may escalate), not at cold init: a webhook of warnings or duplicates never needs them.
  */
-function eventBridgeScheduler(client: Pick<SchedulerClient, 'send'> | undefined, wiring: EventBridgeSchedulerSettings): EscalationScheduler {
+function eventBridgeScheduler(
+  client: Pick<SchedulerClient, 'send'> | undefined,
+  wiring: EventBridgeSchedulerSettings,
+): EscalationScheduler {
   let loading: Promise<EscalationScheduler> | undefined;
   const load = () => {
-    loading ??= Promise.all([import('../escalation/eventbridge-scheduler.js'), client ? undefined : import('@aws-sdk/client-scheduler')])
-      .then(([{ EventBridgeScheduler }, sdk]) => new EventBridgeScheduler(client ?? new sdk!.SchedulerClient(AWS_CLIENT_DEFAULTS), wiring))
+    loading ??= Promise.all([
+      import('../escalation/eventbridge-scheduler.js'),
+      client ? undefined : import('@aws-sdk/client-scheduler'),
+    ])
+      .then(
+        ([{ EventBridgeScheduler }, sdk]) =>
+          new EventBridgeScheduler(client ?? new sdk!.SchedulerClient(AWS_CLIENT_DEFAULTS), wiring),
+      )
       .catch((err: unknown) => {
         loading = undefined;
         throw err;
@@ -144,4 +211,33 @@ function eventBridgeScheduler(client: Pick<SchedulerClient, 'send'> | undefined,
     schedule: async (job: EscalationJob, dueAtMs: number) => (await load()).schedule(job, dueAtMs),
     cancel: async (job: EscalationJob) => (await load()).cancel(job),
   };
+}
+
+/**
+ * The alert sets' jobs: the store, and how a job's next step runs (see {@link AckClients.ackSetSteps}). The
+ * step's code (`set-job.ts`) is loaded on the first step, not at cold init.
+ */
+function setJobs(page: AckRouteDeps, clients: AckClients, tableName: string): NonNullable<AckRouteDeps['setJobs']> {
+  const jobs = new DynamoDbAckSetJobStore(clients.dynamodb, { tableName });
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  let dispatch: AckSetDispatch;
+  const deps = (): AckSetDeps => ({ ...page, sets: page.links.sets, jobs, dispatch, sleep });
+  const steps = clients.ackSetSteps;
+  if (steps) {
+    let lambda = steps.lambda;
+    dispatch = async (jobId) => {
+      const { InvokeCommand, LambdaClient } = await import('@aws-sdk/client-lambda');
+      lambda ??= new LambdaClient(AWS_CLIENT_DEFAULTS);
+      const payload = new TextEncoder().encode(JSON.stringify(ackSetStepEvent(jobId)));
+      await lambda.send(
+        new InvokeCommand({ FunctionName: steps.functionName(), InvocationType: 'Event', Payload: payload }),
+      );
+    };
+  } else {
+    dispatch = async (jobId) => {
+      const { inProcessDispatch, runSetStep } = await import('../http/off-webhook.js');
+      await inProcessDispatch((id) => runSetStep(id, deps()), { logger: page.logger })(jobId);
+    };
+  }
+  return { jobs, dispatch, sleep, deps };
 }

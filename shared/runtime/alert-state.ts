@@ -1,5 +1,5 @@
 /**
- * The configured source of truth for candidate re-fires: Prometheus (`PROMETHEUS_URL`) first, since
+ * The configured source of truth for candidate re-fires and escalations coming due: Prometheus (`PROMETHEUS_URL`) first, since
  * it decides whether an alert fires; Alertmanager (`ALERTMANAGER_URL`) for the alerts Prometheus
  * cannot speak for; `undefined` when neither is set (every candidate is then announced).
  */
@@ -8,23 +8,45 @@ import { PrometheusClient } from '../prometheus/client.js';
 import { alertmanagerAlertState } from '../alert-state/alertmanager.js';
 import { prometheusAlertState } from '../alert-state/prometheus.js';
 import type { AlertStateSource, Verdict } from '../alert-state/types.js';
+import { sentByGrafana } from '../alertmanager/grafana.js';
+import { alertmanagerEndpoint, prometheusEndpoint } from './endpoints.js';
 
 export type { AlertStateSource } from '../alert-state/types.js';
 
-/** The sources `config` names, chained; `undefined` when none. */
-export function createAlertStateSource(config: Pick<Config, 'prometheusUrl' | 'alertmanagerUrl' | 'enrichment'>): AlertStateSource | undefined {
+/**
+ * The sources `config` names, chained; `undefined` when none.
+ * @param now clock, epoch milliseconds
+ */
+export function createAlertStateSource(
+  config: Pick<
+    Config,
+    'prometheusUrl' | 'prometheusCredentials' | 'alertmanagerUrl' | 'alertmanagerCredentials' | 'enrichment'
+  >,
+  now: () => number = Date.now,
+): AlertStateSource | undefined {
   const sources: AlertStateSource[] = [];
-  if (config.prometheusUrl) sources.push(prometheusAlertState(new PrometheusClient(config.prometheusUrl, { queryTimeoutMs: config.enrichment.queryTimeoutMs })));
-  if (config.alertmanagerUrl) sources.push(alertmanagerAlertState(config.alertmanagerUrl, config.enrichment.timeoutMs));
+  const prometheus = prometheusEndpoint(config);
+  const alertmanager = alertmanagerEndpoint(config);
+  if (prometheus)
+    sources.push(
+      prometheusAlertState(new PrometheusClient(prometheus, { queryTimeoutMs: config.enrichment.queryTimeoutMs }), now),
+    );
+  if (alertmanager) sources.push(alertmanagerAlertState(alertmanager, config.enrichment.timeoutMs, now));
   return sources.length ? chain(sources) : undefined;
 }
 
-/** Asks each source in turn about the alerts the previous ones left `unknown`. */
+/**
+ * Asks each source in turn about the alerts the previous ones left `unknown`. Alerts Grafana sent are
+ * `unknown` without asking: Prometheus's `ALERTS` and `ALERTMANAGER_URL`'s Alertmanager never hold them,
+ * and "not listed" there must not read as "resolved".
+ */
 export function chain(sources: AlertStateSource[]): AlertStateSource {
   return {
     async statesOf(alerts, signal) {
       const verdicts = new Map<string, Verdict>();
-      let open = alerts;
+      for (const a of alerts.filter(sentByGrafana))
+        verdicts.set(a.fingerprint, { state: 'unknown', source: 'none', reason: 'sent by Grafana' });
+      let open = alerts.filter((a) => !sentByGrafana(a));
       for (const source of sources) {
         if (open.length === 0) break;
         const answers = await source.statesOf(open, signal);

@@ -9,6 +9,7 @@ import type { ChartLinkSettings } from '../chart/url.js';
 import type { Logger } from '../core/logger.js';
 import { PrometheusClient } from '../prometheus/client.js';
 import type { Config } from './config.js';
+import { prometheusEndpoint } from './endpoints.js';
 
 /**
  * Budget of a chart's range query, its one retry included, milliseconds. Not the enrichment's: a
@@ -26,17 +27,25 @@ export const CHART_MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 /** The chart URL signer's settings, or `undefined` when charts are off. */
 export function chartLinkSettings(config: Config): ChartLinkSettings | undefined {
   if (!config.publicUrl || !config.ackSecret || !config.prometheusUrl) return undefined;
-  return { publicUrl: config.publicUrl, keys: { current: config.ackSecret, previous: config.ackPreviousSecret }, ttlSeconds: config.ackTokenTtlSeconds };
+  return {
+    publicUrl: config.publicUrl,
+    keys: { current: config.ackSecret, previous: config.ackPreviousSecret },
+    ttlSeconds: config.ackTokenTtlSeconds,
+  };
 }
 
 /** The chart route's dependencies, or `undefined` when charts are off (the route then does not exist). */
 export function chartRouteDeps(config: Config, logger: Logger): ChartRouteDeps | undefined {
   const links = chartLinkSettings(config);
-  if (!links || !config.prometheusUrl) return undefined;
+  const prometheus = prometheusEndpoint(config);
+  if (!links || !prometheus) return undefined;
   const queryTimeoutMs = config.enrichment.queryTimeoutMs ?? CHART_QUERY_BUDGET_MS / 2;
   return {
     keys: links.keys,
-    prometheus: new PrometheusClient(config.prometheusUrl, { queryTimeoutMs, maxResponseBytes: CHART_MAX_ANSWER_BYTES }),
+    prometheus: new PrometheusClient(prometheus, {
+      queryTimeoutMs,
+      maxResponseBytes: CHART_MAX_ANSWER_BYTES,
+    }),
     renderer: loadRenderer,
     timeoutMs: CHART_QUERY_BUDGET_MS,
     logger,

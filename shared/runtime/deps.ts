@@ -5,11 +5,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { createAckRuntime } from './ack.js';
+import { createAckRuntime, type AckClients } from './ack.js';
 import { createAlertStateSource } from './alert-state.js';
 import { chartLinkSettings, chartRouteDeps } from './chart.js';
 import type { AppDeps } from '../http/app.js';
-import { buildChannels } from './channels.js';
+import { buildChannels, snsClientsByRegion } from './channels.js';
 import type { Config } from './config.js';
 import { DynamoDbDedupeStore } from '../store/dedupe-dynamodb.js';
 import { enrichAlerts } from '../enrich/index.js';
@@ -18,17 +18,19 @@ import type { HeartbeatState } from '../heartbeat/check.js';
 import { heartbeatReceiver } from '../heartbeat/receive.js';
 import { DynamoDbHeartbeatStore } from '../store/heartbeat.js';
 import { noMetrics } from '../metrics/catalogue.js';
+import { setTimeZone } from '../render/format.js';
 import type { Logger } from '../core/logger.js';
 import type { Metrics } from '../metrics/catalogue.js';
-import { createRouter } from '../routing/router.js';
+import { createMentionRouter, createRouter } from '../routing/router.js';
 import { DEFAULT_TABLE_NAME } from '../store/table.js';
 import { DynamoDbSlackThreadStore } from '../store/slack-threads.js';
-
+import { DynamoDbPagerDutyStormStore } from '../store/pagerduty-storms.js';
+import { DynamoDbFeishuCardStore } from '../store/feishu-cards.js';
+import { DynamoDbCallbackEventStore } from '../store/callback-events.js';
+import { feishuAppClient } from '../channels/feishu/app-settings.js';
 
 export interface RuntimeClients {
   dynamodb: DynamoDBClient;
-  /** This process is the table's only writer (`npm start`'s embedded store): claims may be batched (`shared/store/start-many.ts`). */
-  exclusiveTable?: boolean;
   /** Injected in tests; created from the topic ARN's region otherwise. */
   sns?: SNSClient;
   /** Where the console channel writes (default stdout). */
@@ -41,13 +43,20 @@ export interface RuntimeClients {
   metrics?: Metrics;
   /**
    * Whether work may go on after a response is sent (`npm start`: true). Lambda: false (default), a
-   * returned invocation is frozen; the Slack interaction then awaits its follow-ups before answering.
+   * returned invocation is frozen; the Slack and Feishu buttons then await their follow-ups before answering.
    */
   workAfterAnswer?: boolean;
+  /** Lambda: an alert set's steps run as asynchronous invocations of this function (`AckClients.ackSetSteps`). */
+  ackSetSteps?: AckClients['ackSetSteps'];
 }
 
 /** The app's dependencies, and what the process must start besides serving requests. */
 export interface RuntimeDeps extends AppDeps {
+  /**
+   * Checks the Feishu app's credentials and domain once (a token request), for a start-up log line;
+   * resolves to the problem, or `undefined` when the app can send. Unset: no Feishu app.
+   */
+  checkFeishuApp?: () => Promise<string | undefined>;
   /** Picks up escalations still scheduled in the table (`npm start`: call once at start). See `AckRuntime.resume`. */
   resumeEscalations(): Promise<{ scheduled: number; overdue: number }>;
 }
@@ -57,13 +66,37 @@ const PAGE_REFRESH_TIMEOUT_MS = 3000;
 
 /** Builds the app's dependencies from validated configuration and AWS clients. */
 export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): RuntimeDeps {
+  // Every time shown from here on (messages, pages, charts) is in TIME_ZONE.
+  setTimeZone(config.timeZone);
   const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
-  const slackThreads = new DynamoDbSlackThreadStore(clients.dynamodb, { tableName, ttlSeconds: config.dedupeTtlSeconds });
-  const channels = buildChannels(config, { sns: clients.sns, write: clients.write, slackThreads, warn: (message, fields) => logger.warn(message, fields) });
-  const ack = createAckRuntime(config, clients, channels, logger);
+  const slackThreads = new DynamoDbSlackThreadStore(clients.dynamodb, {
+    tableName,
+    ttlSeconds: config.dedupeTtlSeconds,
+  });
+  const feishuOptions = config.channelOptions['feishu-app'];
+  const feishuContacts = feishuOptions && feishuAppClient(feishuOptions);
+  const feishuApp = feishuContacts && {
+    contacts: feishuContacts,
+    cards: new DynamoDbFeishuCardStore(clients.dynamodb, { tableName, ttlSeconds: config.dedupeTtlSeconds }),
+  };
+  // One SNS client per region for the channels and the escalation targets.
+  const sns = clients.sns ?? snsClientsByRegion();
+  const channels = buildChannels(config, {
+    sns,
+    write: clients.write,
+    slackThreads,
+    feishuApp,
+    pagerDutyStorms: new DynamoDbPagerDutyStormStore(clients.dynamodb, {
+      tableName,
+      ttlSeconds: config.dedupeTtlSeconds,
+    }),
+    warn: (message, fields) => logger.warn(message, fields),
+  });
+  const ack = createAckRuntime(config, { ...clients, sns }, channels, logger);
   const enrich = (alerts: Alert[], timeoutMs = config.enrichment.timeoutMs) =>
     enrichAlerts(alerts, {
       prometheusUrl: config.prometheusUrl,
+      prometheusCredentials: config.prometheusCredentials,
       timeoutMs,
       memoryTrendWindowHours: config.enrichment.memoryTrendWindowHours,
       gpuMemoryCapacityMiB: config.enrichment.gpuMemoryCapacityMiB,
@@ -73,24 +106,56 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
       logger,
     });
   // The page's values now: the same enrichment, time-boxed shorter (someone is waiting for the page).
-  const ackPage = ack.page && { ...ack.page, refresh: (alerts: Alert[]) => enrich(alerts, Math.min(config.enrichment.timeoutMs, PAGE_REFRESH_TIMEOUT_MS)) };
-  const signingSecret = config.slackApp?.signingSecret;
+  const ackPage = ack.page && {
+    ...ack.page,
+    refresh: (alerts: Alert[]) => enrich(alerts, Math.min(config.enrichment.timeoutMs, PAGE_REFRESH_TIMEOUT_MS)),
+  };
+  const signingSecret = config.channelOptions['slack-app']?.signingSecret;
+  const defer = clients.workAfterAnswer ? afterAnswer(logger) : undefined;
+  const feishu = feishuOptions;
   return {
-    slackInteractions: signingSecret && ack.page && { ...ack.page, signingSecret, defer: clients.workAfterAnswer ? afterAnswer(logger) : undefined },
-    heartbeat: config.heartbeat && heartbeatReceiver(config.heartbeat.alertname, new DynamoDbHeartbeatStore(clients.dynamodb, tableName), clients.metrics ?? noMetrics, () => Date.now(), logger),
+    checkFeishuApp:
+      feishuContacts &&
+      (() =>
+        feishuContacts.api.checkCredentials(AbortSignal.timeout(config.delivery.timeoutMs)).then(
+          () => undefined,
+          (err: Error) => err.message,
+        )),
+    feishuCallback: feishu &&
+      feishuContacts &&
+      ack.page && {
+        ...ack.page,
+        appId: feishu.appId,
+        encryptKey: feishu.encryptKey,
+        verificationToken: feishu.verificationToken,
+        events: new DynamoDbCallbackEventStore(clients.dynamodb, tableName),
+        contacts: feishuContacts,
+        defer,
+      },
+    slackInteractions: signingSecret && ack.page && { ...ack.page, signingSecret, defer },
+    heartbeat:
+      config.heartbeat &&
+      heartbeatReceiver({
+        recognition: config.heartbeat,
+        store: new DynamoDbHeartbeatStore(clients.dynamodb, tableName, config.heartbeat.maxClusters),
+        metrics: clients.metrics ?? noMetrics,
+        now: () => Date.now(),
+        logger,
+      }),
     ack: ack.tracker,
+    alerts: ack.tracker.stores,
     ackPage,
     store: new DynamoDbDedupeStore(clients.dynamodb, {
       tableName,
       ttlSeconds: config.dedupeTtlSeconds,
       leaseMs: config.dedupeLeaseMs,
-      exclusive: clients.exclusiveTable === true,
     }),
     channels,
     enrich: (alerts) => enrich(alerts),
     delivery: config.delivery,
     // The routing file picks channels per alert; without one, every channel gets every alert.
     route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
+    mentions: config.routing && createMentionRouter(config.routing.routes),
     flapWindowMs: config.routing?.flapWindowMs,
     // Asked only for alerts firing again after their announced resolve (shared/pipeline/refire.ts).
     alertState: createAlertStateSource(config),
@@ -116,10 +181,26 @@ function afterAnswer(logger: Logger): (task: () => Promise<void>) => void {
  * EventBridge Scheduler event in Lambda).
  * @returns `undefined` when heartbeats are off (`HEARTBEAT_ALERTNAME=""`)
  */
-export function createHeartbeatCheck(config: Config, deps: AppDeps, clients: Pick<RuntimeClients, 'dynamodb' | 'metrics'>): (() => Promise<Record<string, HeartbeatState>>) | undefined {
+export function createHeartbeatCheck(
+  config: Config,
+  deps: AppDeps,
+  clients: Pick<RuntimeClients, 'dynamodb' | 'metrics'>,
+): (() => Promise<Record<string, HeartbeatState>>) | undefined {
   const settings = config.heartbeat;
   if (!settings) return undefined;
-  const store = new DynamoDbHeartbeatStore(clients.dynamodb, config.tableName ?? DEFAULT_TABLE_NAME);
+  const store = new DynamoDbHeartbeatStore(
+    clients.dynamodb,
+    config.tableName ?? DEFAULT_TABLE_NAME,
+    settings.maxClusters,
+  );
   // Loaded on the first check (the heartbeat schedule's own invocation in Lambda, a timer under npm start), never by a webhook.
-  return async () => (await import('../http/off-webhook.js')).checkHeartbeats({ store, pipeline: deps, settings, metrics: clients.metrics ?? noMetrics, logger: deps.logger, now: deps.now });
+  return async () =>
+    (await import('../http/off-webhook.js')).checkHeartbeats({
+      store,
+      pipeline: deps,
+      settings,
+      metrics: clients.metrics ?? noMetrics,
+      logger: deps.logger,
+      now: deps.now,
+    });
 }

@@ -19,7 +19,13 @@ const unset = (v: unknown) => v === '' || v === undefined;
  * @param unit what the number counts (`milliseconds`, `seconds`), for the message
  * @param message the whole message, when the default wording does not fit
  */
-export function wholeNumber(fallback: number, min: number, max: number, unit: string, message = `must be a whole number of ${unit} ${min}–${max}`) {
+export function wholeNumber(
+  fallback: number,
+  min: number,
+  max: number,
+  unit: string,
+  message = `must be a whole number of ${unit} ${min}–${max}`,
+) {
   return z.pipe(
     z.transform((v) => (unset(v) ? fallback : typeof v === 'string' && DIGITS.test(v) ? Number(v) : Number.NaN)),
     z.number({ message }).check(z.int({ message }), z.minimum(min, { message }), z.maximum(max, { message })),
@@ -31,7 +37,9 @@ export function optionalWholeNumber(min: number, max: number, unit: string) {
   const message = `must be a whole number of ${unit} ${min}–${max}`;
   return z.pipe(
     z.transform((v) => (unset(v) ? undefined : typeof v === 'string' && DIGITS.test(v) ? Number(v) : Number.NaN)),
-    z.optional(z.number({ message }).check(z.int({ message }), z.minimum(min, { message }), z.maximum(max, { message }))),
+    z.optional(
+      z.number({ message }).check(z.int({ message }), z.minimum(min, { message }), z.maximum(max, { message })),
+    ),
   );
 }
 
@@ -44,19 +52,56 @@ export function positiveDecimal(fallback: number, max: number, unit: string) {
   );
 }
 
+/**
+ * A comma-separated list (`a, b`), each item trimmed and checked; unset or only commas: unset.
+ * @param problem why an item is not accepted (the message names its position, never its text), or `undefined`
+ */
+export function commaList(problem: (item: string) => string | undefined) {
+  return z.pipe(
+    z.transform((v, ctx) => {
+      if (unset(v)) return undefined;
+      const items = String(v)
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
+      for (const [i, item] of items.entries()) {
+        const why = problem(item);
+        if (why) {
+          ctx.issues.push({ code: 'custom', message: `item ${i + 1}: ${why}`, input: v });
+          return z.NEVER;
+        }
+      }
+      return items.length ? items : undefined;
+    }),
+    z.optional(z.array(z.string())),
+  );
+}
+
 /** RFC 3339 date-time: date, `T`, time, optional fraction, and a zone (`Z` or `±hh:mm`). @see https://www.rfc-editor.org/rfc/rfc3339#section-5.6 */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /**
  * A point in time as RFC 3339 with its zone (`2026-12-01T00:00:00Z`, `2026-12-01T08:00:00+08:00`) or
  * Unix seconds (`1796083200`), as epoch milliseconds. A date alone, a time without a zone, or a
- * loose form (`Dec 1`, which `Date.parse` reads as 2001-12-01 local time) is refused.
+ * loose form (`Dec 1`, which `Date.parse` reads as 2001-12-01 local time) is refused, and so is a
+ * number of 12 digits or more (milliseconds).
  */
+/**
+ * Most digits of Unix seconds taken: 10 until the year 2286, 11 beyond; 12 or more can only be
+ * milliseconds (what `Date.now()` gives), which read as seconds would be a year past 50,000.
+ */
+const MAX_SECONDS_DIGITS = 11;
+
 export function pointInTime() {
   const message = 'must be an RFC 3339 time with its zone (e.g. 2026-12-01T00:00:00Z) or Unix seconds';
   return z.pipe(
     z.string(),
     z.transform((s, ctx) => {
+      if (DIGITS.test(s) && s.length > MAX_SECONDS_DIGITS) {
+        const message = `must be Unix seconds, not milliseconds (${s.length} digits; Date.now() gives milliseconds: divide by 1000), or an RFC 3339 time`;
+        ctx.issues.push({ code: 'custom', message, input: s });
+        return z.NEVER;
+      }
       const ms = DIGITS.test(s) ? Number(s) * 1000 : RFC3339.test(s) ? Date.parse(s) : Number.NaN;
       if (Number.isFinite(ms)) return ms;
       ctx.issues.push({ code: 'custom', message, input: s });
@@ -72,7 +117,8 @@ export function pointInTime() {
  * @see https://prometheus.io/docs/prometheus/latest/querying/api/
  * @see https://github.com/prometheus/alertmanager/blob/main/api/v2/openapi.yaml
  */
-const UI_OR_API_PATH = /\/(graph|query|alerts|targets|rules|status|flags|config|service-discovery|tsdb-status|agent|classic|api(\/v[12])?)\/?$/i;
+const UI_OR_API_PATH =
+  /\/(graph|query|alerts|targets|rules|status|flags|config|service-discovery|tsdb-status|agent|classic|api(\/v[12])?)\/?$/i;
 
 /**
  * Why `raw` is not a Prometheus or Alertmanager base URL, or `undefined` when it is one. A path
@@ -86,9 +132,11 @@ export function baseUrlProblem(raw: string, example: string): string | undefined
   } catch {
     return undefined; // httpUrl() reports it
   }
-  if (url.hash || raw.includes('#')) return `must be the base URL, e.g. ${example}, without a fragment (#/…: a UI page copied from the browser)`;
+  if (url.hash || raw.includes('#'))
+    return `must be the base URL, e.g. ${example}, without a fragment (#/…: a UI page copied from the browser)`;
   if (url.search || raw.includes('?')) return `must be the base URL, e.g. ${example}, without a query`;
   const page = UI_OR_API_PATH.exec(url.pathname);
-  if (page) return `must be the base URL, e.g. ${example}, not the page or API path ${page[0]} (a path prefix such as /prometheus is fine)`;
+  if (page)
+    return `must be the base URL, e.g. ${example}, not the page or API path ${page[0]} (a path prefix such as /prometheus is fine)`;
   return undefined;
 }

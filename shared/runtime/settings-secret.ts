@@ -14,20 +14,31 @@ import type { Logger } from '../core/logger.js';
 import { loadRoutingReader } from './routing-reader.js';
 import { isBlank } from './settings-whitespace.js';
 import { Secret } from '../core/secret.js';
-import { PAGERDUTY_SECRET_SETTINGS } from '../channels/pagerduty/settings.js';
+import { CHANNEL_ENV } from '../channels/registry.js';
 
 /** How long webhook tokens read from the settings secret are used before the secret is read again, milliseconds. */
 export const TOKEN_REFRESH_MS = 60_000;
 
-/** The settings the secret may hold. Anything else in it is ignored (and named in the error if it is the only content). */
-export const SECRET_SETTINGS = [
-  'WEBHOOK_TOKEN', 'WEBHOOK_TOKEN_PREVIOUS', 'SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'FEISHU_SECRET', 'ACK_SECRET',
+/**
+ * The settings the secret may hold: the service's own, then every channel type's secret variables
+ * (`CHANNEL_ENV`). Anything else in it is ignored.
+ */
+export const SECRET_SETTINGS: readonly string[] = [
+  'WEBHOOK_TOKEN',
+  'WEBHOOK_TOKEN_PREVIOUS',
+  'ACK_SECRET',
   // Rotating ACK_SECRET: the old value and the end of its grace period travel together.
-  'ACK_SECRET_PREVIOUS', 'ACK_SECRET_PREVIOUS_UNTIL', 'ESCALATION_SLACK_WEBHOOK_URL',
-  // The Slack app's bot token and interactivity signing secret.
-  'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET',
-  ...PAGERDUTY_SECRET_SETTINGS,
-] as const;
+  'ACK_SECRET_PREVIOUS',
+  'ACK_SECRET_PREVIOUS_UNTIL',
+  // What requests to Prometheus and Alertmanager carry (shared/runtime/endpoint-settings.ts).
+  'PROMETHEUS_BEARER_TOKEN',
+  'PROMETHEUS_BASIC_AUTH',
+  'PROMETHEUS_HEADERS',
+  'ALERTMANAGER_BEARER_TOKEN',
+  'ALERTMANAGER_BASIC_AUTH',
+  'ALERTMANAGER_HEADERS',
+  ...CHANNEL_ENV.secrets,
+];
 
 /**
  * @param env the process environment
@@ -44,7 +55,9 @@ export async function withSecretSettings(
   if (!arn) return env;
   const values = await readSecretObject(arn, client);
   const merged = { ...env };
-  const routingNames = env.ROUTING_FILE?.trim() ? (await loadRoutingReader()).routingSecretNames(env.ROUTING_FILE.trim()) : [];
+  const routingNames = env.ROUTING_FILE?.trim()
+    ? (await loadRoutingReader()).routingSecretNames(env.ROUTING_FILE.trim())
+    : [];
   for (const name of [...SECRET_SETTINGS, ...routingNames]) {
     const value = (values as Record<string, unknown>)[name];
     if (value === undefined) continue;
@@ -61,13 +74,18 @@ export async function withSecretSettings(
  * @returns its JSON object
  * @throws ConfigError when it is not a JSON object (its content is never echoed); the SDK's error when unreachable
  */
-async function readSecretObject(arn: string, client: Pick<SecretsManagerClient, 'send'>): Promise<Record<string, unknown>> {
+async function readSecretObject(
+  arn: string,
+  client: Pick<SecretsManagerClient, 'send'>,
+): Promise<Record<string, unknown>> {
   const out = await client.send(new GetSecretValueCommand({ SecretId: arn }));
   let values: unknown;
   try {
     values = JSON.parse(out.SecretString ?? '');
   } catch {
-    throw new ConfigError(['SETTINGS_SECRET_ARN: the secret value is not JSON (expected an object such as {"WEBHOOK_TOKEN": "..."})']);
+    throw new ConfigError([
+      'SETTINGS_SECRET_ARN: the secret value is not JSON (expected an object such as {"WEBHOOK_TOKEN": "..."})',
+    ]);
   }
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
     throw new ConfigError(['SETTINGS_SECRET_ARN: the secret value must be a JSON object']);
@@ -100,7 +118,10 @@ export function secretTokenSource(
     try {
       tokens = tokensOf(await readSecretObject(arn, client));
     } catch (err) {
-      logger.error('settings secret not re-read', { detail: 'keeping the webhook tokens read before', error: err instanceof ConfigError ? err.message : (err as Error).name });
+      logger.error('settings secret not re-read', {
+        detail: 'keeping the webhook tokens read before',
+        error: err instanceof ConfigError ? err.message : (err as Error).name,
+      });
     }
     readAt = now();
     return tokens;

@@ -21,7 +21,10 @@ export interface SettingWarning {
  * @returns a copy of `env` with those settings trimmed (`String.prototype.trim`: spaces, tabs, CR/LF,
  *   Unicode spaces and a byte-order mark), and one warning per setting that changed
  */
-export function trimSettings(env: Record<string, string | undefined>, names: Iterable<string>): { settings: Record<string, string | undefined>; warnings: SettingWarning[] } {
+export function trimSettings(
+  env: Record<string, string | undefined>,
+  names: Iterable<string>,
+): { settings: Record<string, string | undefined>; warnings: SettingWarning[] } {
   const settings = { ...env };
   const warnings: SettingWarning[] = [];
   for (const name of new Set(names)) {
@@ -31,9 +34,10 @@ export function trimSettings(env: Record<string, string | undefined>, names: Ite
     settings[name] = trimmed;
     warnings.push({
       setting: name,
-      problem: trimmed === ''
-        ? 'contains only whitespace; treated as unset'
-        : 'surrounding whitespace (a trailing newline from a file?) removed; remove it where the setting is defined',
+      problem:
+        trimmed === ''
+          ? 'contains only whitespace; treated as unset'
+          : 'surrounding whitespace (a trailing newline from a file?) removed; remove it where the setting is defined',
     });
   }
   return { settings, warnings };

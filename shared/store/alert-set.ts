@@ -10,8 +10,10 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from '../core/zod.js';
 import { keyPart } from './keys.js';
 import { recordText } from './alert-record-items.js';
+import { parseItem, parseOptional } from './stored-item.js';
 
 /**
  * Most alerts one set holds: 16-hex fingerprints take ~19 bytes each in the JSON, so 10,000 are
@@ -44,6 +46,12 @@ export interface AlertSetStore {
 
 const setKey = (id: string) => `set#${id}`;
 
+const setItemSchema = z.object({
+  fingerprints: z.optional(z.string()),
+  groupKey: z.optional(z.string()),
+  expiresAt: z.optional(z.number()),
+});
+
 export class DynamoDbAlertSetStore implements AlertSetStore {
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
@@ -64,9 +72,14 @@ export class DynamoDbAlertSetStore implements AlertSetStore {
   }
 
   async get(id: string, nowMs: number): Promise<AlertSet | undefined> {
-    const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: { pk: setKey(id) }, ConsistentRead: true }));
-    const item = out.Item as { fingerprints?: string; groupKey?: string; expiresAt?: number } | undefined;
+    const out = await this.#doc.send(
+      new GetCommand({ TableName: this.#table, Key: { pk: setKey(id) }, ConsistentRead: true }),
+    );
+    const item = parseOptional(setItemSchema, out.Item);
     if (!item?.fingerprints || (item.expiresAt ?? 0) * 1000 <= nowMs) return undefined;
-    return { fingerprints: JSON.parse(item.fingerprints) as string[], groupKey: item.groupKey ?? '' };
+    return {
+      fingerprints: parseItem(z.array(z.string()), JSON.parse(item.fingerprints)),
+      groupKey: item.groupKey ?? '',
+    };
   }
 }

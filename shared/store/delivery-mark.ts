@@ -6,21 +6,17 @@
  * longer writes the head: the alert record's write (`alert#<fingerprint>`, which it makes anyway)
  * carries `deliveredEvent`, the event's key. A reader that finds the record's mark naming the head's
  * event reads the head as delivered (nothing pending). So a new alert costs its claim and one write
- * after delivery, not a ledger write and a record write (issue #10).
+ * after delivery, not a ledger write and a record write.
  *
- * A partial delivery (a channel failed or lagged past the coalescing window) still goes to the head
+ * A partial delivery (a channel failed, or had not answered yet when another's success was written) goes to the head
  * (`DedupeStore.markDelivered`), and heads and records written before the mark existed read as before:
  * no mark, the head's own ledger. A record that has moved on to a later occurrence (`startsAt`) means
  * the earlier occurrence is over: its head has nothing left to deliver (else a lagging peer's copy of
  * it, after its lease ran out, would be repaired to every channel after the newer firing).
  */
-import { generationKey } from './dedupe.js';
+import { generationKey, normaliseTime } from './keys.js';
 import type { Head } from './occurrence.js';
-import type { RecordItem } from './alert-record-items.js';
-import { normaliseTime } from './alert-record-items.js';
-
-/** What the dedupe ledger reads of an alert record. */
-export type RecordMark = Pick<RecordItem, 'startsAt' | 'deliveredEvent' | 'expiresAt'>;
+import type { RecordView } from './seen.js';
 
 /**
  * The head with the record's mark applied: `pending` emptied when the mark names the head's event, or
@@ -28,8 +24,13 @@ export type RecordMark = Pick<RecordItem, 'startsAt' | 'deliveredEvent' | 'expir
  * a conditional write must not require it absent (it compares the lease read instead).
  * @param nowMs epoch milliseconds (an expired record is absent)
  */
-export function applyMark(head: Head, alert: { fingerprint: string; startsAt: string }, record: RecordMark | undefined, nowMs: number): Head & { marked?: true } {
-  if (head.pending.length === 0 || !record?.startsAt || record.expiresAt * 1000 <= nowMs) return head;
+export function applyMark(
+  head: Head,
+  alert: { fingerprint: string; startsAt: string },
+  record: RecordView | undefined,
+  nowMs: number,
+): Head & { marked?: true } {
+  if (head.pending.length === 0 || !record?.startsAt || (record.expiresAt ?? 0) * 1000 <= nowMs) return head;
   const event = generationKey({ ...alert, status: head.state }, head.generation);
   const later = record.startsAt > normaliseTime(alert.startsAt);
   return record.deliveredEvent === event || later ? { ...head, pending: [], marked: true } : head;

@@ -10,25 +10,3 @@ declare module 'dynalite' {
   }
   export default function dynalite(options?: DynaliteOptions): Server;
 }
-
-/** dynalite's internal modules that `dynalite-internals.ts` types where it uses them. */
-declare module 'dynalite/db/index.js' {
-  const db: unknown;
-  export default db;
-}
-declare module 'dynalite/validations/index.js' {
-  const validations: unknown;
-  export default validations;
-}
-declare module 'dynalite/validations/putItem.js' {
-  const rules: unknown;
-  export default rules;
-}
-declare module 'dynalite/validations/updateItem.js' {
-  const rules: unknown;
-  export default rules;
-}
-declare module 'dynalite/validations/deleteItem.js' {
-  const rules: unknown;
-  export default rules;
-}

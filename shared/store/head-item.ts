@@ -11,40 +11,39 @@
  *
  * Items written before generations existed have no `state`; their resolve, if any, is a separate
  * item `event#…#resolved`. They are read as generation 0 (`legacyHead`) and migrated on first use.
+ * Keys: `keys.ts`.
  */
 import { hasEnded, type Alert } from '../alertmanager/schema.js';
+import * as z from '../core/zod.js';
 import type { Head, Incoming } from './occurrence.js';
-import { eventKey } from './dedupe.js';
+import { stringSet } from './stored-item.js';
 
-/** The stored shape (through the document client). */
-export interface HeadItem {
-  pk: string;
-  state?: Head['state'];
-  generation?: number;
-  pending?: Set<string>;
-  delivered?: Set<string>;
-  leaseUntil: number;
-  claimedAt: number;
-  resolvedEndsAtMs?: number;
+/** The stored shape (through the document client); every attribute but the key optional in a projected read's parse. */
+export const headItemSchema = z.object({
+  pk: z.string(),
+  state: z.optional(z.enum(['firing', 'resolved'])),
+  generation: z.optional(z.number()),
+  pending: z.optional(stringSet()),
+  delivered: z.optional(stringSet()),
+  leaseUntil: z.number(),
+  claimedAt: z.optional(z.number()),
+  resolvedEndsAtMs: z.optional(z.number()),
   /** Epoch seconds. */
-  expiresAt: number;
-}
+  expiresAt: z.number(),
+});
+export type HeadItem = z.infer<typeof headItemSchema>;
 
 /** Attribute names go through placeholders (`state` is a DynamoDB reserved word). */
 export const NAMES = {
-  '#st': 'state', '#gen': 'generation', '#p': 'pending', '#d': 'delivered', '#l': 'leaseUntil',
-  '#c': 'claimedAt', '#e': 'resolvedEndsAtMs', '#x': 'expiresAt',
+  '#st': 'state',
+  '#gen': 'generation',
+  '#p': 'pending',
+  '#d': 'delivered',
+  '#l': 'leaseUntil',
+  '#c': 'claimedAt',
+  '#e': 'resolvedEndsAtMs',
+  '#x': 'expiresAt',
 } as const;
-
-/** The head's key. */
-export function headKey(alert: Pick<Alert, 'fingerprint' | 'startsAt'>): string {
-  return eventKey({ ...alert, status: 'firing' });
-}
-
-/** The key of a legacy resolve item. */
-export function legacyResolvedKey(alert: Pick<Alert, 'fingerprint' | 'startsAt'>): string {
-  return eventKey({ ...alert, status: 'resolved' });
-}
 
 /** The post as the state machine sees it. */
 export function incoming(alert: Pick<Alert, 'status' | 'endsAt'>): Incoming {
@@ -68,7 +67,11 @@ export function toHead(item: HeadItem | undefined, nowMs: number): Head | undefi
  * A legacy occurrence as a head: resolved when its separate resolve item is live (that item's
  * ledger), else firing (the first event item's own ledger). `undefined` when neither is live.
  */
-export function legacyHead(first: HeadItem | undefined, resolved: HeadItem | undefined, nowMs: number): (Head & { delivered: string[]; expiresAt: number }) | undefined {
+export function legacyHead(
+  first: HeadItem | undefined,
+  resolved: HeadItem | undefined,
+  nowMs: number,
+): (Head & { delivered: string[]; expiresAt: number }) | undefined {
   const from = resolved && isLive(resolved, nowMs) ? resolved : first && isLive(first, nowMs) ? first : undefined;
   if (!from) return undefined;
   return {
@@ -87,7 +90,11 @@ export function isLive(item: Pick<HeadItem, 'expiresAt'>, nowMs: number): boolea
 }
 
 /** `SET #p = :p` for a non-empty set, else `REMOVE #p` (DynamoDB sets cannot be empty). */
-export function setOrRemove(name: keyof typeof NAMES, placeholder: string, values: string[] | number | undefined): { set?: string; remove?: string; value?: unknown } {
+export function setOrRemove(
+  name: keyof typeof NAMES,
+  placeholder: string,
+  values: string[] | number | undefined,
+): { set?: string; remove?: string; value?: unknown } {
   if (values === undefined || (Array.isArray(values) && values.length === 0)) return { remove: name };
   return { set: `${name} = ${placeholder}`, value: Array.isArray(values) ? new Set(values) : values };
 }

@@ -1,16 +1,16 @@
 /**
- * The embedded DynamoDB of `npm start` and the tests: dynalite, in memory, on loopback,
- * reached through the real AWS SDK like any other endpoint.
+ * The embedded DynamoDB of `npm start` and the tests: dynalite, in memory, listening on loopback,
+ * reached over HTTP through the real AWS SDK (signed requests, the SDK's retries) like any other
+ * endpoint: the store adapters send it exactly what they send DynamoDB from Lambda.
  *
  * DynamoDB's TTL deletes expired items in the background; dynalite never does, so a long-running
  * `npm start` would keep every record until it stops. {@link sweepExpired} plays DynamoDB's part,
  * on a timer ({@link SWEEP_EVERY_MS}); reads already treat an expired item as absent either way.
  */
-import { ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, ScanCommand, type AttributeValue, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
-import { withTransactions } from './dynalite-transactions.js';
-import { inProcessHandler } from './in-process-handler.js';
+import { ifConditionHolds } from './conditional.js';
 import { ensureTable, PARTITION_KEY, TTL_ATTRIBUTE } from './table.js';
 
 export interface LocalDynamoDb {
@@ -21,20 +21,18 @@ export interface LocalDynamoDb {
   close(): Promise<void>;
 }
 
-type RequestSigner = Extract<NonNullable<DynamoDBClientConfig['signer']>, { sign: unknown }>;
-
 /** How often the embedded store deletes expired items, milliseconds (DynamoDB's TTL takes up to days; this is sooner). */
 const SWEEP_EVERY_MS = 10 * 60_000;
 
 /**
- * Starts dynalite on 127.0.0.1 (a free port) and creates the dedupe table.
- * Data lives in memory and is gone when the process stops; expired items are swept every {@link SWEEP_EVERY_MS}.
+ * Starts dynalite on 127.0.0.1 (a free port) and creates the dedupe table if missing.
+ * Data lives in memory and is gone when the process stops, or with `path` in that LevelDB folder
+ * (`DATA_DIR`, whose lock `shared/runtime/data-dir.ts` holds); expired items are swept every {@link SWEEP_EVERY_MS}.
+ * @param options.path dynalite's LevelDB folder; unset: in memory
  */
-export async function startLocalDynamoDb(tableName: string): Promise<LocalDynamoDb> {
+export async function startLocalDynamoDb(tableName: string, options: { path?: string } = {}): Promise<LocalDynamoDb> {
   unpooledBuffers();
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  // DynamoDB's TransactWriteItems, which dynalite lacks: the record writes of a shared table use it.
-  withTransactions(server);
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: options.path });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
@@ -45,11 +43,7 @@ export async function startLocalDynamoDb(tableName: string): Promise<LocalDynamo
     region: 'local',
     // dynalite accepts any credentials; fixed ones keep the embedded store independent of the AWS profile.
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    // No socket: the SDK's requests go straight to dynalite's listener (the endpoint stays for other clients).
-    requestHandler: inProcessHandler(server),
-    signer: unsignedSigner,
   });
-  withoutRemoteOnlyHeaders(client);
   await ensureTable(client, tableName);
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
@@ -64,40 +58,12 @@ export async function startLocalDynamoDb(tableName: string): Promise<LocalDynamo
       clearInterval(timer);
       await sweeping;
       client.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
     },
   };
-}
-
-/**
- * The embedded client's "signer": SigV4's headers in their shape, with no signature computed. dynalite
- * never verifies a signature; it checks only that `Authorization` names SigV4's `Credential`,
- * `Signature` and `SignedHeaders` and that `X-Amz-Date` is there. Signing each request (the canonical
- * request, the payload's SHA-256, the HMAC chain) bought nothing in this process: measured on a
- * BatchGetItem of 20 keys in process, with the two headers below, ~0.1–0.3 ms of CPU per request of
- * ~1.1–1.5 (issue #10; medians of 8 × 1,000, interleaved). Only this client: one for a real table
- * (`runtime/aws-clients.ts`) signs as ever.
- * @see https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-create-signed-request.html
- */
-const unsignedSigner: RequestSigner = {
-  sign: async (request, options) => {
-    const date = new Date(options?.signingDate ?? Date.now()).toISOString().replace(/[-:]|\.\d{3}/g, '');
-    request.headers['x-amz-date'] = date;
-    request.headers.authorization = `AWS4-HMAC-SHA256 Credential=local/${date.slice(0, 8)}/local/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=unsigned`;
-    return request;
-  },
-};
-
-/**
- * Removes the two headers the SDK adds for AWS's side of a network call, which a store in this
- * process never reads: `User-Agent` (the SDK's version and features for AWS's metrics; its
- * middleware escapes every part on every request) and the recursion-detection header (Lambda's
- * X-Ray trace id, for AWS's loop detection). Both middleware are the SDK's public, named steps.
- * @see https://github.com/aws/aws-sdk-js-v3/blob/main/supplemental-docs/MIDDLEWARE.md
- */
-function withoutRemoteOnlyHeaders(client: DynamoDBClient): void {
-  client.middlewareStack.remove('getUserAgentMiddleware');
-  client.middlewareStack.remove('recursionDetectionMiddleware');
 }
 
 /**
@@ -142,9 +108,14 @@ export async function sweepExpired(client: DynamoDBClient, tableName: string, no
   return deleted;
 }
 
-async function deleteIfExpired(client: DynamoDBClient, tableName: string, key: Record<string, AttributeValue>, now: AttributeValue): Promise<number> {
-  try {
-    await client.send(
+async function deleteIfExpired(
+  client: DynamoDBClient,
+  tableName: string,
+  key: Record<string, AttributeValue>,
+  now: AttributeValue,
+): Promise<number> {
+  const deleted = await ifConditionHolds(
+    client.send(
       new DeleteItemCommand({
         TableName: tableName,
         Key: key,
@@ -152,10 +123,7 @@ async function deleteIfExpired(client: DynamoDBClient, tableName: string, key: R
         ExpressionAttributeNames: { '#exp': TTL_ATTRIBUTE },
         ExpressionAttributeValues: { ':now': now },
       }),
-    );
-    return 1;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return 0;
-    throw err;
-  }
+    ),
+  );
+  return deleted ? 1 : 0;
 }

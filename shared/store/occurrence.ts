@@ -32,6 +32,11 @@
  *   carries a later `endsAt` and needs no question. The pipeline asks the source of truth:
  *   - it says resolved → RESOLVED(g), `first notification`;
  *   - it fires, or nobody can say → nothing changes, `stale copy`: a stale FIRING is the lesser error.
+ * - FIRING(g), F, every channel has it, and the acknowledgement of FIRING(g) came with a silence that
+ *   has ended (`silence-end.ts`; {@link SILENCE_END_SKEW_MS} early, for the sender's clock) →
+ *   FIRING(g+1), `silence ended`, to every channel: Alertmanager sends nothing for a silenced alert, so
+ *   this is the alert still firing after the silence, and the acknowledgement is over with it (a
+ *   critical alert escalates again). An acknowledgement without a silence holds until the resolve.
  * - RESOLVED(g), R → the head's ledger, as for F above.
  * - RESOLVED(g), F → `resolved before`: the same bytes as the first firing, so the payload cannot
  *   tell a re-fire (Alertmanager resolved the alert when its `endsAt` passed without a resend, and
@@ -51,7 +56,16 @@
  * path stays free of queries); any other stale resolve is announced, and corrected by the next
  * `repeat_interval` resend of the firing, confirmed as `firing again`. The source answers for the
  * moment it is asked: a firing confirmed just before a real resolve is followed by that resolve.
+ * A silence expired early in Alertmanager is not seen: a firing sent then is `already notified` until
+ * the end the silence was created with.
  */
+import { SENDER_CLOCK_SKEW_MS } from '../alertmanager/schema.js';
+
+/**
+ * How long before its end a silence counts as ended, milliseconds: the sender's clock may be ahead of
+ * ours (the end was set by ours), and during the silence it sends nothing for the alert anyway.
+ */
+export const SILENCE_END_SKEW_MS = SENDER_CLOCK_SKEW_MS;
 
 /** An occurrence's state, as last claimed for announcement. */
 export type OccurrenceState = 'firing' | 'resolved';
@@ -66,6 +80,8 @@ export interface Head {
   leaseUntil: number;
   /** `endsAt` of the resolve announced last, epoch milliseconds, when known. */
   resolvedEndsAtMs?: number;
+  /** When the silence that came with this generation's acknowledgement ends, epoch milliseconds (`silence-end.ts`). */
+  silenceEndsAtMs?: number;
 }
 
 /** An incoming post of the occurrence. */
@@ -82,18 +98,28 @@ export interface Incoming {
  * - `resolve`: FIRING(g) → RESOLVED(g);
  * - `confirm`: a candidate re-fire; ask the source of truth, then RESOLVED(g) → FIRING(g+1);
  * - `confirm resolve`: a candidate stale resolve; ask the source of truth, then FIRING(g) → RESOLVED(g);
- * - `wait`: the other state is being delivered (`in flight`).
+ * - `wait`: the other state is being delivered (`in flight`);
+ * - `renew`: FIRING(g) → FIRING(g+1), the acknowledgement's silence has ended.
  */
-export type Step = 'start' | 'ledger' | 'resolve' | 'confirm' | 'confirm resolve' | 'wait';
+export type Step = 'start' | 'ledger' | 'resolve' | 'confirm' | 'confirm resolve' | 'wait' | 'renew';
 
 /** @param nowMs epoch milliseconds */
 export function nextStep(head: Head | undefined, post: Incoming, nowMs: number): Step {
   if (!head) return 'start';
-  if (head.state === post.status) return 'ledger';
+  if (head.state === post.status) return post.status === 'firing' && silenceEnded(head, nowMs) ? 'renew' : 'ledger';
   if (inFlight(head, nowMs)) return 'wait';
   if (post.status === 'firing') return 'confirm';
   if (head.generation > 0 && isStaleResolve(head, post)) return 'confirm resolve';
   return 'resolve';
+}
+
+/** Whether the head's firing was delivered everywhere and its acknowledgement's silence has ended. */
+export function silenceEnded(head: Pick<Head, 'pending' | 'silenceEndsAtMs'>, nowMs: number): boolean {
+  return (
+    head.pending.length === 0 &&
+    head.silenceEndsAtMs !== undefined &&
+    nowMs >= head.silenceEndsAtMs - SILENCE_END_SKEW_MS
+  );
 }
 
 /** Whether a resolve is no newer than the one announced before the re-fire. */
@@ -107,7 +133,10 @@ export function inFlight(head: Pick<Head, 'pending' | 'leaseUntil'>, nowMs: numb
 }
 
 /** The dedupe decision for a post in the head's own state. */
-export function ledgerDecision(head: Pick<Head, 'pending' | 'leaseUntil'>, nowMs: number): 'already notified' | 'in flight' | 'repair' {
+export function ledgerDecision(
+  head: Pick<Head, 'pending' | 'leaseUntil'>,
+  nowMs: number,
+): 'already notified' | 'in flight' | 'repair' {
   if (head.pending.length === 0) return 'already notified';
   return head.leaseUntil > nowMs ? 'in flight' : 'repair';
 }

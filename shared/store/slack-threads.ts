@@ -2,7 +2,7 @@
  * The Slack-app channel's threads (`shared/channels/slack/app-channel.ts`): their type, the port, and its DynamoDB adapter, in
  * the one table (partition key `pk`, TTL attribute `expiresAt`, as the dedupe and alert records):
  * - `slack-thread#<channel instance>#<sha256 of groupKey>`: `channel`, `ts`, `contentJson` (the message as
- *   first posted), `firing` (fingerprints), and the state fields (`acknowledgedBy`, `acknowledgedAt`,
+ *   first posted), `firing` and `acknowledged` (fingerprints), and the state fields (`acknowledgedBy`, `acknowledgedAt`,
  *   `escalatedAt`, `resolvedAt`), with `groupKey` kept for reading the table by hand.
  * The group key is hashed because it repeats the group's labels and has no length bound (DynamoDB
  * refuses partition keys over 2,048 bytes). Single-item conditional writes only (dynalite has the same).
@@ -11,8 +11,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from '../core/zod.js';
+import { ifConditionHolds } from './conditional.js';
+import { parseItem, parseOptional } from './stored-item.js';
 
 /** A Block Kit message as stored: Slack's JSON, opaque to the store. */
 export interface StoredSlackContent {
@@ -30,6 +32,8 @@ export interface SlackThread {
   content: StoredSlackContent;
   /** Fingerprints of the group's alerts this thread announced that are still firing. */
   firing: string[];
+  /** Fingerprints of the firing alerts acknowledged (`shared/channels/threads.ts`); absent in threads stored before it. */
+  acknowledged?: string[];
   acknowledgedBy?: string;
   acknowledgedAt?: string;
   escalatedAt?: string;
@@ -51,21 +55,30 @@ export interface SlackThreadStore {
 }
 
 /** The item key of a group's thread in one channel instance. */
-export const slackThreadKey = (channelName: string, groupKey: string) => `slack-thread#${channelName}#${createHash('sha256').update(groupKey, 'utf8').digest('hex')}`;
+export const slackThreadKey = (channelName: string, groupKey: string) =>
+  `slack-thread#${channelName}#${createHash('sha256').update(groupKey, 'utf8').digest('hex')}`;
 
-interface ThreadItem {
-  pk: string;
-  groupKey: string;
-  channel: string;
-  ts: string;
-  contentJson: string;
-  firing: string[];
-  acknowledgedBy?: string;
-  acknowledgedAt?: string;
-  escalatedAt?: string;
-  resolvedAt?: string;
-  expiresAt: number;
-}
+const threadItemSchema = z.object({
+  pk: z.string(),
+  groupKey: z.string(),
+  channel: z.string(),
+  ts: z.string(),
+  contentJson: z.string(),
+  firing: z.optional(z.array(z.string())),
+  acknowledged: z.optional(z.array(z.string())),
+  acknowledgedBy: z.optional(z.string()),
+  acknowledgedAt: z.optional(z.string()),
+  escalatedAt: z.optional(z.string()),
+  resolvedAt: z.optional(z.string()),
+  expiresAt: z.number(),
+});
+type ThreadItem = z.infer<typeof threadItemSchema>;
+
+/** The Block Kit message as stored: Slack's JSON (`text`, `blocks`), kept as it was posted. */
+const storedContentSchema = z.looseObject({
+  text: z.string(),
+  blocks: z.array(z.looseObject({ type: z.string() })),
+});
 
 export class DynamoDbSlackThreadStore implements SlackThreadStore {
   readonly #doc: DynamoDBDocumentClient;
@@ -80,14 +93,21 @@ export class DynamoDbSlackThreadStore implements SlackThreadStore {
   }
 
   async get(channelName: string, groupKey: string, nowMs: number): Promise<SlackThread | undefined> {
-    const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: { pk: slackThreadKey(channelName, groupKey) }, ConsistentRead: true }));
-    const item = out.Item as ThreadItem | undefined;
+    const out = await this.#doc.send(
+      new GetCommand({
+        TableName: this.#table,
+        Key: { pk: slackThreadKey(channelName, groupKey) },
+        ConsistentRead: true,
+      }),
+    );
+    const item = parseOptional(threadItemSchema, out.Item);
     if (!item || item.expiresAt <= Math.floor(nowMs / 1000)) return undefined;
     return {
       channel: item.channel,
       ts: item.ts,
-      content: JSON.parse(item.contentJson) as StoredSlackContent,
+      content: parseItem(storedContentSchema, JSON.parse(item.contentJson)),
       firing: item.firing ?? [],
+      ...(item.acknowledged && { acknowledged: item.acknowledged }),
       ...(item.acknowledgedBy && { acknowledgedBy: item.acknowledgedBy }),
       ...(item.acknowledgedAt && { acknowledgedAt: item.acknowledgedAt }),
       ...(item.escalatedAt && { escalatedAt: item.escalatedAt }),
@@ -96,25 +116,33 @@ export class DynamoDbSlackThreadStore implements SlackThreadStore {
   }
 
   async create(channelName: string, groupKey: string, thread: SlackThread, nowMs: number): Promise<boolean> {
-    try {
-      await this.#put(channelName, groupKey, thread, nowMs, 'attribute_not_exists(pk) OR attribute_exists(resolvedAt) OR expiresAt <= :nowSec', { ':nowSec': Math.floor(nowMs / 1000) });
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException || (err as Error).name === 'ConditionalCheckFailedException') return false;
-      throw err;
-    }
+    const created = await ifConditionHolds(
+      this.#put({ channelName, groupKey }, thread, nowMs, {
+        expression: 'attribute_not_exists(pk) OR attribute_exists(resolvedAt) OR expiresAt <= :nowSec',
+        values: { ':nowSec': Math.floor(nowMs / 1000) },
+      }).then(() => true),
+    );
+    return created ?? false;
   }
 
   async save(channelName: string, groupKey: string, thread: SlackThread, nowMs: number): Promise<void> {
-    try {
-      await this.#put(channelName, groupKey, thread, nowMs, '#ts = :ts', { ':ts': thread.ts }, { '#ts': 'ts' });
-    } catch (err) {
-      // A newer thread of the group replaced this one meanwhile: the update still goes to the message it was for.
-      if (!(err instanceof ConditionalCheckFailedException || (err as Error).name === 'ConditionalCheckFailedException')) throw err;
-    }
+    // A newer thread of the group replaced this one meanwhile (the condition fails): the update still goes to the message it was for.
+    await ifConditionHolds(
+      this.#put({ channelName, groupKey }, thread, nowMs, {
+        expression: '#ts = :ts',
+        values: { ':ts': thread.ts },
+        names: { '#ts': 'ts' },
+      }),
+    );
   }
 
-  async #put(channelName: string, groupKey: string, thread: SlackThread, nowMs: number, condition: string, values: Record<string, unknown>, names?: Record<string, string>): Promise<void> {
+  /** Puts the thread of `groupKey` in `channelName` whole, under `condition`. @throws the SDK's error (a failed condition too) */
+  async #put(
+    { channelName, groupKey }: { channelName: string; groupKey: string },
+    thread: SlackThread,
+    nowMs: number,
+    condition: { expression: string; values: Record<string, unknown>; names?: Record<string, string> },
+  ): Promise<void> {
     const item: ThreadItem = {
       pk: slackThreadKey(channelName, groupKey),
       // The key holds the digest; the group key itself is for people reading the table (cut: it has no bound).
@@ -123,12 +151,21 @@ export class DynamoDbSlackThreadStore implements SlackThreadStore {
       ts: thread.ts,
       contentJson: JSON.stringify(thread.content),
       firing: thread.firing,
+      acknowledged: thread.acknowledged,
       acknowledgedBy: thread.acknowledgedBy,
       acknowledgedAt: thread.acknowledgedAt,
       escalatedAt: thread.escalatedAt,
       resolvedAt: thread.resolvedAt,
       expiresAt: Math.floor(nowMs / 1000) + this.#ttlSeconds,
     };
-    await this.#doc.send(new PutCommand({ TableName: this.#table, Item: item, ConditionExpression: condition, ExpressionAttributeValues: values, ...(names && { ExpressionAttributeNames: names }) }));
+    await this.#doc.send(
+      new PutCommand({
+        TableName: this.#table,
+        Item: item,
+        ConditionExpression: condition.expression,
+        ExpressionAttributeValues: condition.values,
+        ...(condition.names && { ExpressionAttributeNames: condition.names }),
+      }),
+    );
   }
 }

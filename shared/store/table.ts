@@ -37,7 +37,12 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   }
   await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName: tableName });
   await client
-    .send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }))
+    .send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      }),
+    )
     .catch((err: Error) => {
       // dynalite does not implement UpdateTimeToLive; reads ignore expired items anyway.
       if (err.name !== 'UnknownOperationException') throw err;

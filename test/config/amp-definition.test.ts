@@ -20,8 +20,15 @@ describe('infra/amp/alertmanager-definition.yml', () => {
   it('is a valid Alertmanager configuration once TOPIC_ARN and REGION are filled in', async () => {
     const { templates, config } = shippedDefinition();
     for (const [name, content] of Object.entries(templates)) writeFileSync(`${dir}/${name}`, content);
-    const filled = JSON.parse(JSON.stringify(config).replaceAll('TOPIC_ARN', 'arn:aws:sns:eu-west-1:123456789012:amp-alerts').replaceAll('"REGION"', '"eu-west-1"'));
-    writeFileSync(`${dir}/am.yml`, stringify({ ...filled, templates: Object.keys(templates).map((n) => `${dir}/${n}`) }));
+    const filled = JSON.parse(
+      JSON.stringify(config)
+        .replaceAll('TOPIC_ARN', 'arn:aws:sns:eu-west-1:123456789012:amp-alerts')
+        .replaceAll('"REGION"', '"eu-west-1"'),
+    );
+    writeFileSync(
+      `${dir}/am.yml`,
+      stringify({ ...filled, templates: Object.keys(templates).map((n) => `${dir}/${n}`) }),
+    );
     const result = await runBinary(findBinary('amtool'), ['check-config', `${dir}/am.yml`]);
     expect(result.stderr + result.stdout).toMatch(/SUCCESS/);
     expect(result.code).toBe(0);
@@ -31,7 +38,11 @@ describe('infra/amp/alertmanager-definition.yml', () => {
   });
 
   it('gives SNS a subject within 100 printable ASCII characters', () => {
-    for (const name of ['firing-kv-cache-critical', 'resolved-queue-backlog-two-models', 'firing-gpu-memory-leak'] as const) {
+    for (const name of [
+      'firing-kv-cache-critical',
+      'resolved-queue-backlog-two-models',
+      'firing-gpu-memory-leak',
+    ] as const) {
       expect(renderTemplate(fixture(name), SHIPPED_SUBJECT)).toMatch(/^[\x20-\x7e]{1,100}$/);
     }
   });

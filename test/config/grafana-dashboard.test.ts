@@ -9,9 +9,26 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DASHBOARD_UID, grafanaUrl } from '../../shared/render/grafana.js';
-import { ERROR_SHARE, FLEET, FLEET_END, FOREIGN_GPU_NODE, fleetOpenMetrics, type FleetEngine } from '../fixtures/prometheus/dashboard-fleet.js';
+import {
+  ERROR_SHARE,
+  FAILED_500_SHARE,
+  FLEET,
+  FLEET_END,
+  FOREIGN_GPU_NODE,
+  fleetOpenMetrics,
+  REPETITION_SHARE,
+  ROUTER_INSTANCE,
+  type FleetEngine,
+} from '../fixtures/prometheus/dashboard-fleet.js';
 import { startPrometheus, type RunningPrometheus } from '../fixtures/prometheus/real-prometheus.js';
-import { type Choice, interpolate, intervals, loadDashboard, queryPanels, resolveVariables } from '../helpers/grafana.js';
+import {
+  type Choice,
+  interpolate,
+  intervals,
+  loadDashboard,
+  queryPanels,
+  resolveVariables,
+} from '../helpers/grafana.js';
 
 const dashboard = loadDashboard();
 const END_S = FLEET_END.getTime() / 1000;
@@ -37,8 +54,16 @@ afterAll(async () => {
 });
 
 async function rangeQuery(expr: string): Promise<Series[]> {
-  const params = new URLSearchParams({ query: expr, start: String(RANGE.startSeconds), end: String(RANGE.endSeconds), step: String(STEP_S) });
-  const res = await fetch(`${prometheus.url}/api/v1/query_range?${params}`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  const params = new URLSearchParams({
+    query: expr,
+    start: String(RANGE.startSeconds),
+    end: String(RANGE.endSeconds),
+    step: String(STEP_S),
+  });
+  const res = await fetch(`${prometheus.url}/api/v1/query_range?${params}`, {
+    redirect: 'manual',
+    signal: AbortSignal.timeout(10_000),
+  });
   const body = (await res.json()) as { status: string; data: { result: Series[] }; error?: string };
   if (body.status !== 'success') throw new Error(`${body.error}\n  in ${expr}`);
   return body.data.result;
@@ -58,13 +83,17 @@ function choicesOfLink(engine: FleetEngine): Record<string, Choice> {
       generatorURL: '',
     })!,
   );
-  return Object.fromEntries([...url.searchParams].filter(([k]) => k.startsWith('var-')).map(([k, v]) => [k.slice(4), [v]]));
+  return Object.fromEntries(
+    [...url.searchParams].filter(([k]) => k.startsWith('var-')).map(([k, v]) => [k.slice(4), [v]]),
+  );
 }
 
 /** Every panel target as Grafana sends it under `choices`: `[panel title, refId, PromQL]`. */
 async function queriesUnder(choices: Record<string, Choice>): Promise<Array<[string, string, string]>> {
   const values = { ...(await resolveVariables(prometheus.url, dashboard, choices, RANGE)), ...intervals(STEP_S) };
-  return queryPanels(dashboard).flatMap((p) => p.targets!.map((t): [string, string, string] => [p.title, t.refId, interpolate(t.expr, values)]));
+  return queryPanels(dashboard).flatMap((p) =>
+    p.targets!.map((t): [string, string, string] => [p.title, t.refId, interpolate(t.expr, values)]),
+  );
 }
 
 const GPU_PANELS = ['GPU memory used and total', 'GPU utilization'];
@@ -92,9 +121,20 @@ describe('layout', () => {
       else rows[current]!.push(p.title);
     }
     expect(rows).toEqual({
-      'Requests and latency': ['In-flight requests', 'Requests per second', 'Time to first token p50 / p95 / p99', 'Time per output token p95', 'End-to-end request latency p50 / p99'],
+      'Requests and latency': [
+        'In-flight requests',
+        'Requests per second',
+        'Time to first token p50 / p95 / p99',
+        'Time per output token p95',
+        'End-to-end request latency p50 / p99',
+      ],
       'Memory and KV cache': ['KV-cache usage', 'Preemptions per second', 'GPU memory used and total'],
-      'Throughput and resources': ['Tokens per second', 'GPU utilization', 'Success rate', 'Finished requests by reason'],
+      'Throughput and resources': [
+        'Tokens per second',
+        'GPU utilization',
+        'Success rate',
+        'Finished requests by reason',
+      ],
     });
   });
 
@@ -105,7 +145,8 @@ describe('layout', () => {
       expect(p.datasource, p.title).toEqual(DATASOURCE);
       for (const t of p.targets!) expect(t.expr, p.title).not.toMatch(/\$\{?DS_|\[\[/);
     }
-    for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) expect(v.datasource).toEqual(DATASOURCE);
+    for (const v of dashboard.templating.list.filter((x) => x.type === 'query'))
+      expect(v.datasource).toEqual(DATASOURCE);
     const cells = new Set<string>();
     for (const { gridPos: g, title } of dashboard.panels) {
       expect(g.x + g.w, title).toBeLessThanOrEqual(24);
@@ -131,7 +172,9 @@ describe('layout', () => {
   });
 
   it('ships a provisioning example that loads dashboards from a folder', () => {
-    const provisioning = parse(readFileSync(new URL('../../infra/grafana/dashboards.example.yml', import.meta.url), 'utf8')) as {
+    const provisioning = parse(
+      readFileSync(new URL('../../infra/grafana/dashboards.example.yml', import.meta.url), 'utf8'),
+    ) as {
       apiVersion: number;
       providers: Array<{ type: string; options: { path: string } }>;
     };
@@ -155,7 +198,10 @@ describe('every panel query returns data against the real Prometheus', () => {
             `${title} ${refId}`,
           ).toEqual([engine.gpu.gpu]);
         } else if (title !== 'Finished requests by reason') {
-          expect(new Set(series.map((s) => `${s.metric.model_name} ${s.metric.instance}`)), `${title} ${refId}`).toEqual(new Set([`${engine.model} ${engine.instance}`]));
+          expect(
+            new Set(series.map((s) => `${s.metric.model_name} ${s.metric.instance}`)),
+            `${title} ${refId}`,
+          ).toEqual(new Set([`${engine.model} ${engine.instance}`]));
         }
       }
     });
@@ -165,12 +211,33 @@ describe('every panel query returns data against the real Prometheus', () => {
     for (const [title, refId, expr] of await queriesUnder({})) {
       const series = withData(await rangeQuery(expr));
       expect(series.length, `${title} ${refId}: no data\n  ${expr}`).toBeGreaterThan(0);
-      if (expr.includes('histogram_quantile')) expect(series.map((s) => s.metric.instance).sort(), `${title} ${refId}`).toEqual(FLEET.map((e) => e.instance).sort());
+      if (expr.includes('histogram_quantile'))
+        expect(series.map((s) => s.metric.instance).sort(), `${title} ${refId}`).toEqual(
+          FLEET.map((e) => e.instance).sort(),
+        );
       if (GPU_PANELS.includes(title)) {
         expect(series.map((s) => s.metric.gpu).sort(), `${title} ${refId}`).toEqual(FLEET.map((e) => e.gpu.gpu).sort());
         expect(series.some((s) => s.metric.Hostname === FOREIGN_GPU_NODE)).toBe(false);
       }
     }
+  });
+
+  it("with All models: production-stack's router copies of the queue draw no phantom series", async () => {
+    for (const [title, refId, expr] of await queriesUnder({})) {
+      if (GPU_PANELS.includes(title)) continue;
+      const series = withData(await rangeQuery(expr));
+      expect(
+        series.filter((s) => !s.metric.model_name || s.metric.instance === ROUTER_INSTANCE),
+        `${title} ${refId}`,
+      ).toEqual([]);
+    }
+  });
+
+  it('finished requests by reason: never the abort series, which no version increments', async () => {
+    const [, , expr] = (await queriesUnder({})).find(([title]) => title === 'Finished requests by reason')!;
+    const reasons = new Set((await rangeQuery(expr)).map((s) => s.metric.finished_reason));
+    expect(reasons.has('abort')).toBe(false);
+    expect([...reasons].sort()).toEqual(['error', 'length', 'repetition', 'stop']);
   });
 
   it('success rate: errors lower it, the abort series at 0 does not, and the missing failure counter is read as none', async () => {
@@ -184,11 +251,16 @@ describe('every panel query returns data against the real Prometheus', () => {
     expect(rates.get('V0')).toBe(1);
     expect(rates.get('V1 0.8')).toBe(1);
     expect(rates.get('V1 0.10')).toBeCloseTo(1 / (1 + ERROR_SHARE), 2);
+    // vLLM main: repetition finishes are not failures, and neither are the API server's many 400s; its 500s are.
+    expect(rates.get('main')).toBeCloseTo((1 + REPETITION_SHARE) / (1 + REPETITION_SHARE + FAILED_500_SHARE), 2);
   });
 
   it("the annotation of firing alerts finds the selected server's alerts", async () => {
     const annotation = dashboard.annotations.list.find((a) => a.expr);
-    const values = { ...(await resolveVariables(prometheus.url, dashboard, choicesOfLink(FLEET[0]!), RANGE)), ...intervals(STEP_S) };
+    const values = {
+      ...(await resolveVariables(prometheus.url, dashboard, choicesOfLink(FLEET[0]!), RANGE)),
+      ...intervals(STEP_S),
+    };
     const series = await rangeQuery(interpolate(annotation!.expr!, values));
     expect(series.map((s) => s.metric.instance)).toEqual([FLEET[0]!.instance]);
   });

@@ -48,15 +48,23 @@ describe('infra/prometheus/vllm-rules.yml', () => {
     const result = await runBinary(promtool, ['check', 'rules', SHIPPED.rules]);
     expect(result.stderr).toBe('');
     expect(result).toMatchObject({ code: 0 });
-    expect(result.stdout).toContain('SUCCESS: 6 rules found');
+    expect(result.stdout).toContain('SUCCESS: 9 rules found');
   });
 
   it('gives every alert severity, a known kind, and summary/description/runbook_url', async () => {
     const doc = parse(await readFile(SHIPPED.rules, 'utf8')) as { groups: { rules: Rule[] }[] };
     const rules = doc.groups.flatMap((g) => g.rules);
-    expect(rules.map((r) => r.alert).sort()).toEqual(
-      ['GPUMemoryLeak', 'VLLMErrorRateHigh', 'VLLMKVCacheNearlyFull', 'VLLMQueueBacklog', 'VLLMServerDown', 'VLLMTimeToFirstTokenHigh'],
-    );
+    expect(rules.map((r) => r.alert).sort()).toEqual([
+      'GPUMemoryLeak',
+      'SGLangKVCacheNearlyFull',
+      'SGLangQueueBacklog',
+      'SGLangTimeToFirstTokenHigh',
+      'VLLMErrorRateHigh',
+      'VLLMKVCacheNearlyFull',
+      'VLLMQueueBacklog',
+      'VLLMServerDown',
+      'VLLMTimeToFirstTokenHigh',
+    ]);
     for (const rule of rules) {
       expect(['warning', 'critical'], rule.alert).toContain(rule.labels.severity);
       expect(KINDS, rule.alert).toContain(rule.labels.kind);
@@ -75,7 +83,9 @@ describe('infra/prometheus/vllm-rules.yml', () => {
   });
 
   it('has unit tests that catch a changed queue threshold', async () => {
-    const testFile = await mutatedRules((r) => r.replace('(vllm:num_requests_waiting) > 50', '(vllm:num_requests_waiting) > 60'));
+    const testFile = await mutatedRules((r) =>
+      r.replace('(vllm:num_requests_waiting{model_name!=""}) > 50', '(vllm:num_requests_waiting{model_name!=""}) > 60'),
+    );
     const result = await runBinary(promtool, ['test', 'rules', testFile]);
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toContain('alertname: VLLMQueueBacklog');
@@ -83,7 +93,10 @@ describe('infra/prometheus/vllm-rules.yml', () => {
 
   it('has unit tests that catch duplicate KV-cache alerts when both metric generations are exposed', async () => {
     const testFile = await mutatedRules((r) =>
-      r.replace(/max by \(job, instance, model_name\) \(\s*(vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)\s*\)/, '($1)'),
+      r.replace(
+        /max by \(job, instance, namespace, pod, model_name\) \(\s*(vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)\s*\)/,
+        '($1)',
+      ),
     );
     const result = await runBinary(promtool, ['test', 'rules', testFile]);
     expect(result.code).not.toBe(0);
@@ -91,14 +104,56 @@ describe('infra/prometheus/vllm-rules.yml', () => {
   });
 
   it('has unit tests that catch an error rule no longer scoped to vLLM servers', async () => {
-    const testFile = await mutatedRules((r) => r.replace(' and on (job, instance) group by (job, instance) (vllm:num_requests_running)', ''));
+    const testFile = await mutatedRules((r) =>
+      r.replace(' and on (job, instance) group by (job, instance) (vllm:num_requests_running{model_name!=""})', ''),
+    );
     const result = await runBinary(promtool, ['test', 'rules', testFile]);
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toContain('instance="api:8080"');
   });
 
+  it("has unit tests that catch a queue rule counting production-stack's router copies", async () => {
+    const testFile = await mutatedRules((r) =>
+      r.replace('(vllm:num_requests_waiting{model_name!=""})', '(vllm:num_requests_waiting)'),
+    );
+    const result = await runBinary(promtool, ['test', 'rules', testFile]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('router re-exporting the queue');
+  });
+
+  it("has unit tests that catch an error rule counting the API server's 4xx (rejected input) as failures", async () => {
+    const testFile = await mutatedRules((r) =>
+      r.replaceAll('vllm:request_failure_total{code!~"4.."}', 'vllm:request_failure_total'),
+    );
+    const result = await runBinary(promtool, ['test', 'rules', testFile]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('instance="rejecting:8000"');
+  });
+
+  it('has unit tests that catch an error rule joining its two failure counters with a bare `or` (one hides the other)', async () => {
+    // Without the `failure` label the two sums have one label set, and `or` keeps the first.
+    const testFile = await mutatedRules((r) =>
+      r.replaceAll(
+        /label_replace\((sum by \(job, instance, namespace, pod\) \(rate\(vllm:request_\w+\{[^}]*\}\[5m\]\)\)), "failure", "\w+", "", ""\)/g,
+        '$1',
+      ),
+    );
+    const result = await runBinary(promtool, ['test', 'rules', testFile]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('instance="hidden:8000"');
+  });
+
+  it('has unit tests that catch KV-cache and error rules dropping the pod (their GPUs unreachable on Kubernetes)', async () => {
+    const testFile = await mutatedRules((r) => r.replaceAll('job, instance, namespace, pod', 'job, instance'));
+    const result = await runBinary(promtool, ['test', 'rules', testFile]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('pod="qwen-0"');
+  });
+
   it('has unit tests that catch a server-down rule that recognises vLLM only by job name', async () => {
-    const testFile = await mutatedRules((r) => r.replace(/\n\s*or\n\s*\(up == 0 and on \(job, instance\)[^\n]*\)\)/, ''));
+    const testFile = await mutatedRules((r) =>
+      r.replace(/\n\s*or\n\s*\(up == 0 and on \(job, instance\)[^\n]*\)\)/, ''),
+    );
     const result = await runBinary(promtool, ['test', 'rules', testFile]);
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toContain('alertname: VLLMServerDown');
@@ -123,7 +178,7 @@ describe('infra/prometheus/pipeline-rules.yml (the pipeline watched)', () => {
 
   it('has unit tests that catch a refusal rule counting 503s (an HA peer in flight is not a refusal)', async () => {
     const text = await readFile(rules, 'utf8');
-    const mutated = text.replace('{code=~"4.."}', '{code=~"4..|503"}');
+    const mutated = text.replace('{code=~"400|404|413"}', '{code=~"400|404|413|503"}');
     expect(mutated).not.toBe(text);
     await writeFile(join(dir, 'pipeline-rules.yml'), mutated);
     await copyFile(tests, join(dir, 'pipeline-rules.test.yml'));
@@ -132,9 +187,23 @@ describe('infra/prometheus/pipeline-rules.yml (the pipeline watched)', () => {
     expect(result.stdout + result.stderr).toContain('alertname: AlertPipelineWebhookRefused');
   });
 
+  it('has unit tests that catch a refusal rule counting internet noise (401s without a token)', async () => {
+    const text = await readFile(rules, 'utf8');
+    const mutated = text.replace('{code=~"400|404|413"}', '{code=~"4.."}');
+    expect(mutated).not.toBe(text);
+    await writeFile(join(dir, 'pipeline-rules.yml'), mutated);
+    await copyFile(tests, join(dir, 'pipeline-rules.test.yml'));
+    const result = await runBinary(promtool, ['test', 'rules', join(dir, 'pipeline-rules.test.yml')]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('Internet noise on a public URL');
+  });
+
   it('has unit tests that catch a stale-heartbeat rule per peer (a passive HA peer is silent on purpose)', async () => {
     const text = await readFile(rules, 'utf8');
-    const mutated = text.replace('max by (job, instance) (llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds)', 'max by (job, instance, alertmanager) (llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds)');
+    const mutated = text.replace(
+      'max by (job, instance) (llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds)',
+      'max by (job, instance, alertmanager) (llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds)',
+    );
     expect(mutated).not.toBe(text);
     await writeFile(join(dir, 'pipeline-rules.yml'), mutated);
     await copyFile(tests, join(dir, 'pipeline-rules.test.yml'));
@@ -155,11 +224,12 @@ describe('infra/prometheus/prometheus.example.yml', () => {
     const config = join(dir, 'prometheus-check', 'prometheus.yml');
     await mkdir(join(dir, 'prometheus-check'), { recursive: true });
     await writeFile(config, copy);
-    for (const name of ['vllm-rules.yml', 'pipeline-rules.yml']) await copyFile(SHIPPED.rules.replace('vllm-rules.yml', name), join(dir, 'prometheus-check', name));
+    for (const name of ['vllm-rules.yml', 'pipeline-rules.yml'])
+      await copyFile(SHIPPED.rules.replace('vllm-rules.yml', name), join(dir, 'prometheus-check', name));
     const result = await runBinary(promtool, ['check', 'config', config]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('SUCCESS: 2 rule files found');
-    expect(result.stdout).toContain('SUCCESS: 6 rules found'); // vllm-rules.yml
+    expect(result.stdout).toContain('SUCCESS: 9 rules found'); // vllm-rules.yml
     expect(result.stdout).toContain('SUCCESS: 6 rules found'); // pipeline-rules.yml
   });
 });
@@ -188,13 +258,15 @@ describe('infra/alertmanager/alertmanager.example.yml', () => {
   it('sends everything to the llm-alert-pipeline webhook with resolved alerts and a bearer token file', async () => {
     const doc = parse(await readFile(SHIPPED.alertmanagerConfig, 'utf8')) as Example;
     expect(doc.route).toMatchObject({ receiver: 'llm-alert-pipeline', group_by: ['alertname', 'model_name'] });
-    expect(doc.receivers).toHaveLength(1);
+    expect(doc.receivers.map((r) => r.name)).toEqual(['llm-alert-pipeline', 'llm-alert-pipeline-ops']);
     expect(doc.receivers[0]?.webhook_configs).toEqual([
       {
         url: expect.stringMatching(/^http:\/\/[^/]+:8080\/v1\/alertmanager$/),
         send_resolved: true,
         max_alerts: expect.any(Number),
-        http_config: { authorization: { type: 'Bearer', credentials_file: '/etc/alertmanager/llm-alert-pipeline.token' } },
+        http_config: {
+          authorization: { type: 'Bearer', credentials_file: '/etc/alertmanager/llm-alert-pipeline.token' },
+        },
       },
     ]);
   });
@@ -208,17 +280,63 @@ describe('infra/alertmanager/alertmanager.example.yml', () => {
   });
 
   it('routes the Watchdog heartbeat to llm-alert-pipeline on its own route, repeated well within the heartbeat timeout', async () => {
-    const result = await runBinary(amtool, ['config', 'routes', 'test', `--config.file=${SHIPPED.alertmanagerConfig}`, 'alertname=Watchdog', 'severity=none']);
+    const result = await runBinary(amtool, [
+      'config',
+      'routes',
+      'test',
+      `--config.file=${SHIPPED.alertmanagerConfig}`,
+      'alertname=Watchdog',
+      'severity=none',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe('llm-alert-pipeline');
-    const doc = parse(await readFile(SHIPPED.alertmanagerConfig, 'utf8')) as { route: { routes: Record<string, unknown>[] } };
-    expect(doc.route.routes).toContainEqual(expect.objectContaining({ matchers: ['alertname="Watchdog"'], receiver: 'llm-alert-pipeline', repeat_interval: '1m' }));
+    const doc = parse(await readFile(SHIPPED.alertmanagerConfig, 'utf8')) as {
+      route: { routes: Record<string, unknown>[] };
+    };
+    expect(doc.route.routes).toContainEqual(
+      expect.objectContaining({
+        matchers: ['alertname="Watchdog"'],
+        receiver: 'llm-alert-pipeline',
+        repeat_interval: '1m',
+      }),
+    );
+  });
+
+  it("routes the pipeline's own alerts around it, to the ops receiver (every rule of pipeline-rules.yml but Watchdog)", async () => {
+    const rules = parse(await readFile(SHIPPED.rules.replace('vllm-rules.yml', 'pipeline-rules.yml'), 'utf8')) as {
+      groups: { rules: { alert?: string; labels?: Record<string, string> }[] }[];
+    };
+    const own = rules.groups.flatMap((g) => g.rules).filter((r) => r.alert && r.alert !== 'Watchdog');
+    expect(own.length).toBeGreaterThan(3);
+    for (const rule of own) {
+      const labels = Object.entries({ ...rule.labels, alertname: rule.alert }).map(([k, v]) => `${k}=${v}`);
+      const result = await runBinary(amtool, [
+        'config',
+        'routes',
+        'test',
+        `--config.file=${SHIPPED.alertmanagerConfig}`,
+        ...labels,
+      ]);
+      expect(result.stdout.trim(), rule.alert).toBe('llm-alert-pipeline-ops');
+    }
+    const doc = parse(await readFile(SHIPPED.alertmanagerConfig, 'utf8')) as {
+      receivers: { name: string; webhook_configs?: unknown[]; slack_configs?: { send_resolved?: boolean }[] }[];
+    };
+    const ops = doc.receivers.find((r) => r.name === 'llm-alert-pipeline-ops')!;
+    expect(ops.webhook_configs).toBeUndefined();
+    expect(ops.slack_configs?.[0]?.send_resolved).toBe(true);
   });
 
   it('routes a vLLM alert to llm-alert-pipeline (amtool config routes test)', async () => {
     const result = await runBinary(amtool, [
-      'config', 'routes', 'test', `--config.file=${SHIPPED.alertmanagerConfig}`,
-      'alertname=VLLMQueueBacklog', 'model_name=qwen3-8b', 'severity=warning', 'kind=queue',
+      'config',
+      'routes',
+      'test',
+      `--config.file=${SHIPPED.alertmanagerConfig}`,
+      'alertname=VLLMQueueBacklog',
+      'model_name=qwen3-8b',
+      'severity=warning',
+      'kind=queue',
     ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe('llm-alert-pipeline');

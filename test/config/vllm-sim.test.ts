@@ -28,7 +28,8 @@ function shapes(text: string): Set<string> {
 }
 
 /** The shapes of a fixture of real exposition, same notation. */
-const fixtureShapes = (name: ExpositionName) => exposition(name).map(({ name: metric, labels }) => `${metric}{${Object.keys(labels).join(',')}}`.replace('{}', ''));
+const fixtureShapes = (name: ExpositionName) =>
+  exposition(name).map(({ name: metric, labels }) => `${metric}{${Object.keys(labels).join(',')}}`.replace('{}', ''));
 
 /** `name{labels} value` lines → map from `name{labels}` to the value. */
 function samples(text: string): Map<string, number> {
@@ -91,13 +92,16 @@ describe('vllm-sim', () => {
       ['vllm-v1-data-parallel', 'v1', 2],
       ['vllm-v1-http', 'v1', 1],
     ];
-    it.each(cases)('%s: every sample line of the fixture has its metric and label names, in order, from generation %s', async (fixture, generation, engines) => {
-      const s = await start();
-      s.set('m', { generation, engines, requestsPerSecond: 2 });
-      clockMs += 5000;
-      const mine = shapes(s.render());
-      expect(fixtureShapes(fixture).filter((shape) => !mine.has(shape))).toEqual([]);
-    });
+    it.each(cases)(
+      '%s: every sample line of the fixture has its metric and label names, in order, from generation %s',
+      async (fixture, generation, engines) => {
+        const s = await start();
+        s.set('m', { generation, engines, requestsPerSecond: 2 });
+        clockMs += 5000;
+        const mine = shapes(s.render());
+        expect(fixtureShapes(fixture).filter((shape) => !mine.has(shape))).toEqual([]);
+      },
+    );
 
     const gpus: Array<[ExpositionName, Partial<GpuState>]> = [
       ['dcgm-gpu-util', {}],
@@ -112,7 +116,12 @@ describe('vllm-sim', () => {
     it('dcgm-2026-hostname: lower-case hostname, pci_bus_id, and a MIG instance with pod mapping', async () => {
       const s = await start();
       s.setGpu(1, { hostLabel: 'hostname', pciBusId: '00000000:B1:00.0' });
-      s.setGpu(2, { hostLabel: 'hostname', pciBusId: '00000000:CA:00.0', mig: { profile: '1g.6gb', instanceId: '3' }, pod: { container: 'c', namespace: 'default', pod: 'p' } });
+      s.setGpu(2, {
+        hostLabel: 'hostname',
+        pciBusId: '00000000:CA:00.0',
+        mig: { profile: '1g.6gb', instanceId: '3' },
+        pod: { container: 'c', namespace: 'default', pod: 'p' },
+      });
       expect(fixtureShapes('dcgm-2026-hostname').filter((shape) => !shapes(s.render()).has(shape))).toEqual([]);
     });
   });
@@ -166,8 +175,22 @@ describe('vllm-sim', () => {
     s.set('new', {});
     s.set('old', { generation: 'v0' });
     const bounds = (model: string) =>
-      [...samples(s.render()).keys()].filter((k) => k.startsWith('vllm:e2e_request_latency_seconds_bucket') && k.includes(`"${model}"`)).map((k) => /le="([^"]+)"/.exec(k)![1]);
-    expect(bounds('old')).toEqual(['1.0', '2.5', '5.0', '10.0', '15.0', '20.0', '30.0', '40.0', '50.0', '60.0', '+Inf']);
+      [...samples(s.render()).keys()]
+        .filter((k) => k.startsWith('vllm:e2e_request_latency_seconds_bucket') && k.includes(`"${model}"`))
+        .map((k) => /le="([^"]+)"/.exec(k)![1]);
+    expect(bounds('old')).toEqual([
+      '1.0',
+      '2.5',
+      '5.0',
+      '10.0',
+      '15.0',
+      '20.0',
+      '30.0',
+      '40.0',
+      '50.0',
+      '60.0',
+      '+Inf',
+    ]);
     expect(bounds('new')).toContain('7680.0');
   });
 

@@ -23,13 +23,28 @@ function hostileRecord(): AlertRecord {
   const alert = fixture('firing-kv-cache-critical').alerts[0]!;
   alert.labels = { alertname: 'VLLMKVCacheNearlyFull', a_team: '\u202Eaxbrp', severity: 'critical' };
   alert.annotations = { summary: '\u202EKV cache full', description: 'see severity' };
-  return { fingerprint: alert.fingerprint, startsAt: alert.startsAt, status: 'firing', alert, groupKey: 'g', externalURL: '', channels: ['slack'], notifiedAt: alert.startsAt };
+  return {
+    fingerprint: alert.fingerprint,
+    startsAt: alert.startsAt,
+    status: 'firing',
+    alert,
+    groupKey: 'g',
+    externalURL: '',
+    channels: ['slack'],
+    notifiedAt: alert.startsAt,
+  };
 }
 
 describe('acknowledgement page with a right-to-left override in a label value (Chromium)', () => {
   it('lays out the words after it left to right: the first letter of "severity" and of "critical" left of their last', async () => {
     const page = await browser.newPage();
-    await page.setContent(renderAckPage({ alerts: [{ fingerprint: 'f', record: hostileRecord() }], channel: 'slack', nowMs: Date.parse('2026-11-29T12:50:00Z') }));
+    await page.setContent(
+      renderAckPage({
+        alerts: [{ fingerprint: 'f', record: hostileRecord() }],
+        channel: 'slack',
+        nowMs: Date.parse('2026-11-29T12:50:00Z'),
+      }),
+    );
     // x of the first and last letter of `word` in the labels line, from the laid-out glyphs.
     // x of the first and last letter of `word` in the labels line, from the laid-out glyphs (a string: the test compiles without DOM types).
     const edges = (word: string) =>

@@ -26,8 +26,15 @@ const NAVIGATION_TIMEOUT_MS = 120_000;
 const ENRICHED: Enrichment = {
   status: 'enriched',
   kind: 'kv_cache',
-  signals: [{ name: 'kv_cache_usage_ratio', label: 'KV cache usage', value: 0.97, atStart: 0.4, unit: 'ratio', query: 'q' }],
-  likelyCause: { rule: 'kv_cache_pressure', cause: 'KV cache is tight: sequences are preempted', action: 'Lower --max-num-seqs, or add replicas', evidence: ['KV cache usage 97% (≥ 90%)'] },
+  signals: [
+    { name: 'kv_cache_usage_ratio', label: 'KV cache usage', value: 0.97, atStart: 0.4, unit: 'ratio', query: 'q' },
+  ],
+  likelyCause: {
+    rule: 'kv_cache_pressure',
+    cause: 'KV cache is tight: sequences are preempted',
+    action: 'Lower --max-num-seqs, or add replicas',
+    evidence: ['KV cache usage 97% (≥ 90%)'],
+  },
 };
 
 let db: LocalDynamoDb;
@@ -45,13 +52,23 @@ beforeAll(async () => {
     {},
     {
       enrich: async (alerts) => new Map(alerts.map((a) => [a.fingerprint, ENRICHED])),
-      page: { refresh: async (alerts) => new Map(alerts.map((a) => [a.fingerprint, { ...ENRICHED, signals: [{ ...ENRICHED.signals[0]!, value: 0.99 }] }])) },
+      page: {
+        refresh: async (alerts) =>
+          new Map(
+            alerts.map((a) => [a.fingerprint, { ...ENRICHED, signals: [{ ...ENRICHED.signals[0]!, value: 0.99 }] }]),
+          ),
+      },
     },
   );
   await new Promise<void>((resolve) => {
     server = serveApp(h.app, { port, hostname: '127.0.0.1' }, () => resolve());
   });
-  browser = await launchChromium('ack-phone', { viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  browser = await launchChromium('ack-phone', {
+    viewport: PHONE,
+    isMobile: true,
+    hasTouch: true,
+    deviceScaleFactor: 2,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -63,7 +80,15 @@ afterAll(async () => {
 async function open(url: string): Promise<Page> {
   const page = await browser.newPage();
   // The browser's own favicon request is not the page's (the service serves none).
-  page.on('console', (m) => void (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico') && consoleErrors.push(`${m.text()} ${m.location().url}`)));
+  page.on(
+    'console',
+    (m) =>
+      void (
+        m.type() === 'error' &&
+        !m.location().url.endsWith('/favicon.ico') &&
+        consoleErrors.push(`${m.text()} ${m.location().url}`)
+      ),
+  );
   const res = await page.goto(url);
   expect(res?.status()).toBe(200);
   return page;
@@ -72,10 +97,14 @@ async function open(url: string): Promise<Page> {
 /** Nothing on the page is wider than the phone's screen: no horizontal scroll. */
 async function expectFitsWidth(page: Page): Promise<void> {
   // Evaluated in the page (as strings: this file is compiled without the DOM's types).
-  const { scrollWidth, innerWidth } = (await page.evaluate('({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })')) as { scrollWidth: number; innerWidth: number };
+  const { scrollWidth, innerWidth } = (await page.evaluate(
+    '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
+  )) as { scrollWidth: number; innerWidth: number };
   expect(innerWidth).toBe(PHONE.width);
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-  const overflowing = await page.evaluate(`[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > ${PHONE.width} + 0.5).map((e) => e.outerHTML.slice(0, 80))`);
+  const overflowing = await page.evaluate(
+    `[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > ${PHONE.width} + 0.5).map((e) => e.outerHTML.slice(0, 80))`,
+  );
   expect(overflowing).toEqual([]);
 }
 
@@ -107,7 +136,9 @@ describe('the acknowledgement page at phone width', () => {
       expect((await page.textContent('main')) ?? '').toMatch(/Acknowledged by dana at .* from the slack link/);
       await expectFitsWidth(page);
       await page.close();
-      expect((await h.runtime.tracker.store.get(alert.fingerprint, h.now()))?.acknowledgement?.by).toBe('dana');
+      expect((await h.runtime.tracker.stores.records.get(alert.fingerprint, h.now()))?.acknowledgement?.by).toBe(
+        'dana',
+      );
       expect(consoleErrors).toEqual([]);
     },
     STEP_TIMEOUT_MS,
@@ -131,7 +162,7 @@ describe('the acknowledgement page at phone width', () => {
       expect((await page.textContent('main')) ?? '').toContain('60 alerts: 60 acknowledged');
       await expectFitsWidth(page);
       await page.close();
-      const records = await h.runtime.tracker.store.getMany(
+      const records = await h.runtime.tracker.stores.records.getMany(
         storm.alerts.map((a) => a.fingerprint),
         h.now(),
       );

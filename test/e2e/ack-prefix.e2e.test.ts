@@ -36,7 +36,8 @@ let browser: HeadlessChromium;
 const seen: { url: string; status?: number }[] = [];
 
 const bodies = (): SlackBody[] => slack.requests.map((r) => JSON.parse(r.body.toString('utf8')) as SlackBody);
-const context = () => `proxy: ${JSON.stringify(proxy.requests.map((r) => `${r.method} ${r.path} ${r.status}`))}\npipeline:\n${pipeline.out().slice(-3000)}`;
+const context = () =>
+  `proxy: ${JSON.stringify(proxy.requests.map((r) => `${r.method} ${r.path} ${r.status}`))}\npipeline:\n${pipeline.out().slice(-3000)}`;
 
 /** Posts a webhook through the proxy, as an Alertmanager that reaches the service by its public URL would. */
 async function webhook(body: unknown): Promise<void> {
@@ -51,7 +52,11 @@ async function webhook(body: unknown): Promise<void> {
 
 /** The Acknowledge button's URL of the `n`-th Slack message. */
 async function buttonUrl(n: number): Promise<string> {
-  return pollUntil(async () => bodies()[n]?.blocks.find((b) => b.type === 'actions')?.elements?.[0]?.url, context, POLL);
+  return pollUntil(
+    async () => bodies()[n]?.blocks.find((b) => b.type === 'actions')?.elements?.[0]?.url,
+    context,
+    POLL,
+  );
 }
 
 async function openPage(url: string): Promise<Page> {
@@ -93,44 +98,64 @@ describe('behind a reverse proxy that strips a path prefix', () => {
     expect(pipeline.out()).not.toContain(ACK_SECRET);
   });
 
-  it('acknowledges from the Slack button: link, page, cookie and CSRF checks all under the prefix', async () => {
-    await webhook(fixture('firing-queue-backlog-two-models'));
-    const url = await buttonUrl(0);
-    expect(url.startsWith(`${proxy.url}${PREFIX}/v1/ack/`)).toBe(true);
-    const page = await openPage(url);
-    await expect(page.textContent('main')).resolves.toContain('Not acknowledged yet.');
-    await page.fill('input[name="name"]', 'alice');
-    await Promise.all([page.waitForNavigation(), page.click('button[value="ack"]')]);
-    const text = (await page.textContent('main')) ?? '';
-    await page.close();
-    expect(text, context()).toMatch(/Acknowledged by alice at .* from the slack link/);
-    const post = proxy.requests.find((r) => r.method === 'POST' && r.path.startsWith(`${PREFIX}/v1/ack/`));
-    expect(post?.status).toBe(200);
-    // The cookies the page sets are scoped to the public path, so the browser sends them back through the proxy.
-    const cookies = proxy.requests.flatMap((r) => r.setCookie);
-    expect(cookies.some((c) => c.startsWith('ack_csrf=') && c.includes(`Path=${PREFIX}/v1/ack/`))).toBe(true);
-    expect(cookies.some((c) => c.startsWith('ack_name=') && c.includes(`Path=${PREFIX}/v1/ack`))).toBe(true);
-    const followUp = await pollUntil(async () => bodies().find((b) => /^👀 ACKNOWLEDGED/.test(b.blocks[0]?.text?.text ?? '')), context, POLL);
-    expect(JSON.stringify(followUp)).toContain('Acknowledged by *alice*');
-  }, STEP_TIMEOUT_MS);
+  it(
+    'acknowledges from the Slack button: link, page, cookie and CSRF checks all under the prefix',
+    async () => {
+      await webhook(fixture('firing-queue-backlog-two-models'));
+      const url = await buttonUrl(0);
+      expect(url.startsWith(`${proxy.url}${PREFIX}/v1/ack/`)).toBe(true);
+      const page = await openPage(url);
+      await expect(page.textContent('main')).resolves.toContain('Not acknowledged yet.');
+      await page.fill('input[name="name"]', 'alice');
+      await Promise.all([page.waitForNavigation(), page.click('button[value="ack"]')]);
+      const text = (await page.textContent('main')) ?? '';
+      await page.close();
+      expect(text, context()).toMatch(/Acknowledged by alice at .* from the slack link/);
+      const post = proxy.requests.find((r) => r.method === 'POST' && r.path.startsWith(`${PREFIX}/v1/ack/`));
+      expect(post?.status).toBe(200);
+      // The cookies the page sets are scoped to the public path, so the browser sends them back through the proxy.
+      const cookies = proxy.requests.flatMap((r) => r.setCookie);
+      expect(cookies.some((c) => c.startsWith('ack_csrf=') && c.includes(`Path=${PREFIX}/v1/ack/`))).toBe(true);
+      expect(cookies.some((c) => c.startsWith('ack_name=') && c.includes(`Path=${PREFIX}/v1/ack`))).toBe(true);
+      const followUp = await pollUntil(
+        async () => bodies().find((b) => /^👀 ACKNOWLEDGED/.test(b.blocks[0]?.text?.text ?? '')),
+        context,
+        POLL,
+      );
+      expect(JSON.stringify(followUp)).toContain('Acknowledged by *alice*');
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('acknowledges and silences from a second message, remembering the name', async () => {
-    await webhook(fixture('firing-kv-cache-critical'));
-    const url = await pollUntil(async () => {
-      const i = bodies().findIndex((b) => JSON.stringify(b).includes('VLLMKVCacheNearlyFull') && /FIRING/.test(b.blocks[0]?.text?.text ?? ''));
-      return i >= 0 ? buttonUrl(i) : undefined;
-    }, context, POLL);
-    const page = await openPage(url);
-    expect(await page.inputValue('input[name="name"]')).toBe('alice');
-    await page.selectOption('select[name="hours"]', '1');
-    await Promise.all([page.waitForNavigation(), page.click('button[value="ack-silence"]')]);
-    const text = (await page.textContent('main')) ?? '';
-    await page.close();
-    const silenceId = /silenced \(([0-9a-f-]{36})\)/.exec(text)?.[1];
-    expect(silenceId, `${text}\n${context()}`).toBeDefined();
-    const silences = (await (await fetch(`${alertmanager.url}/api/v2/silences`, { signal: AbortSignal.timeout(5000) })).json()) as { id: string; createdBy: string }[];
-    expect(silences.find((s) => s.id === silenceId)).toMatchObject({ createdBy: 'alice' });
-  }, STEP_TIMEOUT_MS);
+  it(
+    'acknowledges and silences from a second message, remembering the name',
+    async () => {
+      await webhook(fixture('firing-kv-cache-critical'));
+      const url = await pollUntil(
+        async () => {
+          const i = bodies().findIndex(
+            (b) => JSON.stringify(b).includes('VLLMKVCacheNearlyFull') && /FIRING/.test(b.blocks[0]?.text?.text ?? ''),
+          );
+          return i >= 0 ? buttonUrl(i) : undefined;
+        },
+        context,
+        POLL,
+      );
+      const page = await openPage(url);
+      expect(await page.inputValue('input[name="name"]')).toBe('alice');
+      await page.selectOption('select[name="hours"]', '1');
+      await Promise.all([page.waitForNavigation(), page.click('button[value="ack-silence"]')]);
+      const text = (await page.textContent('main')) ?? '';
+      await page.close();
+      const silenceId = /silenced \(([0-9a-f-]{36})\)/.exec(text)?.[1];
+      expect(silenceId, `${text}\n${context()}`).toBeDefined();
+      const silences = (await (
+        await fetch(`${alertmanager.url}/api/v2/silences`, { signal: AbortSignal.timeout(5000) })
+      ).json()) as { id: string; createdBy: string }[];
+      expect(silences.find((s) => s.id === silenceId)).toMatchObject({ createdBy: 'alice' });
+    },
+    STEP_TIMEOUT_MS,
+  );
 
   it('kept the browser under the prefix: no request outside it, no redirect', () => {
     expect(seen.length).toBeGreaterThan(0);

@@ -83,7 +83,9 @@ async function fire(labels: Record<string, string>[]): Promise<void> {
   const res = await fetch(`${alertmanager.url}/api/v2/alerts`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(labels.map((l) => ({ labels: l, annotations: { summary: `${l.alertname} on ${l.model_name}` } }))),
+    body: JSON.stringify(
+      labels.map((l) => ({ labels: l, annotations: { summary: `${l.alertname} on ${l.model_name}` } })),
+    ),
     signal: AbortSignal.timeout(5000),
   });
   expect(res.status).toBe(200);
@@ -105,26 +107,53 @@ describe('real Alertmanager → npm start', () => {
 
   it('gives, for labels of every kind, the fingerprint Alertmanager itself gives', async () => {
     const sets: Record<string, string>[] = [
-      { alertname: 'GPUMemoryLeak', Hostname: 'gpu-node-1', gpu: '0', modelName: 'NVIDIA H100 80GB HBM3', severity: 'warning' },
-      { alertname: 'VLLMKVCacheHigh', model_name: 'llama-3.1-70b', summary_zh: '缓存使用率 97%', emoji: '🔥 hot', quote: 'a"b\\c', _a: '', Z9: 'é' },
+      {
+        alertname: 'GPUMemoryLeak',
+        Hostname: 'gpu-node-1',
+        gpu: '0',
+        modelName: 'NVIDIA H100 80GB HBM3',
+        severity: 'warning',
+      },
+      {
+        alertname: 'VLLMKVCacheHigh',
+        model_name: 'llama-3.1-70b',
+        summary_zh: '缓存使用率 97%',
+        emoji: '🔥 hot',
+        quote: 'a"b\\c',
+        _a: '',
+        Z9: 'é',
+      },
     ];
     await fire(sets);
-    const alerts = await pollUntil(async () => {
-      const res = await fetch(`${alertmanager.url}/api/v2/alerts?filter=alertname%3D~%22GPUMemoryLeak%7CVLLMKVCacheHigh%22`, { signal: AbortSignal.timeout(5000) });
-      const body = (await res.json()) as { labels: Record<string, string>; fingerprint: string }[];
-      return body.length === sets.length ? body : undefined;
-    }, context, { deadlineMs: 10_000 });
+    const alerts = await pollUntil(
+      async () => {
+        const res = await fetch(
+          `${alertmanager.url}/api/v2/alerts?filter=alertname%3D~%22GPUMemoryLeak%7CVLLMKVCacheHigh%22`,
+          { signal: AbortSignal.timeout(5000) },
+        );
+        const body = (await res.json()) as { labels: Record<string, string>; fingerprint: string }[];
+        return body.length === sets.length ? body : undefined;
+      },
+      context,
+      { deadlineMs: 10_000 },
+    );
     for (const alert of alerts) expect(labelSetFingerprint(alert.labels)).toBe(alert.fingerprint);
   }, 20_000);
 
-  it('sends on a connection kept through an idle gap longer than Node\'s default keep-alive, without EOF', async () => {
-    await pollUntil(async () => (slack.requests.length >= 3 ? true : undefined), context, { deadlineMs: 30_000 });
-    const before = { messages: slack.requests.length, connections: relay.connections };
-    await new Promise((r) => setTimeout(r, IDLE_GAP_MS));
-    // A new alert in the first group: Alertmanager sends the group again, on a connection it kept.
-    await fire([{ ...QUEUE, instance: 'vllm-1:8000' }]);
-    await pollUntil(async () => (slack.requests.length > before.messages ? true : undefined), context, { deadlineMs: 30_000 });
-    expect(relay.connections).toBe(before.connections);
-    expect(alertmanager.output()).not.toMatch(FAILED_ATTEMPT);
-  }, IDLE_GAP_MS + 40_000);
+  it(
+    "sends on a connection kept through an idle gap longer than Node's default keep-alive, without EOF",
+    async () => {
+      await pollUntil(async () => (slack.requests.length >= 3 ? true : undefined), context, { deadlineMs: 30_000 });
+      const before = { messages: slack.requests.length, connections: relay.connections };
+      await new Promise((r) => setTimeout(r, IDLE_GAP_MS));
+      // A new alert in the first group: Alertmanager sends the group again, on a connection it kept.
+      await fire([{ ...QUEUE, instance: 'vllm-1:8000' }]);
+      await pollUntil(async () => (slack.requests.length > before.messages ? true : undefined), context, {
+        deadlineMs: 30_000,
+      });
+      expect(relay.connections).toBe(before.connections);
+      expect(alertmanager.output()).not.toMatch(FAILED_ATTEMPT);
+    },
+    IDLE_GAP_MS + 40_000,
+  );
 });

@@ -35,7 +35,8 @@ function leakOpenMetrics(end: number): string {
   const lines = ['# TYPE DCGM_FI_DEV_FB_USED gauge'];
   for (let t = start; t <= end; t += 15) lines.push(openMetricsLine('DCGM_FI_DEV_FB_USED', GPU, used(t), t));
   lines.push('# TYPE DCGM_FI_DEV_FB_FREE gauge');
-  for (let t = start; t <= end; t += 15) lines.push(openMetricsLine('DCGM_FI_DEV_FB_FREE', GPU, CAPACITY_MIB - used(t), t));
+  for (let t = start; t <= end; t += 15)
+    lines.push(openMetricsLine('DCGM_FI_DEV_FB_FREE', GPU, CAPACITY_MIB - used(t), t));
   lines.push('# EOF', '');
   return lines.join('\n');
 }
@@ -47,7 +48,10 @@ let browser: HeadlessChromium;
 
 beforeAll(async () => {
   requireBinaries();
-  [prometheus, slack] = await Promise.all([startPrometheus(leakOpenMetrics(Math.floor(Date.now() / 1000) - 30)), startLoopback()]);
+  [prometheus, slack] = await Promise.all([
+    startPrometheus(leakOpenMetrics(Math.floor(Date.now() / 1000) - 30)),
+    startLoopback(),
+  ]);
   const port = await freePort();
   pipeline = await startPipelineProcess({
     PORT: String(port),
@@ -101,7 +105,15 @@ describe('a chart in the message and on the acknowledgement page', () => {
     const page = await browser.newPage();
     const errors: string[] = [];
     // The browser's own favicon request (this service has none) is not the page's error.
-    page.on('console', (m) => void (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico') && errors.push(`${m.text()} ${m.location().url}`)));
+    page.on(
+      'console',
+      (m) =>
+        void (
+          m.type() === 'error' &&
+          !m.location().url.endsWith('/favicon.ico') &&
+          errors.push(`${m.text()} ${m.location().url}`)
+        ),
+    );
     expect((await page.goto(ackUrl!))?.status()).toBe(200);
     const img = page.locator('img[src*="/v1/chart/"]');
     await img.scrollIntoViewIfNeeded();
@@ -110,7 +122,8 @@ describe('a chart in the message and on the acknowledgement page', () => {
     // Polled from here: waitForFunction evaluates its string with eval inside the page, which the page's
     // CSP (no 'unsafe-eval') refuses whenever the image is not loaded at the first check.
     const until = Date.now() + 30_000;
-    while (!(Number(await page.evaluate(loaded)) > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    while (!(Number(await page.evaluate(loaded)) > 0) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 50));
     expect(await page.evaluate(loaded)).toBe(800);
     const shot = PNG.sync.read(await img.screenshot());
     expect(colouredPixels(shot)).toBeGreaterThan(500);

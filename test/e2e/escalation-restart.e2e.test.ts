@@ -6,7 +6,7 @@
  * either is due. The second is started once the first is overdue: that one goes out at its start; the
  * other (normally still pending then, unless starting took longer than GAP_SECONDS) at its due time,
  * never before; each exactly once. Waits are bounded polls; the only time comparisons are orderings.
- * The timer's own behaviour for future due times is covered by `test/unit/ack/timer-scheduler.test.ts`.
+ * The timer's own behaviour for future due times is covered by `test/unit/escalation/timer-scheduler.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
@@ -62,24 +62,40 @@ async function start(): Promise<PipelineProcess> {
 /** A critical alert of its own model, as Alertmanager would post it. */
 function critical(fingerprint: string, model: string) {
   const body = fixture('firing-kv-cache-critical');
-  body.alerts = [{ ...body.alerts[0]!, fingerprint, labels: { ...body.alerts[0]!.labels, model_name: model }, startsAt: new Date().toISOString() }];
+  body.alerts = [
+    {
+      ...body.alerts[0]!,
+      fingerprint,
+      labels: { ...body.alerts[0]!.labels, model_name: model },
+      startsAt: new Date().toISOString(),
+    },
+  ];
   body.groupKey = `{}:{alertname="VLLMKVCacheNearlyFull", model_name="${model}"}`;
   return body;
 }
 
 async function post(p: PipelineProcess, body: unknown): Promise<void> {
-  const res = await fetch(`${p.url}/v1/alertmanager`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${p.url}/v1/alertmanager`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
   expect(res.status, await res.clone().text()).toBe(200);
 }
 
 async function audit(p: PipelineProcess, fingerprint: string): Promise<Audit> {
-  const res = await fetch(`${p.url}/v1/alerts/${fingerprint}`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(5000) });
+  const res = await fetch(`${p.url}/v1/alerts/${fingerprint}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+    signal: AbortSignal.timeout(5000),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as Audit;
 }
 
 const escalated = (model: string) => arrivals.filter((a) => a.model === model);
-const context = () => `arrivals: ${JSON.stringify(arrivals)}\n${processes.map((p, i) => `process ${i + 1}:\n${p.out().slice(-2500)}`).join('\n')}`;
+const context = () =>
+  `arrivals: ${JSON.stringify(arrivals)}\n${processes.map((p, i) => `process ${i + 1}:\n${p.out().slice(-2500)}`).join('\n')}`;
 
 /** Posts a critical alert and returns its due time once the process has scheduled it. */
 async function scheduleOn(p: PipelineProcess, fingerprint: string, model: string): Promise<number> {
@@ -106,30 +122,38 @@ afterAll(async () => {
 });
 
 describe('escalations under npm start across a restart', () => {
-  it('picks them up again: the overdue one goes out at start, the pending one at its due time, each once', async () => {
-    const first = await start();
-    const dueA = await scheduleOn(first, 'a000000000000001', 'restart-a');
-    await pollUntil(async () => (Date.now() >= dueA - (DELAY_SECONDS - GAP_SECONDS) * 1000 ? true : undefined), context, POLL);
-    const dueB = await scheduleOn(first, 'b000000000000002', 'restart-b');
-    await first.stop('SIGKILL');
-    expect(arrivals).toEqual([]);
+  it(
+    'picks them up again: the overdue one goes out at start, the pending one at its due time, each once',
+    async () => {
+      const first = await start();
+      const dueA = await scheduleOn(first, 'a000000000000001', 'restart-a');
+      await pollUntil(
+        async () => (Date.now() >= dueA - (DELAY_SECONDS - GAP_SECONDS) * 1000 ? true : undefined),
+        context,
+        POLL,
+      );
+      const dueB = await scheduleOn(first, 'b000000000000002', 'restart-b');
+      await first.stop('SIGKILL');
+      expect(arrivals).toEqual([]);
 
-    await pollUntil(async () => (Date.now() > dueA ? true : undefined), context, POLL);
-    const spawnedAt = Date.now();
-    const second = await start();
-    const resumed = second.logs.find((l) => l.event === 'escalations resumed');
-    expect(resumed).toMatchObject({ scheduled: 2 });
-    expect(resumed!.overdue).toBeGreaterThanOrEqual(1);
-    await pollUntil(async () => (escalated('restart-a').length ? true : undefined), context, POLL);
-    expect(escalated('restart-a')[0]!.atMs).toBeGreaterThanOrEqual(spawnedAt);
-    await pollUntil(async () => (escalated('restart-b').length ? true : undefined), context, POLL);
-    expect(escalated('restart-b')[0]!.atMs).toBeGreaterThanOrEqual(dueB);
+      await pollUntil(async () => (Date.now() > dueA ? true : undefined), context, POLL);
+      const spawnedAt = Date.now();
+      const second = await start();
+      const resumed = second.logs.find((l) => l.event === 'escalations resumed');
+      expect(resumed).toMatchObject({ scheduled: 2 });
+      expect(resumed!.overdue).toBeGreaterThanOrEqual(1);
+      await pollUntil(async () => (escalated('restart-a').length ? true : undefined), context, POLL);
+      expect(escalated('restart-a')[0]!.atMs).toBeGreaterThanOrEqual(spawnedAt);
+      await pollUntil(async () => (escalated('restart-b').length ? true : undefined), context, POLL);
+      expect(escalated('restart-b')[0]!.atMs).toBeGreaterThanOrEqual(dueB);
 
-    for (const fingerprint of ['a000000000000001', 'b000000000000002']) {
-      const state = await audit(second, fingerprint);
-      expect(state.record.escalation?.state).toBe('sent');
-      expect(state.history.map((e) => e.type)).toEqual(['notified', 'escalation scheduled', 'escalated']);
-    }
-    expect(arrivals.map((a) => a.model).sort()).toEqual(['restart-a', 'restart-b']);
-  }, STEP_TIMEOUT_MS);
+      for (const fingerprint of ['a000000000000001', 'b000000000000002']) {
+        const state = await audit(second, fingerprint);
+        expect(state.record.escalation?.state).toBe('sent');
+        expect(state.history.map((e) => e.type)).toEqual(['notified', 'escalation scheduled', 'escalated']);
+      }
+      expect(arrivals.map((a) => a.model).sort()).toEqual(['restart-a', 'restart-b']);
+    },
+    STEP_TIMEOUT_MS,
+  );
 });

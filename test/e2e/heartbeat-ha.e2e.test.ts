@@ -12,7 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBinaries } from '../helpers/binaries.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
-import { freePort, pollUntil, SHIPPED, startAlertmanager, startPrometheus, type RunningProcess } from '../helpers/processes.js';
+import {
+  freePort,
+  pollUntil,
+  SHIPPED,
+  startAlertmanager,
+  startPrometheus,
+  type RunningProcess,
+} from '../helpers/processes.js';
 
 const TOKEN = 'heartbeat-ha-e2e-token-0123456789';
 const PIPELINE_RULES = SHIPPED.rules.replace('vllm-rules.yml', 'pipeline-rules.yml');
@@ -75,7 +82,10 @@ afterAll(async () => {
 });
 
 async function metrics(): Promise<string> {
-  const res = await fetch(`${pipeline.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(2000) });
+  const res = await fetch(`${pipeline.url}/metrics`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+    signal: AbortSignal.timeout(2000),
+  });
   expect(res.status).toBe(200);
   return res.text();
 }
@@ -83,14 +93,18 @@ async function metrics(): Promise<string> {
 /** `heartbeat_last_seen_timestamp_seconds` per peer port, Unix seconds; a peer never seen is absent. */
 async function lastSeenByPort(): Promise<Map<number, number>> {
   const seen = new Map<number, number>();
-  for (const [, port, value] of (await metrics()).matchAll(/llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds\{alertmanager="[^"]*:(\d+)\/?"\} (\S+)/g)) seen.set(Number(port), Number(value));
+  for (const [, port, value] of (await metrics()).matchAll(
+    /llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds\{alertmanager="[^"]*:(\d+)\/?"\} (\S+)/g,
+  ))
+    seen.set(Number(port), Number(value));
   return seen;
 }
 
 const slackTexts = () => slack.requests.map((r) => (JSON.parse(r.body.toString('utf8')) as { text: string }).text);
 const anyMissing = (text: string) => /llm_alert_pipeline_heartbeat_missing\{alertmanager="[^"]*"\} 1/.exec(text)?.[0];
 const peerOutputs = () => peers.map((p, i) => `alertmanager ${i}:\n${p.process?.output().slice(-1500)}`).join('\n');
-const context = () => `slack: ${JSON.stringify(slackTexts())}\npipeline:\n${pipeline.out().slice(-4000)}\n${peerOutputs()}`;
+const context = () =>
+  `slack: ${JSON.stringify(slackTexts())}\npipeline:\n${pipeline.out().slice(-4000)}\n${peerOutputs()}`;
 
 /** Fails as soon as a missing heartbeat shows (gauge or Slack) during `windowMs`. */
 async function observeNothingMissing(windowMs: number): Promise<void> {
@@ -106,12 +120,16 @@ describe('Watchdog → Alertmanager HA pair → pipeline', () => {
   it(
     'raises nothing while both peers run, across a failover, although only one of them sends the heartbeat',
     async () => {
-      const first = await pollUntil(async () => [...(await lastSeenByPort()).keys()][0], context, { deadlineMs: 60_000 });
+      const first = await pollUntil(async () => [...(await lastSeenByPort()).keys()][0], context, {
+        deadlineMs: 60_000,
+      });
       // Failover: the sender stops, the other peer takes over, the first comes back (now passive, silent).
       const sender = peers.find((p) => p.port === first)!;
       const other = peers.find((p) => p !== sender)!;
       await sender.process!.stop();
-      await pollUntil(async () => ((await lastSeenByPort()).has(other.port) ? true : undefined), context, { deadlineMs: 60_000 });
+      await pollUntil(async () => ((await lastSeenByPort()).has(other.port) ? true : undefined), context, {
+        deadlineMs: 60_000,
+      });
       await startPeer(sender);
       await observeNothingMissing(2 * TIMEOUT_S * 1000);
       expect(await metrics()).toMatch(/llm_alert_pipeline_heartbeat_missing\{alertmanager=""\} 0/);
@@ -127,7 +145,11 @@ describe('Watchdog → Alertmanager HA pair → pipeline', () => {
       const [text] = slackTexts();
       expect(text).toMatch(/FIRING/);
       expect(text).toContain('AlertingPipelineHeartbeatMissing');
-      await pollUntil(async () => (/llm_alert_pipeline_heartbeat_missing\{alertmanager=""\} 1/.test(await metrics()) ? true : undefined), context);
+      await pollUntil(
+        async () =>
+          /llm_alert_pipeline_heartbeat_missing\{alertmanager=""\} 1/.test(await metrics()) ? true : undefined,
+        context,
+      );
     },
     STEP_TIMEOUT_MS,
   );
@@ -138,7 +160,9 @@ describe('Watchdog → Alertmanager HA pair → pipeline', () => {
       const seen = await lastSeenByPort();
       const [back] = [...peers].sort((a, b) => (seen.get(a.port) ?? 0) - (seen.get(b.port) ?? 0));
       await startPeer(back!);
-      await pollUntil(async () => (slackTexts().some((t) => /RESOLVED/.test(t)) ? true : undefined), context, { deadlineMs: 60_000 });
+      await pollUntil(async () => (slackTexts().some((t) => /RESOLVED/.test(t)) ? true : undefined), context, {
+        deadlineMs: 60_000,
+      });
       const texts = slackTexts();
       // One firing message and its resolve: the pair is one cluster, and the Watchdog never reaches Slack.
       expect(texts.map((t) => (/RESOLVED/.test(t) ? 'resolved' : 'firing'))).toEqual(['firing', 'resolved']);

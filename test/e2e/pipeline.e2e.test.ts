@@ -14,7 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBinaries } from '../helpers/binaries.js';
 import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
 import { startLoopback, type Loopback, type RecordedRequest } from '../helpers/loopback.js';
-import { freePort, makeTempDir, pollUntil, startAlertmanager, startPrometheus, writeFastRules, type RunningProcess } from '../helpers/processes.js';
+import {
+  freePort,
+  makeTempDir,
+  pollUntil,
+  startAlertmanager,
+  startPrometheus,
+  writeFastRules,
+  type RunningProcess,
+} from '../helpers/processes.js';
 import { startSnsServer, type SnsStandIn } from '../helpers/sns-server.js';
 import { startVllmSim, type VllmSim } from '../helpers/vllm-sim.js';
 
@@ -23,7 +31,6 @@ const FEISHU_SECRET = 'feishu-e2e-secret';
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:vllm-alerts';
 /** Above pollUntil's 45 s deadlines below, so a miss fails with its context, not a bare time-out. */
 const STEP_TIMEOUT_MS = 50_000;
-
 
 let sim: VllmSim;
 let slack: Loopback;
@@ -43,7 +50,13 @@ function verifyFeishu(request: RecordedRequest) {
   feishuSignatures.push(body.sign === expected && fresh);
   return body.sign === expected && fresh
     ? { status: 200, body: JSON.stringify({ code: 0, msg: 'success', data: {} }) }
-    : { status: 200, body: JSON.stringify({ code: 19021, msg: 'sign match fail or timestamp is not within one hour from current time' }) };
+    : {
+        status: 200,
+        body: JSON.stringify({
+          code: 19021,
+          msg: 'sign match fail or timestamp is not within one hour from current time',
+        }),
+      };
 }
 
 beforeAll(async () => {
@@ -89,8 +102,11 @@ beforeAll(async () => {
 }, 120_000);
 
 async function promQuery(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
-  const res = await fetch(`${prometheus.url}/api/v1/query?query=${encodeURIComponent(expr)}`, { signal: AbortSignal.timeout(2000) });
-  return ((await res.json()) as { data: { result: { metric: Record<string, string>; value: [number, string] }[] } }).data.result;
+  const res = await fetch(`${prometheus.url}/api/v1/query?query=${encodeURIComponent(expr)}`, {
+    signal: AbortSignal.timeout(2000),
+  });
+  return ((await res.json()) as { data: { result: { metric: Record<string, string>; value: [number, string] }[] } })
+    .data.result;
 }
 
 function slackBodies(): { text: string; blocks: { type: string; text?: { text: string } }[] }[] {
@@ -104,8 +120,10 @@ function decisions(status: string): string[] {
 }
 
 function context(): string {
-  return `slack=${slack.requests.length} feishu=${feishu.requests.length} sns=${sns.publishes.length}\n` +
-    `pipeline:\n${pipeline.out().slice(-4000)}\nalertmanager:\n${alertmanager.output().slice(-2000)}`;
+  return (
+    `slack=${slack.requests.length} feishu=${feishu.requests.length} sns=${sns.publishes.length}\n` +
+    `pipeline:\n${pipeline.out().slice(-4000)}\nalertmanager:\n${alertmanager.output().slice(-2000)}`
+  );
 }
 
 afterAll(async () => {
@@ -115,62 +133,96 @@ afterAll(async () => {
 });
 
 describe('Alertmanager → pipeline → Slack, Feishu, SNS', () => {
-  it('delivers one enriched message per channel when the queue backs up', async () => {
-    sim.set('qwen3-8b', { requestsWaiting: 80 });
-    await pollUntil(async () => (slack.requests.length && feishu.requests.length && sns.publishes.length ? true : undefined), context, { deadlineMs: 45_000 });
+  it(
+    'delivers one enriched message per channel when the queue backs up',
+    async () => {
+      sim.set('qwen3-8b', { requestsWaiting: 80 });
+      await pollUntil(
+        async () => (slack.requests.length && feishu.requests.length && sns.publishes.length ? true : undefined),
+        context,
+        { deadlineMs: 45_000 },
+      );
 
-    const [message] = slackBodies();
-    const header = message!.blocks.find((b) => b.type === 'header')!.text!.text;
-    expect(header).toMatch(/FIRING/);
-    expect(header).toMatch(/warning/);
-    expect(header).toMatch(/VLLMQueueBacklog/);
-    const sections = message!.blocks.filter((b) => b.type === 'section').map((b) => b.text!.text).join('\n');
-    expect(sections).toContain('qwen3-8b');
-    expect(sections).not.toContain('llama-3.1-70b'); // 3 waiting: below the shipped threshold of 50
-    // The fresh values come from the real Prometheus: 80 waiting, 12 running for this model only.
-    expect(sections).toMatch(/Requests waiting\W+80\b/);
-    expect(sections).toMatch(/Requests running\W+12\b/);
-    expect(sections).not.toMatch(/enrichment unavailable/i);
-    const links = JSON.stringify(message!.blocks);
-    expect(links).toContain('https://runbooks.example.com/vllm/queue-backlog');
-    // Links use the externalURL the real processes report (their host name, our ports).
-    expect(links).toContain(`:${new URL(alertmanager.url).port}/#/silences/new?filter=%7Balertname%3D%22VLLMQueueBacklog%22`);
-    expect(links).toContain(`:${new URL(prometheus.url).port}/graph?g0.expr=sum+by+%28model_name%29+%28vllm%3Anum_requests_waiting%29`);
+      const [message] = slackBodies();
+      const header = message!.blocks.find((b) => b.type === 'header')!.text!.text;
+      expect(header).toMatch(/FIRING/);
+      expect(header).toMatch(/warning/);
+      expect(header).toMatch(/VLLMQueueBacklog/);
+      const sections = message!.blocks
+        .filter((b) => b.type === 'section')
+        .map((b) => b.text!.text)
+        .join('\n');
+      expect(sections).toContain('qwen3-8b');
+      expect(sections).not.toContain('llama-3.1-70b'); // 3 waiting: below the shipped threshold of 50
+      // The fresh values come from the real Prometheus: 80 waiting, 12 running for this model only.
+      expect(sections).toMatch(/Requests waiting\W+80\b/);
+      expect(sections).toMatch(/Requests running\W+12\b/);
+      expect(sections).not.toMatch(/enrichment unavailable/i);
+      const links = JSON.stringify(message!.blocks);
+      expect(links).toContain('https://runbooks.example.com/vllm/queue-backlog');
+      // Links use the externalURL the real processes report (their host name, our ports).
+      expect(links).toContain(
+        `:${new URL(alertmanager.url).port}/#/silences/new?filter=%7Balertname%3D%22VLLMQueueBacklog%22`,
+      );
+      expect(links).toContain(
+        `:${new URL(prometheus.url).port}/graph?g0.expr=sum+by+%28model_name%29+%28vllm%3Anum_requests_waiting%7Bmodel_name%21%3D%22%22%7D%29+%3E+50`,
+      );
 
-    expect(feishuSignatures).toEqual([true]);
-    const card = JSON.parse(feishu.requests[0]!.body.toString('utf8'));
-    expect(card).toMatchObject({ msg_type: 'interactive', card: { header: { template: 'orange' } } });
-    expect(JSON.stringify(card.card.elements)).toContain('qwen3-8b');
+      expect(feishuSignatures).toEqual([true]);
+      const card = JSON.parse(feishu.requests[0]!.body.toString('utf8'));
+      expect(card).toMatchObject({ msg_type: 'interactive', card: { header: { template: 'orange' } } });
+      expect(JSON.stringify(card.card.elements)).toContain('qwen3-8b');
 
-    const publish = sns.publishes[0]!;
-    expect(publish.TopicArn).toBe(TOPIC_ARN);
-    expect(publish.Subject!.length).toBeLessThanOrEqual(100);
-    expect(publish.Subject).toMatch(/FIRING.*VLLMQueueBacklog/);
-    expect(publish.Message).toMatch(/Requests waiting\W+80\b/);
-    expect(publish.MessageAttributes).toMatchObject({
-      alertname: { DataType: 'String', StringValue: 'VLLMQueueBacklog' },
-      severity: { DataType: 'String', StringValue: 'warning' },
-      status: { DataType: 'String', StringValue: 'firing' },
-    });
-  }, STEP_TIMEOUT_MS);
+      const publish = sns.publishes[0]!;
+      expect(publish.TopicArn).toBe(TOPIC_ARN);
+      expect(publish.Subject!.length).toBeLessThanOrEqual(100);
+      expect(publish.Subject).toMatch(/FIRING.*VLLMQueueBacklog/);
+      expect(publish.Message).toMatch(/Requests waiting\W+80\b/);
+      expect(publish.MessageAttributes).toMatchObject({
+        alertname: { DataType: 'String', StringValue: 'VLLMQueueBacklog' },
+        severity: { DataType: 'String', StringValue: 'warning' },
+        status: { DataType: 'String', StringValue: 'firing' },
+      });
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('sends nothing more when Alertmanager resends the same group', async () => {
-    // repeat_interval is 2 s: wait until the pipeline has seen Alertmanager resend the alert twice.
-    await pollUntil(async () => (decisions('firing').filter((d) => d === 'already notified').length >= 2 ? true : undefined), context, { deadlineMs: 45_000 });
-    expect(decisions('firing')[0]).toBe('first notification');
-    expect([slack.requests.length, feishu.requests.length, sns.publishes.length]).toEqual([1, 1, 1]);
-  }, STEP_TIMEOUT_MS);
+  it(
+    'sends nothing more when Alertmanager resends the same group',
+    async () => {
+      // repeat_interval is 2 s: wait until the pipeline has seen Alertmanager resend the alert twice.
+      await pollUntil(
+        async () => (decisions('firing').filter((d) => d === 'already notified').length >= 2 ? true : undefined),
+        context,
+        { deadlineMs: 45_000 },
+      );
+      expect(decisions('firing')[0]).toBe('first notification');
+      expect([slack.requests.length, feishu.requests.length, sns.publishes.length]).toEqual([1, 1, 1]);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('delivers one resolved message when the queue drains', async () => {
-    sim.set('qwen3-8b', { requestsWaiting: 0 });
-    await pollUntil(async () => (slack.requests.length >= 2 && feishu.requests.length >= 2 && sns.publishes.length >= 2 ? true : undefined), context, { deadlineMs: 45_000 });
-    const resolved = slackBodies()[1]!;
-    expect(resolved.blocks.find((b) => b.type === 'header')!.text!.text).toMatch(/RESOLVED.*VLLMQueueBacklog/);
-    expect(JSON.parse(feishu.requests[1]!.body.toString('utf8')).card.header.template).toBe('green');
-    expect(sns.publishes[1]!.MessageAttributes.status!.StringValue).toBe('resolved');
-    expect(feishuSignatures).toEqual([true, true]);
-    // npm start writes its info lines in batches (up to 50 ms after the message went out): wait for the line.
-    await pollUntil(async () => (decisions('resolved').includes('first notification') ? true : undefined), context, { deadlineMs: 10_000 });
-    expect([slack.requests.length, feishu.requests.length, sns.publishes.length]).toEqual([2, 2, 2]);
-  }, STEP_TIMEOUT_MS);
+  it(
+    'delivers one resolved message when the queue drains',
+    async () => {
+      sim.set('qwen3-8b', { requestsWaiting: 0 });
+      await pollUntil(
+        async () =>
+          slack.requests.length >= 2 && feishu.requests.length >= 2 && sns.publishes.length >= 2 ? true : undefined,
+        context,
+        { deadlineMs: 45_000 },
+      );
+      const resolved = slackBodies()[1]!;
+      expect(resolved.blocks.find((b) => b.type === 'header')!.text!.text).toMatch(/RESOLVED.*VLLMQueueBacklog/);
+      expect(JSON.parse(feishu.requests[1]!.body.toString('utf8')).card.header.template).toBe('green');
+      expect(sns.publishes[1]!.MessageAttributes.status!.StringValue).toBe('resolved');
+      expect(feishuSignatures).toEqual([true, true]);
+      // npm start writes its info lines in batches (up to 50 ms after the message went out): wait for the line.
+      await pollUntil(async () => (decisions('resolved').includes('first notification') ? true : undefined), context, {
+        deadlineMs: 10_000,
+      });
+      expect([slack.requests.length, feishu.requests.length, sns.publishes.length]).toEqual([2, 2, 2]);
+    },
+    STEP_TIMEOUT_MS,
+  );
 });

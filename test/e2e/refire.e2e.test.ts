@@ -7,16 +7,23 @@
  * While the relay is cut, Prometheus's resends do not arrive, the alert's `endsAt` passes and
  * Alertmanager sends it resolved; when the relay is restored Prometheus's next resend makes
  * Alertmanager send it firing again with the same `startsAt` and `fingerprint`. Prometheus's `ALERTS`
- * says it fires, so every channel's last message is FIRING (issue 8). Waits are bounded polls.
+ * says it fires, so every channel's last message is FIRING. Waits are bounded polls.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBinaries } from '../helpers/binaries.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
+import { startRelay, type Relay } from '../helpers/relay.js';
 import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
-import { freePort, makeTempDir, pollUntil, startAlertmanager, startPrometheus, writeFastRules, type RunningProcess } from '../helpers/processes.js';
+import {
+  freePort,
+  makeTempDir,
+  pollUntil,
+  startAlertmanager,
+  startPrometheus,
+  writeFastRules,
+  type RunningProcess,
+} from '../helpers/processes.js';
 import { startSnsServer, type SnsStandIn } from '../helpers/sns-server.js';
 import { startVllmSim, type VllmSim } from '../helpers/vllm-sim.js';
 
@@ -30,39 +37,32 @@ let sns: SnsStandIn;
 let pipeline: PipelineProcess;
 let alertmanager: RunningProcess;
 let prometheus: RunningProcess;
-let relay: { url: string; cut: boolean; close(): Promise<void> };
+let relay: Relay;
 let rulesDir: string;
-
-/** Forwards Prometheus's alert posts to Alertmanager, or answers 503 while `cut`. */
-async function startRelay(target: () => string): Promise<typeof relay> {
-  const state = { cut: false };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (state.cut) return void res.writeHead(503).end('relay cut');
-      fetch(`${target()}${req.url}`, { method: req.method, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined, headers: { 'content-type': req.headers['content-type'] ?? 'application/json' } })
-        .then(async (r) => res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain' }).end(Buffer.from(await r.arrayBuffer())))
-        .catch(() => res.writeHead(502).end('relay failed'));
-    });
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
-  });
-}
 
 beforeAll(async () => {
   requireBinaries();
   sim = await startVllmSim();
   sim.set('qwen3-8b', { requestsWaiting: 0, requestsRunning: 12 });
-  [slack, feishu, sns] = await Promise.all([startLoopback(), startLoopback({ status: 200, body: '{"code":0,"msg":"success","data":{}}' }), startSnsServer()]);
+  [slack, feishu, sns] = await Promise.all([
+    startLoopback(),
+    startLoopback({ status: 200, body: '{"code":0,"msg":"success","data":{}}' }),
+    startSnsServer(),
+  ]);
   const port = await freePort();
-  alertmanager = await startAlertmanager({ webhookUrl: `http://127.0.0.1:${port}/v1/alertmanager`, groupWait: '1s', groupInterval: '1s', repeatInterval: '1h' });
+  alertmanager = await startAlertmanager({
+    webhookUrl: `http://127.0.0.1:${port}/v1/alertmanager`,
+    groupWait: '1s',
+    groupInterval: '1s',
+    repeatInterval: '1h',
+  });
   relay = await startRelay(() => alertmanager.url);
   rulesDir = await makeTempDir('e2e-refire-rules');
-  prometheus = await startPrometheus({ scrapeTargets: [sim.url], rulesFiles: [await writeFastRules(rulesDir)], alertmanagerUrl: relay.url });
+  prometheus = await startPrometheus({
+    scrapeTargets: [sim.url],
+    rulesFiles: [await writeFastRules(rulesDir)],
+    alertmanagerUrl: relay.url,
+  });
   pipeline = await startPipelineProcess({
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -86,10 +86,18 @@ afterAll(async () => {
 function said(): Record<string, string[]> {
   // Feishu speaks zh-CN by default: 再次告警 (firing again), 已恢复 (resolved), 告警 (firing).
   const word = (text: string) =>
-    /FIRING AGAIN|再次告警/.test(text) ? 'firing again' : /RESOLVED|已恢复/.test(text) ? 'resolved' : /FIRING|告警/.test(text) ? 'firing' : 'other';
+    /FIRING AGAIN|再次告警/.test(text)
+      ? 'firing again'
+      : /RESOLVED|已恢复/.test(text)
+        ? 'resolved'
+        : /FIRING|告警/.test(text)
+          ? 'firing'
+          : 'other';
   return {
     slack: slack.requests.map((r) => word((JSON.parse(r.body.toString('utf8')) as { text: string }).text)),
-    feishu: feishu.requests.map((r) => word(JSON.stringify((JSON.parse(r.body.toString('utf8')) as { card: { header: unknown } }).card.header))),
+    feishu: feishu.requests.map((r) =>
+      word(JSON.stringify((JSON.parse(r.body.toString('utf8')) as { card: { header: unknown } }).card.header)),
+    ),
     sns: sns.publishes.map((p) => word(`${p.Message}`)),
   };
 }
@@ -101,23 +109,40 @@ function context(): string {
 const everyChannel = (n: number) => async () => (Object.values(said()).every((m) => m.length >= n) ? true : undefined);
 
 describe('a resolve by a missed resend, then the same alert firing again (real Prometheus and Alertmanager)', () => {
-  it('fires, is resolved by Alertmanager while Prometheus cannot reach it, and ends FIRING on every channel', async () => {
-    sim.set('qwen3-8b', { requestsWaiting: 80 });
-    await pollUntil(everyChannel(1), context, { deadlineMs: 45_000 });
-    expect(said()).toEqual({ slack: ['firing'], feishu: ['firing'], sns: ['firing'] });
+  it(
+    'fires, is resolved by Alertmanager while Prometheus cannot reach it, and ends FIRING on every channel',
+    async () => {
+      sim.set('qwen3-8b', { requestsWaiting: 80 });
+      await pollUntil(everyChannel(1), context, { deadlineMs: 45_000 });
+      expect(said()).toEqual({ slack: ['firing'], feishu: ['firing'], sns: ['firing'] });
 
-    relay.cut = true; // Prometheus's resends stop arriving; the alert still fires in Prometheus.
-    await pollUntil(everyChannel(2), context, { deadlineMs: 45_000 });
-    expect(said()).toEqual({ slack: ['firing', 'resolved'], feishu: ['firing', 'resolved'], sns: ['firing', 'resolved'] });
+      relay.cut = true; // Prometheus's resends stop arriving; the alert still fires in Prometheus.
+      await pollUntil(everyChannel(2), context, { deadlineMs: 45_000 });
+      expect(said()).toEqual({
+        slack: ['firing', 'resolved'],
+        feishu: ['firing', 'resolved'],
+        sns: ['firing', 'resolved'],
+      });
 
-    relay.cut = false; // Prometheus's next resend reaches Alertmanager: the same alert, the same startsAt.
-    await pollUntil(everyChannel(3), context, { deadlineMs: 45_000 });
-    expect(said()).toEqual({ slack: ['firing', 'resolved', 'firing again'], feishu: ['firing', 'resolved', 'firing again'], sns: ['firing', 'resolved', 'firing again'] });
-    // npm start writes its info lines in batches (up to 50 ms after the message went out): wait for the line.
-    const deduped = () => pipeline.logs.filter((l) => l.event === 'alert deduped' && l.alertname === 'VLLMQueueBacklog');
-    const again = await pollUntil(async () => deduped().find((l) => l.decision === 'firing again'), context, { deadlineMs: 10_000 });
-    const firings = deduped().filter((l) => l.status === 'firing').map((l) => l.startsAt);
-    expect(new Set(firings).size).toBe(1); // the same startsAt throughout
-    expect(again).toMatchObject({ source: 'prometheus', verdict: 'firing', generation: 1 });
-  }, STEP_TIMEOUT_MS);
+      relay.cut = false; // Prometheus's next resend reaches Alertmanager: the same alert, the same startsAt.
+      await pollUntil(everyChannel(3), context, { deadlineMs: 45_000 });
+      expect(said()).toEqual({
+        slack: ['firing', 'resolved', 'firing again'],
+        feishu: ['firing', 'resolved', 'firing again'],
+        sns: ['firing', 'resolved', 'firing again'],
+      });
+      // npm start writes its info lines in batches (up to 50 ms after the message went out): wait for the line.
+      const deduped = () =>
+        pipeline.logs.filter((l) => l.event === 'alert deduped' && l.alertname === 'VLLMQueueBacklog');
+      const again = await pollUntil(async () => deduped().find((l) => l.decision === 'firing again'), context, {
+        deadlineMs: 10_000,
+      });
+      const firings = deduped()
+        .filter((l) => l.status === 'firing')
+        .map((l) => l.startsAt);
+      expect(new Set(firings).size).toBe(1); // the same startsAt throughout
+      expect(again).toMatchObject({ source: 'prometheus', verdict: 'firing', generation: 1 });
+    },
+    STEP_TIMEOUT_MS,
+  );
 });

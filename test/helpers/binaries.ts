@@ -99,7 +99,11 @@ export interface RunResult {
  * @param input - written to its stdin, then closed
  * @throws Error only when it cannot be spawned at all
  */
-export function runBinary(path: string, args: readonly string[], options: { cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+export function runBinary(
+  path: string,
+  args: readonly string[],
+  options: { cwd?: string; input?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(path, args, { cwd: options.cwd, timeout: options.timeoutMs ?? 30_000 });
     let stdout = '';

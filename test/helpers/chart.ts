@@ -20,7 +20,10 @@ export function queryParams(request: RecordedRequest): URLSearchParams {
  * Answers `/api/v1/query_range` with one series labelled `metric`, one point per step from start to
  * end, valued `value(time)`.
  */
-export function matrixResponder(metric: Record<string, string>, value: (time: number) => number): (request: RecordedRequest) => ScriptedReply {
+export function matrixResponder(
+  metric: Record<string, string>,
+  value: (time: number) => number,
+): (request: RecordedRequest) => ScriptedReply {
   return (request) => {
     const p = queryParams(request);
     const [start, end, step] = [Number(p.get('start')), Number(p.get('end')), Number(p.get('step'))];

@@ -13,7 +13,16 @@ import { chromium, type BrowserContextOptions, type Page } from 'playwright-core
 /** Debian's package `chromium`. */
 const CHROMIUM = '/usr/bin/chromium';
 /** Flags for a quiet, offline, throw-away headless Chromium (as root in CI: no sandbox). */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** A running browser: its pages share cookies. */
 export interface HeadlessChromium {
@@ -32,7 +41,12 @@ export async function launchChromium(name: string, options: BrowserContextOption
   const profile = await mkdtemp(join(tmpdir(), `${name}-chromium-`));
   const removeProfile = () => rm(profile, { recursive: true, force: true }).catch(() => undefined);
   try {
-    const context = await chromium.launchPersistentContext(profile, { ...options, executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    const context = await chromium.launchPersistentContext(profile, {
+      ...options,
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
     return {
       newPage: () => context.newPage(),
       close: async () => {

@@ -1,6 +1,7 @@
 /** Test helper: the problems `loadConfig` reports for an environment that must be refused. */
 import { expect } from 'vitest';
-import { ConfigError, loadConfig } from '../../shared/runtime/config.js';
+import type { ChannelInstance } from '../../shared/channels/registry.js';
+import { type Config, ConfigError, loadConfig } from '../../shared/runtime/config.js';
 
 /**
  * @returns the `ConfigError`'s problems, one per bad setting
@@ -14,4 +15,12 @@ export function configProblems(env: Record<string, string>): string[] {
     return (err as ConfigError).problems;
   }
   throw new Error(`expected a ConfigError for ${Object.keys(env).join(', ')}`);
+}
+
+/** The channel of `type` the environment configures (`SLACK_WEBHOOK_URL`: `slack`, …), if any. */
+export function envChannel<T extends ChannelInstance['type']>(
+  config: Config,
+  type: T,
+): Extract<ChannelInstance, { type: T }> | undefined {
+  return config.envChannels.find((c): c is Extract<ChannelInstance, { type: T }> => c.type === type);
 }

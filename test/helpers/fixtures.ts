@@ -1,6 +1,6 @@
 /**
- * Real Alertmanager 0.25 webhook bodies (copied from the team kit into test/fixtures/alertmanager,
- * so a fresh clone tests on its own).
+ * Real Alertmanager 0.25 webhook bodies (test/fixtures/alertmanager), kept in the repository so a
+ * fresh clone tests on its own.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -79,7 +79,10 @@ export function interpolate(text: string, values: Record<string, string>): strin
 
 /** The `$__interval` and `$__rate_interval` of a panel whose step is `stepSeconds`, for a data source scraped every `scrapeSeconds` (Grafana's default 15 s). */
 export function intervals(stepSeconds: number, scrapeSeconds = 15): Record<string, string> {
-  return { __interval: `${stepSeconds}s`, __rate_interval: `${Math.max(stepSeconds + scrapeSeconds, 4 * scrapeSeconds)}s` };
+  return {
+    __interval: `${stepSeconds}s`,
+    __rate_interval: `${Math.max(stepSeconds + scrapeSeconds, 4 * scrapeSeconds)}s`,
+  };
 }
 
 /** `label_values(selector, label)`, the Prometheus data source's variable query. */
@@ -123,9 +126,21 @@ export async function resolveVariables(
   return values;
 }
 
-async function labelValues(prometheusUrl: string, selector: string, label: string, range: { startSeconds: number; endSeconds: number }): Promise<string[]> {
-  const params = new URLSearchParams({ 'match[]': selector, start: String(range.startSeconds), end: String(range.endSeconds) });
-  const res = await fetch(`${prometheusUrl}/api/v1/label/${label}/values?${params}`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+async function labelValues(
+  prometheusUrl: string,
+  selector: string,
+  label: string,
+  range: { startSeconds: number; endSeconds: number },
+): Promise<string[]> {
+  const params = new URLSearchParams({
+    'match[]': selector,
+    start: String(range.startSeconds),
+    end: String(range.endSeconds),
+  });
+  const res = await fetch(`${prometheusUrl}/api/v1/label/${label}/values?${params}`, {
+    redirect: 'manual',
+    signal: AbortSignal.timeout(10_000),
+  });
   const body = (await res.json()) as { status: string; data: string[]; error?: string };
   if (body.status !== 'success') throw new Error(`label values of ${label} for ${selector}: ${body.error}`);
   return body.data;

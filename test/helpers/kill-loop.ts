@@ -5,7 +5,7 @@
  * killed too), then one process that lives until every alert is answered. Counts, per channel and
  * alert, the messages that arrived: a missing one is a lost alert, an extra one a duplicate.
  *
- * Used by `bench/kill-loop.ts` (≥ 50 kills, the README's figure) and a short e2e test.
+ * Used by `bench/kill-loop.ts` (≥ 50 kills, the figure in docs/delivery.md) and a short e2e test.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -43,20 +43,32 @@ const KILL_JITTER_MS = 60;
 const KILL_FALLBACK_MS = 10_000;
 
 /** A webhook stand-in answering `reply` after a random delay; counts alert markers in bodies. */
-async function delayedServer(reply: string, maxDelayMs: number, count: (body: string) => void, seen: { requests: number }): Promise<{ url: string; close(): Promise<void> }> {
+async function delayedServer(
+  reply: string,
+  maxDelayMs: number,
+  count: (body: string) => void,
+  seen: { requests: number },
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       seen.requests += 1;
       count(body);
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(reply), Math.random() * maxDelayMs);
+      setTimeout(
+        () => res.writeHead(200, { 'content-type': 'application/json' }).end(reply),
+        Math.random() * maxDelayMs,
+      );
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
   };
 }
 
@@ -75,15 +87,25 @@ const markers = (body: string) => [...body.matchAll(/kill-loop alert #(\d+)#/g)]
 export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopResult> {
   const log = options.progress ?? (() => {});
   const alerts = options.kills;
-  const received: Record<Channel, number[]> = { slack: Array(alerts).fill(0), feishu: Array(alerts).fill(0), sns: Array(alerts).fill(0) };
+  const received: Record<Channel, number[]> = {
+    slack: Array(alerts).fill(0),
+    feishu: Array(alerts).fill(0),
+    sns: Array(alerts).fill(0),
+  };
   // One message carries one alert; the summary appears more than once in a body, so count distinct markers.
-  const counter = (ch: Channel) => (body: string) => new Set(markers(body)).forEach((n) => {
-    if (n < alerts) received[ch][n] = (received[ch][n] ?? 0) + 1;
-  });
+  const counter = (ch: Channel) => (body: string) =>
+    new Set(markers(body)).forEach((n) => {
+      if (n < alerts) received[ch][n] = (received[ch][n] ?? 0) + 1;
+    });
   const db = await startLocalDynamoDb('kill-loop');
   const seen = { requests: 0 };
   const slack = await delayedServer('ok', options.maxReplyDelayMs ?? 50, counter('slack'), seen);
-  const feishu = await delayedServer('{"code":0,"msg":"success","data":{}}', options.maxReplyDelayMs ?? 50, counter('feishu'), seen);
+  const feishu = await delayedServer(
+    '{"code":0,"msg":"success","data":{}}',
+    options.maxReplyDelayMs ?? 50,
+    counter('feishu'),
+    seen,
+  );
   const sns = await startSnsServer();
   const requests = () => seen.requests + sns.publishes.length;
   const env = {
@@ -105,7 +127,11 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
   const posts = { ok: 0, retry: 0, killed: 0 };
   const postTo = async (p: PipelineProcess, n: number) => {
     try {
-      const res = await fetch(`${p.url}/v1/alertmanager`, { method: 'POST', body: webhook(n), headers: { 'content-type': 'application/json' } });
+      const res = await fetch(`${p.url}/v1/alertmanager`, {
+        method: 'POST',
+        body: webhook(n),
+        headers: { 'content-type': 'application/json' },
+      });
       await res.arrayBuffer();
       if (res.status === 200) answered.add(n);
       posts[res.status === 200 ? 'ok' : 'retry'] += 1;
@@ -124,7 +150,11 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
       const k = Math.floor(Math.random() * (3 * pending.length + 1));
       const inFlight = pending.map((m) => postTo(p, m));
       const settled = Promise.all(inFlight);
-      await pollUntil(async () => (requests() - before >= k ? true : undefined), () => '', { deadlineMs: KILL_FALLBACK_MS, intervalMs: 2 }).catch(() => undefined);
+      await pollUntil(
+        async () => (requests() - before >= k ? true : undefined),
+        () => '',
+        { deadlineMs: KILL_FALLBACK_MS, intervalMs: 2 },
+      ).catch(() => undefined);
       await Promise.race([settled, new Promise((r) => setTimeout(r, Math.random() * KILL_JITTER_MS))]);
       await p.kill();
       await Promise.all(inFlight);
@@ -141,7 +171,17 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
   }
   for (const body of sns.publishes.map((p) => `${p.Subject ?? ''}\n${p.Message ?? ''}`)) counter('sns')(body);
   const channels: Channel[] = ['slack', 'feishu', 'sns'];
-  const sum = (f: (n: number) => number) => Object.fromEntries(channels.map((ch) => [ch, received[ch].reduce((a, n) => a + f(n), 0)])) as Record<Channel, number>;
-  return { kills: options.kills, alerts, received, duplicates: sum((n) => Math.max(0, n - 1)), missing: sum((n) => (n === 0 ? 1 : 0)), posts };
+  const sum = (f: (n: number) => number) =>
+    Object.fromEntries(channels.map((ch) => [ch, received[ch].reduce((a, n) => a + f(n), 0)])) as Record<
+      Channel,
+      number
+    >;
+  return {
+    kills: options.kills,
+    alerts,
+    received,
+    duplicates: sum((n) => Math.max(0, n - 1)),
+    missing: sum((n) => (n === 0 ? 1 : 0)),
+    posts,
+  };
 }
-

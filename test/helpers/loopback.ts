@@ -2,7 +2,13 @@
  * A loopback HTTP server for tests: records every request (method, path, headers, raw body bytes)
  * and answers with scripted replies, in order, then with a default reply.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request as the server received it. */
@@ -16,12 +22,16 @@ export interface RecordedRequest {
   body: Buffer;
 }
 
-/** A reply to send; `hang: true` never answers (for time-out tests). */
+/**
+ * A reply to send; `hang: true` never answers (for time-out tests); `delayMs` answers that many
+ * milliseconds after the request's body arrived (a platform that accepts, slowly).
+ */
 export interface ScriptedReply {
   status?: number;
   headers?: Record<string, string>;
   body?: string | Buffer;
   hang?: boolean;
+  delayMs?: number;
 }
 
 /** Computes a reply from the request (e.g. to verify a signature before answering). */
@@ -42,7 +52,9 @@ export interface Loopback {
  * Starts a server on 127.0.0.1 on a free port.
  * @param fallback the reply when the queue is empty (default `200 ok`)
  */
-export async function startLoopback(fallback: ScriptedReply | Responder = { status: 200, body: 'ok' }): Promise<Loopback> {
+export async function startLoopback(
+  fallback: ScriptedReply | Responder = { status: 200, body: 'ok' },
+): Promise<Loopback> {
   const requests: RecordedRequest[] = [];
   const queue: (ScriptedReply | Responder)[] = [];
   const server: Server = createServer((req, res) => {
@@ -78,6 +90,10 @@ function collect(req: IncomingMessage): Promise<Buffer> {
 
 function answer(res: ServerResponse, reply: ScriptedReply): void {
   if (reply.hang) return;
+  if (reply.delayMs) {
+    setTimeout(() => answer(res, { ...reply, delayMs: 0 }), reply.delayMs).unref();
+    return;
+  }
   res.writeHead(reply.status ?? 200, reply.headers ?? { 'content-type': 'text/plain' });
   res.end(reply.body ?? '');
 }

@@ -19,9 +19,27 @@ export const KV_CACHE_ENRICHMENT: Enrichment = {
   status: 'enriched',
   kind: 'kv_cache',
   signals: [
-    { name: 'kv_cache_usage_ratio', label: 'KV cache usage', value: 0.973, unit: 'ratio', query: 'max(vllm:gpu_cache_usage_perc)' },
-    { name: 'num_requests_waiting', label: 'Waiting requests', value: 12, unit: 'count', query: 'sum(vllm:num_requests_waiting)' },
-    { name: 'preemptions_per_second', label: 'Preemptions', value: 1.2, unit: 'per_second', query: 'sum(rate(vllm:num_preemptions_total[5m]))' },
+    {
+      name: 'kv_cache_usage_ratio',
+      label: 'KV cache usage',
+      value: 0.973,
+      unit: 'ratio',
+      query: 'max(vllm:gpu_cache_usage_perc)',
+    },
+    {
+      name: 'num_requests_waiting',
+      label: 'Waiting requests',
+      value: 12,
+      unit: 'count',
+      query: 'sum(vllm:num_requests_waiting)',
+    },
+    {
+      name: 'preemptions_per_second',
+      label: 'Preemptions',
+      value: 1.2,
+      unit: 'per_second',
+      query: 'sum(rate(vllm:num_preemptions_total[5m]))',
+    },
     { name: 'ttft_p95_seconds', label: 'TTFT p95', value: 0.85, unit: 'seconds', query: 'histogram_quantile(0.95, …)' },
   ],
 };
@@ -29,21 +47,53 @@ export const KV_CACHE_ENRICHMENT: Enrichment = {
 export const MEMORY_ENRICHMENT: Enrichment = {
   status: 'enriched',
   kind: 'gpu_memory',
-  signals: [{ name: 'fb_used_mib', label: 'GPU memory used', value: 61440, unit: 'mebibytes', query: 'DCGM_FI_DEV_FB_USED' }],
-  trend: { growthMiBPerHour: 1200, rSquared: 0.98, usedMiB: 61440, capacityMiB: 72960, hoursToFull: 9.6, windowSeconds: 21600, points: 360 },
+  signals: [
+    { name: 'fb_used_mib', label: 'GPU memory used', value: 61440, unit: 'mebibytes', query: 'DCGM_FI_DEV_FB_USED' },
+  ],
+  trend: {
+    growthMiBPerHour: 1200,
+    rSquared: 0.98,
+    usedMiB: 61440,
+    capacityMiB: 72960,
+    hoursToFull: 9.6,
+    windowSeconds: 21600,
+    points: 360,
+  },
 };
 
 export const QUEUE_ENRICHMENT: Enrichment = {
   status: 'enriched',
   kind: 'queue',
   signals: [
-    { name: 'num_requests_waiting', label: 'Waiting requests', value: 85, unit: 'count', query: 'sum(vllm:num_requests_waiting)' },
-    { name: 'ttft_p95_seconds', label: 'TTFT p95', value: Number.NaN, unit: 'seconds', query: 'histogram_quantile(0.95, …)' },
-    { name: 'num_requests_running', label: 'Running requests', value: null, unit: 'count', query: 'sum(vllm:num_requests_running)' },
+    {
+      name: 'num_requests_waiting',
+      label: 'Waiting requests',
+      value: 85,
+      unit: 'count',
+      query: 'sum(vllm:num_requests_waiting)',
+    },
+    {
+      name: 'ttft_p95_seconds',
+      label: 'TTFT p95',
+      value: Number.NaN,
+      unit: 'seconds',
+      query: 'histogram_quantile(0.95, …)',
+    },
+    {
+      name: 'num_requests_running',
+      label: 'Running requests',
+      value: null,
+      unit: 'count',
+      query: 'sum(vllm:num_requests_running)',
+    },
   ],
 };
 
-export const UNAVAILABLE: Enrichment = { status: 'unavailable', kind: 'queue', reason: 'Prometheus query timed out after 2000 ms' };
+export const UNAVAILABLE: Enrichment = {
+  status: 'unavailable',
+  kind: 'queue',
+  reason: 'Prometheus query timed out after 2000 ms',
+};
 
 /** Enrichment per fingerprint across the fixtures. */
 const ENRICHMENTS: Record<string, Enrichment> = {
@@ -56,7 +106,10 @@ const ENRICHMENTS: Record<string, Enrichment> = {
 /** The fixture's notification with all its alerts, enriched. */
 export function fixtureNotification(name: FixtureName): Notification {
   const message = loadFixture(name);
-  const alerts: EnrichedAlert[] = message.alerts.map((a) => ({ ...a, enrichment: ENRICHMENTS[a.fingerprint] ?? UNAVAILABLE }));
+  const alerts: EnrichedAlert[] = message.alerts.map((a) => ({
+    ...a,
+    enrichment: ENRICHMENTS[a.fingerprint] ?? UNAVAILABLE,
+  }));
   return buildNotification(message, alerts);
 }
 
@@ -96,11 +149,21 @@ export function stormNotification(count: number, truncatedAlerts = 0): Notificat
     const model = `model-${i % 12}`;
     return {
       ...template,
-      labels: { alertname: rule.alertname, severity: rule.severity, kind: rule.kind, cluster: 'prod-eu', model_name: model, instance: `10.0.${Math.floor(i / 250)}.${i % 250}:8000` },
+      labels: {
+        alertname: rule.alertname,
+        severity: rule.severity,
+        kind: rule.kind,
+        cluster: 'prod-eu',
+        model_name: model,
+        instance: `10.0.${Math.floor(i / 250)}.${i % 250}:8000`,
+      },
       annotations: { summary: `${model}: ${rule.alertname} on replica ${i}`, description: 'storm' },
       fingerprint: `storm${i.toString(16).padStart(12, '0')}`,
       enrichment: { status: 'unavailable', kind: rule.kind, reason: 'not enriched' },
     };
   });
-  return buildNotification({ ...message, truncatedAlerts, groupLabels: { cluster: 'prod-eu' }, commonLabels: { cluster: 'prod-eu' } }, alerts);
+  return buildNotification(
+    { ...message, truncatedAlerts, groupLabels: { cluster: 'prod-eu' }, commonLabels: { cluster: 'prod-eu' } },
+    alerts,
+  );
 }

@@ -25,7 +25,8 @@ export function colouredPixels(png: PNG): number {
 export function pixelsNear(png: PNG, hex: string): number {
   const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
   let n = 0;
-  for (let i = 0; i < png.data.length; i += 4) if (Math.abs(png.data[i]! - r) + Math.abs(png.data[i + 1]! - g) + Math.abs(png.data[i + 2]! - b) < 40) n++;
+  for (let i = 0; i < png.data.length; i += 4)
+    if (Math.abs(png.data[i]! - r) + Math.abs(png.data[i + 1]! - g) + Math.abs(png.data[i + 2]! - b) < 40) n++;
   return n;
 }
 

@@ -18,6 +18,9 @@ export interface ProxiedRequest {
   status: number;
   /** The `Set-Cookie` lines of the answer. */
   setCookie: string[];
+  /** The browser's `Origin` and `Sec-Fetch-Site` headers, when it sent them. */
+  origin?: string;
+  secFetchSite?: string;
 }
 
 export interface PrefixProxy {
@@ -30,13 +33,27 @@ export interface PrefixProxy {
 /**
  * @param upstream base URL of the app, e.g. `http://127.0.0.1:8080` (it may start listening later)
  * @param prefix the public path prefix, e.g. `/alerts` (leading slash, no trailing slash)
+ * @param options.responseHeaders headers the proxy sets on every answer, replacing the app's (as nginx's
+ *   `proxy_hide_header` with `add_header` does), e.g. `{ 'referrer-policy': 'no-referrer' }`
  */
-export async function startPrefixProxy(upstream: string, prefix: string): Promise<PrefixProxy> {
+export async function startPrefixProxy(
+  upstream: string,
+  prefix: string,
+  options: { responseHeaders?: Record<string, string> } = {},
+): Promise<PrefixProxy> {
   const requests: ProxiedRequest[] = [];
   const target = new URL(upstream);
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
-    const log = (status: number, headers: IncomingHttpHeaders) => requests.push({ method: req.method ?? '', path, status, setCookie: [headers['set-cookie'] ?? []].flat() });
+    const log = (status: number, headers: IncomingHttpHeaders) =>
+      requests.push({
+        method: req.method ?? '',
+        path,
+        status,
+        setCookie: [headers['set-cookie'] ?? []].flat(),
+        ...(req.headers.origin !== undefined && { origin: req.headers.origin }),
+        ...(req.headers['sec-fetch-site'] !== undefined && { secFetchSite: String(req.headers['sec-fetch-site']) }),
+      });
     if (path !== prefix && !path.startsWith(`${prefix}/`) && !path.startsWith(`${prefix}?`)) {
       log(404, {});
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`outside ${prefix}: ${path}\n`);
@@ -52,11 +69,20 @@ export async function startPrefixProxy(upstream: string, prefix: string): Promis
       'x-forwarded-for': req.socket.remoteAddress ?? '',
     };
     const upstreamPath = path.slice(prefix.length) || '/';
-    const forward = request({ host: target.hostname, port: target.port, method: req.method, path: upstreamPath.startsWith('/') ? upstreamPath : `/${upstreamPath}`, headers }, (answer) => {
-      log(answer.statusCode ?? 502, answer.headers);
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: upstreamPath.startsWith('/') ? upstreamPath : `/${upstreamPath}`,
+        headers,
+      },
+      (answer) => {
+        log(answer.statusCode ?? 502, answer.headers);
+        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...options.responseHeaders });
+        answer.pipe(res);
+      },
+    );
     forward.on('error', (err) => {
       log(502, {});
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
@@ -69,9 +95,10 @@ export async function startPrefixProxy(upstream: string, prefix: string): Promis
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((err) => (err ? reject(err) : resolve()));
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
   };
 }

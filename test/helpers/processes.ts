@@ -42,10 +42,11 @@ let exitHookInstalled = false;
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  const killAll = () => live.forEach((dir, child) => {
-    child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const killAll = () =>
+    live.forEach((dir, child) => {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    });
   process.once('exit', killAll);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -79,7 +80,11 @@ export function makeTempDir(prefix: string): Promise<string> {
  * @returns the path of the copy
  * @see https://prometheus.io/docs/prometheus/latest/configuration/alerting_rules/
  */
-export async function writeFastRules(dir: string, sourcePath: string = SHIPPED.rules, forDuration = '0s'): Promise<string> {
+export async function writeFastRules(
+  dir: string,
+  sourcePath: string = SHIPPED.rules,
+  forDuration = '0s',
+): Promise<string> {
   const doc = parse(await readFile(sourcePath, 'utf8')) as { groups: { rules: Record<string, unknown>[] }[] };
   for (const group of doc.groups) {
     for (const rule of group.rules) if ('alert' in rule) rule.for = forDuration;
@@ -114,12 +119,21 @@ export async function pollUntil<T>(
 
 /** Resolves once `GET readyUrl` answers 2xx; throws (with stderr) if the process exits first or after 20 s. */
 async function waitReady(child: ChildProcess, readyUrl: string, output: () => string): Promise<void> {
-  await pollUntil(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`exited (${child.exitCode ?? child.signalCode}) before ready:\n${output()}`);
-    }
-    return (await fetch(readyUrl, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)) || undefined;
-  }, () => `${readyUrl} not ready:\n${output()}`, { deadlineMs: READY_TIMEOUT_MS, intervalMs: 100 });
+  await pollUntil(
+    async () => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`exited (${child.exitCode ?? child.signalCode}) before ready:\n${output()}`);
+      }
+      return (
+        (await fetch(readyUrl, { signal: AbortSignal.timeout(1000) }).then(
+          (r) => r.ok,
+          () => false,
+        )) || undefined
+      );
+    },
+    () => `${readyUrl} not ready:\n${output()}`,
+    { deadlineMs: READY_TIMEOUT_MS, intervalMs: 100 },
+  );
 }
 
 async function terminate(child: ChildProcess): Promise<void> {
@@ -141,7 +155,9 @@ async function launch(binary: string, args: string[], dir: string, fixedPort?: n
   installExitHook();
   for (let attempt = 1; ; attempt++) {
     const port = fixedPort ?? (await freePort());
-    const child = spawn(binary, [...args, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(binary, [...args, `--web.listen-address=127.0.0.1:${port}`], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     live.set(child, dir);
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -177,6 +193,8 @@ export interface PrometheusOptions {
   scrapeTargets: string[];
   /** Job name of the scrape config, i.e. the `job` label. Default `vllm`. */
   jobName?: string;
+  /** More scrape jobs, each its name and targets (e.g. `llm-alert-pipeline`'s own /metrics). */
+  moreJobs?: { jobName: string; targets: string[] }[];
   /** Absolute paths of rule files to load. */
   rulesFiles: string[];
   /** Base URL of the Alertmanager to notify; omitted: alerts stay in Prometheus. */
@@ -201,7 +219,10 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   const binary = findBinary('prometheus');
   const evaluationInterval = options.evaluationInterval ?? '1s';
   const dir = await makeTempDir('prometheus');
-  const alertmanagers = [...(options.alertmanagerUrl ? [options.alertmanagerUrl] : []), ...(options.alertmanagerUrls ?? [])];
+  const alertmanagers = [
+    ...(options.alertmanagerUrl ? [options.alertmanagerUrl] : []),
+    ...(options.alertmanagerUrls ?? []),
+  ];
   const config = {
     global: { scrape_interval: options.scrapeInterval ?? '1s', evaluation_interval: evaluationInterval },
     rule_files: options.rulesFiles,
@@ -210,15 +231,23 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
     }),
     scrape_configs: [
       { job_name: options.jobName ?? 'vllm', static_configs: [{ targets: options.scrapeTargets.map(hostPort) }] },
+      ...(options.moreJobs ?? []).map((j) => ({
+        job_name: j.jobName,
+        static_configs: [{ targets: j.targets.map(hostPort) }],
+      })),
     ],
   };
   const configFile = join(dir, 'prometheus.yml');
   await writeFile(configFile, stringify(config));
-  return launch(binary, [
-    `--config.file=${configFile}`,
-    `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--rules.alert.resend-delay=${evaluationInterval}`,
-  ], dir);
+  return launch(
+    binary,
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--rules.alert.resend-delay=${evaluationInterval}`,
+    ],
+    dir,
+  );
 }
 
 export interface AlertmanagerOptions {
@@ -232,6 +261,8 @@ export interface AlertmanagerOptions {
   repeatInterval?: string;
   /** Inhibit rules added after the example's own (Alertmanager's `inhibit_rules` entries). */
   inhibitRules?: Record<string, unknown>[];
+  /** Where the ops receiver (the pipeline's own alerts) posts, written to its `api_url_file`. */
+  opsSlackUrl?: string;
   /** Listen on this loopback port (to restart an Alertmanager under the same `externalURL`); default: a free one. */
   port?: number;
   /**
@@ -255,7 +286,7 @@ function clusterArgs(cluster: AlertmanagerOptions['cluster']): string[] {
   ];
 }
 
-interface Route {
+export interface Route {
   routes?: Route[];
   [timing: string]: unknown;
 }
@@ -269,20 +300,24 @@ function setTimings(route: Route, timings: Record<string, string>, root = true):
 interface AlertmanagerExample {
   route: Route;
   inhibit_rules?: Record<string, unknown>[];
-  receivers: { webhook_configs: { url: string; http_config?: { authorization?: Record<string, unknown> } }[] }[];
+  receivers: {
+    name: string;
+    webhook_configs?: { url: string; http_config?: { authorization?: Record<string, unknown> } }[];
+    slack_configs?: { api_url_file: string }[];
+  }[];
 }
 
 /**
- * Starts Alertmanager with the shipped `alertmanager.example.yml` (route, grouping, receiver,
- * inhibition), changing only the webhook URL, the token file and the route's timings, and adding
- * any `inhibitRules` given.
+ * Starts Alertmanager with the shipped `alertmanager.example.yml` (route, grouping, receivers,
+ * inhibition), changing only the webhook URL, the token file, the ops receiver's URL file and the
+ * routes' timings, and adding any `inhibitRules` given.
  * Gossip is disabled (`--cluster.listen-address=`) unless `cluster` is given.
  *
  * @returns base URL of its HTTP API (e.g. `GET {url}/api/v2/alerts`) and `stop()`
  * @throws Error (with stderr) when the binary is missing, exits or is not ready in 20 s
  * @see https://prometheus.io/docs/alerting/latest/configuration/#webhook_config
  */
-export async function startAlertmanager(options: AlertmanagerOptions): Promise<RunningProcess> {
+export async function startAlertmanager(options: AlertmanagerOptions): Promise<RunningAlertmanager> {
   const binary = findBinary('alertmanager');
   const dir = await makeTempDir('alertmanager');
   const config = parse(await readFile(SHIPPED.alertmanagerConfig, 'utf8')) as AlertmanagerExample;
@@ -291,7 +326,7 @@ export async function startAlertmanager(options: AlertmanagerOptions): Promise<R
     group_interval: options.groupInterval ?? '1s',
     repeat_interval: options.repeatInterval ?? '1h',
   });
-  const webhook = config.receivers[0]?.webhook_configs[0];
+  const webhook = config.receivers[0]?.webhook_configs?.[0];
   if (!webhook) throw new Error(`${SHIPPED.alertmanagerConfig}: no webhook_configs in the first receiver`);
   webhook.url = options.webhookUrl;
   if (options.bearerToken === undefined) {
@@ -302,11 +337,36 @@ export async function startAlertmanager(options: AlertmanagerOptions): Promise<R
     webhook.http_config = { authorization: { type: 'Bearer', credentials_file: tokenFile } };
   }
   if (options.inhibitRules) config.inhibit_rules = [...(config.inhibit_rules ?? []), ...options.inhibitRules];
+  const ops = config.receivers.find((r) => r.name === 'llm-alert-pipeline-ops')?.slack_configs?.[0];
+  if (ops) {
+    ops.api_url_file = join(dir, 'ops-slack-webhook-url');
+    await writeFile(ops.api_url_file, options.opsSlackUrl ?? 'http://127.0.0.1:9/ops-receiver-not-set', {
+      mode: 0o600,
+    });
+  }
   const configFile = join(dir, 'alertmanager.yml');
   await writeFile(configFile, stringify(config));
-  return launch(binary, [
-    `--config.file=${configFile}`,
-    `--storage.path=${join(dir, 'data')}`,
-    ...clusterArgs(options.cluster),
-  ], dir, options.port);
+  const running = await launch(
+    binary,
+    [`--config.file=${configFile}`, `--storage.path=${join(dir, 'data')}`, ...clusterArgs(options.cluster)],
+    dir,
+    options.port,
+  );
+  const reload = async (change: (route: Route) => void) => {
+    change(config.route);
+    await writeFile(configFile, stringify(config));
+    const res = await fetch(`${running.url}/-/reload`, { method: 'POST', signal: AbortSignal.timeout(10_000) });
+    if (!res.ok) throw new Error(`alertmanager reload: HTTP ${res.status}: ${await res.text()}`);
+  };
+  return { ...running, reload };
+}
+
+/** A running Alertmanager whose configuration can be changed. */
+export interface RunningAlertmanager extends RunningProcess {
+  /**
+   * Changes the top-level route (e.g. its `group_by`), writes the file and reloads it as an operator does
+   * (`POST /-/reload`); Alertmanager regroups every alert it holds under the new route.
+   * @throws Error when Alertmanager refuses the new configuration
+   */
+  reload(change: (route: Route) => void): Promise<void>;
 }

@@ -45,11 +45,24 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
   const answer = (request: RecordedRequest): ScriptedReply => {
     const call = slackCall(request);
     const ts = call.method === 'chat.update' ? call.form.ts : `1764500000.${String(++seq).padStart(6, '0')}`;
-    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ ok: true, channel: SLACK_CHANNEL_ID, ts }) };
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ ok: true, channel: SLACK_CHANNEL_ID, ts }),
+    };
   };
   const server = await startLoopback(answer);
-  return { url: `${server.url}/api/`, server, calls: () => server.requests.map(slackCall), close: () => server.close() };
+  return {
+    url: `${server.url}/api/`,
+    server,
+    calls: () => server.requests.map(slackCall),
+    close: () => server.close(),
+  };
 }
 
 /** A Web API error reply: HTTP 200 with `ok: false`, as Slack answers them. */
-export const slackError = (error: string): ScriptedReply => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: false, error }) });
+export const slackError = (error: string): ScriptedReply => ({
+  status: 200,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ ok: false, error }),
+});

@@ -63,7 +63,8 @@ export function decodePublish(body: Buffer): Omit<DecodedPublish, 'messageId'> {
   return { params, TopicArn, Subject, Message, MessageGroupId, MessageDeduplicationId, MessageAttributes };
 }
 
-const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const xmlEscape = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function errorReply(fault: SnsFault, requestId: string): ScriptedReply {
   const type = fault.status >= 500 ? 'Receiver' : 'Sender';
@@ -90,15 +91,33 @@ export async function startSnsServer(): Promise<SnsStandIn> {
     if (fault) return errorReply(fault, requestId);
     const decoded = decodePublish(request.body);
     const signed = String(request.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256 ');
-    if (request.method !== 'POST' || decoded.params.Action !== 'Publish' || decoded.params.Version !== '2010-03-31' || !signed) {
-      return errorReply({ status: 400, code: 'InvalidAction', message: 'expected a signed Publish, Version 2010-03-31' }, requestId);
+    if (
+      request.method !== 'POST' ||
+      decoded.params.Action !== 'Publish' ||
+      decoded.params.Version !== '2010-03-31' ||
+      !signed
+    ) {
+      return errorReply(
+        { status: 400, code: 'InvalidAction', message: 'expected a signed Publish, Version 2010-03-31' },
+        requestId,
+      );
     }
     if (!decoded.TopicArn || !decoded.Message) {
-      return errorReply({ status: 400, code: 'InvalidParameter', message: 'TopicArn and Message are required' }, requestId);
+      return errorReply(
+        { status: 400, code: 'InvalidParameter', message: 'TopicArn and Message are required' },
+        requestId,
+      );
     }
     const empty = Object.entries(decoded.MessageAttributes).find(([, a]) => a.DataType === 'String' && !a.StringValue);
     if (empty) {
-      return errorReply({ status: 400, code: 'ParameterValueInvalid', message: `Message attribute '${empty[0]}' must contain non-empty message attribute value` }, requestId);
+      return errorReply(
+        {
+          status: 400,
+          code: 'ParameterValueInvalid',
+          message: `Message attribute '${empty[0]}' must contain non-empty message attribute value`,
+        },
+        requestId,
+      );
     }
     const messageId = randomUUID();
     publishes.push({ ...decoded, messageId });

@@ -47,7 +47,14 @@ function named(expr: string): Set<string> {
 function sampleLabels(expr: string, alert: Alert): Record<string, string>[] {
   const { model_name, instance, job } = alert.labels;
   const host = (instance ?? '').replace(/:\d+$/, '');
-  const base: Record<string, string> = { model_name: model_name ?? '', instance: instance ?? '', job: job ?? '', Hostname: host, gpu: '0', UUID: `GPU-${host}` };
+  const base: Record<string, string> = {
+    model_name: model_name ?? '',
+    instance: instance ?? '',
+    job: job ?? '',
+    Hostname: host,
+    gpu: '0',
+    UUID: `GPU-${host}`,
+  };
   let sets = [base];
   if (expr.includes('engine_generation'))
     sets = sets.flatMap((s) =>
@@ -58,8 +65,10 @@ function sampleLabels(expr: string, alert: Alert): Record<string, string>[] {
           ]
         : [{ ...s, engine_generation: 'v1' }],
     );
-  if (expr.includes('finished_reason)')) sets = sets.flatMap((s) => ['length', 'stop'].map((r) => ({ ...s, finished_reason: r })));
-  if (expr.startsWith('count by (le')) sets = sets.flatMap((s) => ['0.5', '1', '2.5', '+Inf'].map((le) => ({ ...s, le })));
+  if (expr.includes('finished_reason)'))
+    sets = sets.flatMap((s) => ['length', 'stop'].map((r) => ({ ...s, finished_reason: r })));
+  if (expr.startsWith('count by (le'))
+    sets = sets.flatMap((s) => ['0.5', '1', '2.5', '+Inf'].map((le) => ({ ...s, le })));
   return sets;
 }
 
@@ -67,7 +76,10 @@ function sampleLabels(expr: string, alert: Alert): Record<string, string>[] {
  * @param alerts the storm's alerts; two replicas in three have series (the others read "no data")
  * @param options `empty`: every answer empty, as the floor bench's stand-in (bench/floor-fakes.ts)
  */
-export async function startStormPrometheus(alerts: readonly Alert[], options: { empty?: boolean } = {}): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
+export async function startStormPrometheus(
+  alerts: readonly Alert[],
+  options: { empty?: boolean } = {},
+): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
   const replicas = options.empty ? [] : alerts.filter((_, i) => i % 3 !== 1);
   let requests = 0;
   const server = createServer((req, res) => {
@@ -78,7 +90,9 @@ export async function startStormPrometheus(alerts: readonly Alert[], options: { 
       const result = membersOf(params.query ?? '').flatMap(({ expr, tag }) => {
         if (replicas.length === 0) return [];
         const names = named(expr);
-        const mine = replicas.filter((a) => names.has(a.labels.instance ?? '') || names.has((a.labels.instance ?? '').replace(/:\d+$/, '')));
+        const mine = replicas.filter(
+          (a) => names.has(a.labels.instance ?? '') || names.has((a.labels.instance ?? '').replace(/:\d+$/, '')),
+        );
         return mine.flatMap((alert) =>
           sampleLabels(expr, alert).map((labels) => {
             const metric = tag === undefined ? labels : { ...labels, [TAG]: tag };
@@ -87,7 +101,10 @@ export async function startStormPrometheus(alerts: readonly Alert[], options: { 
             if (!range) return { metric, value: [Number(params.time), value] };
             const end = Number(params.end);
             const step = Number(params.step);
-            const values = Array.from({ length: 6 }, (_, k) => [end - (5 - k) * step, String(Math.round((v + k * 0.01) * 1e6) / 1e3)]);
+            const values = Array.from({ length: 6 }, (_, k) => [
+              end - (5 - k) * step,
+              String(Math.round((v + k * 0.01) * 1e6) / 1e3),
+            ]);
             return { metric, values };
           }),
         );

@@ -25,15 +25,18 @@ export type { GpuState } from './dcgm-sim.js';
 
 /** vLLM TTFT histogram bucket bounds in seconds, as vLLM V1 declares them (V0 stops at 10 s). */
 export const TTFT_BUCKETS_SECONDS = [
-  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0,
-  160.0, 640.0, 2560.0,
+  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0,
+  640.0, 2560.0,
 ] as const;
 
 /** End-to-end latency bucket bounds, seconds, per generation: the sets differ, so their sums distort quantiles. */
 export const E2E_BUCKETS_SECONDS = {
   v0: [1.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0],
   'v1-0.8': [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0],
-  v1: [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0],
+  v1: [
+    0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0,
+    1920.0, 7680.0,
+  ],
 } as const;
 
 /** Which vLLM release's exposition a model is served with (see the file header). */
@@ -91,17 +94,48 @@ export interface VllmSimOptions {
 }
 
 const DEFAULT_MODEL: ModelState = {
-  generation: 'v1', engines: 1, requestsWaiting: 0, requestsRunning: 0, kvCacheUsage: 0, preemptionsPerSecond: 0,
-  requestsPerSecond: 1, ttftSeconds: [0.2], decodeSeconds: 2, errorRatio: 0, promptTokens: 100, prefixHitRatio: 0, prefixCaching: true,
+  generation: 'v1',
+  engines: 1,
+  requestsWaiting: 0,
+  requestsRunning: 0,
+  kvCacheUsage: 0,
+  preemptionsPerSecond: 0,
+  requestsPerSecond: 1,
+  ttftSeconds: [0.2],
+  decodeSeconds: 2,
+  errorRatio: 0,
+  promptTokens: 100,
+  prefixHitRatio: 0,
+  prefixCaching: true,
 };
 
 /** Counters of one engine; requests and errors carry fractions between scrapes. */
 interface EngineCounters {
-  preemptions: number; ok: number; errors: number; requestCarry: number; errorCarry: number; preemptionCarry: number;
-  cursor: number; ttft: Histogram; e2e: Histogram; http: Histogram; prompt: Histogram; queue: Histogram; prefill: Histogram; decode: Histogram;
+  preemptions: number;
+  ok: number;
+  errors: number;
+  requestCarry: number;
+  errorCarry: number;
+  preemptionCarry: number;
+  cursor: number;
+  ttft: Histogram;
+  e2e: Histogram;
+  http: Histogram;
+  prompt: Histogram;
+  queue: Histogram;
+  prefill: Histogram;
+  decode: Histogram;
 }
-interface Histogram { buckets: number[]; sum: number; count: number }
-interface Model { state: ModelState; engines: EngineCounters[]; created: number }
+interface Histogram {
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+interface Model {
+  state: ModelState;
+  engines: EngineCounters[];
+  created: number;
+}
 
 type Labels = Record<string, string>;
 type Sample = [labels: Labels, value: number, suffix?: string];
@@ -129,9 +163,20 @@ function family([name, type, help, samples]: Family, sorted = true): string {
 const ttftBounds = (g: Generation) => (g === 'v0' ? TTFT_BUCKETS_SECONDS.filter((b) => b <= 10) : TTFT_BUCKETS_SECONDS);
 const histogram = (bounds: readonly number[]): Histogram => ({ buckets: bounds.map(() => 0), sum: 0, count: 0 });
 const newEngine = (g: Generation): EngineCounters => ({
-  preemptions: 0, ok: 0, errors: 0, requestCarry: 0, errorCarry: 0, preemptionCarry: 0, cursor: 0,
-  ttft: histogram(ttftBounds(g)), e2e: histogram(E2E_BUCKETS_SECONDS[g]), http: histogram(HTTP_BUCKETS), prompt: histogram(PROMPT_BUCKETS),
-  queue: histogram(E2E_BUCKETS_SECONDS[g]), prefill: histogram(E2E_BUCKETS_SECONDS[g]), decode: histogram(E2E_BUCKETS_SECONDS[g]),
+  preemptions: 0,
+  ok: 0,
+  errors: 0,
+  requestCarry: 0,
+  errorCarry: 0,
+  preemptionCarry: 0,
+  cursor: 0,
+  ttft: histogram(ttftBounds(g)),
+  e2e: histogram(E2E_BUCKETS_SECONDS[g]),
+  http: histogram(HTTP_BUCKETS),
+  prompt: histogram(PROMPT_BUCKETS),
+  queue: histogram(E2E_BUCKETS_SECONDS[g]),
+  prefill: histogram(E2E_BUCKETS_SECONDS[g]),
+  decode: histogram(E2E_BUCKETS_SECONDS[g]),
 });
 
 /** prometheus-fastapi-instrumentator's default `http_request_duration_seconds` buckets. */
@@ -191,7 +236,8 @@ function modelFamilies(name: string, m: Model): Family[] {
   const g = state.generation;
   const labelsOf = (k: number): Labels => (g === 'v1' ? { engine: String(k), model_name: name } : { model_name: name });
   const split = (total: number, k: number) => Math.floor(total / engines.length) + (k < total % engines.length ? 1 : 0);
-  const per = (pick: (c: EngineCounters, k: number) => number, suffix?: string): Sample[] => engines.map((c, k) => [labelsOf(k), pick(c, k), suffix]);
+  const per = (pick: (c: EngineCounters, k: number) => number, suffix?: string): Sample[] =>
+    engines.map((c, k) => [labelsOf(k), pick(c, k), suffix]);
   const hist = (pick: (c: EngineCounters) => Histogram, bounds: readonly number[]): Sample[] =>
     engines.flatMap((c, k): Sample[] => [
       ...bounds.map((b, i): Sample => [{ ...labelsOf(k), le: pyFloat(b) }, pick(c).buckets[i]!, '_bucket']),
@@ -201,35 +247,111 @@ function modelFamilies(name: string, m: Model): Family[] {
     ]);
   const tokens = (c: EngineCounters) => (c.ok + c.errors) * state.promptTokens;
   const reasons: Array<[string, (c: EngineCounters) => number]> =
-    g === 'v0' ? [['stop', (c) => c.ok]] : [['stop', (c) => c.ok], ['length', () => 0], ['abort', () => 0], ...(g === 'v1' ? [['error', (c: EngineCounters) => c.errors] as [string, (c: EngineCounters) => number]] : [])];
+    g === 'v0'
+      ? [['stop', (c) => c.ok]]
+      : [
+          ['stop', (c) => c.ok],
+          ['length', () => 0],
+          ['abort', () => 0],
+          ...(g === 'v1'
+            ? [['error', (c: EngineCounters) => c.errors] as [string, (c: EngineCounters) => number]]
+            : []),
+        ];
   const success = engines.flatMap((c, k): Sample[] =>
-    reasons.filter(([, v]) => g !== 'v0' || v(c) > 0).map(([reason, v]): Sample => [{ finished_reason: reason, ...labelsOf(k) }, v(c)]));
+    reasons
+      .filter(([, v]) => g !== 'v0' || v(c) > 0)
+      .map(([reason, v]): Sample => [{ finished_reason: reason, ...labelsOf(k) }, v(c)]),
+  );
   const kvName = g === 'v1' ? 'vllm:kv_cache_usage_perc' : 'vllm:gpu_cache_usage_perc';
   const prefix: Family[] =
     g === 'v0'
-      ? [['vllm:gpu_prefix_cache_hit_rate', 'gauge', 'GPU prefix cache block hit rate.', per(() => (state.prefixCaching ? state.prefixHitRatio : -1))]]
-      : (g === 'v1' ? ['vllm:prefix_cache', 'vllm:gpu_prefix_cache'] : ['vllm:gpu_prefix_cache']).flatMap((base): Family[] => [
-          [`${base}_queries_total`, 'counter', 'Prefix cache queries, in terms of number of queried tokens.', per(tokens)],
-          [`${base}_hits_total`, 'counter', 'Prefix cache hits, in terms of number of cached tokens.', per((c) => Math.floor(tokens(c) * state.prefixHitRatio))],
-        ]);
+      ? [
+          [
+            'vllm:gpu_prefix_cache_hit_rate',
+            'gauge',
+            'GPU prefix cache block hit rate.',
+            per(() => (state.prefixCaching ? state.prefixHitRatio : -1)),
+          ],
+        ]
+      : (g === 'v1' ? ['vllm:prefix_cache', 'vllm:gpu_prefix_cache'] : ['vllm:gpu_prefix_cache']).flatMap(
+          (base): Family[] => [
+            [
+              `${base}_queries_total`,
+              'counter',
+              'Prefix cache queries, in terms of number of queried tokens.',
+              per(tokens),
+            ],
+            [
+              `${base}_hits_total`,
+              'counter',
+              'Prefix cache hits, in terms of number of cached tokens.',
+              per((c) => Math.floor(tokens(c) * state.prefixHitRatio)),
+            ],
+          ],
+        );
   return [
-    ['vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', per((_, k) => split(state.requestsRunning, k))],
-    ['vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', per((_, k) => split(state.requestsWaiting, k))],
+    [
+      'vllm:num_requests_running',
+      'gauge',
+      'Number of requests in model execution batches.',
+      per((_, k) => split(state.requestsRunning, k)),
+    ],
+    [
+      'vllm:num_requests_waiting',
+      'gauge',
+      'Number of requests waiting to be processed.',
+      per((_, k) => split(state.requestsWaiting, k)),
+    ],
     [kvName, 'gauge', 'KV-cache usage. 1 means 100 percent usage.', per(() => state.kvCacheUsage)],
-    ['vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', per((c) => c.preemptions)],
+    [
+      'vllm:num_preemptions_total',
+      'counter',
+      'Cumulative number of preemption from the engine.',
+      per((c) => c.preemptions),
+    ],
     ['vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', per(tokens)],
     ['vllm:request_success_total', 'counter', 'Count of successfully processed requests.', success],
-    ['vllm:time_to_first_token_seconds', 'histogram', 'Histogram of time to first token in seconds.', hist((c) => c.ttft, ttftBounds(g))],
-    ['vllm:e2e_request_latency_seconds', 'histogram', 'Histogram of e2e request latency in seconds.', hist((c) => c.e2e, E2E_BUCKETS_SECONDS[g])],
-    ['vllm:request_prompt_tokens', 'histogram', 'Number of prefill tokens processed.', hist((c) => c.prompt, PROMPT_BUCKETS)],
+    [
+      'vllm:time_to_first_token_seconds',
+      'histogram',
+      'Histogram of time to first token in seconds.',
+      hist((c) => c.ttft, ttftBounds(g)),
+    ],
+    [
+      'vllm:e2e_request_latency_seconds',
+      'histogram',
+      'Histogram of e2e request latency in seconds.',
+      hist((c) => c.e2e, E2E_BUCKETS_SECONDS[g]),
+    ],
+    [
+      'vllm:request_prompt_tokens',
+      'histogram',
+      'Number of prefill tokens processed.',
+      hist((c) => c.prompt, PROMPT_BUCKETS),
+    ],
     ...prefix,
     // Request phase histograms came with V1 (0.8); V0 0.5 has none.
     ...(g === 'v0'
       ? []
       : ([
-          ['vllm:request_queue_time_seconds', 'histogram', 'Histogram of time spent in WAITING phase for request.', hist((c) => c.queue, E2E_BUCKETS_SECONDS[g])],
-          ['vllm:request_prefill_time_seconds', 'histogram', 'Histogram of time spent in PREFILL phase for request.', hist((c) => c.prefill, E2E_BUCKETS_SECONDS[g])],
-          ['vllm:request_decode_time_seconds', 'histogram', 'Histogram of time spent in DECODE phase for request.', hist((c) => c.decode, E2E_BUCKETS_SECONDS[g])],
+          [
+            'vllm:request_queue_time_seconds',
+            'histogram',
+            'Histogram of time spent in WAITING phase for request.',
+            hist((c) => c.queue, E2E_BUCKETS_SECONDS[g]),
+          ],
+          [
+            'vllm:request_prefill_time_seconds',
+            'histogram',
+            'Histogram of time spent in PREFILL phase for request.',
+            hist((c) => c.prefill, E2E_BUCKETS_SECONDS[g]),
+          ],
+          [
+            'vllm:request_decode_time_seconds',
+            'histogram',
+            'Histogram of time spent in DECODE phase for request.',
+            hist((c) => c.decode, E2E_BUCKETS_SECONDS[g]),
+          ],
         ] satisfies Family[])),
   ];
 }
@@ -243,9 +365,16 @@ function createdFamilies(families: readonly Family[], models: ReadonlyMap<string
   return families
     .filter(([, type]) => type !== 'gauge')
     .map(([name, , help, samples]): Family => {
-      const created = samples.filter(([labels, , suffix]) => (suffix === undefined || suffix === '_count') && labels.engine !== undefined);
+      const created = samples.filter(
+        ([labels, , suffix]) => (suffix === undefined || suffix === '_count') && labels.engine !== undefined,
+      );
       const base = name.replace(/_total$/, '');
-      return [`${base}_created`, 'gauge', help, created.map(([labels]) => [labels, models.get(labels.model_name ?? '')?.created ?? 0])];
+      return [
+        `${base}_created`,
+        'gauge',
+        help,
+        created.map(([labels]) => [labels, models.get(labels.model_name ?? '')?.created ?? 0]),
+      ];
     })
     .filter(([, , , samples]) => samples.length > 0);
 }
@@ -261,21 +390,34 @@ function renderModels(models: Map<string, Model>): string[] {
   }
   const families = [...byName.values()];
   const http = [...models.values()].filter((m) => m.state.generation === 'v1');
-  const count = (pick: (c: EngineCounters) => number) => http.reduce((t, m) => t + m.engines.reduce((s, c) => s + pick(c), 0), 0);
+  const count = (pick: (c: EngineCounters) => number) =>
+    http.reduce((t, m) => t + m.engines.reduce((s, c) => s + pick(c), 0), 0);
   const route = { handler: '/v1/chat/completions', method: 'POST' };
   const sumOf = (pick: (h: Histogram) => number) => count((c) => pick(c.http));
   const httpFamily: Family[] = http.length
     ? [
-        ['http_requests_total', 'counter', 'Total number of requests by method, status and handler.', [
-          [{ ...route, status: '2xx' }, count((c) => c.ok)],
-          [{ ...route, status: '5xx' }, count((c) => c.errors)],
-        ]],
-        ['http_request_duration_seconds', 'histogram', 'Latency with only few buckets by handler.', [
-          ...HTTP_BUCKETS.map((b, i): Sample => [{ ...route, le: pyFloat(b) }, sumOf((h) => h.buckets[i]!), '_bucket']),
-          [{ ...route, le: '+Inf' }, sumOf((h) => h.count), '_bucket'],
-          [route, sumOf((h) => h.count), '_count'],
-          [route, sumOf((h) => h.sum), '_sum'],
-        ]],
+        [
+          'http_requests_total',
+          'counter',
+          'Total number of requests by method, status and handler.',
+          [
+            [{ ...route, status: '2xx' }, count((c) => c.ok)],
+            [{ ...route, status: '5xx' }, count((c) => c.errors)],
+          ],
+        ],
+        [
+          'http_request_duration_seconds',
+          'histogram',
+          'Latency with only few buckets by handler.',
+          [
+            ...HTTP_BUCKETS.map(
+              (b, i): Sample => [{ ...route, le: pyFloat(b) }, sumOf((h) => h.buckets[i]!), '_bucket'],
+            ),
+            [{ ...route, le: '+Inf' }, sumOf((h) => h.count), '_bucket'],
+            [route, sumOf((h) => h.count), '_count'],
+            [route, sumOf((h) => h.sum), '_sum'],
+          ],
+        ],
       ]
     : [];
   return [...families, ...createdFamilies(families, models), ...httpFamily].map((f) => family(f));
@@ -283,7 +425,8 @@ function renderModels(models: Map<string, Model>): string[] {
 
 function renderGpus(gpus: Map<number, GpuState>): string[] {
   return DCGM_FAMILIES.map(([name, help, pick]) =>
-    family([name, 'gauge', help, [...gpus.entries()].map(([i, g]): Sample => [gpuLabels(i, g), pick(g)])], false));
+    family([name, 'gauge', help, [...gpus.entries()].map(([i, g]): Sample => [gpuLabels(i, g), pick(g)])], false),
+  );
 }
 
 /**
@@ -302,8 +445,10 @@ export async function startVllmSim(options: VllmSimOptions = {}): Promise<VllmSi
     const t = now();
     const seconds = Math.max(0, (t - last) / 1000);
     last = t;
-    for (const { state, engines } of models.values()) for (const c of engines) advance(state, c, seconds, 1 / engines.length);
-    for (const g of gpus.values()) g.usedMiB = Math.min(g.totalMiB, Math.max(0, g.usedMiB + (g.growthMiBPerHour * seconds) / 3600));
+    for (const { state, engines } of models.values())
+      for (const c of engines) advance(state, c, seconds, 1 / engines.length);
+    for (const g of gpus.values())
+      g.usedMiB = Math.min(g.totalMiB, Math.max(0, g.usedMiB + (g.growthMiBPerHour * seconds) / 3600));
   };
   const render = () => {
     tick();
@@ -330,7 +475,8 @@ export async function startVllmSim(options: VllmSimOptions = {}): Promise<VllmSi
       Object.assign(entry.state, state);
       // Only V1 0.10 runs data-parallel engines as separate series; a generation change restarts the counters.
       const wanted = entry.state.generation === 'v1' ? Math.max(1, Math.floor(entry.state.engines)) : 1;
-      if (entry.engines.length !== wanted || restarted) entry.engines = Array.from({ length: wanted }, () => newEngine(entry.state.generation));
+      if (entry.engines.length !== wanted || restarted)
+        entry.engines = Array.from({ length: wanted }, () => newEngine(entry.state.generation));
       models.set(model, entry);
     },
     setGpu(gpu, state) {
@@ -338,9 +484,10 @@ export async function startVllmSim(options: VllmSimOptions = {}): Promise<VllmSi
       gpus.set(gpu, { ...(gpus.get(gpu) ?? defaultGpu(gpu)), ...state });
     },
     render,
-    close: () => new Promise<void>((ok, fail) => {
-      server.closeAllConnections();
-      server.close((error) => (error ? fail(error) : ok()));
-    }),
+    close: () =>
+      new Promise<void>((ok, fail) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? fail(error) : ok()));
+      }),
   };
 }

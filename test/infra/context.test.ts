@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContextError, settingsFromContext } from '../../infra/context.js';
+import { ContextError, refuseUnknownContextKeys, settingsFromContext, vpcFromContext } from '../../infra/context.js';
 
 const from = (context: Record<string, unknown>) => settingsFromContext((key) => context[key]);
 
@@ -26,9 +26,42 @@ describe('settingsFromContext', () => {
     });
   });
 
+  it("refuses at synth every URL the function would refuse at start-up, in the function's words", () => {
+    const refused: Record<string, [string, RegExp]> = {
+      prometheusUrl: ['http://prom:9090/graph', /^prometheusUrl: must be the base URL, .* \/graph/],
+      alertmanagerUrl: ['http://am:9093/api/v2', /^alertmanagerUrl: must be the base URL, .* \/api\/v2/],
+      publicUrl: ['https://alerts.example.com/?x=1', /^publicUrl: must not have a query or fragment/],
+      grafanaUrl: ['https://grafana.example.com/#frag', /^grafanaUrl: must not have a fragment/],
+    };
+    for (const [key, [value, message]] of Object.entries(refused)) {
+      expect(() => from({ [key]: value }), key).toThrow(ContextError);
+      expect(() => from({ [key]: value }), key).toThrow(message);
+    }
+    expect(() => from({ prometheusUrl: 'ftp://prom' })).toThrow(/^prometheusUrl: must be an http\(s\) URL/);
+    expect(() => from({ publicUrl: 'https://user:pw@alerts.example.com' })).toThrow(/must not contain credentials/);
+    // A path prefix stays fine, as at start-up.
+    expect(from({ prometheusUrl: 'https://ops.example.com/prometheus/' })).toEqual({
+      prometheusUrl: 'https://ops.example.com/prometheus',
+    });
+  });
+
   it('passes slackChannel (SLACK_CHANNEL) and refuses what is not a channel id or name', () => {
     expect(from({ slackChannel: 'C0ALERTS01' })).toEqual({ slackChannel: 'C0ALERTS01' });
-    expect(() => from({ slackChannel: 'https://hooks.slack.com/x' })).toThrow(/^slackChannel: must be a Slack channel id/);
+    expect(() => from({ slackChannel: 'https://hooks.slack.com/x' })).toThrow(
+      /^slackChannel: must be a Slack channel id/,
+    );
+  });
+
+  it('passes the Feishu app (FEISHU_APP_ID, FEISHU_CHAT_ID, FEISHU_API_URL), refusing what is not one', () => {
+    const feishu = {
+      feishuAppId: 'cli_a5fb0ae6a4fake01',
+      feishuChatId: 'oc_5ad11d72b830411d72b836c2',
+      feishuApiUrl: 'https://open.larksuite.com/open-apis/',
+    };
+    expect(from(feishu)).toEqual(feishu);
+    expect(() => from({ feishuAppId: 'my-app' })).toThrow(/^feishuAppId: must be the Feishu app's App ID/);
+    expect(() => from({ feishuChatId: 'group' })).toThrow(/^feishuChatId: must be a Feishu chat_id/);
+    expect(() => from({ feishuApiUrl: 'https://open.feishu.cn/' })).toThrow(/^feishuApiUrl: must be https:/);
   });
 
   it.each([
@@ -40,5 +73,65 @@ describe('settingsFromContext', () => {
   ])('rejects %s = %j, naming the key', (key, value, message) => {
     expect(() => from({ [key]: value })).toThrow(ContextError);
     expect(() => from({ [key]: value })).toThrow(message);
+  });
+});
+
+describe('vpcFromContext', () => {
+  const vpc = (context: Record<string, unknown>) => vpcFromContext((key) => context[key]);
+
+  it('is off without vpcId, and refuses the other VPC keys alone, naming them', () => {
+    expect(vpc({})).toBeUndefined();
+    expect(() => vpc({ vpcSubnetIds: 'subnet-0123456789abcdef0' })).toThrow(/^vpcSubnetIds: only with vpcId/);
+  });
+
+  it('stops at vpcId without subnets, naming vpcSubnetIds and what to give', () => {
+    expect(() => vpc({ vpcId: 'vpc-0123456789abcdef0' })).toThrow(ContextError);
+    expect(() => vpc({ vpcId: 'vpc-0123456789abcdef0' })).toThrow(
+      /^vpcSubnetIds: vpcId needs the subnets .* -c vpcSubnetIds=subnet-/,
+    );
+  });
+
+  it('splits the id lists and refuses a malformed id, naming the key and the id', () => {
+    expect(
+      vpc({
+        vpcId: 'vpc-0123456789abcdef0',
+        vpcSubnetIds: 'subnet-0123456789abcdef0, subnet-0123456789abcdef1',
+        vpcInterfaceEndpoints: 'true',
+      }),
+    ).toEqual({
+      vpcId: 'vpc-0123456789abcdef0',
+      subnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'],
+      securityGroupIds: undefined,
+      routeTableIds: undefined,
+      interfaceEndpoints: true,
+    });
+    expect(() =>
+      vpc({ vpcId: 'vpc-0123456789abcdef0', vpcSubnetIds: 'subnet-0123456789abcdef0,sg-0123456789abcdef0' }),
+    ).toThrow(/^vpcSubnetIds: not an id .*: sg-0123456789abcdef0/);
+  });
+});
+
+describe('refuseUnknownContextKeys', () => {
+  it('refuses a plain key the stack does not read, naming the key it differs from in case', () => {
+    expect(() => refuseUnknownContextKeys(['prometheusURL'])).toThrow(
+      /^prometheusURL: not a context key this stack reads; did you mean prometheusUrl\?/,
+    );
+    expect(() => refuseUnknownContextKeys(['escalationDelay'])).toThrow(/^escalationDelay: not a context key/);
+  });
+
+  it("passes every key the readers ask for and CDK's own keys", () => {
+    expect(() =>
+      refuseUnknownContextKeys([
+        'prometheusUrl',
+        'escalationDelaySeconds',
+        'vpcSubnetIds',
+        'ampWorkspaceArn',
+        'routingFile',
+        'alarmEmail',
+        '@aws-cdk/core:checkSecretUsage',
+        'aws:cdk:enable-path-metadata',
+        'availability-zones:account=123456789012:region=eu-west-1',
+      ]),
+    ).not.toThrow();
   });
 });

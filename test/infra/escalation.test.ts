@@ -6,7 +6,9 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { escalationFromContext } from '../../infra/context.js';
+import { App } from 'aws-cdk-lib';
+import { ContextError, escalationFromContext } from '../../infra/context.js';
+import { definePipeline } from '../../infra/pipeline.js';
 import { LlmAlertPipelineStack } from '../../infra/stack.js';
 import { scratchApp } from './synth.js';
 
@@ -22,15 +24,33 @@ describe('LlmAlertPipelineStack with escalation', () => {
   const scratch = scratchApp();
   let stack: LlmAlertPipelineStack;
   let template: Template;
-  const id = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
-  const envOf = (fnId: string) => template.toJSON().Resources[fnId].Properties.Environment.Variables as Record<string, unknown>;
+  const id = (construct: { node: { defaultChild?: unknown } }) =>
+    stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const envOf = (fnId: string) =>
+    template.toJSON().Resources[fnId].Properties.Environment.Variables as Record<string, unknown>;
   const statementsOf = (role: unknown) =>
-    Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [role] } })).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [role] } })).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as Statement[],
+    );
   const allows = (statements: Statement[], action: string, resource: unknown) =>
-    statements.some((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action) && [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)));
+    statements.some(
+      (s) =>
+        s.Effect === 'Allow' &&
+        [s.Action].flat().includes(action) &&
+        [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)),
+    );
 
   beforeAll(() => {
-    stack = new LlmAlertPipelineStack(scratch.app, 'Escalating', { settings: { publicUrl: 'https://alerts.example.com', alertmanagerUrl: 'https://am.example.com', grafanaUrl: 'https://grafana.example.com', logLevel: 'debug' }, escalation: { delaySeconds: 600 } });
+    stack = new LlmAlertPipelineStack(scratch.app, 'Escalating', {
+      settings: {
+        publicUrl: 'https://alerts.example.com',
+        prometheusUrl: 'https://prometheus.example.com',
+        alertmanagerUrl: 'https://am.example.com',
+        grafanaUrl: 'https://grafana.example.com',
+        logLevel: 'debug',
+      },
+      escalation: { delaySeconds: 600 },
+    });
     template = Template.fromStack(stack);
   });
   afterAll(() => scratch.dispose());
@@ -51,17 +71,25 @@ describe('LlmAlertPipelineStack with escalation', () => {
     const group = stack.resolve(esc.scheduleGroup.scheduleGroupName) as string;
     expect(group).toMatch(/^[0-9A-Za-z_.-]{1,64}$/);
     const inGroup = statements.filter((s) => JSON.stringify(s.Resource).includes(`:schedule/${group}/*"`));
-    expect(inGroup.flatMap((s) => [s.Action].flat()).sort()).toEqual(['scheduler:CreateSchedule', 'scheduler:DeleteSchedule']);
+    expect(inGroup.flatMap((s) => [s.Action].flat()).sort()).toEqual([
+      'scheduler:CreateSchedule',
+      'scheduler:DeleteSchedule',
+    ]);
     expect(allows(statements, 'iam:PassRole', { 'Fn::GetAtt': [id(esc.schedulerRole), 'Arn'] })).toBe(true);
     expect(allows(statements, 'sns:Publish', { Ref: id(stack.escalationTopic!) })).toBe(true);
     expect(statements.filter((s) => JSON.stringify(s.Resource) === '"*"')).toEqual([]);
   });
 
-  it('lets only this account\'s Scheduler assume the role, which may only invoke the check and dead-letter it', () => {
+  it("lets only this account's Scheduler assume the role, which may only invoke the check and dead-letter it", () => {
     const esc = stack.escalation!;
     const role = template.toJSON().Resources[id(esc.schedulerRole)].Properties;
     expect(role.AssumeRolePolicyDocument.Statement).toEqual([
-      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } },
+      {
+        Action: 'sts:AssumeRole',
+        Effect: 'Allow',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      },
     ]);
     const statements = statementsOf(stack.resolve(esc.schedulerRole.roleName));
     expect(statements.flatMap((s) => [s.Action].flat()).sort()).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
@@ -70,7 +98,7 @@ describe('LlmAlertPipelineStack with escalation', () => {
     expect(allows(statements, 'sqs:SendMessage', { 'Fn::GetAtt': [id(esc.scheduleDeadLetters), 'Arn'] })).toBe(true);
   });
 
-  it('sends a check that still fails after Lambda\'s async retries to the failed-checks queue', () => {
+  it("sends a check that still fails after Lambda's async retries to the failed-checks queue", () => {
     const esc = stack.escalation!;
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: id(esc.function) },
@@ -84,11 +112,19 @@ describe('LlmAlertPipelineStack with escalation', () => {
 
   it('runs the check (Node 24, arm64) with the table, the escalation topic, Alertmanager and the settings secret', () => {
     const esc = stack.escalation!;
-    template.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 60, MemorySize: 256, Handler: 'index.handler' });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Timeout: 60,
+      MemorySize: 256,
+      Handler: 'index.handler',
+    });
     expect(envOf(id(esc.function))).toEqual({
       LOG_LEVEL: 'debug',
       PUBLIC_URL: 'https://alerts.example.com',
-      // The check asks Alertmanager whether the alert is silenced or inhibited before it escalates.
+      // The check asks Prometheus and Alertmanager whether the alert is over before it escalates,
+      // and Alertmanager whether it is silenced or inhibited.
+      PROMETHEUS_URL: 'https://prometheus.example.com',
       ALERTMANAGER_URL: 'https://am.example.com',
       // The escalation message links the alert to the dashboard, as the first message did.
       GRAFANA_URL: 'https://grafana.example.com',
@@ -110,5 +146,15 @@ describe('escalationFromContext', () => {
     expect(escalationFromContext(() => undefined)).toBeUndefined();
     expect(escalationFromContext(() => '900')).toEqual({ delaySeconds: 900 });
     expect(() => escalationFromContext(() => 'soon')).toThrow(/^escalationDelaySeconds: must be a positive number/);
+  });
+});
+
+describe('definePipeline with escalation', () => {
+  it('names publicUrl when escalation is asked for without it (a user error, not a stack trace)', () => {
+    const app = new App({ context: { escalationDelaySeconds: '900' } });
+    expect(() => definePipeline(app)).toThrow(ContextError);
+    expect(() => definePipeline(new App({ context: { escalationDelaySeconds: '900' } }))).toThrow(
+      /^publicUrl: escalation \(escalationDelaySeconds\) needs it/,
+    );
   });
 });

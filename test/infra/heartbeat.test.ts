@@ -9,7 +9,11 @@ import { HEARTBEAT_CHECK_EVENT } from '../../shared/heartbeat/event.js';
 import { LlmAlertPipelineStack } from '../../infra/stack.js';
 import { scratchApp } from './synth.js';
 
-interface Statement { Effect: string; Action: string | string[]; Resource: unknown }
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
 
 describe('LlmAlertPipelineStack heartbeat check', () => {
   // Bundling is skipped: this checks the schedule and its rights, not the code.
@@ -37,10 +41,12 @@ describe('LlmAlertPipelineStack heartbeat check', () => {
     const roleId = (props.Target.RoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const role = template.toJSON().Resources[roleId];
     expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain('scheduler.amazonaws.com');
-    const statements = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }))
-      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    const statements = Object.values(
+      template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }),
+    ).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
     expect(statements.flatMap((s) => [s.Action].flat())).toEqual(['lambda:InvokeFunction']);
     const fnId = stack.getLogicalId(stack.receiver.function.node.defaultChild as CfnElement);
-    for (const resource of statements.flatMap((s) => [s.Resource].flat())) expect(JSON.stringify(resource)).toContain(fnId);
+    for (const resource of statements.flatMap((s) => [s.Resource].flat()))
+      expect(JSON.stringify(resource)).toContain(fnId);
   });
 });

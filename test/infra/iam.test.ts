@@ -30,20 +30,23 @@ const SDK_COMMANDS: Record<string, string[]> = {
   GetCommand: ['dynamodb:GetItem'], // lib-dynamodb: shared/store/dedupe-dynamodb.ts, shared/store/alert-record-dynamodb.ts
   PutCommand: ['dynamodb:PutItem'],
   UpdateCommand: ['dynamodb:UpdateItem'],
-  TransactWriteCommand: ['dynamodb:UpdateItem'], // shared/store/record-transactions.ts: its Update actions are governed by UpdateItem (developerguide/transaction-apis-iam.html)
+  InvokeCommand: ['lambda:InvokeFunction'], // shared/runtime/ack.ts: an alert set's next step, the receiver invoking itself
   BatchGetCommand: ['dynamodb:BatchGetItem'],
   BatchWriteCommand: ['dynamodb:BatchWriteItem'],
   CreateTableCommand: [], // shared/store/table.ts: only npm start's local table; the stack creates the real one
   UpdateTimeToLiveCommand: [], // likewise
   ScanCommand: [], // shared/store/alert-record-dynamodb.ts scheduledEscalations: only npm start's in-process scheduler re-arming at start; Lambda escalates through EventBridge Scheduler
   DeleteItemCommand: [], // shared/store/local-dynamodb.ts sweepExpired: only npm start's embedded dynalite, standing in for DynamoDB's TTL
+  DeleteCommand: [], // shared/store/follow-ups.ts: kept follow-ups, retried on npm start's in-process timers only (shared/runtime/follow-ups.ts: none in Lambda)
 };
 
 /** What Lambda itself does with the function's role: its log streams, the async failure destination. */
 const SERVICE_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage', 'lambda:InvokeFunction'];
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 describe('IAM of the stack (escalation on, a routing file naming a second topic, an AMP topic)', () => {
@@ -55,7 +58,12 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
   const grants = (role: Role) => grantsOf(template, stack.getLogicalId(role.node.defaultChild as never), names);
 
   beforeAll(() => {
-    stack = new LlmAlertPipelineStack(scratch.app, 'Exact', { routingFile: ROUTING, settings: { publicUrl: 'https://alerts.example.com' }, escalation: { delaySeconds: 600 }, amp: {} });
+    stack = new LlmAlertPipelineStack(scratch.app, 'Exact', {
+      routingFile: ROUTING,
+      settings: { publicUrl: 'https://alerts.example.com' },
+      escalation: { delaySeconds: 600 },
+      amp: {},
+    });
     template = Template.fromStack(stack);
     const esc = stack.escalation!;
     names = namesOf(stack, {
@@ -64,6 +72,7 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
       EscalationTopic: stack.escalationTopic!,
       SettingsSecret: stack.settingsSecret,
       ReceiverLogs: stack.receiver.logGroup,
+      ReceiverFunction: stack.receiver.function,
       CheckLogs: esc.logGroup,
       CheckFunction: esc.function,
       SchedulerRole: esc.schedulerRole,
@@ -75,38 +84,48 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
   });
   afterAll(() => scratch.dispose());
 
-  const TABLE = ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'UpdateItem'].map((a) => `dynamodb:${a} Table.Arn`);
+  const TABLE = ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'UpdateItem'].map(
+    (a) => `dynamodb:${a} Table.Arn`,
+  );
 
-  it('gives the receiver exactly: its log streams, the table items, the three topics, the secret, its schedules, and its AMP failure queue', () => {
+  it('gives the receiver exactly: its log streams, the table items, the three topics, the secret, its schedules, its AMP failure queue, and invoking itself', () => {
     const schedules = `arn:\${AWS::Partition}:scheduler:\${AWS::Region}:\${AWS::AccountId}:schedule/${group}/*`;
-    expect(grants(stack.receiver.function.role as Role)).toEqual([
-      ...TABLE,
-      'iam:PassRole SchedulerRole.Arn if {StringEquals: {iam:PassedToService: scheduler.amazonaws.com}}',
-      'logs:CreateLogStream ReceiverLogs.Arn',
-      'logs:PutLogEvents ReceiverLogs.Arn',
-      `scheduler:CreateSchedule ${schedules}`,
-      `scheduler:DeleteSchedule ${schedules}`,
-      'secretsmanager:GetSecretValue SettingsSecret',
-      'sns:Publish AlertTopic',
-      'sns:Publish EscalationTopic',
-      `sns:Publish ${AUDIT_TOPIC}`,
-      'sqs:SendMessage AmpFailedEvents.Arn',
-    ].sort());
+    expect(grants(stack.receiver.function.role as Role)).toEqual(
+      [
+        ...TABLE,
+        'iam:PassRole SchedulerRole.Arn if {StringEquals: {iam:PassedToService: scheduler.amazonaws.com}}',
+        'lambda:InvokeFunction ReceiverFunction.Arn',
+        'logs:CreateLogStream ReceiverLogs.Arn',
+        'logs:PutLogEvents ReceiverLogs.Arn',
+        `scheduler:CreateSchedule ${schedules}`,
+        `scheduler:DeleteSchedule ${schedules}`,
+        'secretsmanager:GetSecretValue SettingsSecret',
+        'sns:Publish AlertTopic',
+        'sns:Publish EscalationTopic',
+        `sns:Publish ${AUDIT_TOPIC}`,
+        'sqs:SendMessage AmpFailedEvents.Arn',
+      ].sort(),
+    );
   });
 
   it('gives the escalation check exactly: its log streams, the table items, the escalation topic, the secret, its failure queue', () => {
-    expect(grants(stack.escalation!.function.role as Role)).toEqual([
-      ...TABLE,
-      'logs:CreateLogStream CheckLogs.Arn',
-      'logs:PutLogEvents CheckLogs.Arn',
-      'secretsmanager:GetSecretValue SettingsSecret',
-      'sns:Publish EscalationTopic',
-      'sqs:SendMessage FailedChecks.Arn',
-    ].sort());
+    expect(grants(stack.escalation!.function.role as Role)).toEqual(
+      [
+        ...TABLE,
+        'logs:CreateLogStream CheckLogs.Arn',
+        'logs:PutLogEvents CheckLogs.Arn',
+        'secretsmanager:GetSecretValue SettingsSecret',
+        'sns:Publish EscalationTopic',
+        'sqs:SendMessage FailedChecks.Arn',
+      ].sort(),
+    );
   });
 
   it('lets Scheduler invoke the check (its unqualified ARN only) and dead-letter undeliverable checks', () => {
-    expect(grants(stack.escalation!.schedulerRole)).toEqual(['lambda:InvokeFunction CheckFunction.Arn', 'sqs:SendMessage ScheduleDeadLetters.Arn']);
+    expect(grants(stack.escalation!.schedulerRole)).toEqual([
+      'lambda:InvokeFunction CheckFunction.Arn',
+      'sqs:SendMessage ScheduleDeadLetters.Arn',
+    ]);
   });
 
   it('attaches no managed policy (AWSLambdaBasicExecutionRole grants logs on every group)', () => {

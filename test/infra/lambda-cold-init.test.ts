@@ -1,16 +1,13 @@
 /**
- * What the receiver's cold init does, checked on the bundle as deployed (`lambdaBuildOptions`): the
+ * What the receiver's cold init does, checked on the asset as deployed (and esbuild's metafile of it): the
  * work a first request may not need stays out of the import. The first Intl object of a process loads
  * ICU data (~20–30 ms of a cold init, `npm run bench -- floor`), so the formatters are built on first use;
  * the routes people click and the scheduled checks are chunks that only `await import()` reaches.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build, type Metafile } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lambdaBuildOptions, REPO_ROOT } from '../../infra/node-function.js';
+import { describe, expect, it } from 'vitest';
+import { bundleMetafile, deployedFunction, handlerModule } from './assembly/deployed.js';
 
 const ENV = {
   AWS_REGION: 'eu-west-1',
@@ -30,21 +27,19 @@ for (const name of Object.getOwnPropertyNames(Intl)) if (typeof Intl[name] === '
   Intl[name] = new Proxy(Intl[name], { construct: (target, args, newTarget) => (built.push(name), Reflect.construct(target, args, newTarget)) });
 await import(${JSON.stringify(file)});
 process.stdout.write(JSON.stringify(built));`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', ...ENV }, timeout: 30_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH ?? '', ...ENV },
+    timeout: 30_000,
+  });
   return JSON.parse(stdout);
 }
 
-describe("functions/lambda.ts's cold init", () => {
-  let dir: string;
-  let metafile: Metafile;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(REPO_ROOT, '.tmp/cold-init-'));
-    ({ metafile } = await build({ ...lambdaBuildOptions('functions/lambda.ts', dir), logLevel: 'silent' }));
-  }, 60_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+describe("the deployed receiver's cold init", () => {
+  const receiver = deployedFunction('default', 'Receiver/Function');
+  const metafile = bundleMetafile('functions/lambda.ts');
 
   it('builds no Intl object (number formats, collator, segmenter are built on first use)', async () => {
-    expect(await intlBuiltAtImport(join(dir, 'index.mjs'))).toEqual([]);
+    expect(await intlBuiltAtImport(handlerModule(receiver))).toEqual([]);
   }, 60_000);
 
   it('loads none of what a webhook never uses: the acknowledgement page, Slack interactions, charts, the heartbeat and escalation checks, the SNS event schema, an unconfigured PagerDuty', () => {
@@ -71,6 +66,10 @@ describe("functions/lambda.ts's cold init", () => {
     const all = new Set(Object.values(outputs).flatMap((o) => Object.keys(o.inputs)));
     expect(lazy.filter((m) => !all.has(m))).toEqual([]);
     // What the first webhook needs is loaded at init.
-    expect(['shared/pipeline/index.ts', 'shared/ack/tracker.ts', 'shared/alertmanager/schema.ts'].filter((m) => !loaded.has(m))).toEqual([]);
+    expect(
+      ['shared/pipeline/index.ts', 'shared/ack/tracker.ts', 'shared/alertmanager/schema.ts'].filter(
+        (m) => !loaded.has(m),
+      ),
+    ).toEqual([]);
   });
 });

@@ -2,20 +2,25 @@
  * Classic `zod` stays out of the Lambda bundles: every schema is built with `zod/mini` through
  * `shared/core/zod.ts`. One classic import anywhere brings its 105 KB back into the receiver's cold
  * init (with its slower schema building), and the saving is lost whole, not in part
- * (README, Performance: session 19). Checked on the bundles as deployed (`lambdaBuildOptions`).
+ * (`npm run bench -- floor`). Checked on the bundles as deployed (the set-up's metafiles of them).
  * @see https://esbuild.github.io/api/#metafile
  */
-import { join } from 'node:path';
-import { build, type Metafile } from 'esbuild';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { lambdaBuildOptions, REPO_ROOT } from '../../infra/node-function.js';
+import type { Metafile } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { bundleMetafile } from './assembly/deployed.js';
 
 /** zod's classic API (`import … from 'zod'`, `zod/v4`, `zod/v3`); `zod/mini` lives in `v4/mini/` and `v4/core/`. */
 const CLASSIC = /node_modules\/zod\/(index\.js|v4\/index\.js|v4\/classic\/|v3\/)/;
 
 /** The metafile inputs with bytes in `outputs` (not tree-shaken away). */
 function inputsOf(metafile: Metafile, outputs: string[]): string[] {
-  return [...new Set(outputs.flatMap((o) => Object.entries(metafile.outputs[o]!.inputs).flatMap(([path, i]) => (i.bytesInOutput > 0 ? [path] : []))))];
+  return [
+    ...new Set(
+      outputs.flatMap((o) =>
+        Object.entries(metafile.outputs[o]!.inputs).flatMap(([path, i]) => (i.bytesInOutput > 0 ? [path] : [])),
+      ),
+    ),
+  ];
 }
 
 /** The output files cold init loads: `index.mjs` and what it imports statically, transitively. */
@@ -32,14 +37,13 @@ function initialOutputs(metafile: Metafile): string[] {
 
 /** Our modules that import classic zod, to name the culprit when the check fails. */
 function classicImporters(metafile: Metafile): string[] {
-  return Object.entries(metafile.inputs).flatMap(([path, input]) => (!path.includes('node_modules/') && input.imports.some((i) => CLASSIC.test(i.path)) ? [path] : []));
+  return Object.entries(metafile.inputs).flatMap(([path, input]) =>
+    !path.includes('node_modules/') && input.imports.some((i) => CLASSIC.test(i.path)) ? [path] : [],
+  );
 }
 
-describe.each(['functions/lambda.ts', 'functions/escalation.ts'])('%s', (entry) => {
-  let metafile: Metafile;
-  beforeAll(async () => {
-    ({ metafile } = await build({ ...lambdaBuildOptions(entry, join(REPO_ROOT, '.tmp/zod-mini')), write: false, logLevel: 'silent' }));
-  }, 60_000);
+describe.each(['functions/lambda.ts', 'functions/escalation.ts'] as const)('%s', (entry) => {
+  const metafile = bundleMetafile(entry);
 
   it('loads zod/mini with its English messages at cold init, and no classic zod', () => {
     const atInit = inputsOf(metafile, initialOutputs(metafile));

@@ -30,10 +30,16 @@ export function namesOf(stack: Stack, named: Record<string, IConstruct>): Map<st
  */
 export function grantsOf(template: Template, roleId: string, names: Map<string, string>): string[] {
   const json = template.toJSON();
-  const attached = Object.values(json.Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>)
-    .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+  const attached = Object.values(
+    json.Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>,
+  )
+    .filter(
+      (r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
+    )
     .map((r) => r.Properties.PolicyDocument as { Statement: Statement[] });
-  const inline = ((json.Resources[roleId].Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).map((p) => p.PolicyDocument);
+  const inline = (
+    (json.Resources[roleId].Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]
+  ).map((p) => p.PolicyDocument);
   const lines: string[] = [];
   for (const statement of [...attached, ...inline].flatMap((d) => d.Statement)) {
     if (statement.Effect !== 'Allow') throw new Error(`unexpected ${statement.Effect} statement`);
@@ -47,7 +53,9 @@ export function grantsOf(template: Template, roleId: string, names: Map<string, 
 
 /** The managed policies a role has attached (ARNs as shown). */
 export function managedPoliciesOf(template: Template, roleId: string, names: Map<string, string>): string[] {
-  return ((template.toJSON().Resources[roleId].Properties.ManagedPolicyArns ?? []) as unknown[]).map((arn) => show(arn, names));
+  return ((template.toJSON().Resources[roleId].Properties.ManagedPolicyArns ?? []) as unknown[]).map((arn) =>
+    show(arn, names),
+  );
 }
 
 /** Renders a CloudFormation value: `Ref` as the name, `Fn::GetAtt` as `name.Attr`, `Fn::Join` joined. */
@@ -64,7 +72,9 @@ export function show(value: unknown, names: Map<string, string>): string {
     return parts.map((p) => show(p, names)).join(sep);
   }
   if (value && typeof value === 'object') {
-    return `{${Object.entries(v).map(([k, x]) => `${k}: ${show(x, names)}`).join(', ')}}`;
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}: ${show(x, names)}`)
+      .join(', ')}}`;
   }
   return JSON.stringify(value);
 }

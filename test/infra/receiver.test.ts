@@ -16,7 +16,9 @@ const PROBE = fileURLToPath(new URL('./fixtures/entry.ts', import.meta.url));
 // (Not with `import()` here: the test runner's module loader supplies a `require` that Lambda lacks.)
 async function invokeBundle(file: string): Promise<unknown> {
   const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(JSON.stringify(await handler()));`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 10_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    timeout: 10_000,
+  });
   return JSON.parse(stdout);
 }
 
@@ -60,7 +62,9 @@ describe('AlertReceiver bundling', () => {
     const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0]!;
     expect(fn.Properties.Environment?.Variables?.NODE_OPTIONS).toBeUndefined();
     const script = `const { failingHandler } = await import(${JSON.stringify(pathToFileURL(`${bundleDir}/index.mjs`).href)}); try { failingHandler(); } catch (e) { process.stdout.write(e.stack); }`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 10_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 10_000,
+    });
     const [head, first, second] = stdout.split('\n');
     expect(head).toBe('Error: probe failure');
     const line =

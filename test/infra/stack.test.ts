@@ -14,9 +14,24 @@ interface Statement {
   Resource: unknown;
 }
 
-const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  engines: { node: string };
+};
 
-const PLAIN_ENV = ['LOG_LEVEL', 'PROMETHEUS_URL', 'ALERTMANAGER_URL', 'PUBLIC_URL', 'GRAFANA_URL', 'SLACK_CHANNEL', 'TABLE_NAME', 'SNS_TOPIC_ARN', 'SETTINGS_SECRET_ARN'];
+const PLAIN_ENV = [
+  'LOG_LEVEL',
+  'PROMETHEUS_URL',
+  'ALERTMANAGER_URL',
+  'PUBLIC_URL',
+  'GRAFANA_URL',
+  'SLACK_CHANNEL',
+  'FEISHU_APP_ID',
+  'FEISHU_CHAT_ID',
+  'FEISHU_API_URL',
+  'TABLE_NAME',
+  'SNS_TOPIC_ARN',
+  'SETTINGS_SECRET_ARN',
+];
 
 // Bundles the real Lambda entry (functions/lambda.ts) with local esbuild.
 describe('LlmAlertPipelineStack', () => {
@@ -25,24 +40,37 @@ describe('LlmAlertPipelineStack', () => {
   let template: Template;
   let env: Record<string, unknown>;
   let statements: Statement[];
-  const id = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const id = (construct: { node: { defaultChild?: unknown } }) =>
+    stack.getLogicalId(construct.node.defaultChild as CfnElement);
 
   beforeAll(() => {
     stack = new LlmAlertPipelineStack(scratch.app, 'Pipeline', {
-      settings: { prometheusUrl: 'https://prom.example.com', alertmanagerUrl: 'https://am.example.com', grafanaUrl: 'https://grafana.example.com', logLevel: 'debug', slackChannel: 'C0ALERTS01' },
+      settings: {
+        prometheusUrl: 'https://prom.example.com',
+        alertmanagerUrl: 'https://am.example.com',
+        grafanaUrl: 'https://grafana.example.com',
+        logLevel: 'debug',
+        slackChannel: 'C0ALERTS01',
+      },
     });
     template = Template.fromStack(stack);
     const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0]!;
     env = fn.Properties.Environment.Variables;
     const roleRef = stack.resolve(stack.receiver.function.role!.roleName);
-    statements = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [roleRef] } }))
-      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    statements = Object.values(
+      template.findResources('AWS::IAM::Policy', { Properties: { Roles: [roleRef] } }),
+    ).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
   });
   afterAll(() => scratch.dispose());
 
   /** Whether the function's role allows `action` on exactly `resource` (a Ref / Fn::GetAtt). */
   const allows = (action: string, resource: unknown) =>
-    statements.some((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action) && [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)));
+    statements.some(
+      (s) =>
+        s.Effect === 'Allow' &&
+        [s.Action].flat().includes(action) &&
+        [s.Resource].flat().some((r) => JSON.stringify(r) === JSON.stringify(resource)),
+    );
 
   it('runs Node 24 on arm64 with 512 MiB, a 30 s timeout and no reserved concurrency', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -79,11 +107,23 @@ describe('LlmAlertPipelineStack', () => {
 
   it('lets the function send the item actions the stores use, on that table only (exact set: iam.test.ts)', () => {
     const tableArn = { 'Fn::GetAtt': [id(stack.table), 'Arn'] };
-    for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']) {
+    for (const action of [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+    ]) {
       expect(allows(action, tableArn), action).toBe(true);
     }
     const dynamodb = statements.flatMap((s) => [s.Action].flat()).filter((a) => a.startsWith('dynamodb:'));
-    expect([...new Set(dynamodb)].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect([...new Set(dynamodb)].sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
   });
 
   it('lets the function publish to the alert topic and read the settings secret', () => {
@@ -103,12 +143,44 @@ describe('LlmAlertPipelineStack', () => {
   });
 
   it('passes the given plain settings as environment variables', () => {
-    expect(env).toMatchObject({ PROMETHEUS_URL: 'https://prom.example.com', ALERTMANAGER_URL: 'https://am.example.com', GRAFANA_URL: 'https://grafana.example.com', LOG_LEVEL: 'debug', SLACK_CHANNEL: 'C0ALERTS01' });
+    expect(env).toMatchObject({
+      PROMETHEUS_URL: 'https://prom.example.com',
+      ALERTMANAGER_URL: 'https://am.example.com',
+      GRAFANA_URL: 'https://grafana.example.com',
+      LOG_LEVEL: 'debug',
+      SLACK_CHANNEL: 'C0ALERTS01',
+    });
     expect(env.PUBLIC_URL).toBeUndefined();
   });
 
   it("reads the Slack app's bot token and signing secret from the settings secret", () => {
     expect(SECRET_SETTING_KEYS).toEqual(expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET']));
+  });
+
+  it("reads the Feishu app's secret and its callback's keys from the settings secret", () => {
+    const feishu = ['FEISHU_APP_SECRET', 'FEISHU_ENCRYPT_KEY', 'FEISHU_VERIFICATION_TOKEN'];
+    expect(SECRET_SETTING_KEYS).toEqual(expect.arrayContaining(feishu));
+  });
+
+  it("reads DingTalk's and WeCom's webhook URLs and DingTalk's signing secret from the settings secret", () => {
+    const robots = ['DINGTALK_WEBHOOK_URL', 'DINGTALK_SECRET', 'WECOM_WEBHOOK_URL'];
+    expect(SECRET_SETTING_KEYS).toEqual(expect.arrayContaining(robots));
+    const [secret] = Object.values(template.findResources('AWS::SecretsManager::Secret'));
+    expect((secret as { Properties: { Description: string } }).Properties.Description.split(', ')).toEqual(
+      expect.arrayContaining(robots),
+    );
+  });
+
+  it("names every key the functions read in the settings secret's description", () => {
+    const [secret] = Object.values(template.findResources('AWS::SecretsManager::Secret'));
+    const description = (secret as { Properties: { Description: string } }).Properties.Description;
+    const listed = description.replace(/^[^:]*: /, '').split(', ');
+    expect([...listed].sort()).toEqual([...SECRET_SETTING_KEYS].sort());
+    expect(listed).toEqual(
+      expect.arrayContaining(['ESCALATION_SLACK_WEBHOOK_URL', 'ACK_SECRET_PREVIOUS', 'PAGERDUTY_ROUTING_KEY']),
+    );
+    // Secrets Manager's limit on a description.
+    expect(description.length).toBeLessThanOrEqual(2048);
   });
 
   it('puts no secret in the environment, neither by name nor as a dynamic reference', () => {
@@ -120,7 +192,12 @@ describe('LlmAlertPipelineStack', () => {
 
   it('generates a 40-character WEBHOOK_TOKEN in an otherwise empty settings secret', () => {
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
-      GenerateSecretString: { SecretStringTemplate: '{}', GenerateStringKey: 'WEBHOOK_TOKEN', ExcludePunctuation: true, PasswordLength: 40 },
+      GenerateSecretString: {
+        SecretStringTemplate: '{}',
+        GenerateStringKey: 'WEBHOOK_TOKEN',
+        ExcludePunctuation: true,
+        PasswordLength: 40,
+      },
     });
   });
 
@@ -133,7 +210,9 @@ describe('LlmAlertPipelineStack', () => {
       Principal: '*',
     });
     const urlId = stack.getLogicalId(stack.receiver.functionUrl.node.defaultChild as CfnElement);
-    template.hasOutput('WebhookUrl', { Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [urlId, 'FunctionUrl'] }, 'v1/alertmanager']] } });
+    template.hasOutput('WebhookUrl', {
+      Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [urlId, 'FunctionUrl'] }, 'v1/alertmanager']] },
+    });
     template.hasOutput('AlertTopicArn', { Value: { Ref: id(stack.topic) } });
   });
 

@@ -16,5 +16,9 @@ const SCRATCH = fileURLToPath(new URL('../../.tmp/', import.meta.url));
 export function scratchApp(context: Record<string, unknown> = {}): { app: App; outdir: string; dispose: () => void } {
   mkdirSync(SCRATCH, { recursive: true });
   const outdir = mkdtempSync(`${SCRATCH}cdk-`);
-  return { app: new App({ outdir, context, builtinCloudFormationValidation: false }), outdir, dispose: () => rmSync(outdir, { recursive: true, force: true }) };
+  return {
+    app: new App({ outdir, context, builtinCloudFormationValidation: false }),
+    outdir,
+    dispose: () => rmSync(outdir, { recursive: true, force: true }),
+  };
 }

@@ -11,15 +11,18 @@ import { checkEscalation } from '../../shared/escalation/escalation.js';
 import { createSilence, silenceFor } from '../../shared/alertmanager/silences.js';
 import { alertStatus, AlertStatusError } from '../../shared/alertmanager/alert-status.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
-import { formatMatcher } from '../../shared/alertmanager/matchers/index.js';
-import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { freePort, pollUntil, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
 import { ackHarness, type AckHarness } from './ack-harness.js';
+import { critical, push as pushTo, webhookFor } from './alertmanager-alerts.js';
 
 const POLL = { deadlineMs: 15_000, intervalMs: 100 };
 /** Maintenance of a model mutes its critical alerts (the test configuration's inhibit rule). */
-const INHIBIT_RULE = { source_matchers: ['alertname="ModelMaintenance"'], target_matchers: ['severity="critical"'], equal: ['model_name'] };
+const INHIBIT_RULE = {
+  source_matchers: ['alertname="ModelMaintenance"'],
+  target_matchers: ['severity="critical"'],
+  equal: ['model_name'],
+};
 
 let db: LocalDynamoDb;
 let alertmanager: RunningProcess;
@@ -27,60 +30,47 @@ let target: Loopback;
 
 beforeAll(async () => {
   db = await startLocalDynamoDb('ack-escalation-muted-0');
-  alertmanager = await startAlertmanager({ webhookUrl: `http://127.0.0.1:${await freePort()}/v1/alertmanager`, inhibitRules: [INHIBIT_RULE] });
+  alertmanager = await startAlertmanager({
+    webhookUrl: `http://127.0.0.1:${await freePort()}/v1/alertmanager`,
+    inhibitRules: [INHIBIT_RULE],
+  });
 }, 60_000);
 afterAll(async () => {
   await alertmanager?.stop();
   await db?.close();
 });
 const opened: Loopback[] = [];
+const push = (labels: Record<string, string>, startsAt: string) => pushTo(alertmanager.url, labels, { startsAt });
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((lb) => lb.close()));
 });
 
-/** Labels of a critical KV-cache alert for `model` (each test its own model, so silences do not meet). */
-const critical = (model: string, extra: Record<string, string> = {}) => ({ ...fixture('firing-kv-cache-critical').alerts[0]!.labels, model_name: model, ...extra });
-
-/** Pushes a firing alert as Prometheus does and returns it as Alertmanager lists it (with its fingerprint). */
-async function push(labels: Record<string, string>, startsAt: string): Promise<Pick<Alert, 'fingerprint' | 'labels'>> {
-  const res = await fetch(`${alertmanager.url}/api/v2/alerts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify([{ labels, annotations: { summary: `test alert for ${labels.model_name}` }, startsAt }]),
-    signal: AbortSignal.timeout(5000),
-  });
-  expect(res.status).toBe(200);
-  const query = new URLSearchParams(Object.entries(labels).map(([k, v]): [string, string] => ['filter', formatMatcher({ name: k, type: '=', value: v })]));
-  return pollUntil(async () => {
-    const listed = (await (await fetch(`${alertmanager.url}/api/v2/alerts?${query}`)).json()) as { fingerprint: string; labels: Record<string, string> }[];
-    return listed.find((a) => JSON.stringify(Object.entries(a.labels).sort()) === JSON.stringify(Object.entries(labels).sort()));
-  }, () => `alert ${JSON.stringify(labels)} not listed`, POLL);
-}
-
-/** The webhook Alertmanager would send for `alert`. */
-function webhookFor(alert: Pick<Alert, 'fingerprint' | 'labels'>, startsAt: string) {
-  const body = fixture('firing-kv-cache-critical');
-  body.alerts = [{ ...body.alerts[0]!, labels: alert.labels, fingerprint: alert.fingerprint, startsAt }];
-  body.commonLabels = alert.labels;
-  body.groupKey = `{}:{alertname="VLLMKVCacheNearlyFull", model_name=${JSON.stringify(alert.labels.model_name)}}`;
-  return body;
-}
-
 async function harness(alertmanagerUrl = alertmanager.url): Promise<AckHarness> {
   target = await startLoopback();
   opened.push(target);
-  return ackHarness(db, { ALERTMANAGER_URL: alertmanagerUrl, ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`, ESCALATION_DELAY_SECONDS: '3600' });
+  return ackHarness(db, {
+    ALERTMANAGER_URL: alertmanagerUrl,
+    ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
+    ESCALATION_DELAY_SECONDS: '3600',
+  });
 }
 
 async function audit(h: AckHarness, fingerprint: string) {
-  return (await (await h.audit(fingerprint)).json()) as { record: { escalation?: { state: string; reason?: string } }; history: Record<string, unknown>[] };
+  return (await (await h.audit(fingerprint)).json()) as {
+    record: { escalation?: { state: string; reason?: string } };
+    history: Record<string, unknown>[];
+  };
 }
 
 async function waitSuppressed(alert: Pick<Alert, 'fingerprint' | 'labels'>, by: 'silencedBy' | 'inhibitedBy') {
-  return pollUntil(async () => {
-    const status = await alertStatus(alertmanager.url, alert, 5000);
-    return status?.state === 'suppressed' && status[by].length ? status : undefined;
-  }, () => `${alert.fingerprint} not ${by}:\n${alertmanager.output().slice(-2000)}`, POLL);
+  return pollUntil(
+    async () => {
+      const status = await alertStatus(alertmanager, alert, 5000);
+      return status?.state === 'suppressed' && status[by].length ? status : undefined;
+    },
+    () => `${alert.fingerprint} not ${by}:\n${alertmanager.output().slice(-2000)}`,
+    POLL,
+  );
 }
 
 describe('escalation of an alert muted in Alertmanager', () => {
@@ -88,7 +78,11 @@ describe('escalation of an alert muted in Alertmanager', () => {
     const startsAt = new Date().toISOString();
     // Label values Alertmanager's matcher syntax must escape: a quote, a backslash, a newline.
     const alert = await push(critical('muted-by-silence', { path: 'C:\\models\\"qwen"\nv2' }), startsAt);
-    const silenceId = await createSilence(alertmanager.url, silenceFor(alert, { hours: 1, by: 'oncall', nowMs: Date.now() }), 5000);
+    const silenceId = await createSilence(
+      alertmanager,
+      silenceFor(alert, { hours: 1, by: 'oncall', nowMs: Date.now() }),
+      5000,
+    );
     await waitSuppressed(alert, 'silencedBy');
     const h = await harness();
     expect((await h.webhook(webhookFor(alert, startsAt))).status).toBe(200);
@@ -107,7 +101,10 @@ describe('escalation of an alert muted in Alertmanager', () => {
 
   it('is not sent when an inhibit rule mutes the alert; the history names the inhibiting alert', async () => {
     const startsAt = new Date().toISOString();
-    const source = await push({ alertname: 'ModelMaintenance', model_name: 'muted-by-inhibition', severity: 'info' }, startsAt);
+    const source = await push(
+      { alertname: 'ModelMaintenance', model_name: 'muted-by-inhibition', severity: 'info' },
+      startsAt,
+    );
     const alert = await push(critical('muted-by-inhibition'), startsAt);
     await waitSuppressed(alert, 'inhibitedBy');
     const h = await harness();
@@ -117,7 +114,12 @@ describe('escalation of an alert muted in Alertmanager', () => {
     expect(target.requests).toHaveLength(0);
     const state = await audit(h, alert.fingerprint);
     expect(state.record.escalation).toMatchObject({ state: 'cancelled', reason: 'inhibited' });
-    expect(state.history[2]).toMatchObject({ type: 'escalation cancelled', reason: 'inhibited', silencedBy: [], inhibitedBy: [source.fingerprint] });
+    expect(state.history[2]).toMatchObject({
+      type: 'escalation cancelled',
+      reason: 'inhibited',
+      silencedBy: [],
+      inhibitedBy: [source.fingerprint],
+    });
   });
 
   it('is sent when Alertmanager lists the alert as active', async () => {
@@ -125,9 +127,15 @@ describe('escalation of an alert muted in Alertmanager', () => {
     const alert = await push(critical('not-muted'), startsAt);
     const h = await harness();
     await h.webhook(webhookFor(alert, startsAt));
-    expect(await checkEscalation({ fingerprint: alert.fingerprint, startsAt }, h.runtime.escalation!)).toBe('escalated');
+    expect(await checkEscalation({ fingerprint: alert.fingerprint, startsAt }, h.runtime.escalation!)).toBe(
+      'escalated',
+    );
     expect(target.requests).toHaveLength(1);
-    expect((await audit(h, alert.fingerprint)).history.map((e) => e.type)).toEqual(['notified', 'escalation scheduled', 'escalated']);
+    expect((await audit(h, alert.fingerprint)).history.map((e) => e.type)).toEqual([
+      'notified',
+      'escalation scheduled',
+      'escalated',
+    ]);
   });
 
   it('is sent when Alertmanager does not answer (paging once too often beats missing a page)', async () => {
@@ -135,7 +143,9 @@ describe('escalation of an alert muted in Alertmanager', () => {
     const h = await harness(`http://127.0.0.1:${await freePort()}`);
     const alert = { fingerprint: 'aaaabbbbccccdddd', labels: critical('am-down') };
     await h.webhook(webhookFor(alert, startsAt));
-    expect(await checkEscalation({ fingerprint: alert.fingerprint, startsAt }, h.runtime.escalation!)).toBe('escalated');
+    expect(await checkEscalation({ fingerprint: alert.fingerprint, startsAt }, h.runtime.escalation!)).toBe(
+      'escalated',
+    );
     expect(target.requests).toHaveLength(1);
   });
 
@@ -143,7 +153,9 @@ describe('escalation of an alert muted in Alertmanager', () => {
     const elsewhere = await startLoopback({ status: 200, body: '[]' });
     const redirecting = await startLoopback({ status: 302, headers: { location: `${elsewhere.url}/api/v2/alerts` } });
     try {
-      const err = await alertStatus(redirecting.url, { fingerprint: 'f', labels: { alertname: 'A' } }, 5000).catch((e: unknown) => e);
+      const err = await alertStatus(redirecting, { fingerprint: 'f', labels: { alertname: 'A' } }, 5000).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(AlertStatusError);
       expect((err as Error).message).toMatch(/^Alertmanager answered HTTP 302/);
       expect(redirecting.requests[0]!.path).toBe(`/api/v2/alerts?filter=${encodeURIComponent('alertname="A"')}`);

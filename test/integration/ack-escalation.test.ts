@@ -30,11 +30,24 @@ afterEach(async () => target?.close());
 
 async function harness(delaySeconds: string): Promise<AckHarness> {
   target = await startLoopback();
-  return ackHarness(db, { ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`, ESCALATION_DELAY_SECONDS: delaySeconds });
+  return ackHarness(db, {
+    ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
+    ESCALATION_DELAY_SECONDS: delaySeconds,
+  });
 }
 
-const bodies = () => target.requests.map((r) => JSON.parse(r.body.toString('utf8')) as { text: string; blocks: { type: string; text?: { text: string }; elements?: { url?: string }[] }[] });
-const historyTypes = async (h: AckHarness) => ((await (await h.audit(FP)).json()) as { history: { type: string; reason?: string }[] }).history.map((e) => (e.reason ? `${e.type}:${e.reason}` : e.type));
+const bodies = () =>
+  target.requests.map(
+    (r) =>
+      JSON.parse(r.body.toString('utf8')) as {
+        text: string;
+        blocks: { type: string; text?: { text: string }; elements?: { url?: string }[] }[];
+      },
+  );
+const historyTypes = async (h: AckHarness) =>
+  ((await (await h.audit(FP)).json()) as { history: { type: string; reason?: string }[] }).history.map((e) =>
+    e.reason ? `${e.type}:${e.reason}` : e.type,
+  );
 
 function resolvedFixture() {
   const body = fixture('firing-kv-cache-critical');
@@ -48,13 +61,21 @@ describe('escalation through the in-process timer', () => {
   it('escalates an unacknowledged critical alert once, with its own link, and the target gets the ack follow-up', async () => {
     const h = await harness('0.2');
     await h.webhook(fixture('firing-kv-cache-critical'));
-    const carried = async () => ((await (await h.audit(FP)).json()) as { record: { channels: string[] } }).record.channels;
-    await pollUntil(async () => ((await carried()).includes('escalation-slack') ? true : undefined), () => `not escalated; target got ${target.requests.length}`, { deadlineMs: 15_000, intervalMs: 50 });
+    const carried = async () =>
+      ((await (await h.audit(FP)).json()) as { record: { channels: string[] } }).record.channels;
+    await pollUntil(
+      async () => ((await carried()).includes('escalation-slack') ? true : undefined),
+      () => `not escalated; target got ${target.requests.length}`,
+      { deadlineMs: 15_000, intervalMs: 50 },
+    );
     const [message] = bodies();
     expect(message!.blocks[0]!.text!.text).toBe('🚨 UNACKNOWLEDGED · critical · VLLMKVCacheNearlyFull (1)');
     const url = message!.blocks.find((b) => b.type === 'actions')!.elements![0]!.url!;
     const token = url.split('/').pop()!;
-    expect(verifyAckToken(token, { current: new Secret(ACK_SECRET) }, h.now())).toMatchObject({ fingerprints: [FP], channel: 'escalation-slack' });
+    expect(verifyAckToken(token, { current: new Secret(ACK_SECRET) }, h.now())).toMatchObject({
+      fingerprints: [FP],
+      channel: 'escalation-slack',
+    });
     expect(await checkEscalation(JOB, h.runtime.escalation!)).toBe('skipped');
     expect(target.requests).toHaveLength(1);
     expect(await historyTypes(h)).toEqual(['notified', 'escalation scheduled', 'escalated']);
@@ -79,7 +100,13 @@ describe('escalation through the in-process timer', () => {
     // As if the schedule had fired anyway (a cancel lost in AWS): the check re-reads the state.
     expect(await checkEscalation(JOB, h.runtime.escalation!)).toBe('skipped');
     expect(target.requests).toHaveLength(0);
-    expect(await historyTypes(h)).toEqual(['notified', 'escalation scheduled', 'acknowledged', 'escalation cancelled:acknowledged', 'follow-up']);
+    expect(await historyTypes(h)).toEqual([
+      'notified',
+      'escalation scheduled',
+      'acknowledged',
+      'escalation cancelled:acknowledged',
+      'follow-up',
+    ]);
   });
 
   it('does not escalate an alert resolved in time', async () => {
@@ -89,7 +116,12 @@ describe('escalation through the in-process timer', () => {
     expect(h.runtime.timers!.pending()).toEqual([]);
     expect(await checkEscalation(JOB, h.runtime.escalation!)).toBe('skipped');
     expect(target.requests).toHaveLength(0);
-    expect(await historyTypes(h)).toEqual(['notified', 'escalation scheduled', 'notified', 'escalation cancelled:resolved']);
+    expect(await historyTypes(h)).toEqual([
+      'notified',
+      'escalation scheduled',
+      'notified',
+      'escalation cancelled:resolved',
+    ]);
   });
 
   it('schedules the escalation of a critical alert that every channel failed to deliver (the target is the way out)', async () => {
@@ -105,6 +137,20 @@ describe('escalation through the in-process timer', () => {
     expect(await historyTypes(h)).toEqual(['not delivered', 'escalation scheduled', 'notified']);
   });
 
+  it('a channel that took the message but answered too late is named in the history as may have been delivered', async () => {
+    const h = await harness('3600');
+    const [slow, ...others] = h.channels;
+    slow!.slow = true;
+    expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(502);
+    expect(slow!.received).toHaveLength(1);
+    const history = ((await (await h.audit(FP)).json()) as { history: Record<string, unknown>[] }).history;
+    expect(history[0]).toMatchObject({
+      type: 'notified',
+      channels: others.map((c) => c.name).sort(),
+      mayHaveBeenDelivered: [slow!.name],
+    });
+  });
+
   it('cancels the escalation on a resolve that every channel failed to deliver (the alert is resolved all the same)', async () => {
     const h = await harness('3600');
     await h.webhook(fixture('firing-kv-cache-critical'));
@@ -113,7 +159,12 @@ describe('escalation through the in-process timer', () => {
     expect(h.runtime.timers!.pending()).toEqual([]);
     expect(await checkEscalation(JOB, h.runtime.escalation!)).toBe('skipped');
     expect(target.requests).toHaveLength(0);
-    expect(await historyTypes(h)).toEqual(['notified', 'escalation scheduled', 'not delivered', 'escalation cancelled:resolved']);
+    expect(await historyTypes(h)).toEqual([
+      'notified',
+      'escalation scheduled',
+      'not delivered',
+      'escalation cancelled:resolved',
+    ]);
   });
 
   it('escalates a re-fire after an acknowledged resolve again: the acknowledgement belonged to the earlier firing', async () => {
@@ -137,7 +188,9 @@ describe('escalation through the in-process timer', () => {
     await stale.open(path);
     await stale.submit(path, { name: 'bob' });
     expect(h.runtime.timers!.pending()).toEqual([`${FP}@${JOB.startsAt}`]);
-    expect(((await (await h.audit(FP)).json()) as { record: { acknowledgement?: unknown } }).record.acknowledgement).toBeUndefined();
+    expect(
+      ((await (await h.audit(FP)).json()) as { record: { acknowledgement?: unknown } }).record.acknowledgement,
+    ).toBeUndefined();
   });
 
   it('never schedules a warning', async () => {
@@ -148,11 +201,31 @@ describe('escalation through the in-process timer', () => {
     expect(record.record.escalation).toBeUndefined();
   });
 
+  it.each(['Critical', 'CRITICAL', 'page', 'P1'])(
+    'schedules the escalation of severity %j as of `critical`',
+    async (severity) => {
+      const h = await harness('3600');
+      const body = fixture('firing-kv-cache-critical');
+      body.alerts[0]!.labels.severity = severity;
+      body.commonLabels.severity = severity;
+      await h.webhook(body);
+      expect(h.runtime.timers!.pending()).toHaveLength(1);
+      const record = (await (await h.audit(body.alerts[0]!.fingerprint)).json()) as {
+        record: { escalation?: unknown };
+      };
+      expect(record.record.escalation).toMatchObject({ state: 'scheduled' });
+    },
+  );
+
   it('schedules at most MAX_ESCALATIONS_PER_MESSAGE escalations for one message (a storm)', async () => {
     const h = await harness('3600');
     const body = fixture('firing-kv-cache-critical');
     const template = body.alerts[0]!;
-    body.alerts = Array.from({ length: MAX_ESCALATIONS_PER_MESSAGE + 5 }, (_, i) => ({ ...template, fingerprint: `f${i}`, labels: { ...template.labels, model_name: `m${i}` } }));
+    body.alerts = Array.from({ length: MAX_ESCALATIONS_PER_MESSAGE + 5 }, (_, i) => ({
+      ...template,
+      fingerprint: `f${i}`,
+      labels: { ...template.labels, model_name: `m${i}` },
+    }));
     expect((await h.webhook(body)).status).toBe(200);
     expect(h.runtime.timers!.pending()).toHaveLength(MAX_ESCALATIONS_PER_MESSAGE);
   });
@@ -170,28 +243,58 @@ describe('escalation through the in-process timer', () => {
 });
 
 describe('EventBridge Scheduler', () => {
-  const settings = { groupName: 'llm-alert-escalations', functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:check', roleArn: 'arn:aws:iam::123456789012:role/scheduler' };
-  const client = (url: string) => new SchedulerClient({ region: 'eu-west-1', endpoint: url, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  const settings = {
+    groupName: 'llm-alert-escalations',
+    functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:check',
+    roleArn: 'arn:aws:iam::123456789012:role/scheduler',
+  };
+  const client = (url: string) =>
+    new SchedulerClient({
+      region: 'eu-west-1',
+      endpoint: url,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      maxAttempts: 1,
+    });
   /** The runtime as the stack configures it: Scheduler settings set, Scheduler and the escalation Slack both at `url`. */
   const scheduledHarness = (url: string) =>
-    ackHarness(db, {
-      ESCALATION_SLACK_WEBHOOK_URL: `${url}/services/T0/B0/escalation`,
-      ESCALATION_SCHEDULE_GROUP: settings.groupName,
-      ESCALATION_FUNCTION_ARN: settings.functionArn,
-      ESCALATION_ROLE_ARN: settings.roleArn,
-    }, { scheduler: client(url) });
+    ackHarness(
+      db,
+      {
+        ESCALATION_SLACK_WEBHOOK_URL: `${url}/services/T0/B0/escalation`,
+        ESCALATION_SCHEDULE_GROUP: settings.groupName,
+        ESCALATION_FUNCTION_ARN: settings.functionArn,
+        ESCALATION_ROLE_ARN: settings.roleArn,
+      },
+      { scheduler: client(url) },
+    );
 
   it('creates one one-time schedule per occurrence and deletes it, tolerating "exists" and "gone"', async () => {
-    target = await startLoopback({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ScheduleArn":"arn:aws:scheduler:eu-west-1:123456789012:schedule/g/n"}' });
+    target = await startLoopback({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"ScheduleArn":"arn:aws:scheduler:eu-west-1:123456789012:schedule/g/n"}',
+    });
     const scheduler = new EventBridgeScheduler(client(target.url), settings);
     const due = Date.parse('2026-11-29T12:57:23.900Z');
     await scheduler.schedule(JOB, due);
-    const conflict = { status: 409, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'ConflictException' }, body: '{"Message":"exists"}' };
+    const conflict = {
+      status: 409,
+      headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'ConflictException' },
+      body: '{"Message":"exists"}',
+    };
     target.reply(conflict);
     await scheduler.schedule(JOB, due);
-    target.reply({ status: 404, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' }, body: '{"Message":"gone"}' });
+    target.reply({
+      status: 404,
+      headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' },
+      body: '{"Message":"gone"}',
+    });
     await scheduler.cancel(JOB);
-    target.reply({ ...conflict, status: 400, headers: { ...conflict.headers, 'x-amzn-errortype': 'ValidationException' } });
+    target.reply({
+      ...conflict,
+      status: 400,
+      headers: { ...conflict.headers, 'x-amzn-errortype': 'ValidationException' },
+    });
     await expect(scheduler.schedule(JOB, due)).rejects.toThrow();
 
     const [create] = target.requests;
@@ -204,7 +307,12 @@ describe('EventBridge Scheduler', () => {
       ScheduleExpressionTimezone: 'UTC',
       FlexibleTimeWindow: { Mode: 'OFF' },
       ActionAfterCompletion: 'DELETE',
-      Target: { Arn: settings.functionArn, RoleArn: settings.roleArn, Input: JSON.stringify(JOB), RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 } },
+      Target: {
+        Arn: settings.functionArn,
+        RoleArn: settings.roleArn,
+        Input: JSON.stringify(JOB),
+        RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 10 },
+      },
       Description: `llm-alert-pipeline escalation check for alert ${FP}`,
       ClientToken: expect.any(String),
     });
@@ -215,10 +323,13 @@ describe('EventBridge Scheduler', () => {
     expect(atExpression(due)).toBe('at(2026-11-29T12:57:23)');
   });
 
-  it('names the dead-letter queue in the schedule\'s target when the stack sets one', async () => {
+  it("names the dead-letter queue in the schedule's target when the stack sets one", async () => {
     target = await startLoopback({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
     const deadLetterQueueArn = 'arn:aws:sqs:eu-west-1:123456789012:escalation-dead-letters';
-    await new EventBridgeScheduler(client(target.url), { ...settings, deadLetterQueueArn }).schedule(JOB, Date.parse('2026-11-29T12:57:23Z'));
+    await new EventBridgeScheduler(client(target.url), { ...settings, deadLetterQueueArn }).schedule(
+      JOB,
+      Date.parse('2026-11-29T12:57:23Z'),
+    );
     expect(JSON.parse(target.requests[0]!.body.toString('utf8')).Target).toEqual({
       Arn: settings.functionArn,
       RoleArn: settings.roleArn,
@@ -229,7 +340,11 @@ describe('EventBridge Scheduler', () => {
   });
 
   it('records an escalation whose schedule could not be created as not scheduled, after retrying', async () => {
-    const denied = { status: 403, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException' }, body: '{"Message":"not authorized"}' };
+    const denied = {
+      status: 403,
+      headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException' },
+      body: '{"Message":"not authorized"}',
+    };
     target = await startLoopback(denied);
     const h = await scheduledHarness(target.url);
     expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
@@ -245,6 +360,9 @@ describe('EventBridge Scheduler', () => {
     expect(h.runtime.timers).toBeUndefined();
     await h.webhook(fixture('firing-kv-cache-critical'));
     await h.webhook(resolvedFixture());
-    expect(target.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['POST /schedules/esc-936e109b8c52c001-1795956143', 'DELETE /schedules/esc-936e109b8c52c001-1795956143']);
+    expect(target.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual([
+      'POST /schedules/esc-936e109b8c52c001-1795956143',
+      'DELETE /schedules/esc-936e109b8c52c001-1795956143',
+    ]);
   });
 });

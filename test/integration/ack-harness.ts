@@ -6,9 +6,11 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createAckRuntime, type AckClients, type AckRuntime } from '../../shared/runtime/ack.js';
 import { createApp } from '../../shared/http/app.js';
-import type { Channel } from '../../shared/channels/channel.js';
+import { DeliveryError, type Channel } from '../../shared/channels/channel.js';
+import { UNKNOWN_OUTCOME_MESSAGE } from '../../shared/channels/http.js';
+import type { Locale } from '../../shared/core/locale.js';
 import { loadConfig, type Config } from '../../shared/runtime/config.js';
-import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import { testDeps } from '../helpers/pipeline-deps.js';
 import type { LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { ensureTable } from '../../shared/store/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
@@ -23,12 +25,25 @@ export const WEBHOOK_TOKEN = 'test-token-0123456789abcdef';
 
 export class RecordingChannel implements Channel {
   received: Notification[] = [];
+  /** The channel's language: its links carry it (`zh-CN`: the page in Chinese). */
+  locale?: Locale;
   /** While set, every send fails like an unreachable platform (nothing is received). */
   down = false;
+  /**
+   * While set, every send is received but its answer never comes in time: the attempt times out after
+   * the platform had the whole message (a slow platform; its outcome unknown to the sender).
+   */
+  slow = false;
+  /** Set: the channel counts one event per alert against this rate, as PagerDuty does. */
+  eventsPerMinute?: number;
   constructor(readonly name: string) {}
   async send(n: Notification): Promise<void> {
     if (this.down) throw new Error(`${this.name}: platform unreachable (test)`);
     this.received.push(n);
+    if (this.slow)
+      throw new DeliveryError(`${this.name}: ${UNKNOWN_OUTCOME_MESSAGE}`, true, undefined, 'timeout', {
+        outcomeUnknown: true,
+      });
   }
 }
 
@@ -59,7 +74,12 @@ export interface HarnessExtras {
  * @param env settings laid over PUBLIC_URL, ACK_SECRET, WEBHOOK_TOKEN and a fresh TABLE_NAME
  * @param clients AWS clients for the ack runtime beyond DynamoDB (an SNS client for an escalation topic)
  */
-export async function ackHarness(db: LocalDynamoDb, env: Record<string, string> = {}, clients: Omit<AckClients, 'dynamodb'> = {}, extras: HarnessExtras = {}): Promise<AckHarness> {
+export async function ackHarness(
+  db: LocalDynamoDb,
+  env: Record<string, string> = {},
+  clients: Omit<AckClients, 'dynamodb'> = {},
+  extras: HarnessExtras = {},
+): Promise<AckHarness> {
   const tableName = `ack-${process.pid}-${++tables}`;
   await ensureTable(db.client, tableName);
   const config = loadConfig({ PUBLIC_URL, ACK_SECRET, WEBHOOK_TOKEN, TABLE_NAME: tableName, ...env });
@@ -67,16 +87,22 @@ export async function ackHarness(db: LocalDynamoDb, env: Record<string, string> 
   const now = () => Date.now() + offset;
   const channels = [new RecordingChannel('slack'), new RecordingChannel('sns')];
   const runtime = createAckRuntime(config, { dynamodb: db.client, ...clients }, channels, silentLogger, now);
-  const enrich = extras.enrich ?? (async (alerts: { fingerprint: string }[]) =>
-    new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'kv_cache', reason: 'test' }])));
+  const enrich =
+    extras.enrich ??
+    (async (alerts: { fingerprint: string }[]) =>
+      new Map<string, Enrichment>(
+        alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'kv_cache', reason: 'test' }]),
+      ));
   const app = createApp(config, {
-    store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: config.dedupeTtlSeconds }),
-    channels,
-    enrich,
-    delivery: { timeoutMs: 2000, retries: 0, budgetMs: 5000 },
-    logger: silentLogger,
-    now,
-    ack: runtime.tracker,
+    ...testDeps({
+      table: { client: db.client, tableName },
+      alerts: runtime.tracker.stores,
+      channels,
+      enrich,
+      delivery: { timeoutMs: 2000, retries: 0, budgetMs: 5000 },
+      now,
+      ack: runtime.tracker,
+    }),
     ackPage: runtime.page && { ...runtime.page, ...extras.page },
   });
   return {
@@ -92,12 +118,14 @@ export async function ackHarness(db: LocalDynamoDb, env: Record<string, string> 
       const items = (out.Items ?? []).map((i) => JSON.stringify(i)).sort();
       return items.join('\n');
     },
-    webhook: async (body) => app.request('/v1/alertmanager', {
-      method: 'POST',
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
-    }),
-    audit: async (fingerprint, token = WEBHOOK_TOKEN) => app.request(`/v1/alerts/${fingerprint}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }),
+    webhook: async (body) =>
+      app.request('/v1/alertmanager', {
+        method: 'POST',
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
+      }),
+    audit: async (fingerprint, token = WEBHOOK_TOKEN) =>
+      app.request(`/v1/alerts/${fingerprint}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }),
   };
 }
 
@@ -105,7 +133,10 @@ export async function ackHarness(db: LocalDynamoDb, env: Record<string, string> 
 export class FormClient {
   readonly cookies = new Map<string, string>();
   lastHtml = '';
-  constructor(private readonly app: AckHarness['app'], private readonly origin = PUBLIC_URL) {}
+  constructor(
+    private readonly app: AckHarness['app'],
+    private readonly origin = PUBLIC_URL,
+  ) {}
 
   #cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -134,12 +165,22 @@ export class FormClient {
   }
 
   /** POSTs the last page's form with `fields` (name, action, hours) and its hidden fields. */
-  async submit(path: string, fields: Record<string, string>, overrides: { headers?: Record<string, string>; hidden?: Partial<{ nonce: string; mac: string }> } = {}): Promise<Response> {
+  async submit(
+    path: string,
+    fields: Record<string, string>,
+    overrides: { headers?: Record<string, string>; hidden?: Partial<{ nonce: string; mac: string }> } = {},
+  ): Promise<Response> {
     const body = new URLSearchParams({ ...this.hidden(), ...overrides.hidden, action: 'ack', ...fields });
     const res = await this.app.request(path, {
       method: 'POST',
       body: body.toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.origin, 'sec-fetch-site': 'same-origin', cookie: this.#cookieHeader(), ...overrides.headers },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: this.origin,
+        'sec-fetch-site': 'same-origin',
+        cookie: this.#cookieHeader(),
+        ...overrides.headers,
+      },
     });
     this.#keep(res);
     this.lastHtml = await res.clone().text();

@@ -34,9 +34,21 @@ const SENT: Enrichment = {
   kind: 'kv_cache',
   signals: [
     { name: 'kv_cache_usage_ratio', label: 'KV cache usage', value: 0.97, atStart: 0.4, unit: 'ratio', query: 'q1' },
-    { name: 'preemptions_per_second', label: `Preemptions ${EVIL}`, value: 2.5, atStart: 0, unit: 'per_second', query: 'q2' },
+    {
+      name: 'preemptions_per_second',
+      label: `Preemptions ${EVIL}`,
+      value: 2.5,
+      atStart: 0,
+      unit: 'per_second',
+      query: 'q2',
+    },
   ],
-  likelyCause: { rule: 'kv_cache_pressure', cause: `KV cache is tight ${EVIL}`, action: 'Lower --max-num-seqs or add replicas', evidence: ['KV cache usage 97% (≥ 90%)'] },
+  likelyCause: {
+    rule: 'kv_cache_pressure',
+    cause: `KV cache is tight ${EVIL}`,
+    action: 'Lower --max-num-seqs or add replicas',
+    evidence: ['KV cache usage 97% (≥ 90%)'],
+  },
 };
 /** The same signals read again when the page opens. */
 const NOW: Enrichment = {
@@ -66,13 +78,20 @@ const hrefs = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map((m) =>
 
 describe('evidence, cause, chart and links', () => {
   it('shows each value when fired, at notification and now, the cause and what to try, all escaped', async () => {
-    const h = await ackHarness(db, {}, {}, { enrich: sentEnrichment, page: { refresh: async (alerts) => new Map(alerts.map((a) => [a.fingerprint, NOW])) } });
+    const h = await ackHarness(
+      db,
+      {},
+      {},
+      { enrich: sentEnrichment, page: { refresh: async (alerts) => new Map(alerts.map((a) => [a.fingerprint, NOW])) } },
+    );
     const { html, status } = await openPage(h, hostileFixture('https://runbooks.example.com/kv?a=1&b=<2>'));
     expect(status).toBe(200);
     expect(html).toContain('<li><strong>KV cache usage</strong>: when fired 40% · <span title="');
     expect(html).toMatch(/at notification<\/span> 97% · now <strong>99%<\/strong><\/li>/);
     expect(html).toContain('Preemptions &quot;&#39;&gt;&lt;script&gt;');
-    expect(html).toContain('<h3>Likely cause (when notified)</h3><p><strong>KV cache is tight &quot;&#39;&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain(
+      '<h3>Likely cause (when notified)</h3><p><strong>KV cache is tight &quot;&#39;&gt;&lt;script&gt;alert(1)&lt;/script&gt;',
+    );
     expect(html).toContain('Try: Lower --max-num-seqs or add replicas');
     expect(html).toContain('Evidence: KV cache usage 97% (≥ 90%)');
     expect(html).not.toMatch(/<script|<img src=x|<[^>]*\sonerror=/);
@@ -112,14 +131,19 @@ describe('evidence, cause, chart and links', () => {
       {},
       {
         enrich: sentEnrichment,
-        page: { charts: { publicUrl: PUBLIC_URL, keys: { current: new Secret(ACK_SECRET) }, ttlSeconds: 3600 }, grafanaUrl: 'https://grafana.example.com/g' },
+        page: {
+          charts: { publicUrl: PUBLIC_URL, keys: { current: new Secret(ACK_SECRET) }, ttlSeconds: 3600 },
+          grafanaUrl: 'https://grafana.example.com/g',
+        },
       },
     );
     expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
     const res = await new FormClient(h.app).open(ackPath(h.channels[0]!.received[0]));
     expect(res.headers.get('content-security-policy')).toContain('img-src https://ack.example.com/v1/chart/;');
     const html = await res.text();
-    expect(html).toMatch(/<figure><img src="https:\/\/ack\.example\.com\/v1\/chart\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.png" alt="Chart of VLLMKVCacheNearlyFull/);
+    expect(html).toMatch(
+      /<figure><img src="https:\/\/ack\.example\.com\/v1\/chart\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.png" alt="Chart of VLLMKVCacheNearlyFull/,
+    );
     const from = Date.parse('2026-11-29T12:42:23.143Z') - 3_600_000;
     expect(html).toContain(
       `<a href="https://grafana.example.com/g/d/vllm-fleet/vllm-fleet?var-model=qwen3-8b&amp;var-instance=127.0.0.1%3A9800&amp;from=${from}&amp;to=${from + 7_200_000}" rel="noopener noreferrer">Grafana</a>`,
@@ -129,12 +153,19 @@ describe('evidence, cause, chart and links', () => {
   it('opens while Prometheus is down: the values kept from the notification, and why "now" is missing', async () => {
     const deadPort = await freePort();
     const refresh = (alerts: Parameters<typeof enrichAlerts>[0]) =>
-      enrichAlerts(alerts, { prometheusUrl: `http://127.0.0.1:${deadPort}`, timeoutMs: 2000, memoryTrendWindowHours: 6, logger: silentLogger });
+      enrichAlerts(alerts, {
+        prometheusUrl: `http://127.0.0.1:${deadPort}`,
+        timeoutMs: 2000,
+        memoryTrendWindowHours: 6,
+        logger: silentLogger,
+      });
     const h = await ackHarness(db, {}, {}, { enrich: sentEnrichment, page: { refresh } });
     const { html, status } = await openPage(h, fixture('firing-kv-cache-critical'));
     expect(status).toBe(200);
     expect(html).toMatch(/at notification<\/span> 97%<\/li>/);
-    expect(html).toMatch(/Values now: unavailable \(Prometheus unreachable[^;]*\); shown as kept from the notification\./);
+    expect(html).toMatch(
+      /Values now: unavailable \(Prometheus unreachable[^;]*\); shown as kept from the notification\./,
+    );
     expect(html).toContain('<form method="post">');
   });
 
@@ -153,15 +184,49 @@ describe('evidence, cause, chart and links', () => {
       const html = await (await new FormClient(h.app).open(ackPath(h.channels[0]!.received[0]))).text();
       expect(html.match(/now <strong>99%<\/strong>/g)).toHaveLength(shown);
       expect(calls).toEqual([shown]);
-      // The button says what it does: every alert of the link, not only this page's (README: "Acknowledge all N").
+      // The button says what it does: every alert of the link, not only this page's (docs/acknowledging.md: "Acknowledge all N").
       expect(html).toContain(`<h1>Acknowledge ${size} alerts</h1>`);
       expect(html).toContain(`>Acknowledge all ${size}</button>`);
     }
   }, 120_000);
 
+  it('reads the values now once a minute per page, however many GETs (scanners and unfurlers fetch links too)', async () => {
+    let calls = 0;
+    const refresh = async (alerts: { fingerprint: string }[]) => {
+      calls++;
+      return new Map(alerts.map((a) => [a.fingerprint, NOW]));
+    };
+    const h = await ackHarness(db, {}, {}, { enrich: sentEnrichment, page: { refresh } });
+    expect((await h.webhook(fixture('firing-kv-cache-critical'))).status).toBe(200);
+    const path = ackPath(h.channels[0]!.received[0]);
+    const pages = await Promise.all(Array.from({ length: 5 }, () => new FormClient(h.app).open(path)));
+    for (const page of pages) expect(await page.text()).toMatch(/now <strong>99%<\/strong>/);
+    await new FormClient(h.app).open(path);
+    expect(calls).toBe(1);
+    h.advance(61_000);
+    await new FormClient(h.app).open(path);
+    expect(calls).toBe(2);
+  });
+
   it('says when the values now point to another cause than the message gave', async () => {
-    const other: Enrichment = { ...NOW, likelyCause: { rule: 'queue_backlog', cause: 'Requests are queueing', action: 'Add capacity', evidence: ['waiting 40'] } };
-    const h = await ackHarness(db, {}, {}, { enrich: sentEnrichment, page: { refresh: async (alerts) => new Map(alerts.map((a) => [a.fingerprint, other])) } });
+    const other: Enrichment = {
+      ...NOW,
+      likelyCause: {
+        rule: 'queue_backlog',
+        cause: 'Requests are queueing',
+        action: 'Add capacity',
+        evidence: ['waiting 40'],
+      },
+    };
+    const h = await ackHarness(
+      db,
+      {},
+      {},
+      {
+        enrich: sentEnrichment,
+        page: { refresh: async (alerts) => new Map(alerts.map((a) => [a.fingerprint, other])) },
+      },
+    );
     const { html } = await openPage(h, fixture('firing-kv-cache-critical'));
     expect(html).toContain('<h3>Likely cause (when notified)</h3><p><strong>KV cache is tight');
     expect(html).toContain('<h3>Now the evidence points to</h3><p><strong>Requests are queueing</strong>');
@@ -176,9 +241,12 @@ describe('what the form offers', () => {
     const alert = fixture('firing-kv-cache-critical').alerts[0]!;
     const common = { groupKey: 'g', externalURL: '', channels: ['slack'] };
     h.advance(5 * 60_000);
-    await h.runtime.tracker.store.recordNotified({ ...common, alert: { ...alert, status: 'resolved', endsAt: new Date(h.now()).toISOString() } }, h.now());
+    await h.runtime.tracker.stores.records.recordNotified(
+      { ...common, alert: { ...alert, status: 'resolved', endsAt: new Date(h.now()).toISOString() } },
+      h.now(),
+    );
     h.advance(60_000);
-    await h.runtime.tracker.store.recordNotified({ ...common, alert, generation: 1 }, h.now());
+    await h.runtime.tracker.stores.records.recordNotified({ ...common, alert, generation: 1 }, h.now());
     const html = await (await new FormClient(h.app).open(path)).text();
     expect(html).toContain('Nothing is left to acknowledge here.');
     expect(html).not.toContain('<form');
@@ -204,8 +272,13 @@ describe('a storm digest: one link for all its alerts', () => {
       const digest = h.channels[0]!.received[0]!;
       const slack = renderSlack(digest);
       expect(slack.blocks[0]!.type).toBe('header');
-      expect(slack.blocks[1]).toMatchObject({ type: 'actions', elements: [{ url: digest.acknowledgeUrl, action_id: 'acknowledge' }] });
-      expect(renderText(h.channels[1]!.received[0]!).split('\n')[1]).toBe(`Acknowledge: ${h.channels[1]!.received[0]!.acknowledgeUrl}`);
+      expect(slack.blocks[1]).toMatchObject({
+        type: 'actions',
+        elements: [{ url: digest.acknowledgeUrl, action_id: 'acknowledge' }],
+      });
+      expect(renderText(h.channels[1]!.received[0]!).split('\n')[1]).toBe(
+        `Acknowledge: ${h.channels[1]!.received[0]!.acknowledgeUrl}`,
+      );
       const claims = verifyAckToken(path.split('/').pop()!, { current: new Secret(ACK_SECRET) }, h.now());
       expect(claims.set).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/), alerts: STORM });
       expect(claims.fingerprints).toHaveLength(50);
@@ -230,7 +303,8 @@ describe('a storm digest: one link for all its alerts', () => {
       expect(last).toContain('<a href="?page=2">← Previous</a> · Page 3 of 3</nav>');
       expect(last.match(/<section><h2>/g)).toHaveLength(20);
       expect(last).toContain('10.0.0.59:8000');
-      for (const odd of ['0', '-1', '999', 'x', '1e3']) expect((await client.open(`${path}?page=${odd}`)).status).toBe(200);
+      for (const odd of ['0', '-1', '999', 'x', '1e3'])
+        expect((await client.open(`${path}?page=${odd}`)).status).toBe(200);
       expect(await h.scan()).toBe(before);
     },
     STORM_TIMEOUT_MS,
@@ -241,10 +315,14 @@ describe('a storm digest: one link for all its alerts', () => {
     async () => {
       const { h, path } = await storm();
       const claims = verifyAckToken(path.split('/').pop()!, { current: new Secret(ACK_SECRET) }, h.now());
-      await db.client.send(new DeleteItemCommand({ TableName: h.tableName, Key: { pk: { S: `set#${claims.set!.id}` } } }));
+      await db.client.send(
+        new DeleteItemCommand({ TableName: h.tableName, Key: { pk: { S: `set#${claims.set!.id}` } } }),
+      );
       const client = new FormClient(h.app);
       const html = await (await client.open(path)).text();
-      expect(html).toContain("This link's list of 60 alerts could not be read; shown and acknowledged here: the 50 it names itself.");
+      expect(html).toContain(
+        'This link&#39;s list of 60 alerts could not be read; shown and acknowledged here: the 50 it names itself.',
+      );
       const res = await client.submit(path, { name: 'dave' });
       expect(await res.text()).toContain('<strong>50 alerts</strong>: 50 acknowledged');
     },
@@ -263,9 +341,12 @@ describe('a storm digest: one link for all its alerts', () => {
       // One of the digest's alerts resolves and fires again after the link was issued (generation 1).
       h.advance(5 * 60_000);
       const refired = stormWebhook(STORM).alerts[7]!;
-      const store = h.runtime.tracker.store;
+      const store = h.runtime.tracker.stores.records;
       const common = { groupKey: '{}:{cluster="prod-eu"}', externalURL: '', channels: ['slack'] };
-      await store.recordNotified({ ...common, alert: { ...refired, status: 'resolved', endsAt: new Date(h.now()).toISOString() } }, h.now());
+      await store.recordNotified(
+        { ...common, alert: { ...refired, status: 'resolved', endsAt: new Date(h.now()).toISOString() } },
+        h.now(),
+      );
       h.advance(60_000);
       await store.recordNotified({ ...common, alert: refired, generation: 1 }, h.now());
 
@@ -274,7 +355,9 @@ describe('a storm digest: one link for all its alerts', () => {
       const res = await client.submit(`${path}?page=3`, { name: 'carol' });
       expect(res.status).toBe(200);
       const html = await res.text();
-      expect(html).toContain('<strong>60 alerts</strong>: 59 acknowledged · 1 has fired again since this link was sent; use the newer message');
+      expect(html).toContain(
+        '<strong>60 alerts</strong>: 59 acknowledged · 1 has fired again since this link was sent; use the newer message',
+      );
 
       const records = await store.getMany(
         stormWebhook(STORM).alerts.map((a) => a.fingerprint),
@@ -286,8 +369,12 @@ describe('a storm digest: one link for all its alerts', () => {
       expect((await store.get(FP, h.now()))!.acknowledgement).toBeUndefined();
       expect((await store.get('later00000000001', h.now()))!.acknowledgement).toBeUndefined();
       // The audit trail names who, per alert.
-      const history = (await (await h.audit(stormWebhook(STORM).alerts[50]!.fingerprint)).json()) as { history: { type: string; by?: string; channel?: string }[] };
-      expect(history.history).toContainEqual(expect.objectContaining({ type: 'acknowledged', by: 'carol', channel: 'slack' }));
+      const history = (await (await h.audit(stormWebhook(STORM).alerts[50]!.fingerprint)).json()) as {
+        history: { type: string; by?: string; channel?: string }[];
+      };
+      expect(history.history).toContainEqual(
+        expect.objectContaining({ type: 'acknowledged', by: 'carol', channel: 'slack' }),
+      );
       // One follow-up per channel for the whole set.
       expect(h.channels[0]!.received.filter((n) => n.kind === 'acknowledged')).toHaveLength(1);
     },

@@ -46,7 +46,18 @@ describe('links in messages', () => {
     expect(s.acknowledgeUrl).toMatch(/^https:\/\/ack\.example\.com\/v1\/ack\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     expect(n.acknowledgeUrl).not.toBe(s.acknowledgeUrl);
     const button = renderSlack(s).blocks.find((b) => b.type === 'actions');
-    expect(button).toEqual({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Acknowledge', emoji: true }, url: s.acknowledgeUrl, style: 'primary', action_id: 'acknowledge' }] });
+    expect(button).toEqual({
+      type: 'actions',
+      elements: [
+        {
+          type: 'button',
+          text: { type: 'plain_text', text: 'Acknowledge', emoji: true },
+          url: s.acknowledgeUrl,
+          style: 'primary',
+          action_id: 'acknowledge',
+        },
+      ],
+    });
   });
 });
 
@@ -57,7 +68,9 @@ describe('GET /v1/ack/:token', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
     const csp = res.headers.get('content-security-policy')!;
-    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
+    expect(csp).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/,
+    );
     expect(res.headers.get('referrer-policy')).toBe('same-origin');
     const html = await res.text();
     expect(html).toContain('KV cache 97% full on qwen3-8b');
@@ -72,7 +85,10 @@ describe('GET /v1/ack/:token', () => {
     const before = await h.scan();
     for (let i = 0; i < 30; i++) {
       const agent = BOTS[i % BOTS.length]!;
-      const res = await h.app.request(path, { method: i % 5 === 4 ? 'HEAD' : 'GET', headers: { 'user-agent': agent, accept: '*/*' } });
+      const res = await h.app.request(path, {
+        method: i % 5 === 4 ? 'HEAD' : 'GET',
+        headers: { 'user-agent': agent, accept: '*/*' },
+      });
       expect(res.status, agent).toBe(200);
     }
     expect(await h.scan()).toBe(before);
@@ -85,7 +101,10 @@ describe('GET /v1/ack/:token', () => {
     const path = await fire();
     const token = path.split('/').pop()!;
     const [payload, sig] = token.split('.') as [string, string];
-    const forged = signAckToken({ fingerprints: [FP], group: 'g', channel: 'slack', issuedAt: 1, expiresAt: 4_000_000_000 }, { current: new Secret('another-secret-0123456789abcdefghij') });
+    const forged = signAckToken(
+      { fingerprints: [FP], group: 'g', channel: 'slack', issuedAt: 1, expiresAt: 4_000_000_000 },
+      { current: new Secret('another-secret-0123456789abcdefghij') },
+    );
     const cases: [string, number, RegExp][] = [
       [`/v1/ack/${forged}`, 403, /signature does not match/],
       [`/v1/ack/${payload}x.${sig}`, 403, /signature does not match/],
@@ -134,9 +153,37 @@ describe('POST /v1/ack/:token', () => {
     const before = await h.scan();
     const attempts: [Promise<Response>, RegExp][] = [
       [new FormClient(h.app).submit(path, { name: 'mallory' }, { hidden: browser.hidden() }), /cookie/],
-      [browser.submit(path, { name: 'mallory' }, { headers: { origin: 'https://evil.example.net', 'sec-fetch-site': 'cross-site' } }), /another site/],
-      [browser.submit(path, { name: 'mallory' }, { headers: { origin: 'https://evil.example.net', 'sec-fetch-site': '' } }), /another site/],
+      [
+        browser.submit(
+          path,
+          { name: 'mallory' },
+          { headers: { origin: 'https://evil.example.net', 'sec-fetch-site': 'cross-site' } },
+        ),
+        /another site/,
+      ],
+      [
+        browser.submit(
+          path,
+          { name: 'mallory' },
+          { headers: { origin: 'https://evil.example.net', 'sec-fetch-site': '' } },
+        ),
+        /another site/,
+      ],
       [browser.submit(path, { name: 'mallory' }, { hidden: { mac: 'AAAA' } }), /does not belong/],
+      // Origin: null passes only with Sec-Fetch-Site: same-origin, and then only with the page's cookie and nonce.
+      [
+        new FormClient(h.app).submit(
+          path,
+          { name: 'mallory' },
+          { hidden: browser.hidden(), headers: { origin: 'null', 'sec-fetch-site': 'same-origin' } },
+        ),
+        /cookie/,
+      ],
+      [
+        browser.submit(path, { name: 'mallory' }, { headers: { origin: 'null', 'sec-fetch-site': 'same-site' } }),
+        /another site/,
+      ],
+      [browser.submit(path, { name: 'mallory' }, { headers: { origin: 'null', 'sec-fetch-site': '' } }), /opaque/],
     ];
     for (const [attempt, text] of attempts) {
       const res = await attempt;
@@ -154,7 +201,9 @@ describe('POST /v1/ack/:token', () => {
     await bob.open(path);
     const res = await alice.submit(path, { name: '  alice  ' });
     expect(res.status).toBe(200);
-    expect(alice.lastHtml).toContain('<li><bdi>VLLMKVCacheNearlyFull</bdi> · model_name: <bdi>qwen3-8b</bdi> · instance: <bdi>127.0.0.1:9800</bdi>: acknowledged</li>');
+    expect(alice.lastHtml).toContain(
+      '<li><bdi>VLLMKVCacheNearlyFull</bdi> · model_name: <bdi>qwen3-8b</bdi> · instance: <bdi>127.0.0.1:9800</bdi>: acknowledged</li>',
+    );
     expect(alice.lastHtml).toMatch(/Acknowledged by <strong><bdi>alice<\/bdi><\/strong>/);
     expect(alice.lastHtml).not.toContain('<form');
     expect(alice.cookies.get('ack_name')).toBe('alice');
@@ -178,17 +227,26 @@ describe('POST /v1/ack/:token', () => {
     const client = new FormClient(h.app);
     await client.open(path);
     await client.submit(path, { name: 'alice' });
-    expect(await (await h.webhook(fixture('firing-kv-cache-critical'))).json()).toMatchObject({ notified: 0, duplicates: 1 });
+    expect(await (await h.webhook(fixture('firing-kv-cache-critical'))).json()).toMatchObject({
+      notified: 0,
+      duplicates: 1,
+    });
     const resolved = fixture('firing-kv-cache-critical');
     resolved.status = 'resolved';
     resolved.alerts[0]!.status = 'resolved';
     resolved.alerts[0]!.endsAt = '2026-11-29T13:00:00Z';
     await h.webhook(resolved);
-    expect(slack().received.map((n) => `${n.kind ?? 'alert'}:${n.status}`)).toEqual(['alert:firing', 'acknowledged:firing', 'alert:resolved']);
+    expect(slack().received.map((n) => `${n.kind ?? 'alert'}:${n.status}`)).toEqual([
+      'alert:firing',
+      'acknowledged:firing',
+      'alert:resolved',
+    ]);
     const last = slack().received[2]!;
     expect(last.acknowledgeUrl).toBeUndefined();
     expect(last.alerts[0]!.acknowledgement).toMatchObject({ by: 'alice' });
-    expect(JSON.stringify(renderSlack(last))).toMatch(/Acknowledged by \*alice\* at .* UTC \(\d+ (d|h|min)[^)]* after it fired\)/);
+    expect(JSON.stringify(renderSlack(last))).toMatch(
+      /Acknowledged by \*alice\* at .* UTC \(\d+ (d|h|min)[^)]* after it fired\)/,
+    );
   });
 
   it('offers no silence without ALERTMANAGER_URL', async () => {
@@ -201,7 +259,11 @@ describe('POST /v1/ack/:token', () => {
 
   it('accepts links signed with the previous secret during its grace period', async () => {
     const old = new Secret('the-old-ack-secret-0123456789abcdef');
-    const rotated = await ackHarness(db, { ACK_SECRET: 'the-new-ack-secret-0123456789abcdef', ACK_SECRET_PREVIOUS: old.reveal(), ACK_SECRET_PREVIOUS_UNTIL: new Date(Date.now() + 60_000).toISOString() });
+    const rotated = await ackHarness(db, {
+      ACK_SECRET: 'the-new-ack-secret-0123456789abcdef',
+      ACK_SECRET_PREVIOUS: old.reveal(),
+      ACK_SECRET_PREVIOUS_UNTIL: new Date(Date.now() + 60_000).toISOString(),
+    });
     await rotated.webhook(fixture('firing-kv-cache-critical'));
     const nowS = Math.ceil(Date.now() / 1000);
     const oldLink = `/v1/ack/${signAckToken({ fingerprints: [FP], group: 'g', channel: 'sns', issuedAt: nowS, expiresAt: nowS + 600 }, { current: old })}`;
@@ -227,8 +289,15 @@ describe('GET /v1/alerts/:fingerprint', () => {
     expect((await h.audit('ffffffffffffffff')).status).toBe(404);
     const res = await h.audit(FP);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { record: { status: string; acknowledgement: { by: string } }; history: { type: string }[] };
-    expect(body.record).toMatchObject({ status: 'firing', acknowledgement: { by: 'alice', channel: 'slack' }, channels: ['slack', 'sns'] });
+    const body = (await res.json()) as {
+      record: { status: string; acknowledgement: { by: string } };
+      history: { type: string }[];
+    };
+    expect(body.record).toMatchObject({
+      status: 'firing',
+      acknowledgement: { by: 'alice', channel: 'slack' },
+      channels: ['slack', 'sns'],
+    });
     expect(body.history.map((e) => e.type)).toEqual(['notified', 'acknowledged', 'follow-up']);
     expect(body.history[2]).toMatchObject({ channels: ['slack', 'sns'], failed: [] });
   });

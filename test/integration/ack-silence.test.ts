@@ -42,17 +42,19 @@ afterAll(async () => {
 });
 
 describe('Alertmanager silences', () => {
-  it('creates a silence matching exactly the alert\'s labels', async () => {
+  it("creates a silence matching exactly the alert's labels", async () => {
     const alert = fixture('firing-kv-cache-critical').alerts[0]!;
     const now = Date.now();
     const silence = silenceFor(alert, { hours: 1, by: 'alice', nowMs: now });
-    const id = await createSilence(alertmanager.url, silence, 5000);
+    const id = await createSilence(alertmanager, silence, 5000);
     const listed = (await listSilences()).find((s) => s.id === id)!;
     expect(listed.status.state).toBe('active');
     expect(listed.createdBy).toBe('alice');
     expect(listed.comment).toBe(`Acknowledged by alice via llm-alert-pipeline (alert ${FP})`);
     expect(listed.matchers.map((m) => [m.name, m.value, m.isEqual, m.isRegex]).sort()).toEqual(
-      Object.entries(alert.labels).map(([k, v]) => [k, v, true, false]).sort(),
+      Object.entries(alert.labels)
+        .map(([k, v]) => [k, v, true, false])
+        .sort(),
     );
     // Alertmanager moves a start in the past to its own now; the end is ours.
     expect(Date.parse(listed.endsAt)).toBe(now + 3_600_000);
@@ -60,18 +62,35 @@ describe('Alertmanager silences', () => {
   });
 
   it('carries hostile label values verbatim, and the silence mutes exactly that alert', async () => {
-    const labels = { alertname: 'X', summary: 'say "hi"\nC:\\x\t', model_name: '模型🔥', bad: 'a\ufffdb', looks_like_regex: 'qwen3.*|x' };
-    const id = await createSilence(alertmanager.url, silenceFor({ labels, fingerprint: 'f00d' }, { hours: 1, by: 'alice', nowMs: Date.now() }), 5000);
+    const labels = {
+      alertname: 'X',
+      summary: 'say "hi"\nC:\\x\t',
+      model_name: '模型🔥',
+      bad: 'a\ufffdb',
+      looks_like_regex: 'qwen3.*|x',
+    };
+    const id = await createSilence(
+      alertmanager,
+      silenceFor({ labels, fingerprint: 'f00d' }, { hours: 1, by: 'alice', nowMs: Date.now() }),
+      5000,
+    );
     const listed = (await listSilences()).find((s) => s.id === id)!;
     expect(Object.fromEntries(listed.matchers.map((m) => [m.name, m.value]))).toEqual(labels);
     // Alertmanager marks an alert silenced when it is read: post this alert and a near miss.
     const nearMiss = { ...labels, looks_like_regex: 'qwen3-8b' };
     const posted = await fetch(`${alertmanager.url}/api/v2/alerts`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ labels }, { labels: nearMiss }]), signal: AbortSignal.timeout(5000),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ labels }, { labels: nearMiss }]),
+      signal: AbortSignal.timeout(5000),
     });
     expect(posted.status).toBe(200);
-    const alerts = (await (await fetch(`${alertmanager.url}/api/v2/alerts`, { signal: AbortSignal.timeout(5000) })).json()) as { labels: Record<string, string>; status: { silencedBy: string[] } }[];
-    const silencedBy = (l: Record<string, string>) => alerts.find((a) => JSON.stringify(a.labels) === JSON.stringify(Object.fromEntries(Object.entries(l).sort())))?.status.silencedBy;
+    const alerts = (await (
+      await fetch(`${alertmanager.url}/api/v2/alerts`, { signal: AbortSignal.timeout(5000) })
+    ).json()) as { labels: Record<string, string>; status: { silencedBy: string[] } }[];
+    const silencedBy = (l: Record<string, string>) =>
+      alerts.find((a) => JSON.stringify(a.labels) === JSON.stringify(Object.fromEntries(Object.entries(l).sort())))
+        ?.status.silencedBy;
     expect(silencedBy(labels)).toEqual([id]);
     expect(silencedBy(nearMiss)).toEqual([]);
   });
@@ -80,8 +99,12 @@ describe('Alertmanager silences', () => {
     const target = await startLoopback({ status: 200, body: '{"silenceID":"from-redirect"}' });
     const redirecting = await startLoopback({ status: 307, headers: { location: `${target.url}/api/v2/silences` } });
     try {
-      const silence = silenceFor(fixture('firing-kv-cache-critical').alerts[0]!, { hours: 1, by: 'alice', nowMs: Date.now() });
-      await expect(createSilence(redirecting.url, silence, 5000)).rejects.toThrow(/^Alertmanager answered HTTP 307/);
+      const silence = silenceFor(fixture('firing-kv-cache-critical').alerts[0]!, {
+        hours: 1,
+        by: 'alice',
+        nowMs: Date.now(),
+      });
+      await expect(createSilence(redirecting, silence, 5000)).rejects.toThrow(/^Alertmanager answered HTTP 307/);
       expect(redirecting.requests).toHaveLength(1);
       expect(target.requests).toHaveLength(0);
     } finally {
@@ -104,7 +127,10 @@ describe('Alertmanager silences', () => {
 
     const listed = (await listSilences()).find((s) => s.id === id)!;
     expect(listed).toMatchObject({ createdBy: 'alice', status: { state: 'active' } });
-    const audit = (await (await h.audit(FP)).json()) as { record: { acknowledgement: { silenceId: string } }; history: { type: string; silenceId?: string; endsAt?: string }[] };
+    const audit = (await (await h.audit(FP)).json()) as {
+      record: { acknowledgement: { silenceId: string } };
+      history: { type: string; silenceId?: string; endsAt?: string }[];
+    };
     expect(audit.record.acknowledgement.silenceId).toBe(id);
     const silenced = audit.history.find((e) => e.type === 'silenced')!;
     expect(silenced.silenceId).toBe(id);
@@ -137,7 +163,9 @@ describe('Alertmanager silences', () => {
     const client = new FormClient(h.app);
     await client.open(path);
     await client.submit(path, { name: 'dana', action: 'ack-silence', hours: '1' });
-    expect(client.lastHtml).toMatch(/silence failed: <bdi>not silenced: some of its label values were too long or not valid text and were cut/);
+    expect(client.lastHtml).toMatch(
+      /silence failed: <bdi>not silenced: some of its label values were too long or not valid text and were cut/,
+    );
     expect(client.lastHtml).toMatch(/Acknowledged by <strong><bdi>dana<\/bdi><\/strong>/);
     expect((await listSilences()).length).toBe(before);
   });

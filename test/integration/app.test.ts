@@ -12,10 +12,11 @@ import type { DedupeStore } from '../../shared/store/dedupe.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { ensureTable } from '../../shared/store/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { createLogger, silentLogger } from '../../shared/core/logger.js';
+import { createLogger } from '../../shared/core/logger.js';
 import type { Notification } from '../../shared/render/notification.js';
 import { Secret } from '../../shared/core/secret.js';
 import { fixture, fixtureText } from '../helpers/fixtures.js';
+import { testDeps } from '../helpers/pipeline-deps.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 let db: LocalDynamoDb;
@@ -25,8 +26,11 @@ class RecordingChannel implements Channel {
   received: Notification[] = [];
   failuresLeft = 0;
   failRetryable = false;
+  /** Set: each send waits for it (a delivery held in flight). */
+  hold?: Promise<void>;
   constructor(readonly name: string) {}
   async send(n: Notification): Promise<void> {
+    await this.hold;
     if (this.failuresLeft > 0) {
       this.failuresLeft--;
       throw new DeliveryError(`${this.name} is down`, this.failRetryable);
@@ -54,20 +58,23 @@ beforeEach(async () => {
 });
 
 function app(opts: { token?: string; store?: DedupeStore; allowUnauthenticated?: boolean } = {}) {
-  const store = opts.store ?? new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
   return createApp(
-    { webhookToken: opts.token === undefined ? new Secret(TOKEN) : opts.token ? new Secret(opts.token) : undefined, allowUnauthenticated: opts.allowUnauthenticated },
     {
-      store,
+      webhookToken: opts.token === undefined ? new Secret(TOKEN) : opts.token ? new Secret(opts.token) : undefined,
+      allowUnauthenticated: opts.allowUnauthenticated,
+    },
+    testDeps({
+      table: { client: db.client, tableName },
+      ...(opts.store && { store: opts.store }),
       channels: [slack, sns],
       enrich: async (alerts) => {
         enriched.push(alerts);
-        return new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test' }]));
+        return new Map<string, Enrichment>(
+          alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test' }]),
+        );
       },
       delivery: { timeoutMs: 1000, retries: 1, budgetMs: 5000 },
-      logger: silentLogger,
-      now: () => Date.now(),
-    },
+    }),
   );
 }
 
@@ -120,7 +127,12 @@ describe('POST /v1/alertmanager', () => {
 
   it('lets only one of two HA peers posting at once notify; the other is told to retry, then hears it is done', async () => {
     const a = app();
-    const [r1, r2] = await Promise.all([post(a, fixtureText('firing-kv-cache-critical')), post(a, fixtureText('firing-kv-cache-critical'))]);
+    // The winner's delivery is held until the other peer has its answer: the other finds the alert in flight.
+    let answered!: () => void;
+    slack.hold = new Promise((resolve) => (answered = resolve));
+    const peer = () => Promise.resolve(post(a, fixtureText('firing-kv-cache-critical'))).finally(() => answered());
+    const [r1, r2] = await Promise.all([peer(), peer()]);
+    slack.hold = undefined;
     // The peer that found the alert in flight must not get a 200: if the holder dies, only a retry delivers it.
     expect([r1.status, r2.status].sort()).toEqual([200, 503]);
     expect(slack.received).toHaveLength(1);
@@ -134,14 +146,15 @@ describe('POST /v1/alertmanager', () => {
     const store = new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
     let failures = 1;
     const flaky: DedupeStore = {
+      readMany: store.readMany.bind(store),
       claim: async (alert, channels, nowMs) => {
-        if (alert.fingerprint === 'b70e989fd7d03295' && failures-- > 0) throw new Error('ProvisionedThroughputExceededException');
+        if (alert.fingerprint === 'b70e989fd7d03295' && failures-- > 0)
+          throw new Error('ProvisionedThroughputExceededException');
         return store.claim(alert, channels, nowMs);
       },
       confirm: store.confirm.bind(store),
       markDelivered: store.markDelivered.bind(store),
       release: store.release.bind(store),
-      noteFiring: store.noteFiring.bind(store),
     };
     const a = app({ store: flaky });
     const first = await post(a, fixtureText('firing-queue-backlog-two-models'));
@@ -159,7 +172,10 @@ describe('POST /v1/alertmanager', () => {
     one.alerts = one.alerts.slice(0, 1);
     await post(a, JSON.stringify(one));
     await post(a, fixtureText('firing-queue-backlog-two-models'));
-    expect(slack.received.map((n) => n.alerts.map((x) => x.fingerprint))).toEqual([['c10780c1bb3d6376'], ['b70e989fd7d03295']]);
+    expect(slack.received.map((n) => n.alerts.map((x) => x.fingerprint))).toEqual([
+      ['c10780c1bb3d6376'],
+      ['b70e989fd7d03295'],
+    ]);
   });
 
   it('sends one resolved message after firing', async () => {
@@ -176,7 +192,10 @@ describe('POST /v1/alertmanager', () => {
     sns.failuresLeft = 1;
     const first = await post(a, fixtureText('firing-kv-cache-critical'));
     expect(first.status).toBe(502);
-    expect((await json(first)).channels).toMatchObject({ slack: { status: 'delivered' }, sns: { status: 'failed', error: 'sns is down' } });
+    expect((await json(first)).channels).toMatchObject({
+      slack: { status: 'delivered' },
+      sns: { status: 'failed', error: 'sns is down' },
+    });
     const retry = await post(a, fixtureText('firing-kv-cache-critical'));
     expect(retry.status).toBe(200);
     expect(await retry.json()).toMatchObject({ notified: 1, channels: { sns: { status: 'delivered' } } });
@@ -189,6 +208,7 @@ describe('POST /v1/alertmanager', () => {
   it('does not re-send to a channel whose success could not be written to the ledger', async () => {
     const store = new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 });
     const ledgerDown: DedupeStore = {
+      readMany: store.readMany.bind(store),
       claim: store.claim.bind(store),
       confirm: store.confirm.bind(store),
       markDelivered: async () => {
@@ -263,14 +283,17 @@ describe('accepts everything a correctly configured Alertmanager or compatible s
     expect(slack.received).toHaveLength(0);
   });
 
-  it('without `fingerprint` (Alertmanager < 0.19): computes Alertmanager\'s own, so an upgrade changes no dedupe key', async () => {
+  it("without `fingerprint` (Alertmanager < 0.19): computes Alertmanager's own, so an upgrade changes no dedupe key", async () => {
     const a = app();
     const old = fixture('firing-queue-backlog-two-models') as unknown as { alerts: Record<string, unknown>[] };
     for (const alert of old.alerts) delete alert.fingerprint;
     expect((await post(a, JSON.stringify(old))).status).toBe(200);
     expect(slack.received[0]!.alerts.map((x) => x.fingerprint)).toEqual(['c10780c1bb3d6376', 'b70e989fd7d03295']);
     // The same alerts from an upgraded Alertmanager (which sends the fingerprint) are duplicates.
-    expect(await json(await post(a, fixtureText('firing-queue-backlog-two-models')))).toMatchObject({ notified: 0, duplicates: 2 });
+    expect(await json(await post(a, fixtureText('firing-queue-backlog-two-models')))).toMatchObject({
+      notified: 0,
+      duplicates: 2,
+    });
     expect(slack.received).toHaveLength(1);
   });
 
@@ -284,12 +307,16 @@ describe('accepts everything a correctly configured Alertmanager or compatible s
 
   it('with any UTF-8 label names and values, none renamed or dropped (a label named `__proto__` included)', async () => {
     const body = fixture('firing-kv-cache-critical');
-    const labels = JSON.parse('{"__proto__": "kept", "constructor": "too", "service.name": "vllm", "模型": "通义千问", "Env": "Prod", "e\u0301": "nfd"}');
+    const labels = JSON.parse(
+      '{"__proto__": "kept", "constructor": "too", "service.name": "vllm", "模型": "通义千问", "Env": "Prod", "e\u0301": "nfd"}',
+    );
     body.alerts[0]!.labels = { ...body.alerts[0]!.labels, ...labels };
     expect((await post(app(), JSON.stringify(body))).status).toBe(200);
     const received = slack.received[0]!.alerts[0]!.labels;
     expect(Object.entries(received)).toEqual(expect.arrayContaining(Object.entries(labels)));
-    expect(Object.keys(received)).toHaveLength(Object.keys(fixture('firing-kv-cache-critical').alerts[0]!.labels).length + 6);
+    expect(Object.keys(received)).toHaveLength(
+      Object.keys(fixture('firing-kv-cache-critical').alerts[0]!.labels).length + 6,
+    );
   });
 
   it('with timestamps in other offsets and nanoseconds, and unknown fields at every level', async () => {
@@ -310,7 +337,10 @@ describe('rejected requests claim nothing', () => {
   it('401 without or with a wrong bearer token', async () => {
     const a = app();
     expect((await post(a, fixtureText('firing-kv-cache-critical'), { authorization: '' })).status).toBe(401);
-    expect((await post(a, fixtureText('firing-kv-cache-critical'), { authorization: 'Bearer wrong-token-0123456789' })).status).toBe(401);
+    expect(
+      (await post(a, fixtureText('firing-kv-cache-critical'), { authorization: 'Bearer wrong-token-0123456789' }))
+        .status,
+    ).toBe(401);
     expect(await itemCount()).toBe(0);
   });
 
@@ -362,14 +392,11 @@ describe('rejections are logged without the token', () => {
     const lines: string[] = [];
     const a = createApp(
       { webhookToken: new Secret(TOKEN) },
-      {
-        store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 60 }),
+      testDeps({
+        table: { client: db.client, tableName },
         channels: [slack],
-        enrich: async () => new Map(),
-        delivery: { timeoutMs: 1000, retries: 0 },
         logger: createLogger('info', (l) => lines.push(l)),
-        now: () => Date.now(),
-      },
+      }),
     );
     return { lines, a };
   };
@@ -379,7 +406,10 @@ describe('rejections are logged without the token', () => {
     await post(a, fixtureText('firing-kv-cache-critical'), { authorization: 'Bearer wrong-token-0123456789' });
     await post(a, '{"version":"4"}');
     const logged = lines.map((l) => JSON.parse(l));
-    expect(logged.map((l) => [l.event, l.status])).toEqual([['request rejected', 401], ['request rejected', 400]]);
+    expect(logged.map((l) => [l.event, l.status])).toEqual([
+      ['request rejected', 401],
+      ['request rejected', 400],
+    ]);
     expect(logged[0].reason).toBe('missing or invalid bearer token');
     expect(lines.join('\n')).not.toMatch(/wrong-token|test-token/);
   });
@@ -387,9 +417,16 @@ describe('rejections are logged without the token', () => {
   it('logs every permanent rejection of a webhook at error level, naming the cause (Alertmanager drops 4xx for good)', async () => {
     const { lines, a } = loggingApp();
     await post(a, '{"version": "4",');
-    await post(a, JSON.stringify({ ...fixture('firing-kv-cache-critical'), version: '1' }));
+    await post(a, JSON.stringify({ ...fixture('firing-kv-cache-critical'), version: '3' }));
     await post(a, JSON.stringify({ padding: 'x'.repeat(6 * 1024 * 1024) }));
     await post(a, fixtureText('firing-kv-cache-critical'), { authorization: '' });
+    // A wrong receiver URL: a sender of ours (our token) at a path we do not serve.
+    await a.request('/v1/alertmanagr', {
+      method: 'POST',
+      body: fixtureText('firing-kv-cache-critical'),
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    // The same without our token is noise: not logged as a rejection.
     await a.request('/v1/alertmanagr', { method: 'POST', body: fixtureText('firing-kv-cache-critical') });
     const logged = lines.map((l) => JSON.parse(l));
     expect(logged.map((l) => [l.level, l.event, l.status])).toEqual([

@@ -11,7 +11,13 @@ afterAll(async () => hung.close());
 
 describe('AWS client defaults', () => {
   it('make a request to an endpoint that never answers fail instead of hanging', async () => {
-    const client = new DynamoDBClient({ ...AWS_CLIENT_DEFAULTS, endpoint: hung.url, region: 'local', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, maxAttempts: 1 });
+    const client = new DynamoDBClient({
+      ...AWS_CLIENT_DEFAULTS,
+      endpoint: hung.url,
+      region: 'local',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      maxAttempts: 1,
+    });
     await expect(client.send(new ListTablesCommand({}))).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(hung.requests).toHaveLength(1);
     client.destroy();

@@ -29,7 +29,8 @@ afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
 const chunked = (bytes: number) =>
   new ReadableStream<Uint8Array>({
     start(c) {
-      for (let sent = 0; sent < bytes; sent += 300) c.enqueue(new TextEncoder().encode('x'.repeat(Math.min(300, bytes - sent))));
+      for (let sent = 0; sent < bytes; sent += 300)
+        c.enqueue(new TextEncoder().encode('x'.repeat(Math.min(300, bytes - sent))));
       c.close();
     },
   });

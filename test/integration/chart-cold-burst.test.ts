@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Secret } from '../../shared/core/secret.js';
 import { createLogger } from '../../shared/core/logger.js';
 import { createApp } from '../../shared/http/app.js';
+import { testDeps } from '../helpers/pipeline-deps.js';
 import { loadRenderer } from '../../shared/chart/load.js';
 import { PrometheusClient } from '../../shared/prometheus/client.js';
 
@@ -18,12 +19,7 @@ function app() {
   return createApp(
     { allowUnauthenticated: true },
     {
-      store: undefined as never,
-      channels: [],
-      enrich: async () => new Map(),
-      delivery: { timeoutMs: 1000, retries: 0 },
-      logger: createLogger('error', () => undefined),
-      now: () => Date.now(),
+      ...testDeps({ logger: createLogger('error', () => undefined) }),
       chartRoutes: {
         keys: { current: KEY },
         // Never reached: every request below has a malformed token.
@@ -40,7 +36,11 @@ function app() {
 describe('chart route, first requests of a cold process (lazy load)', () => {
   it('answers a burst of malformed chart links 400 each, as when warm, never 503 "too many charts"', async () => {
     const cold = app();
-    const statuses = await Promise.all(Array.from({ length: 8 }, (_, i) => (async () => (await cold.request(`/v1/chart/not-a-token-${i}.png`)).status)()));
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        (async () => (await cold.request(`/v1/chart/not-a-token-${i}.png`)).status)(),
+      ),
+    );
     expect(statuses).toEqual(Array(8).fill(400));
   });
 });

@@ -8,18 +8,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Channel } from '../../shared/channels/channel.js';
 import { verifyChartToken } from '../../shared/chart/token.js';
 import type { ChartLinkSettings } from '../../shared/chart/url.js';
-import { silentLogger } from '../../shared/core/logger.js';
 import { Secret } from '../../shared/core/secret.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
 import { createApp } from '../../shared/http/app.js';
 import type { Notification } from '../../shared/render/notification.js';
-import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import { testClock } from '../helpers/clock.js';
+import { testDeps } from '../helpers/pipeline-deps.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { ensureTable } from '../../shared/store/table.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const TOKEN = 'chart-pipeline-token-0123456789';
 const KEY = new Secret('chart-pipeline-secret-0123456789abcdef');
+const clock = testClock();
 const CHARTS: ChartLinkSettings = { publicUrl: 'https://alerts.example.com', keys: { current: KEY }, ttlSeconds: 3600 };
 let db: LocalDynamoDb;
 let table = 0;
@@ -39,17 +40,23 @@ async function send(body: unknown, charts?: ChartLinkSettings): Promise<void> {
   const channel: Channel = { name: 'slack', send: async (n) => void received.push(n) };
   const app = createApp(
     { webhookToken: new Secret(TOKEN) },
-    {
-      store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 }),
+    testDeps({
+      table: { client: db.client, tableName },
+      clock,
       channels: [channel],
-      enrich: async (alerts) => new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test' }])),
+      enrich: async (alerts) =>
+        new Map<string, Enrichment>(
+          alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test' }]),
+        ),
       delivery: { timeoutMs: 1000, retries: 0, budgetMs: 5000 },
-      logger: silentLogger,
-      now: () => Date.now(),
       charts,
-    },
+    }),
   );
-  const res = await app.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` } });
+  const res = await app.request('/v1/alertmanager', {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+  });
   expect(res.status).toBe(200);
 }
 
@@ -64,8 +71,13 @@ describe('chart URLs in the pipeline', () => {
         .split('/')
         .pop()!
         .replace(/\.png$/, '');
-      const { spec } = verifyChartToken(token, { current: KEY }, Date.now());
-      expect(spec).toMatchObject({ query: 'sum by (model_name) (vllm:num_requests_waiting)', labels: alert.labels, threshold: { op: '>', value: 50 } });
+      const { spec } = verifyChartToken(token, { current: KEY }, clock.now());
+      expect(spec).toMatchObject({
+        // Narrowed to the alert's own model: a chart link never reads the fleet's series.
+        query: `sum by (model_name) (vllm:num_requests_waiting{model_name="${alert.labels.model_name}"})`,
+        labels: alert.labels,
+        threshold: { op: '>', value: 50 },
+      });
     }
   });
 
@@ -77,7 +89,11 @@ describe('chart URLs in the pipeline', () => {
   it('gives none in a storm-size message', async () => {
     const message = fixture('firing-queue-backlog-two-models');
     const template = message.alerts[0]!;
-    message.alerts = Array.from({ length: 60 }, (_, i) => ({ ...template, fingerprint: `${i.toString(16).padStart(16, '0')}`, labels: { ...template.labels, model_name: `m-${i}` } }));
+    message.alerts = Array.from({ length: 60 }, (_, i) => ({
+      ...template,
+      fingerprint: `${i.toString(16).padStart(16, '0')}`,
+      labels: { ...template.labels, model_name: `m-${i}` },
+    }));
     await send(message, CHARTS);
     expect(received[0]!.alerts).toHaveLength(60);
     expect(received[0]!.alerts.some((a) => a.chartUrl)).toBe(false);

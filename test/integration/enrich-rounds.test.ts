@@ -12,7 +12,8 @@ import { silentLogger } from '../../shared/core/logger.js';
 import { enrichAlerts } from '../../shared/enrich/index.js';
 import { stormWebhook } from './storm-webhook.js';
 
-const EMPTY = (path: string) => `{"status":"success","data":{"resultType":"${path.includes('query_range') ? 'matrix' : 'vector'}","result":[]}}`;
+const EMPTY = (path: string) =>
+  `{"status":"success","data":{"resultType":"${path.includes('query_range') ? 'matrix' : 'vector'}","result":[]}}`;
 /** How long the server holds answers waiting for more requests, ms: a sequential client ends up with one open at a time. */
 const HOLD_MS = 1000;
 
@@ -23,7 +24,8 @@ let requests = 0;
 let expected = 2;
 const held: { res: ServerResponse; path: string }[] = [];
 const release = () => {
-  for (const { res, path } of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end(EMPTY(path));
+  for (const { res, path } of held.splice(0))
+    res.writeHead(200, { 'content-type': 'application/json' }).end(EMPTY(path));
   open = 0;
 };
 const server = createServer((req, res) => {
@@ -51,9 +53,17 @@ describe('one new alert’s enrichment', () => {
       mostOpen = 0;
       // gpu_memory reads a range (the trend) besides its two instants: three requests.
       expected = alert.labels.alertname?.includes('Memory') ? 3 : 2;
-      const results = await enrichAlerts([alert], { prometheusUrl: url, timeoutMs: 5000, memoryTrendWindowHours: 6, logger: silentLogger });
+      const results = await enrichAlerts([alert], {
+        prometheusUrl: url,
+        timeoutMs: 5000,
+        memoryTrendWindowHours: 6,
+        logger: silentLogger,
+      });
       expect(results.get(alert.fingerprint)?.status, alert.labels.alertname).toBe('enriched');
-      expect({ alert: alert.labels.alertname, mostOpen }).toEqual({ alert: alert.labels.alertname, mostOpen: requests });
+      expect({ alert: alert.labels.alertname, mostOpen }).toEqual({
+        alert: alert.labels.alertname,
+        mostOpen: requests,
+      });
     }
   });
 });

@@ -3,9 +3,11 @@
  * split and breakdown signals, bucket bounds, likely cause, its own query) and the JSON its record
  * stores (`storedEnrichment`), against a Prometheus stand-in whose answers are a pure function of
  * each query's text (test/helpers/storm-prometheus.ts). The digests were recorded from the code
- * before the storm's enrichment was made cheaper (issue #10, session 18): an optimisation that
- * changes what on-call reads, for any alert, fails here and names the alert. Re-recorded once since, for
- * an intended change of the stored JSON only (the labels its queries are rebuilt from, `basis`).
+ * before the storm's enrichment was made cheaper: an optimisation that
+ * changes what on-call reads, for any alert, fails here and names the alert. Re-recorded since for
+ * intended changes only: the stored JSON (the labels its queries are rebuilt from, `basis`); the
+ * engines' own series (`model_name!=""`), the waiting queue split by reason, the failures' two
+ * counters kept apart, the API server's rejections and configured memory share, and each GPU read once.
  * Re-record (only for an intended change of output): `UPDATE_GOLDEN=1 npx vitest run <this file>`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -34,7 +36,11 @@ describe('a storm group’s enrichment', () => {
   it('is byte-identical, alert by alert, to the enrichment recorded before its optimisation', async () => {
     const { json } = await enrichStorm(stormAlerts(ALERTS), prom.url);
     const digests = json.map(digest);
-    if (process.env.UPDATE_GOLDEN === '1') writeFileSync(GOLDEN, `${JSON.stringify({ alerts: ALERTS, digests, examples: json.slice(0, 6) } satisfies Golden, null, 1)}\n`);
+    if (process.env.UPDATE_GOLDEN === '1')
+      writeFileSync(
+        GOLDEN,
+        `${JSON.stringify({ alerts: ALERTS, digests, examples: json.slice(0, 6) } satisfies Golden, null, 1)}\n`,
+      );
     const golden = JSON.parse(readFileSync(GOLDEN, 'utf8')) as Golden;
     expect(json.slice(0, golden.examples.length)).toEqual(golden.examples);
     const differing = digests.flatMap((d, i) => (d === golden.digests[i] ? [] : [i]));

@@ -25,10 +25,18 @@ const server = createServer((req, res) => {
     const p = new URLSearchParams(req.method === 'POST' ? body : u.search);
     const range = u.pathname.includes('query_range');
     const minute = (s: number) => String(new Date(s * 1000).getUTCMinutes());
-    const metrics = alerts.map((a) => ({ metric: Object.fromEntries(Object.entries(a.labels).filter(([k]) => !['alertname', 'severity', 'kind'].includes(k))) }));
+    const metrics = alerts.map((a) => ({
+      metric: Object.fromEntries(
+        Object.entries(a.labels).filter(([k]) => !['alertname', 'severity', 'kind'].includes(k)),
+      ),
+    }));
     const at = Number(p.get('time') ?? NOW / 1000);
-    const result = range ? metrics.map(({ metric }) => ({ metric, values: [[NOW / 1000, minute(NOW / 1000)]] })) : metrics.map(({ metric }) => ({ metric, value: [at, minute(at)] }));
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: range ? 'matrix' : 'vector', result } }));
+    const result = range
+      ? metrics.map(({ metric }) => ({ metric, values: [[NOW / 1000, minute(NOW / 1000)]] }))
+      : metrics.map(({ metric }) => ({ metric, value: [at, minute(at)] }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ status: 'success', data: { resultType: range ? 'matrix' : 'vector', result } }));
   });
 });
 beforeAll(async () => {
@@ -44,7 +52,13 @@ describe('"when fired" with a peer whose start is unknown (Go zero time)', () =>
       .filter((a) => a.labels.alertname === all[0]!.labels.alertname)
       .slice(0, 3)
       .map((a, i) => ({ ...a, startsAt: i === 0 ? GO_ZERO_TIME : '2026-11-29T12:42:00Z' }));
-    const results = await enrichAlerts(alerts, { prometheusUrl: url, timeoutMs: 5000, memoryTrendWindowHours: 6, logger: silentLogger, now: () => new Date(NOW) });
+    const results = await enrichAlerts(alerts, {
+      prometheusUrl: url,
+      timeoutMs: 5000,
+      memoryTrendWindowHours: 6,
+      logger: silentLogger,
+      now: () => new Date(NOW),
+    });
     const peer = results.get(alerts[1]!.fingerprint);
     expect(peer?.status).toBe('enriched');
     const signals = (peer as { signals: { name: string; atStart?: number | null }[] }).signals;

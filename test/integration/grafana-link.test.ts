@@ -29,8 +29,15 @@ async function consoleText(env: Record<string, string>): Promise<string> {
   await ensureTable(db.client, tableName);
   const written: string[] = [];
   const config = loadConfig({ ALLOW_UNAUTHENTICATED: 'true', TABLE_NAME: tableName, HEARTBEAT_ALERTNAME: '', ...env });
-  const app = createApp(config, createDeps(config, { dynamodb: db.client, write: (s) => written.push(s) }, silentLogger));
-  const res = await app.request('/v1/alertmanager', { method: 'POST', body: fixtureText('firing-kv-cache-critical'), headers: { 'content-type': 'application/json' } });
+  const app = createApp(
+    config,
+    createDeps(config, { dynamodb: db.client, write: (s) => written.push(s) }, silentLogger),
+  );
+  const res = await app.request('/v1/alertmanager', {
+    method: 'POST',
+    body: fixtureText('firing-kv-cache-critical'),
+    headers: { 'content-type': 'application/json' },
+  });
   expect(res.status).toBe(200);
   return written.join('\n');
 }
@@ -39,7 +46,9 @@ describe('GRAFANA_URL in messages', () => {
   it('links the alert to the dashboard on its model and instance around its start', async () => {
     const start = Date.parse('2026-11-29T12:42:23.143Z');
     const text = await consoleText({ GRAFANA_URL: 'https://grafana.example.com/' });
-    expect(text).toContain(`Grafana: https://grafana.example.com/d/vllm-fleet/vllm-fleet?var-model=qwen3-8b&var-instance=127.0.0.1%3A9800&from=${start - 3_600_000}&to=${start + 3_600_000}\n`);
+    expect(text).toContain(
+      `Grafana: https://grafana.example.com/d/vllm-fleet/vllm-fleet?var-model=qwen3-8b&var-instance=127.0.0.1%3A9800&from=${start - 3_600_000}&to=${start + 3_600_000}\n`,
+    );
   });
 
   it('carries no Grafana link without it', async () => {
@@ -51,13 +60,24 @@ describe('GRAFANA_URL in escalation messages', () => {
   it('links the escalated alert to the dashboard too', async () => {
     const target = await startLoopback();
     try {
-      const h = await ackHarness(db, { ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`, ESCALATION_DELAY_SECONDS: '3600', GRAFANA_URL: 'https://grafana.example.com' });
+      const h = await ackHarness(db, {
+        ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
+        ESCALATION_DELAY_SECONDS: '3600',
+        GRAFANA_URL: 'https://grafana.example.com',
+      });
       await h.webhook(fixture('firing-kv-cache-critical'));
       h.runtime.timers!.close();
-      expect(await checkEscalation({ fingerprint: '936e109b8c52c001', startsAt: '2026-11-29T12:42:23.143Z' }, h.runtime.escalation!)).toBe('escalated');
+      expect(
+        await checkEscalation(
+          { fingerprint: '936e109b8c52c001', startsAt: '2026-11-29T12:42:23.143Z' },
+          h.runtime.escalation!,
+        ),
+      ).toBe('escalated');
       const body = target.requests[0]!.body.toString('utf8');
       expect(body).toContain('🚨 UNACKNOWLEDGED');
-      expect(body).toContain('<https://grafana.example.com/d/vllm-fleet/vllm-fleet?var-model=qwen3-8b&amp;var-instance=127.0.0.1%3A9800&amp;from=');
+      expect(body).toContain(
+        '<https://grafana.example.com/d/vllm-fleet/vllm-fleet?var-model=qwen3-8b&amp;var-instance=127.0.0.1%3A9800&amp;from=',
+      );
     } finally {
       await target.close();
     }

@@ -8,13 +8,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../shared/http/app.js';
 import type { Channel } from '../../shared/channels/channel.js';
-import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import { testDeps } from '../helpers/pipeline-deps.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { ensureTable } from '../../shared/store/table.js';
 import { checkHeartbeats } from '../../shared/heartbeat/check.js';
 import { heartbeatReceiver } from '../../shared/heartbeat/receive.js';
 import { DynamoDbHeartbeatStore } from '../../shared/store/heartbeat.js';
-import { createLogger, silentLogger } from '../../shared/core/logger.js';
+import { createLogger } from '../../shared/core/logger.js';
 import { prometheusMetrics } from '../../shared/metrics/prometheus.js';
 import type { Notification } from '../../shared/render/notification.js';
 import type { PipelineDeps } from '../../shared/pipeline/index.js';
@@ -48,35 +48,74 @@ beforeEach(async () => {
   store = new DynamoDbHeartbeatStore(db.client, tableName);
   prom = prometheusMetrics();
   const channel: Channel = { name: 'slack', send: async (n) => void sent.push(n) };
-  pipeline = {
-    store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 }),
+  pipeline = testDeps({
+    table: { client: db.client, tableName },
     channels: [channel],
-    enrich: async () => new Map(),
-    delivery: { timeoutMs: 1000, retries: 0 },
-    logger: silentLogger,
     now: () => clock,
     metrics: prom.metrics,
-  };
+  });
 });
 
 function app(alertname = 'Watchdog') {
-  return createApp({ allowUnauthenticated: true }, { ...pipeline, heartbeat: heartbeatReceiver(alertname, store, prom.metrics, () => clock, logger) });
+  return createApp(
+    { allowUnauthenticated: true },
+    {
+      ...pipeline,
+      heartbeat: heartbeatReceiver({
+        recognition: { alertname, maxClusters: 20 },
+        store,
+        metrics: prom.metrics,
+        now: () => clock,
+        logger,
+      }),
+    },
+  );
 }
 
 function watchdog(externalURL = AM, status: 'firing' | 'resolved' = 'firing', fingerprint = WATCHDOG_FP) {
   const message = fixture('firing-kv-cache-critical');
   const labels: Record<string, string> = { alertname: 'Watchdog', severity: 'none' };
   return {
-    ...message, externalURL, status, groupKey: '{}/{alertname="Watchdog"}:{alertname="Watchdog"}', groupLabels: { alertname: 'Watchdog' }, commonLabels: labels,
+    ...message,
+    externalURL,
+    status,
+    groupKey: '{}/{alertname="Watchdog"}:{alertname="Watchdog"}',
+    groupLabels: { alertname: 'Watchdog' },
+    commonLabels: labels,
     alerts: [{ ...message.alerts[0]!, status, labels, annotations: {} as Record<string, string>, fingerprint }],
   };
 }
 
-const post = (a: ReturnType<typeof app>, body: unknown) => a.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+/** Two deliveries a minute apart, as Alertmanager repeats a heartbeat: a heartbeat delivered once is not watched. */
+async function establish(a: ReturnType<typeof app>, externalURL = AM, fingerprint = WATCHDOG_FP) {
+  expect((await post(a, watchdog(externalURL, 'firing', fingerprint))).status).toBe(200);
+  clock += 60_000;
+  expect((await post(a, watchdog(externalURL, 'firing', fingerprint))).status).toBe(200);
+}
+
+const post = (a: ReturnType<typeof app>, body: unknown) =>
+  a.request('/v1/alertmanager', {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
 const logger = createLogger('info', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
-const check = (s = store) => checkHeartbeats({ store: s, pipeline, settings: { alertname: 'Watchdog', timeoutSeconds: TIMEOUT_S }, metrics: prom.metrics, logger, now: () => clock });
+const check = (s = store) =>
+  checkHeartbeats({
+    store: s,
+    pipeline,
+    settings: { alertname: 'Watchdog', timeoutSeconds: TIMEOUT_S },
+    metrics: prom.metrics,
+    logger,
+    now: () => clock,
+  });
 const scrape = async () => (await prom.scrape()).body;
-const missingLabels = (alertmanager: string, fingerprint = WATCHDOG_FP) => ({ alertname: 'AlertingPipelineHeartbeatMissing', alertmanager, heartbeat_fingerprint: fingerprint, severity: 'critical' });
+const missingLabels = (alertmanager: string, fingerprint = WATCHDOG_FP) => ({
+  alertname: 'AlertingPipelineHeartbeatMissing',
+  alertmanager,
+  heartbeat_fingerprint: fingerprint,
+  severity: 'critical',
+});
 
 describe('heartbeat alerts', () => {
   it('are recorded per Alertmanager and never sent to a channel', async () => {
@@ -84,10 +123,26 @@ describe('heartbeat alerts', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ received: 1, notified: 0, ok: true, heartbeat: true });
     expect(sent).toEqual([]);
-    expect(await store.snapshot(clock)).toEqual({ armedSinceMs: clock, peers: [{ alertmanager: AM, lastSeenMs: clock }], watchdogs: [{ fingerprint: WATCHDOG_FP, lastSeenMs: clock, peers: [AM] }] });
-    expect((await prom.scrape()).body).toContain(`llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds{alertmanager="${AM}"} ${clock / 1000}`);
+    expect(await store.snapshot(clock)).toEqual({
+      armedSinceMs: clock,
+      peers: [{ alertmanager: AM, lastSeenMs: clock }],
+      // Delivered once: recorded, but not yet a heartbeat that repeats (see 'a heartbeat delivered once').
+      watchdogs: [{ fingerprint: WATCHDOG_FP, lastSeenMs: clock, established: false, peers: [AM] }],
+      unreadable: [],
+    });
+    expect((await prom.scrape()).body).toContain(
+      `llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds{alertmanager="${AM}"} ${clock / 1000}`,
+    );
     // A message of heartbeats only never reaches the pipeline's `group received`: its own line says it came.
-    expect(logs).toEqual([expect.objectContaining({ level: 'info', event: 'heartbeat received', alertname: 'Watchdog', alertmanager: AM, fingerprints: [WATCHDOG_FP] })]);
+    expect(logs).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        event: 'heartbeat received',
+        alertname: 'Watchdog',
+        alertmanager: AM,
+        fingerprints: [WATCHDOG_FP],
+      }),
+    ]);
   });
 
   it('leave the other alerts of their group to the pipeline', async () => {
@@ -104,7 +159,15 @@ describe('heartbeat alerts', () => {
     expect(await store.snapshot(clock)).toMatchObject({ peers: [], watchdogs: [] });
     expect(sent).toEqual([]);
     // Often the first sign that Prometheus (or its rule evaluation) stopped: not silence in the log.
-    expect(logs).toEqual([expect.objectContaining({ level: 'warn', event: 'heartbeat resolved', alertname: 'Watchdog', alertmanager: AM, fingerprints: [WATCHDOG_FP] })]);
+    expect(logs).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        event: 'heartbeat resolved',
+        alertname: 'Watchdog',
+        alertmanager: AM,
+        fingerprints: [WATCHDOG_FP],
+      }),
+    ]);
   });
 
   it('go to the channels like any alert when heartbeats are off (HEARTBEAT_ALERTNAME="")', async () => {
@@ -117,7 +180,7 @@ describe('heartbeat alerts', () => {
 describe('the heartbeat check', () => {
   it('raises AlertingPipelineHeartbeatMissing once after the timeout, and resolves it once heartbeats return', async () => {
     const a = app();
-    await post(a, watchdog());
+    await establish(a);
     clock += TIMEOUT_S * 1000;
     expect(await check()).toEqual({ [AM]: 'ok' });
     expect(sent).toEqual([]);
@@ -129,7 +192,9 @@ describe('the heartbeat check', () => {
     expect(sent[0]!.status).toBe('firing');
     expect(alert.labels).toEqual(missingLabels(AM));
     // Times as every other message writes them, not raw ISO.
-    expect(alert.annotations.summary).toBe(`No Watchdog heartbeat from Alertmanager ${AM} since 2026-11-30 12:00:00 UTC`);
+    expect(alert.annotations.summary).toBe(
+      `No Watchdog heartbeat from Alertmanager ${AM} since 2026-11-30 12:01:00 UTC`,
+    );
     expect((await prom.scrape()).body).toContain(`llm_alert_pipeline_heartbeat_missing{alertmanager="${AM}"} 1`);
 
     clock += 60_000;
@@ -151,7 +216,7 @@ describe('the heartbeat check', () => {
   it('never marks its own alert flapping (a real outage after a blip must not be filtered away), and its resolve says when it was raised', async () => {
     const a = app();
     const outage = async () => {
-      await post(a, watchdog());
+      await establish(a);
       clock += TIMEOUT_S * 1000 + 1000;
       expect(await check()).toEqual({ [AM]: 'raised' });
       await post(a, watchdog());
@@ -160,7 +225,9 @@ describe('the heartbeat check', () => {
     };
     await outage();
     const raisedAt = `${new Date(clock - 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-    expect(sent[1]!.alerts[0]!.annotations.summary).toBe(`Watchdog heartbeats from Alertmanager ${AM} are back; missing since the alert was raised at ${raisedAt}`);
+    expect(sent[1]!.alerts[0]!.annotations.summary).toBe(
+      `Watchdog heartbeats from Alertmanager ${AM} are back; missing since the alert was raised at ${raisedAt}`,
+    );
     await outage(); // within the 30-minute flap window of the first
     expect(sent.map((n) => n.status)).toEqual(['firing', 'resolved', 'firing', 'resolved']);
     expect(sent[2]!.flapping).toBeUndefined();
@@ -168,9 +235,9 @@ describe('the heartbeat check', () => {
 
   it('watches each heartbeat alert (Alertmanagers with their own Watchdog) on its own', async () => {
     const a = app();
-    await post(a, watchdog(AM, 'firing', '1111111111111111'));
+    await establish(a, AM, '1111111111111111');
     clock += 400_000;
-    await post(a, watchdog(AM2, 'firing', '2222222222222222'));
+    await establish(a, AM2, '2222222222222222');
     clock += 300_000;
     expect(await check()).toEqual({ [AM]: 'raised', [AM2]: 'ok' });
     expect(sent.map((n) => n.alerts[0]!.labels)).toEqual([missingLabels(AM, '1111111111111111')]);
@@ -182,9 +249,17 @@ describe('the heartbeat check', () => {
 
   it('keeps the resolve pending until every channel has it', async () => {
     let down = false;
-    pipeline.channels = [{ name: 'slack', send: async (n) => { if (down) throw new Error('slack down'); sent.push(n); } }];
+    pipeline.channels = [
+      {
+        name: 'slack',
+        send: async (n) => {
+          if (down) throw new Error('slack down');
+          sent.push(n);
+        },
+      },
+    ];
     const a = app();
-    await post(a, watchdog());
+    await establish(a);
     clock += TIMEOUT_S * 1000 + 1000;
     await check();
     await post(a, watchdog());
@@ -201,7 +276,8 @@ describe('an Alertmanager HA cluster (peers that delivered the same Watchdog fin
     const a = app();
     await post(a, watchdog(AM)); // start-up or failover: both peers were seen once
     await post(a, watchdog(AM2));
-    for (let i = 0; i < 30; i++) { // then only one peer sends, as the notification log wants
+    for (let i = 0; i < 30; i++) {
+      // then only one peer sends, as the notification log wants
       clock += 60_000;
       await post(a, watchdog(AM));
       expect(await check()).toEqual({ [`${AM},${AM2}`]: 'ok' });
@@ -211,31 +287,37 @@ describe('an Alertmanager HA cluster (peers that delivered the same Watchdog fin
     expect(text).toContain(`llm_alert_pipeline_heartbeat_missing{alertmanager="${AM2}"} 0`);
     expect(text).toContain('llm_alert_pipeline_heartbeat_missing{alertmanager=""} 0');
     // The per-peer gauge still says when each peer itself last delivered.
-    expect(text).toContain(`llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds{alertmanager="${AM2}"} ${Date.parse('2026-11-30T12:00:00Z') / 1000}`);
+    expect(text).toContain(
+      `llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds{alertmanager="${AM2}"} ${Date.parse('2026-11-30T12:00:00Z') / 1000}`,
+    );
 
     clock += TIMEOUT_S * 1000 + 1000; // both stopped
     expect(await check()).toEqual({ [`${AM},${AM2}`]: 'raised' });
     expect(sent.map((n) => n.alerts[0]!.labels)).toEqual([missingLabels(`${AM},${AM2}`)]);
     text = await scrape();
-    for (const am of [AM, AM2, '']) expect(text).toContain(`llm_alert_pipeline_heartbeat_missing{alertmanager="${am}"} 1`);
+    for (const am of [AM, AM2, ''])
+      expect(text).toContain(`llm_alert_pipeline_heartbeat_missing{alertmanager="${am}"} 1`);
 
     await post(a, watchdog(AM2)); // the passive peer comes back alone
     clock += 1000;
     expect(await check()).toEqual({ [`${AM},${AM2}`]: 'resolved' });
     expect(sent.map((n) => n.status)).toEqual(['firing', 'resolved']);
     expect(sent[1]!.alerts[0]!.fingerprint).toBe(sent[0]!.alerts[0]!.fingerprint);
-    expect((await scrape())).toContain('llm_alert_pipeline_heartbeat_missing{alertmanager=""} 0');
+    expect(await scrape()).toContain('llm_alert_pipeline_heartbeat_missing{alertmanager=""} 0');
   });
 
   it('resolves with the labels it raised, though a peer joined the cluster meanwhile', async () => {
     const a = app();
-    await post(a, watchdog(AM));
+    await establish(a, AM);
     clock += TIMEOUT_S * 1000 + 1000;
     expect(await check()).toEqual({ [AM]: 'raised' });
     await post(a, watchdog(AM2));
     clock += 1000;
     expect(await check()).toEqual({ [`${AM},${AM2}`]: 'resolved' });
-    expect(sent.map((n) => [n.status, n.alerts[0]!.labels])).toEqual([['firing', missingLabels(AM)], ['resolved', missingLabels(AM)]]);
+    expect(sent.map((n) => [n.status, n.alerts[0]!.labels])).toEqual([
+      ['firing', missingLabels(AM)],
+      ['resolved', missingLabels(AM)],
+    ]);
     expect(sent[1]!.alerts[0]!.fingerprint).toBe(sent[0]!.alerts[0]!.fingerprint);
   });
 });
@@ -256,7 +338,12 @@ describe('a heartbeat never received', () => {
     expect(await check(coldStore)).toEqual({ '': 'never_seen' });
     expect(await check(coldStore)).toEqual({ '': 'never_seen' });
     expect(warnings()).toHaveLength(2);
-    expect(warnings()[0]).toMatchObject({ level: 'warn', heartbeatAlertname: 'Watchdog', armedSince: '2026-11-30T12:00:00.000Z', timeoutSeconds: TIMEOUT_S });
+    expect(warnings()[0]).toMatchObject({
+      level: 'warn',
+      heartbeatAlertname: 'Watchdog',
+      armedSince: '2026-11-30T12:00:00.000Z',
+      timeoutSeconds: TIMEOUT_S,
+    });
     expect(String(warnings()[0]!.fix)).toContain('HEARTBEAT_ALERTNAME');
     expect(String(warnings()[0]!.fix)).toContain('alertname="Watchdog"');
     expect(await scrape()).toContain('llm_alert_pipeline_heartbeat_missing{alertmanager=""} 1');
@@ -271,13 +358,15 @@ describe('a heartbeat never received', () => {
 
 describe('an Alertmanager with an empty externalURL', () => {
   it('is named "(empty externalURL)", apart from the "any Alertmanager" series', async () => {
-    await post(app(), watchdog(''));
+    await establish(app(), '');
     clock += TIMEOUT_S * 1000 + 1000;
     expect(await check()).toEqual({ '(empty externalURL)': 'raised' });
     expect(sent[0]!.alerts[0]!.labels.alertmanager).toBe('(empty externalURL)');
     const text = await scrape();
     expect(text).toContain('llm_alert_pipeline_heartbeat_missing{alertmanager="(empty externalURL)"} 1');
-    expect(text).toMatch(/llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds\{alertmanager="\(empty externalURL\)"\} \d/);
+    expect(text).toMatch(
+      /llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds\{alertmanager="\(empty externalURL\)"\} \d/,
+    );
     expect(text).not.toMatch(/llm_alert_pipeline_heartbeat_last_seen_timestamp_seconds\{alertmanager=""\}/);
   });
 });

@@ -43,11 +43,14 @@ function open(): Promise<Connection> {
     const conn: Connection = {
       socket,
       ended: false,
-      post: (body) => new Promise((resolve, reject) => {
-        if (conn.ended) return reject(new Error('EOF: the server closed the idle connection'));
-        waiting = resolve;
-        socket.write(`POST /echo HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-      }),
+      post: (body) =>
+        new Promise((resolve, reject) => {
+          if (conn.ended) return reject(new Error('EOF: the server closed the idle connection'));
+          waiting = resolve;
+          socket.write(
+            `POST /echo HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+          );
+        }),
     };
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -66,16 +69,20 @@ function open(): Promise<Connection> {
 }
 
 describe('serveApp keeps idle connections longer than Alertmanager does', () => {
-  it('answers a request reusing a connection after an idle gap longer than Node\'s default keep-alive', async () => {
-    const conn = await open();
-    expect(await conn.post('first')).toBe('HTTP/1.1 200 OK');
-    await new Promise((r) => setTimeout(r, IDLE_GAP_MS));
-    expect(conn.ended).toBe(false);
-    expect(await conn.post('second')).toBe('HTTP/1.1 200 OK');
-    conn.socket.destroy();
-  }, IDLE_GAP_MS + 10_000);
+  it(
+    "answers a request reusing a connection after an idle gap longer than Node's default keep-alive",
+    async () => {
+      const conn = await open();
+      expect(await conn.post('first')).toBe('HTTP/1.1 200 OK');
+      await new Promise((r) => setTimeout(r, IDLE_GAP_MS));
+      expect(conn.ended).toBe(false);
+      expect(await conn.post('second')).toBe('HTTP/1.1 200 OK');
+      conn.socket.destroy();
+    },
+    IDLE_GAP_MS + 10_000,
+  );
 
-  it('sets keep-alive above the client\'s idle time and header/request time-outs above keep-alive', () => {
+  it("sets keep-alive above the client's idle time and header/request time-outs above keep-alive", () => {
     expect(server.keepAliveTimeout).toBeGreaterThan(ALERTMANAGER_IDLE_CONN_TIMEOUT_MS);
     expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
     expect(server.requestTimeout).toBeGreaterThanOrEqual(server.headersTimeout);

@@ -66,7 +66,10 @@ function expectAllThreeEverywhere(sent: Partial<Sent>): void {
   }
 }
 
-async function record(fingerprint: string): Promise<{ record: { channels: string[]; alert: Alert; acknowledgement?: { by: string } }; history: { type: string }[] }> {
+async function record(fingerprint: string): Promise<{
+  record: { channels: string[]; alert: Alert; acknowledgement?: { by: string } };
+  history: { type: string }[];
+}> {
   const res = await h.audit(fingerprint);
   expect(res.status, `record of ${fingerprint.slice(0, 40)}`).toBe(200);
   return (await res.json()) as Awaited<ReturnType<typeof record>>;
@@ -74,7 +77,9 @@ async function record(fingerprint: string): Promise<{ record: { channels: string
 
 /** Acknowledges through the Slack message's button, as a browser would. */
 async function acknowledgeFromSlack(slackMessage: string, by: string): Promise<string> {
-  const button = (JSON.parse(slackMessage) as { blocks: { type: string; elements?: { url?: string }[] }[] }).blocks.find((b) => b.type === 'actions');
+  const button = (
+    JSON.parse(slackMessage) as { blocks: { type: string; elements?: { url?: string }[] }[] }
+  ).blocks.find((b) => b.type === 'actions');
   expect(button, 'the Slack message carries the Acknowledge button').toBeDefined();
   const path = new URL(button!.elements![0]!.url!).pathname;
   const browser = new FormClient(h.app);
@@ -92,7 +97,8 @@ async function expectRetryIsDuplicate(message: WebhookMessage): Promise<void> {
 }
 
 describe('an alert with a 450 KB annotation', () => {
-  const message = () => groupWith((bad) => void (bad.annotations.description = `Backlog dump: ${'x'.repeat(450 * 1024)}`));
+  const message = () =>
+    groupWith((bad) => void (bad.annotations.description = `Backlog dump: ${'x'.repeat(450 * 1024)}`));
 
   it('goes out cut and marked, its siblings in full; all are recorded, acknowledgeable, and the retry is a duplicate', async () => {
     const before = marks();
@@ -121,9 +127,10 @@ describe('an alert with a 450 KB annotation', () => {
 
 describe('an alert whose fields together exceed the 400 KB item limit', () => {
   // 40 annotations of 15 KiB: each under the per-field cut, 600 KiB together.
-  const message = () => groupWith((bad) => {
-    for (let i = 0; i < 40; i++) bad.annotations[`dump_${i}`] = `${i}:${'y'.repeat(15 * 1024)}`;
-  });
+  const message = () =>
+    groupWith((bad) => {
+      for (let i = 0; i < 40; i++) bad.annotations[`dump_${i}`] = `${i}:${'y'.repeat(15 * 1024)}`;
+    });
 
   it('is stored cut further (its acknowledgement record fits), acknowledgeable, and the retry is a duplicate', async () => {
     const before = marks();
@@ -158,16 +165,17 @@ describe('a fingerprint so long that its keys would exceed 2,048 bytes', () => {
     // Deployed tables keep their meaning: keys of ordinary fingerprints are as before.
     for (const fp of HEALTHY_FPS) {
       expect(keys).toContain(`alert#${fp}`);
-      // The flap run lives in the alert record now (issue #10: no request of its own); no `flap#` item is written.
+      // The flap run lives in the alert record (no request of its own); no `flap#` item is written.
       expect(keys).not.toContain(`flap#${fp}`);
-      // A new alert's `notified` event rides in its record (issue #10: one write after delivery), not in a history item.
+      // A new alert's `notified` event rides in its record (one write after delivery), not in a history item.
       expect(keys).not.toContain(`history#${fp}#0000000001`);
       expect(keys.some((k) => k.startsWith(`event#${fp}#2026-11-29T12:42:23.143Z#firing`))).toBe(true);
     }
     expect(keys.filter((k) => k.includes(LONG_FP))).toEqual([]);
 
     for (const fp of [...HEALTHY_FPS, LONG_FP]) expect((await record(fp)).record.channels).toEqual(CHANNELS);
-    for (const fp of [...HEALTHY_FPS, LONG_FP]) expect((await record(fp)).history.map((e) => e.type)).toEqual(['notified']);
+    for (const fp of [...HEALTHY_FPS, LONG_FP])
+      expect((await record(fp)).history.map((e) => e.type)).toEqual(['notified']);
     const page = await acknowledgeFromSlack(sent.slack[0]!, 'bob');
     expect(page).toContain(BAD_ACKNOWLEDGED);
     expect((await record(LONG_FP)).record.acknowledgement?.by).toBe('bob');
@@ -184,7 +192,11 @@ describe('an alert whose dedupe item DynamoDB refuses', () => {
     const res = await h.webhook(message);
     expect(res.status).toBe(200);
     expectAllThreeEverywhere(sentSince(before));
-    expect(h.logs.find((l) => l.level === 'error' && l.event === 'alert not deduped')).toMatchObject({ fingerprint: BAD_FP, alertname: 'VLLMQueueBacklog', error: expect.stringMatching(/2048/) });
+    expect(h.logs.find((l) => l.level === 'error' && l.event === 'alert not deduped')).toMatchObject({
+      fingerprint: BAD_FP,
+      alertname: 'VLLMQueueBacklog',
+      error: expect.stringMatching(/2048/),
+    });
     for (const fp of [...HEALTHY_FPS, BAD_FP]) expect((await record(fp)).record.channels).toEqual(CHANNELS);
     // The retry: the healthy ones are duplicates; the one that cannot be deduped is sent again rather than lost.
     const again = await h.webhook(message);
@@ -196,10 +208,11 @@ describe('an alert whose dedupe item DynamoDB refuses', () => {
 describe('text an encoder refuses', () => {
   // A lone surrogate (valid JSON, not valid Unicode): `encodeURIComponent` throws on it, so the silence
   // link, the SNS query encoding and any URL built from the labels failed for the whole group.
-  const message = () => groupWith((bad) => {
-    bad.labels.model_name = 'mistral-7b\ud800';
-    bad.annotations.description = 'broken \udfff text';
-  });
+  const message = () =>
+    groupWith((bad) => {
+      bad.labels.model_name = 'mistral-7b\ud800';
+      bad.annotations.description = 'broken \udfff text';
+    });
 
   it('goes out with the text made well-formed and marked, without a silence link that would not match', async () => {
     const before = marks();
@@ -224,7 +237,9 @@ describe('text a platform refuses', () => {
 
   it('Slack (400 invalid_blocks) and Feishu (code 9499 Bad Request) get one reduced retry, which they accept', async () => {
     p.slack.refuse((raw) => (raw.includes(NUL) ? 'invalid_blocks' : undefined));
-    p.feishu.refuse((raw) => (raw.includes(NUL) ? { code: 9499, msg: 'Bad Request: fail to parse content' } : undefined));
+    p.feishu.refuse((raw) =>
+      raw.includes(NUL) ? { code: 9499, msg: 'Bad Request: fail to parse content' } : undefined,
+    );
     const before = marks();
     const slackRequests = p.slack.server.requests.length;
     const res = await h.webhook(message());

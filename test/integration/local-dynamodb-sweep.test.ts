@@ -17,8 +17,18 @@ describe('sweepExpired (embedded store)', () => {
   afterAll(() => db.close());
 
   const put = (pk: string, expiresAt?: number) =>
-    db.client.send(new PutItemCommand({ TableName: db.tableName, Item: { pk: { S: pk }, data: { S: 'x'.repeat(100) }, ...(expiresAt !== undefined && { expiresAt: { N: String(expiresAt) } }) } }));
-  const keys = async () => ((await db.client.send(new ScanCommand({ TableName: db.tableName }))).Items ?? []).map((i) => i.pk!.S!).sort();
+    db.client.send(
+      new PutItemCommand({
+        TableName: db.tableName,
+        Item: {
+          pk: { S: pk },
+          data: { S: 'x'.repeat(100) },
+          ...(expiresAt !== undefined && { expiresAt: { N: String(expiresAt) } }),
+        },
+      }),
+    );
+  const keys = async () =>
+    ((await db.client.send(new ScanCommand({ TableName: db.tableName }))).Items ?? []).map((i) => i.pk!.S!).sort();
 
   it('deletes items whose expiresAt has passed (or is now) and keeps the rest', async () => {
     const expired = Array.from({ length: 60 }, (_, i) => `history#fp${i}#0000000001`);
@@ -36,7 +46,9 @@ describe('sweepExpired (embedded store)', () => {
     await put('alert#rewritten', NOW_S - 10);
     await put('alert#rewritten', NOW_S + 3600);
     await sweepExpired(db.client, db.tableName, NOW_MS);
-    const item = await db.client.send(new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: 'alert#rewritten' } } }));
+    const item = await db.client.send(
+      new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: 'alert#rewritten' } } }),
+    );
     expect(item.Item?.expiresAt?.N).toBe(String(NOW_S + 3600));
   });
 });

@@ -8,31 +8,31 @@
  * With a source of truth configured, once the peers have posted the final state until answered 200:
  * - each channel's last message is the alert's last real state;
  * - each channel gets each event (status, generation) at most once and in order, except a copy right
- *   after a death between a channel's acceptance and its ledger write (the README's one duplicate case).
- * Run twice: the head's own ledger (no alert records), and with alert records, where the record's
- * write carries the delivery mark (`shared/store/delivery-mark.ts`) and is the ledger write a death may interrupt.
+ *   after a death between a channel's acceptance and its ledger write (docs/delivery.md's one duplicate case).
+ * Run twice: with alert records whose write carries the delivery mark (`shared/store/delivery-mark.ts`) and
+ * is the ledger write a death may interrupt, and with record writes that fail, so that every delivery goes to
+ * the head's own ledger.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookMessage } from '../../shared/alertmanager/schema.js';
 import type { AlertStateSource } from '../../shared/alert-state/types.js';
 import { DeliveryError, type Channel } from '../../shared/channels/channel.js';
-import { AckTracker } from '../../shared/ack/tracker.js';
-import { DynamoDbAlertRecordStore } from '../../shared/store/alert-record-dynamodb.js';
-import type { AlertRecordStore } from '../../shared/store/alert-record.js';
+import { alertStores } from '../../shared/store/alert-stores.js';
+import type { AlertStores } from '../../shared/store/alert-record.js';
 import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import type { DedupeStore } from '../../shared/store/dedupe.js';
-import { silentLogger } from '../../shared/core/logger.js';
 import { processGroup } from '../../shared/pipeline/index.js';
 import { fixture } from '../helpers/fixtures.js';
+import { testDeps } from '../helpers/pipeline-deps.js';
 
 const LEASE_MS = 60_000;
 const CHANNELS = ['slack', 'sns'] as const;
 const ZERO = '0001-01-01T00:00:00Z';
 let db: LocalDynamoDb;
 let store: DynamoDbDedupeStore;
-let records: DynamoDbAlertRecordStore;
+let records: AlertStores;
 /** Whether the pipeline writes alert records (the delivery mark); set per test. */
 let withRecords = false;
 let runs = 0;
@@ -40,7 +40,7 @@ let runs = 0;
 beforeAll(async () => {
   db = await startLocalDynamoDb('occurrence-property');
   store = new DynamoDbDedupeStore(db.client, { tableName: db.tableName, ttlSeconds: 86_400, leaseMs: LEASE_MS });
-  records = new DynamoDbAlertRecordStore(db.client, { tableName: db.tableName, ttlSeconds: 86_400 });
+  records = alertStores(db.client, { tableName: db.tableName, ttlSeconds: 86_400 });
 });
 afterAll(async () => db.close());
 
@@ -56,12 +56,34 @@ type Command =
 
 const fault: fc.Arbitrary<Fault> = fc.record({
   refuse: fc.tuple(fc.boolean(), fc.boolean()),
-  death: fc.option(fc.record({ channel: fc.constantFrom(0 as const, 1 as const), afterAccept: fc.boolean() }), { freq: 4, nil: undefined }),
+  death: fc.option(fc.record({ channel: fc.constantFrom(0 as const, 1 as const), afterAccept: fc.boolean() }), {
+    freq: 4,
+    nil: undefined,
+  }),
 });
 const command = (peers: number): fc.Arbitrary<Command> =>
   fc.oneof(
-    { weight: 5, arbitrary: fc.record({ t: fc.constant('posts' as const), posts: fc.array(fc.record({ peer: fc.nat(peers - 1), lag: fc.nat(2), fault: fc.oneof({ weight: 3, arbitrary: fc.constant<Fault>({ refuse: [false, false] }) }, fault) }), { minLength: 1, maxLength: 3 }) }) },
-    { weight: 2, arbitrary: fc.record({ t: fc.constant('alertmanager' as const), change: fc.constantFrom('missed resend' as const, 'resent' as const, 'real resolve' as const) }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        t: fc.constant('posts' as const),
+        posts: fc.array(
+          fc.record({
+            peer: fc.nat(peers - 1),
+            lag: fc.nat(2),
+            fault: fc.oneof({ weight: 3, arbitrary: fc.constant<Fault>({ refuse: [false, false] }) }, fault),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        t: fc.constant('alertmanager' as const),
+        change: fc.constantFrom('missed resend' as const, 'resent' as const, 'real resolve' as const),
+      }),
+    },
     { weight: 1, arbitrary: fc.constant({ t: 'tick' as const }) },
   );
 
@@ -85,12 +107,23 @@ class World {
     const last = this.states.at(-1)!;
     if (this.truth === 'resolved') return;
     if (change === 'resent' && last.status === 'resolved') this.states.push({ status: 'firing', endsAt: ZERO });
-    if (change !== 'resent' && last.status === 'firing') this.states.push({ status: 'resolved', endsAt: new Date(Date.parse('2026-11-29T12:00:00Z') + this.states.length * 60_000).toISOString() });
+    if (change !== 'resent' && last.status === 'firing')
+      this.states.push({
+        status: 'resolved',
+        endsAt: new Date(Date.parse('2026-11-29T12:00:00Z') + this.states.length * 60_000).toISOString(),
+      });
     if (change === 'real resolve') {
       // Prometheus re-sends a still-firing alert every `resend_delay` (1 min): after a missed resend
-      // Alertmanager hears it fire again before the real resolve (the README's limit: a resolve within
+      // Alertmanager hears it fire again before the real resolve (docs/delivery.md's limit: a resolve within
       // that minute leaves a re-fire announced from a stale copy as the last word).
-      if (last.status === 'resolved') this.states.push({ status: 'firing', endsAt: ZERO }, { status: 'resolved', endsAt: new Date(Date.parse('2026-11-29T12:00:00Z') + (this.states.length + 1) * 60_000).toISOString() });
+      if (last.status === 'resolved')
+        this.states.push(
+          { status: 'firing', endsAt: ZERO },
+          {
+            status: 'resolved',
+            endsAt: new Date(Date.parse('2026-11-29T12:00:00Z') + (this.states.length + 1) * 60_000).toISOString(),
+          },
+        );
       this.truth = 'resolved';
     }
   }
@@ -112,7 +145,7 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
   let onDeath: () => void = () => {};
   const died = new Promise<'died'>((ok) => (onDeath = () => ok('died')));
   // Channels that accepted in this attempt and whose ledger write has not completed: a death now
-  // leaves "sent but not recorded", the README's one duplicate case, whichever channel it interrupts.
+  // leaves "sent but not recorded", docs/delivery.md's one duplicate case, whichever channel it interrupts.
   const unrecorded = new Set<string>();
   const die = () => {
     dead = true;
@@ -120,10 +153,17 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
     onDeath();
   };
   // Each store call is a scheduling point too, so claims of concurrent posts interleave with sends.
-  const live = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> =>
-    dead ? never : s.schedule(Promise.resolve(), 'store').then(() => (dead ? never : fn(...args))).then((r) => (dead ? never : r));
+  const live =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      dead
+        ? never
+        : s
+            .schedule(Promise.resolve(), 'store')
+            .then(() => (dead ? never : fn(...args)))
+            .then((r) => (dead ? never : r));
   const crashable: DedupeStore = {
-    readMany: live(store.readMany!.bind(store)),
+    readMany: live(store.readMany.bind(store)),
     claim: live(store.claim.bind(store)),
     confirm: live(store.confirm.bind(store)),
     markDelivered: (alert, event, channel) =>
@@ -133,15 +173,21 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
     release: live(store.release.bind(store)),
   };
   // The record write with the delivery mark is the ledger write of a fully delivered alert.
-  const overrides: Partial<AlertRecordStore> = {
-    recordNotified: (...args) =>
-      live(records.recordNotified.bind(records))(...args).then((r) => {
-        if (args[0].deliveredEvent) for (const name of args[0].channels) unrecorded.delete(name);
-        return r;
-      }),
-    flushHistory: live(records.flushHistory.bind(records)),
+  const { records: r, history: h } = records;
+  const recordStore: AlertStores = {
+    ...records,
+    records: {
+      get: r.get.bind(r),
+      getMany: r.getMany.bind(r),
+      addChannels: r.addChannels.bind(r),
+      recordNotified: (...args) =>
+        (withRecords ? live(r.recordNotified.bind(r)) : recordsDown)(...args).then((written) => {
+          if (args[0].deliveredEvent) for (const name of args[0].channels) unrecorded.delete(name);
+          return written;
+        }),
+    },
+    history: { add: h.add.bind(h), last: h.last.bind(h), flush: live(h.flush.bind(h)) },
   };
-  const recordStore = new Proxy(records, { get: (target, key: keyof AlertRecordStore) => overrides[key] ?? target[key]?.bind(target) }) as AlertRecordStore;
   const channels: Channel[] = CHANNELS.map((name, i) => ({
     name,
     send: async (n) => {
@@ -151,7 +197,8 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
       if (f.refuse[i]) throw new DeliveryError(`${name} refused`, false);
       const event = `${n.alerts[0]!.status}#${n.generations?.[n.alerts[0]!.fingerprint] ?? 0}`;
       world.received[name]!.push(event);
-      if (event.startsWith('firing#') && event !== 'firing#0' && world.truth !== 'firing') world.againWhileResolved.push(`${name}: ${event}`);
+      if (event.startsWith('firing#') && event !== 'firing#0' && world.truth !== 'firing')
+        world.againWhileResolved.push(`${name}: ${event}`);
       unrecorded.add(name);
       if (f.death?.channel === i && f.death.afterAccept) return (die(), never);
     },
@@ -171,7 +218,13 @@ async function postAs(world: World, peer: number, index: number, f: Fault): Prom
   return status;
 }
 
-async function post(world: World, store: DedupeStore, s: fc.Scheduler, peerView: number, f: Fault): Promise<number | 'died'> {
+async function post(
+  world: World,
+  store: DedupeStore,
+  s: fc.Scheduler,
+  peerView: number,
+  f: Fault,
+): Promise<number | 'died'> {
   const source: AlertStateSource = {
     statesOf: async (alerts) => {
       await s.schedule(Promise.resolve(), 'source of truth');
@@ -179,19 +232,23 @@ async function post(world: World, store: DedupeStore, s: fc.Scheduler, peerView:
     },
   };
   const d = deliverer(world, store, s, source, f);
-  const run = processGroup(world.body(peerView), {
+  const deps = testDeps({
     store: d.store,
+    alerts: d.recordStore,
     channels: d.channels,
-    enrich: async () => new Map(),
     delivery: { timeoutMs: 5_000, retries: 0, budgetMs: 5_000 },
     flapWindowMs: 0,
-    logger: silentLogger,
     now: () => world.clock,
     alertState: d.alertState,
-    ...(withRecords && { ack: new AckTracker({ store: d.recordStore, logger: silentLogger, now: () => world.clock }) }),
-  }).then((r) => (r.ok ? 200 : 503));
+  });
+  const run = processGroup(world.body(peerView), deps).then((r) => (r.ok ? 200 : 503));
   return Promise.race([run, d.died]);
 }
+
+/** A record store that cannot be reached: every delivery is then written to the head's own ledger. */
+const recordsDown = async (): Promise<never> => {
+  throw new Error('alert records unreachable (test)');
+};
 
 /** Events per channel must rise strictly: (generation, firing < resolved); equal only as a death's copy. */
 function checkOrder(events: string[], allowedCopies: number): void {
@@ -205,42 +262,57 @@ function checkOrder(events: string[], allowedCopies: number): void {
     if (a === b) copies++;
     else expect(b, `out of order: ${events.join(' ')}`).toBeGreaterThan(a);
   }
-  expect(copies, `duplicates beyond the deaths after acceptance: ${events.join(' ')}`).toBeLessThanOrEqual(allowedCopies);
+  expect(copies, `duplicates beyond the deaths after acceptance: ${events.join(' ')}`).toBeLessThanOrEqual(
+    allowedCopies,
+  );
 }
 
 describe.each([
-  ['the head’s own ledger', false],
+  ['the head’s own ledger: record writes fail', false],
   ['alert records carrying the delivery mark', true],
 ])('the alert-event state machine under HA peers, retries, failures and restarts (%s)', (_, records) => {
   it('ends with every channel saying the last real state, each state at most once and in order', async () => {
     withRecords = records;
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 2, max: 3 }).chain((peers) => fc.tuple(fc.constant(peers), fc.array(command(peers), { minLength: 3, maxLength: 12 }))), fc.scheduler(), async ([peers, commands], s) => {
-        const world = new World(s);
-        for (const c of commands) {
-          if (c.t === 'alertmanager') world.change(c.change);
-          if (c.t === 'tick') world.clock += LEASE_MS + 1;
-          if (c.t === 'posts') await s.waitFor(Promise.all(c.posts.map((p) => postAs(world, p.peer, world.states.length - 1 - p.lag, p.fault))));
-        }
-        // Quiescence: leases of the dead run out, Prometheus re-sends a still-firing alert, and each
-        // peer posts Alertmanager's final state until answered 200: a firing again (`repeat_interval`),
-        // a resolve only if that peer was never answered 200 for it.
-        world.clock += LEASE_MS + 1;
-        if (world.truth === 'firing') world.change('resent');
-        const last = world.states.length - 1;
-        for (let peer = 0; peer < peers; peer++) {
-          if (world.truth === 'resolved' && world.answered[peer]!.has(last)) continue;
-          let status: number | 'died' = 0;
-          for (let attempt = 0; attempt < 4 && status !== 200; attempt++) status = await s.waitFor(postAs(world, peer, last, { refuse: [false, false] }));
-          expect(status).toBe(200);
-        }
-        expect(world.againWhileResolved).toEqual([]);
-        for (const name of CHANNELS) {
-          const events = world.received[name]!;
-          expect(events.at(-1)?.split('#')[0], `${name}: ${events.join(' ')} (states ${world.states.map((x) => x.status).join(' ')})`).toBe(world.truth);
-          checkOrder(events, world.deathsAfterAccept[name]!);
-        }
-      }),
+      fc.asyncProperty(
+        fc
+          .integer({ min: 2, max: 3 })
+          .chain((peers) => fc.tuple(fc.constant(peers), fc.array(command(peers), { minLength: 3, maxLength: 12 }))),
+        fc.scheduler(),
+        async ([peers, commands], s) => {
+          const world = new World(s);
+          for (const c of commands) {
+            if (c.t === 'alertmanager') world.change(c.change);
+            if (c.t === 'tick') world.clock += LEASE_MS + 1;
+            if (c.t === 'posts')
+              await s.waitFor(
+                Promise.all(c.posts.map((p) => postAs(world, p.peer, world.states.length - 1 - p.lag, p.fault))),
+              );
+          }
+          // Quiescence: leases of the dead run out, Prometheus re-sends a still-firing alert, and each
+          // peer posts Alertmanager's final state until answered 200: a firing again (`repeat_interval`),
+          // a resolve only if that peer was never answered 200 for it.
+          world.clock += LEASE_MS + 1;
+          if (world.truth === 'firing') world.change('resent');
+          const last = world.states.length - 1;
+          for (let peer = 0; peer < peers; peer++) {
+            if (world.truth === 'resolved' && world.answered[peer]!.has(last)) continue;
+            let status: number | 'died' = 0;
+            for (let attempt = 0; attempt < 4 && status !== 200; attempt++)
+              status = await s.waitFor(postAs(world, peer, last, { refuse: [false, false] }));
+            expect(status).toBe(200);
+          }
+          expect(world.againWhileResolved).toEqual([]);
+          for (const name of CHANNELS) {
+            const events = world.received[name]!;
+            expect(
+              events.at(-1)?.split('#')[0],
+              `${name}: ${events.join(' ')} (states ${world.states.map((x) => x.status).join(' ')})`,
+            ).toBe(world.truth);
+            checkOrder(events, world.deathsAfterAccept[name]!);
+          }
+        },
+      ),
       { numRuns: 30 },
     );
   }, 120_000);

@@ -1,5 +1,5 @@
 /**
- * Issue #13's PagerDuty "done when", through the real app: the configuration from `loadConfig`
+ * The PagerDuty channel through the real app: the configuration from `loadConfig`
  * (`PAGERDUTY_ROUTING_KEY`, `PAGERDUTY_EVENTS_URL`), the runtime's channels, the dedupe and alert
  * records on dynalite, the acknowledgement page; PagerDuty is the loopback stand-in that checks the
  * Events API v2 fields. Alertmanager posts firing, someone acknowledges on the page, Alertmanager
@@ -32,12 +32,24 @@ afterAll(async () => Promise.all([db.close(), pd.close()]));
 async function app(logger = silentLogger, metrics?: Metrics) {
   const tableName = `pd-app-${++tables}`;
   await ensureTable(db.client, tableName);
-  const config = loadConfig({ PUBLIC_URL, ACK_SECRET, WEBHOOK_TOKEN, TABLE_NAME: tableName, PAGERDUTY_ROUTING_KEY: ROUTING_KEY, PAGERDUTY_EVENTS_URL: pd.url, DELIVERY_RETRIES: '0' });
+  const config = loadConfig({
+    PUBLIC_URL,
+    ACK_SECRET,
+    WEBHOOK_TOKEN,
+    TABLE_NAME: tableName,
+    PAGERDUTY_ROUTING_KEY: ROUTING_KEY,
+    PAGERDUTY_EVENTS_URL: pd.url,
+    DELIVERY_RETRIES: '0',
+  });
   const deps = createDeps(config, { dynamodb: db.client, inProcessTimers: false, metrics }, logger);
   const hono = createApp(config, deps);
   const ackDeps = deps.ackPage!;
   const webhook = (body: unknown) =>
-    hono.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
+    hono.request('/v1/alertmanager', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
+    });
   return { hono, webhook, ackDeps };
 }
 
@@ -48,7 +60,11 @@ const resolved = (endsAt: string) => {
 };
 
 /** Acknowledges on the page the trigger's first link opens, as `by`. */
-async function acknowledgeFrom(trigger: { links?: { href: string; text?: string }[] }, hono: Awaited<ReturnType<typeof app>>['hono'], by: string) {
+async function acknowledgeFrom(
+  trigger: { links?: { href: string; text?: string }[] },
+  hono: Awaited<ReturnType<typeof app>>['hono'],
+  by: string,
+) {
   const link = trigger.links?.find((l) => l.text === 'Acknowledge');
   expect(link?.href.startsWith(`${PUBLIC_URL}/v1/ack/`)).toBe(true);
   const path = new URL(link!.href).pathname;
@@ -66,7 +82,12 @@ describe('PagerDuty through the app', () => {
     expect(trigger).toMatchObject({
       routing_key: ROUTING_KEY,
       event_action: 'trigger',
-      payload: { severity: 'critical', source: '127.0.0.1:9800', component: 'qwen3-8b', class: 'VLLMKVCacheNearlyFull' },
+      payload: {
+        severity: 'critical',
+        source: '127.0.0.1:9800',
+        component: 'qwen3-8b',
+        class: 'VLLMKVCacheNearlyFull',
+      },
     });
     // Alertmanager's repeat (and an HA peer's copy) changes nothing at PagerDuty.
     expect((await webhook(firing())).status).toBe(200);
@@ -111,16 +132,30 @@ describe('PagerDuty through the app', () => {
     await webhook(firing());
     const trigger = pd.accepted.at(-1)!;
     const nowSec = Math.floor(Date.now() / 1000);
-    const claims = { fingerprints: ['936e109b8c52c001'], group: firing().groupKey, channel: 'slack', issuedAt: nowSec, expiresAt: nowSec + 3600 };
+    const claims = {
+      fingerprints: ['936e109b8c52c001'],
+      group: firing().groupKey,
+      channel: 'slack',
+      issuedAt: nowSec,
+      expiresAt: nowSec + 3600,
+    };
     const result = await acknowledge(claims, { by: 'U024BE7LH' }, ackDeps);
     expect(result.followUps).toEqual({ pagerduty: true });
-    expect(pd.accepted.at(-1)).toEqual({ routing_key: ROUTING_KEY, event_action: 'acknowledge', dedup_key: trigger.dedup_key });
+    expect(pd.accepted.at(-1)).toEqual({
+      routing_key: ROUTING_KEY,
+      event_action: 'acknowledge',
+      dedup_key: trigger.dedup_key,
+    });
   });
 
   it('a 400 from PagerDuty is logged at error with its message, counted refused, answered 200 (a resend would be refused again), not retried', async () => {
     const lines: Record<string, unknown>[] = [];
     const counted: [string, Record<string, string>][] = [];
-    const metrics = { inc: (name: string, labels: Record<string, string>) => void counted.push([name, labels]), observe: () => {}, set: () => {} } as unknown as Metrics;
+    const metrics = {
+      inc: (name: string, labels: Record<string, string>) => void counted.push([name, labels]),
+      observe: () => {},
+      set: () => {},
+    } as unknown as Metrics;
     const { webhook } = await app(
       createLogger('info', (l) => lines.push(JSON.parse(l) as Record<string, unknown>)),
       metrics,
@@ -131,9 +166,19 @@ describe('PagerDuty through the app', () => {
     expect(res.status).toBe(200);
     expect(pd.server.requests.length - requests).toBe(1);
     const refused = lines.find((l) => l.event === 'channel refused content');
-    expect(refused).toMatchObject({ level: 'error', channel: 'pagerduty', status: 'refused', fingerprints: ['936e109b8c52c001'] });
-    expect(refused?.error).toMatch(/^pagerduty: PagerDuty refused 1 event\(s\): trigger 936e109b8c52c001\/\S+: HTTP 400: \{"status":"invalid event","message":"Event object is invalid"/);
-    expect(counted).toContainEqual(['notifications_total', { channel: 'pagerduty', outcome: 'failed', reason: 'content_refused' }]);
+    expect(refused).toMatchObject({
+      level: 'error',
+      channel: 'pagerduty',
+      status: 'refused',
+      fingerprints: ['936e109b8c52c001'],
+    });
+    expect(refused?.error).toMatch(
+      /^pagerduty: PagerDuty refused 1 event\(s\): trigger 936e109b8c52c001\/\S+: HTTP 400: \{"status":"invalid event","message":"Event object is invalid"/,
+    );
+    expect(counted).toContainEqual([
+      'notifications_total',
+      { channel: 'pagerduty', outcome: 'failed', reason: 'content_refused' },
+    ]);
     expect(JSON.stringify(lines)).not.toContain(ROUTING_KEY);
   });
 });

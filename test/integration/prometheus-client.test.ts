@@ -6,7 +6,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { afterEach, describe, expect, it } from 'vitest';
 import { PrometheusClient, PrometheusError } from '../../shared/prometheus/client.js';
 import { MAX_GET_URL_CHARS } from '../../shared/prometheus/http.js';
-import { close, listen, loadExchanges, readBody, requestParams, startReplayServer, type Received } from '../fixtures/prometheus/exchanges.js';
+import {
+  close,
+  listen,
+  loadExchanges,
+  readBody,
+  requestParams,
+  startReplayServer,
+  type Received,
+} from '../fixtures/prometheus/exchanges.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -30,26 +38,41 @@ async function serve(handler: Handler): Promise<{ url: string; received: Receive
   return { url, received };
 }
 
-const json = (status: number, body: unknown): Handler => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
 
 const vector = (...values: string[]) => ({
   status: 'success',
-  data: { resultType: 'vector', result: values.map((v, i) => ({ metric: { __name__: 'm', i: String(i) }, value: [1795956300.5, v] })) },
+  data: {
+    resultType: 'vector',
+    result: values.map((v, i) => ({ metric: { __name__: 'm', i: String(i) }, value: [1795956300.5, v] })),
+  },
 });
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => expect.unreachable('resolved'), (err: unknown) => err);
+  return promise.then(
+    () => expect.unreachable('resolved'),
+    (err: unknown) => err,
+  );
 }
 
 describe('PrometheusClient.instantQuery', () => {
   it('GETs a short query with the evaluation time in Unix seconds and its time-out', async () => {
     const server = await serve(json(200, vector('1')));
-    await new PrometheusClient(server.url, { queryTimeoutMs: 1500 }).instantQuery('sum(vllm:num_requests_waiting)', { time: new Date('2026-11-29T12:45:00.250Z') });
+    await new PrometheusClient(server.url, { queryTimeoutMs: 1500 }).instantQuery('sum(vllm:num_requests_waiting)', {
+      time: new Date('2026-11-29T12:45:00.250Z'),
+    });
     expect(server.received).toEqual([
-      { method: 'GET', path: '/api/v1/query', contentType: undefined, params: { query: 'sum(vllm:num_requests_waiting)', time: '1795956300.25', timeout: '1500ms' } },
+      {
+        method: 'GET',
+        path: '/api/v1/query',
+        contentType: undefined,
+        params: { query: 'sum(vllm:num_requests_waiting)', time: '1795956300.25', timeout: '1500ms' },
+      },
     ]);
   });
 
@@ -59,7 +82,12 @@ describe('PrometheusClient.instantQuery', () => {
     expect(longExpr.length).toBeGreaterThan(MAX_GET_URL_CHARS);
     await new PrometheusClient(server.url).instantQuery(longExpr, { time: new Date('2026-11-29T12:45:00.250Z') });
     expect(server.received).toEqual([
-      { method: 'POST', path: '/api/v1/query', contentType: 'application/x-www-form-urlencoded', params: { query: longExpr, time: '1795956300.25', timeout: '10000ms' } },
+      {
+        method: 'POST',
+        path: '/api/v1/query',
+        contentType: 'application/x-www-form-urlencoded',
+        params: { query: longExpr, time: '1795956300.25', timeout: '10000ms' },
+      },
     ]);
   });
 
@@ -79,15 +107,31 @@ describe('PrometheusClient.instantQuery', () => {
   });
 
   it('returns a scalar as one sample without labels', async () => {
-    const server = await serve(json(200, { status: 'success', data: { resultType: 'scalar', result: [1795956300, '2'] } }));
-    expect((await new PrometheusClient(server.url).instantQuery('1+1')).result).toEqual([{ metric: {}, time: 1795956300, value: 2 }]);
+    const server = await serve(
+      json(200, { status: 'success', data: { resultType: 'scalar', result: [1795956300, '2'] } }),
+    );
+    expect((await new PrometheusClient(server.url).instantQuery('1+1')).result).toEqual([
+      { metric: {}, time: 1795956300, value: 2 },
+    ]);
   });
 
   it('throws PrometheusError with the API errorType, error and warnings, and does not retry it', async () => {
-    const server = await serve(json(422, { status: 'error', errorType: 'execution', error: 'expanding series: too many samples', warnings: ['partial response'] }));
+    const server = await serve(
+      json(422, {
+        status: 'error',
+        errorType: 'execution',
+        error: 'expanding series: too many samples',
+        warnings: ['partial response'],
+      }),
+    );
     const err = await rejection(new PrometheusClient(server.url).instantQuery('m'));
     expect(err).toBeInstanceOf(PrometheusError);
-    expect(err).toMatchObject({ errorType: 'execution', httpStatus: 422, message: 'expanding series: too many samples', warnings: ['partial response'] });
+    expect(err).toMatchObject({
+      errorType: 'execution',
+      httpStatus: 422,
+      message: 'expanding series: too many samples',
+      warnings: ['partial response'],
+    });
     expect(server.received).toHaveLength(1);
   });
 
@@ -96,7 +140,10 @@ describe('PrometheusClient.instantQuery', () => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<html>Bad Gateway</html>');
     });
-    expect(await rejection(new PrometheusClient(server.url).instantQuery('m'))).toMatchObject({ errorType: 'bad_response', httpStatus: 502 });
+    expect(await rejection(new PrometheusClient(server.url).instantQuery('m'))).toMatchObject({
+      errorType: 'bad_response',
+      httpStatus: 502,
+    });
   });
 
   it('does not follow a redirect: a 3xx is an error naming it, and the redirect target is never asked', async () => {
@@ -109,7 +156,9 @@ describe('PrometheusClient.instantQuery', () => {
       const err = await rejection(new PrometheusClient(server.url, { retryDelayMs: 10 }).instantQuery('m'));
       expect(err).toBeInstanceOf(PrometheusError);
       expect(err).toMatchObject({ errorType: 'redirect', httpStatus: status });
-      expect((err as Error).message).toBe(`HTTP ${status}: Prometheus answered with a redirect, which is not followed; set PROMETHEUS_URL to the final URL`);
+      expect((err as Error).message).toBe(
+        `HTTP ${status}: Prometheus answered with a redirect, which is not followed; set PROMETHEUS_URL to the final URL`,
+      );
       expect(server.received).toHaveLength(1);
     }
     expect(target.received).toHaveLength(0);
@@ -124,24 +173,35 @@ describe('PrometheusClient.instantQuery', () => {
       setTimeout(() => res.end(big.slice(20_000)), 20);
     });
     for (const server of [declared, streamed]) {
-      const err = await rejection(new PrometheusClient(server.url, { maxResponseBytes: 10_000, retryDelayMs: 10 }).instantQuery('m'));
+      const err = await rejection(
+        new PrometheusClient(server.url, { maxResponseBytes: 10_000, retryDelayMs: 10 }).instantQuery('m'),
+      );
       expect(err).toBeInstanceOf(PrometheusError);
       expect(err).toMatchObject({ errorType: 'too_large', httpStatus: 200 });
       expect(server.received).toHaveLength(1);
     }
-    expect((await new PrometheusClient(declared.url, { maxResponseBytes: big.length }).instantQuery('m')).result).toHaveLength(2000);
+    expect(
+      (await new PrometheusClient(declared.url, { maxResponseBytes: big.length }).instantQuery('m')).result,
+    ).toHaveLength(2000);
   });
 
   it('throws bad_response for an unparsable sample value or a matrix answer', async () => {
     const bad = await serve(json(200, vector('12abc')));
-    expect(await rejection(new PrometheusClient(bad.url).instantQuery('m'))).toMatchObject({ errorType: 'bad_response', httpStatus: 200 });
+    expect(await rejection(new PrometheusClient(bad.url).instantQuery('m'))).toMatchObject({
+      errorType: 'bad_response',
+      httpStatus: 200,
+    });
     const matrix = await serve(json(200, { status: 'success', data: { resultType: 'matrix', result: [] } }));
-    expect(await rejection(new PrometheusClient(matrix.url).instantQuery('m[5m]'))).toMatchObject({ errorType: 'bad_response' });
+    expect(await rejection(new PrometheusClient(matrix.url).instantQuery('m[5m]'))).toMatchObject({
+      errorType: 'bad_response',
+    });
   });
 
   it("rejects with the signal reason when the caller's budget runs out, without a retry", async () => {
     const server = await serve(() => {});
-    const err = await rejection(new PrometheusClient(server.url).instantQuery('m', { signal: AbortSignal.timeout(100) }));
+    const err = await rejection(
+      new PrometheusClient(server.url).instantQuery('m', { signal: AbortSignal.timeout(100) }),
+    );
     expect(err).not.toBeInstanceOf(PrometheusError);
     expect(err).toMatchObject({ name: 'TimeoutError' });
     expect(server.received).toHaveLength(1);
@@ -149,7 +209,11 @@ describe('PrometheusClient.instantQuery', () => {
 
   it('throws a timeout PrometheusError when its own per-query time-out fires first, without a retry', async () => {
     const server = await serve(() => {});
-    const err = await rejection(new PrometheusClient(server.url, { queryTimeoutMs: 100 }).instantQuery('m', { signal: AbortSignal.timeout(5000) }));
+    const err = await rejection(
+      new PrometheusClient(server.url, { queryTimeoutMs: 100 }).instantQuery('m', {
+        signal: AbortSignal.timeout(5000),
+      }),
+    );
     expect(err).toBeInstanceOf(PrometheusError);
     expect(err).toMatchObject({ errorType: 'timeout', message: 'no answer within 100 ms' });
     expect(server.received).toHaveLength(1);
@@ -176,7 +240,10 @@ describe('an answer cut off', () => {
     });
     const err = await rejection(new PrometheusClient(server.url, { retryDelayMs: 10 }).instantQuery('m'));
     expect(err).toBeInstanceOf(PrometheusError);
-    expect(err).toMatchObject({ errorType: 'network', message: 'Prometheus answered HTTP 200, but the connection dropped before the answer ended (ECONNRESET)' });
+    expect(err).toMatchObject({
+      errorType: 'network',
+      message: 'Prometheus answered HTTP 200, but the connection dropped before the answer ended (ECONNRESET)',
+    });
     expect(server.received).toHaveLength(2);
   });
 });
@@ -186,7 +253,9 @@ describe('PrometheusClient retry', () => {
 
   it('retries once after a 503 and returns the second answer', async () => {
     let calls = 0;
-    const server = await serve((req, res) => (calls++ === 0 ? unavailable(req, res) : json(200, vector('7'))(req, res)));
+    const server = await serve((req, res) =>
+      calls++ === 0 ? unavailable(req, res) : json(200, vector('7'))(req, res),
+    );
     const { result } = await new PrometheusClient(server.url, { retryDelayMs: 10 }).instantQuery('m');
     expect(result[0]!.value).toBe(7);
     expect(server.received).toHaveLength(2);
@@ -210,18 +279,41 @@ describe('PrometheusClient retry', () => {
 
 describe('PrometheusClient.rangeQuery', () => {
   it('sends start, end and step and returns points per series', async () => {
-    const server = await serve(json(200, {
-      status: 'success',
-      data: { resultType: 'matrix', result: [{ metric: { gpu: '0' }, values: [[1795956240, '100'], [1795956300, '+Inf']] }] },
-    }));
+    const server = await serve(
+      json(200, {
+        status: 'success',
+        data: {
+          resultType: 'matrix',
+          result: [
+            {
+              metric: { gpu: '0' },
+              values: [
+                [1795956240, '100'],
+                [1795956300, '+Inf'],
+              ],
+            },
+          ],
+        },
+      }),
+    );
     const { result } = await new PrometheusClient(server.url).rangeQuery('DCGM_FI_DEV_FB_USED', {
-      start: new Date('2026-11-29T12:44:00Z'), end: new Date('2026-11-29T12:45:00Z'), step: 60,
+      start: new Date('2026-11-29T12:44:00Z'),
+      end: new Date('2026-11-29T12:45:00Z'),
+      step: 60,
     });
     expect(server.received[0]).toMatchObject({
       path: '/api/v1/query_range',
       params: { query: 'DCGM_FI_DEV_FB_USED', start: '1795956240', end: '1795956300', step: '60' },
     });
-    expect(result).toEqual([{ metric: { gpu: '0' }, points: [{ time: 1795956240, value: 100 }, { time: 1795956300, value: Infinity }] }]);
+    expect(result).toEqual([
+      {
+        metric: { gpu: '0' },
+        points: [
+          { time: 1795956240, value: 100 },
+          { time: 1795956300, value: Infinity },
+        ],
+      },
+    ]);
   });
 
   it("surfaces Prometheus's recorded refusal of more than 11,000 points as bad_data", async () => {
@@ -238,7 +330,9 @@ describe('PrometheusClient.rangeQuery', () => {
   it('throws bad_response when the answer is not a matrix', async () => {
     const server = await serve(json(200, vector('1')));
     const options = { start: new Date(0), end: new Date(60_000), step: 60 };
-    expect(await rejection(new PrometheusClient(server.url).rangeQuery('m', options))).toMatchObject({ errorType: 'bad_response' });
+    expect(await rejection(new PrometheusClient(server.url).rangeQuery('m', options))).toMatchObject({
+      errorType: 'bad_response',
+    });
   });
 });
 
@@ -246,7 +340,8 @@ describe('one abort signal shared by many queries', () => {
   it('emits no MaxListenersExceededWarning when 12 queries wait to retry at once under one budget signal (a storm group, Prometheus answering 503)', async () => {
     // The first 12 answers are held until all 12 queries arrived, so that all 12 wait for their retry together.
     const held: ServerResponse[] = [];
-    const answer = (res: ServerResponse) => json(503, { status: 'error', errorType: 'unavailable', error: 'starting' })({} as IncomingMessage, res);
+    const answer = (res: ServerResponse) =>
+      json(503, { status: 'error', errorType: 'unavailable', error: 'starting' })({} as IncomingMessage, res);
     const server = await serve((_req, res) => {
       if (held.length >= 12) return answer(res);
       held.push(res);
@@ -258,7 +353,9 @@ describe('one abort signal shared by many queries', () => {
     process.on('warning', onWarning);
     try {
       const budget = AbortSignal.timeout(60_000);
-      const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => client.instantQuery(`up{i="${i}"}`, { signal: budget })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 12 }, (_, i) => client.instantQuery(`up{i="${i}"}`, { signal: budget })),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(12).fill('rejected'));
       expect(server.received).toHaveLength(24);
       // Node emits process warnings on the next tick.

@@ -10,7 +10,14 @@ import { ENRICHERS } from '../../shared/enrich/kinds/index.js';
 import type { Enrichment, Signal } from '../../shared/enrich/types.js';
 import { createLogger, silentLogger } from '../../shared/core/logger.js';
 import * as alerts from '../fixtures/prometheus/alerts.js';
-import { close, listen, loadExchanges, requestKey, startReplayServer, type ReplayServer } from '../fixtures/prometheus/exchanges.js';
+import {
+  close,
+  listen,
+  loadExchanges,
+  requestKey,
+  startReplayServer,
+  type ReplayServer,
+} from '../fixtures/prometheus/exchanges.js';
 import { FLEET_END, GPU_CAPACITY_MIB, LEAK_MIB_PER_HOUR } from '../fixtures/prometheus/fleet.js';
 import * as scenario from '../fixtures/prometheus/scenario-alerts.js';
 import { SCENARIO_END } from '../fixtures/prometheus/scenarios.js';
@@ -41,7 +48,12 @@ async function replay(name: string): Promise<ReplayServer> {
  * once, and nothing else (`allSent: false`: only that nothing else was sent, for a group whose
  * remaining queries are cancelled when one fails).
  */
-async function enrichAgainst(name: string, group: Alert[], extra: Partial<EnrichDeps> = {}, allSent = true): Promise<Map<string, Enrichment>> {
+async function enrichAgainst(
+  name: string,
+  group: Alert[],
+  extra: Partial<EnrichDeps> = {},
+  allSent = true,
+): Promise<Map<string, Enrichment>> {
   const server = await replay(name);
   const result = await enrichAlerts(group, deps(server.url, extra));
   const recorded = loadExchanges(name);
@@ -74,12 +86,15 @@ describe('enrichAlerts per kind', () => {
     const s = signals(result, alert!.fingerprint);
     expect(s.kv_cache_usage_ratio).toMatchObject({ value: 0.97, atStart: 0.97, unit: 'ratio' });
     expect(s.kv_cache_usage_ratio!.query).toBe(
-      'max by (model_name, instance, job) (vllm:kv_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"} or vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"})',
+      'max by (model_name, instance, job) (vllm:kv_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm",model_name!=""} or vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm",model_name!=""})',
     );
     expect(s.preemptions_per_second).toMatchObject({ value: 0.5, unit: 'per_second' });
     expect(s.requests_running).toMatchObject({ value: 12, unit: 'count' });
     expect(s.requests_waiting!.value).toBe(80);
-    expect(enriched(result, alert!.fingerprint).likelyCause).toMatchObject({ rule: 'kv_cache_pressure', evidence: ['KV cache usage 97% (≥ 90%)', 'Preemptions 0.5/s (> 0/s)'] });
+    expect(enriched(result, alert!.fingerprint).likelyCause).toMatchObject({
+      rule: 'kv_cache_pressure',
+      evidence: ['KV cache usage 97% (≥ 90%)', 'Preemptions 0.5/s (> 0/s)'],
+    });
   });
 
   it('queue: one query per signal for the group, each alert matched to its own model', async () => {
@@ -87,8 +102,13 @@ describe('enrichAlerts per kind', () => {
     const result = await enrichAgainst('queue', [llama!, qwen!]);
     // Asked once for the group (the recorded exchange holds the group's query, model_name=~"llama…|qwen…");
     // each alert keeps and shows its own.
-    expect(signals(result, llama!.fingerprint).requests_waiting).toMatchObject({ value: 85, query: 'sum by (model_name) (vllm:num_requests_waiting{model_name="llama-3.1-70b"})' });
-    expect(signals(result, qwen!.fingerprint).requests_waiting!.query).toBe('sum by (model_name) (vllm:num_requests_waiting{model_name="qwen3-8b"})');
+    expect(signals(result, llama!.fingerprint).requests_waiting).toMatchObject({
+      value: 85,
+      query: 'sum by (model_name) (vllm:num_requests_waiting{model_name="llama-3.1-70b",model_name!=""})',
+    });
+    expect(signals(result, qwen!.fingerprint).requests_waiting!.query).toBe(
+      'sum by (model_name) (vllm:num_requests_waiting{model_name="qwen3-8b",model_name!=""})',
+    );
     expect(signals(result, llama!.fingerprint).requests_running!.value).toBe(30);
     expect(signals(result, qwen!.fingerprint).requests_waiting!.value).toBe(80);
     expect(signals(result, qwen!.fingerprint).requests_running!.value).toBe(12);
@@ -105,8 +125,19 @@ describe('enrichAlerts per kind', () => {
     const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak');
     const result = await enrichAgainst('gpu-memory', [alert!]);
     const { signals: values, trend, likelyCause } = enriched(result, alert!.fingerprint);
-    expect(values.map((v) => [v.name, v.value])).toEqual([['gpu_memory_used_mib', 24_200], ['gpu_memory_total_mib', GPU_CAPACITY_MIB]]);
-    expect(trend).toMatchObject({ usedMiB: 24_200, capacityMiB: GPU_CAPACITY_MIB, windowSeconds: 6 * 3600, points: 361, method: 'theil-sen', growing: true, series: 'DCGM_FI_DEV_FB_USED' });
+    expect(values.map((v) => [v.name, v.value])).toEqual([
+      ['gpu_memory_used_mib', 24_200],
+      ['gpu_memory_total_mib', GPU_CAPACITY_MIB],
+    ]);
+    expect(trend).toMatchObject({
+      usedMiB: 24_200,
+      capacityMiB: GPU_CAPACITY_MIB,
+      windowSeconds: 6 * 3600,
+      points: 361,
+      method: 'theil-sen',
+      growing: true,
+      series: 'DCGM_FI_DEV_FB_USED',
+    });
     expect(trend!.growthMiBPerHour).toBeCloseTo(LEAK_MIB_PER_HOUR, 6);
     expect(trend!.rSquared).toBeCloseTo(1, 6);
     expect(trend!.hoursToFull).toBeCloseTo((GPU_CAPACITY_MIB - 24_200) / LEAK_MIB_PER_HOUR, 4);
@@ -124,7 +155,12 @@ describe('enrichAlerts per kind', () => {
   it('latency: TTFT quantiles in seconds with their top bucket; NaN named as no requests; no data stays null', async () => {
     const result = await enrichAgainst('latency', [alerts.latencyAlert, alerts.idleLatencyAlert]);
     const busy = signals(result, alerts.latencyAlert.fingerprint);
-    expect(busy.ttft_p50_seconds).toMatchObject({ value: 1.4615384615384615, unit: 'seconds', topBucket: 5, nanMeans: 'no_requests' });
+    expect(busy.ttft_p50_seconds).toMatchObject({
+      value: 1.4615384615384615,
+      unit: 'seconds',
+      topBucket: 5,
+      nanMeans: 'no_requests',
+    });
     expect(busy.ttft_p95_seconds!.value).toBeCloseTo(2.5, 9);
     expect(busy.ttft_p99_seconds!.value).toBeCloseTo(4.5, 9);
     expect(busy.requests_waiting!.value).toBe(85);
@@ -144,7 +180,12 @@ describe('enrichAlerts per kind', () => {
     expect(s.failed_ratio!.value).toBeCloseTo(0.5 / 3.5, 9);
     // V1 creates finished_reason="abort" at 0 and never increments it: no signal may show it as 0.
     expect(Object.keys(s).filter((name) => name.includes('abort'))).toEqual([]);
-    expect(s['finished_per_second:error']).toMatchObject({ label: 'Finished (error)', value: 0.5, atStart: 0.5, unit: 'per_second' });
+    expect(s['finished_per_second:error']).toMatchObject({
+      label: 'Finished (error)',
+      value: 0.5,
+      atStart: 0.5,
+      unit: 'per_second',
+    });
     expect(s['finished_per_second:stop']!.value).toBe(3);
     expect(enriched(result, alerts.errorRateAlert.fingerprint).likelyCause).toBeUndefined();
   });
@@ -152,7 +193,12 @@ describe('enrichAlerts per kind', () => {
   it('unknown: the rule expression without its threshold, series matched to the alert labels; +Inf kept', async () => {
     const result = await enrichAgainst('unknown', [alerts.unknownAlert, alerts.infiniteAlert]);
     expect(signals(result, alerts.unknownAlert.fingerprint).expression_value).toEqual({
-      name: 'expression_value', label: 'Rule expression', value: 12, atStart: 12, unit: 'none', query: 'vllm:num_requests_running',
+      name: 'expression_value',
+      label: 'Rule expression',
+      value: 12,
+      atStart: 12,
+      unit: 'none',
+      query: 'vllm:num_requests_running',
     });
     expect(signals(result, alerts.infiniteAlert.fingerprint).expression_value!.value).toBe(Number.POSITIVE_INFINITY);
   });
@@ -167,15 +213,24 @@ describe('enrichAlerts per kind', () => {
 });
 
 describe('the six scenarios, replayed from their recording', () => {
-  const causes = (result: Map<string, Enrichment>, group: Alert[]) => group.map((a) => enriched(result, a.fingerprint).likelyCause?.rule ?? 'none');
+  const causes = (result: Map<string, Enrichment>, group: Alert[]) =>
+    group.map((a) => enriched(result, a.fingerprint).likelyCause?.rule ?? 'none');
 
   it('latency group (V0 and V1 names, different start times): queueing, prefill-bound, and silence on an idle model', async () => {
     const group = Object.values(scenario.latencyGroup);
-    expect(causes(await enrichAgainst('scenario-latency', group, { now: () => SCENARIO_END }), group)).toEqual(['queueing', 'prefill_bound', 'none']);
+    expect(causes(await enrichAgainst('scenario-latency', group, { now: () => SCENARIO_END }), group)).toEqual([
+      'queueing',
+      'prefill_bound',
+      'none',
+    ]);
   });
 
   it('KV-cache pressure', async () => {
-    expect(causes(await enrichAgainst('scenario-kv-cache', [scenario.kvAlert], { now: () => SCENARIO_END }), [scenario.kvAlert])).toEqual(['kv_cache_pressure']);
+    expect(
+      causes(await enrichAgainst('scenario-kv-cache', [scenario.kvAlert], { now: () => SCENARIO_END }), [
+        scenario.kvAlert,
+      ]),
+    ).toEqual(['kv_cache_pressure']);
   });
 
   it('GPU group: leak, flat, leak since a restart, sawtooth', async () => {
@@ -191,17 +246,29 @@ describe('enrichAlerts when Prometheus fails', () => {
     expect(result.get(alerts.badExpressionAlert.fingerprint)).toEqual({
       status: 'unavailable',
       kind: 'unknown',
-      reason: 'Prometheus error (HTTP 400, bad_data): invalid parameter "query": 1:30: parse error: unclosed left parenthesis',
+      reason:
+        'Prometheus error (HTTP 400, bad_data): invalid parameter "query": 1:30: parse error: unclosed left parenthesis',
+      reasonZh:
+        'Prometheus 返回错误（HTTP 400，bad_data）：invalid parameter "query": 1:30: parse error: unclosed left parenthesis',
       cause: 'prometheus_error',
     });
   });
 
   it('one alert that cannot be enriched does not hold back the rest of the group', async () => {
     const [alert] = alerts.webhookAlerts('firing-kv-cache-critical');
-    const bare = { ...alerts.ruleAlert({ alertname: 'InstanceDown', severity: 'critical' }, 'up == 0', 'd0d0d0d0d0d0d0d0'), generatorURL: '' };
+    const bare = {
+      ...alerts.ruleAlert({ alertname: 'InstanceDown', severity: 'critical' }, 'up == 0', 'd0d0d0d0d0d0d0d0'),
+      generatorURL: '',
+    };
     const result = await enrichAgainst('kv-cache', [alert!, bare]);
     expect(result.get(alert!.fingerprint)?.status).toBe('enriched');
-    expect(result.get(bare.fingerprint)).toEqual({ status: 'unavailable', kind: 'unknown', reason: 'the alert carries no rule expression (generatorURL g0.expr)', cause: 'no_query' });
+    expect(result.get(bare.fingerprint)).toEqual({
+      status: 'unavailable',
+      kind: 'unknown',
+      reason: 'the alert carries no rule expression (generatorURL g0.expr)',
+      reasonZh: '告警没有带规则表达式（generatorURL 的 g0.expr）',
+      cause: 'no_query',
+    });
   });
 
   it('a server that never answers: every alert unavailable once the budget is spent', async () => {
@@ -210,10 +277,14 @@ describe('enrichAlerts when Prometheus fails', () => {
     servers.push({ close: () => close(server) });
     const group = alerts.webhookAlerts('firing-queue-backlog-two-models');
     const result = await enrichAlerts(group, deps(url, { timeoutMs: 300 }));
-    expect([...result.values()]).toEqual([
-      { status: 'unavailable', kind: 'queue', reason: 'Prometheus did not answer within 300 ms', cause: 'timeout' },
-      { status: 'unavailable', kind: 'queue', reason: 'Prometheus did not answer within 300 ms', cause: 'timeout' },
-    ]);
+    const timedOut = {
+      status: 'unavailable',
+      kind: 'queue',
+      reason: 'Prometheus did not answer within 300 ms',
+      reasonZh: 'Prometheus 300 ms 内没有响应',
+      cause: 'timeout',
+    };
+    expect([...result.values()]).toEqual([timedOut, timedOut]);
   });
 
   it('a budget spent on our own work, every query answered, does not blame Prometheus', async () => {
@@ -221,22 +292,33 @@ describe('enrichAlerts when Prometheus fails', () => {
     // storm's thousands of alerts do, and after that waits on something that is not Prometheus.
     const server = createServer((req, res) => {
       const range = req.url?.includes('query_range');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: range ? 'matrix' : 'vector', result: [] } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 'success', data: { resultType: range ? 'matrix' : 'vector', result: [] } }));
     });
     const url = await listen(server);
     servers.push({ close: () => close(server) });
     const original = ENRICHERS.queue.enrich;
+    // The budget is long enough for loopback answers on a loaded machine; the CPU work outlasts it.
+    const budgetMs = 1000;
+    let started = 0;
     const spy = vi.spyOn(ENRICHERS.queue, 'enrich').mockImplementation(async (alert, ctx) => {
       const read = await original.call(ENRICHERS.queue, alert, ctx);
-      const until = Date.now() + 300;
-      while (Date.now() < until); // busy: the 100 ms budget runs out here
+      while (Date.now() < started + budgetMs + 100); // busy: the budget runs out here
       await new Promise((r) => setTimeout(r, 50));
       return read;
     });
     try {
       const [alert] = alerts.webhookAlerts('firing-queue-backlog-two-models');
-      const result = await enrichAlerts([alert!], deps(url, { timeoutMs: 100 }));
-      expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'queue', reason: 'enrichment did not finish within 100 ms (Prometheus had answered; this process was busy)', cause: 'timeout' });
+      started = Date.now();
+      const result = await enrichAlerts([alert!], deps(url, { timeoutMs: budgetMs }));
+      expect(result.get(alert!.fingerprint)).toEqual({
+        status: 'unavailable',
+        kind: 'queue',
+        reason: 'enrichment did not finish within 1 s (Prometheus had answered; this process was busy)',
+        reasonZh: '1 s 内没查完（Prometheus 已经返回，是本服务太忙）',
+        cause: 'timeout',
+      });
     } finally {
       spy.mockRestore();
     }
@@ -250,7 +332,9 @@ describe('enrichAlerts when Prometheus fails', () => {
     const server = createServer((req, res) => {
       asked++;
       const range = req.url?.includes('query_range');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: range ? 'matrix' : 'vector', result: [] } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 'success', data: { resultType: range ? 'matrix' : 'vector', result: [] } }));
     });
     const url = await listen(server);
     servers.push({ close: () => close(server) });
@@ -265,7 +349,14 @@ describe('enrichAlerts when Prometheus fails', () => {
     try {
       const [alert] = alerts.webhookAlerts('firing-queue-backlog-two-models');
       const result = await enrichAlerts([alert!], deps(url, { timeoutMs: 100 }));
-      expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'queue', reason: 'enrichment did not finish within 100 ms (this process was busy; a request to Prometheus was still open)', cause: 'timeout' });
+      expect(result.get(alert!.fingerprint)).toEqual({
+        status: 'unavailable',
+        kind: 'queue',
+        reason:
+          'enrichment did not finish within 100 ms (this process was busy; a request to Prometheus was still open)',
+        reasonZh: '100 ms 内没查完（本服务太忙，还有一个 Prometheus 请求没返回）',
+        cause: 'timeout',
+      });
       expect(asked).toBe(0); // Prometheus never even had the request
     } finally {
       spy.mockRestore();
@@ -276,13 +367,25 @@ describe('enrichAlerts when Prometheus fails', () => {
     const url = await closedPortUrl();
     const [alert] = alerts.webhookAlerts('firing-kv-cache-critical');
     const result = await enrichAlerts([alert!], deps(url));
-    expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'kv_cache', reason: 'Prometheus unreachable (ECONNREFUSED)', cause: 'network' });
+    expect(result.get(alert!.fingerprint)).toEqual({
+      status: 'unavailable',
+      kind: 'kv_cache',
+      reason: 'Prometheus unreachable (ECONNREFUSED)',
+      reasonZh: '连不上 Prometheus（ECONNREFUSED）',
+      cause: 'network',
+    });
   });
 
   it('PROMETHEUS_URL unset: unavailable without any request', async () => {
     const [alert] = alerts.webhookAlerts('firing-gpu-memory-leak');
     const result = await enrichAlerts([alert!], deps(undefined));
-    expect(result.get(alert!.fingerprint)).toEqual({ status: 'unavailable', kind: 'gpu_memory', reason: 'PROMETHEUS_URL not set', cause: 'not_configured' });
+    expect(result.get(alert!.fingerprint)).toEqual({
+      status: 'unavailable',
+      kind: 'gpu_memory',
+      reason: 'PROMETHEUS_URL not set',
+      reasonZh: '未设置 PROMETHEUS_URL',
+      cause: 'not_configured',
+    });
   });
 });
 
@@ -295,8 +398,8 @@ describe('enrichAlerts query economy', () => {
     const result = await enrichAgainst('kv-cache', [alert!, twin], { logger });
     expect(result.get(twin.fingerprint)).toEqual(result.get(alert!.fingerprint));
     const done = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'enrich.done');
-    // 4 vLLM signals and GPU utilization (DCGM matched by host), each now and when fired.
-    expect(done).toMatchObject({ level: 'debug', alerts: 2, queries: 10, queriesByKind: { kv_cache: 10 } });
+    // 4 vLLM signals and GPU utilization (DCGM matched by host), each now and when fired, and the servers' lookup.
+    expect(done).toMatchObject({ level: 'debug', alerts: 2, queries: 11, queriesByKind: { kv_cache: 11 } });
   });
 });
 

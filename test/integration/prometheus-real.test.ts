@@ -16,7 +16,13 @@ const SLOPE_MIB_PER_HOUR = 512;
 const CAPACITY_MIB = 81_559;
 const HOURS = 4;
 const INTERVAL_SECONDS = 15;
-const GPU = { Hostname: 'gpu-node-7', gpu: '3', UUID: 'GPU-0d9c3b1e-7a6f-4c2e-8b1d-5e4f3a2b1c0d', instance: '10.0.0.7:9400', job: 'dcgm' };
+const GPU = {
+  Hostname: 'gpu-node-7',
+  gpu: '3',
+  UUID: 'GPU-0d9c3b1e-7a6f-4c2e-8b1d-5e4f3a2b1c0d',
+  instance: '10.0.0.7:9400',
+  job: 'dcgm',
+};
 const OTHER_GPU = { ...GPU, gpu: '2', UUID: 'GPU-11111111-2222-3333-4444-555555555555' };
 
 /** The leaking GPU (with ±24 MiB of deterministic allocator noise) and a flat neighbour that must not be mixed in. */
@@ -24,10 +30,13 @@ function dcgmOpenMetrics(end: number): string {
   const start = end - HOURS * 3600;
   const used = (t: number) => Math.round(30_000 + (SLOPE_MIB_PER_HOUR * (t - start)) / 3600 + 24 * Math.sin(t / 97));
   const lines = ['# TYPE DCGM_FI_DEV_FB_USED gauge'];
-  for (let t = start; t <= end; t += INTERVAL_SECONDS) lines.push(openMetricsLine('DCGM_FI_DEV_FB_USED', GPU, used(t), t));
-  for (let t = start; t <= end; t += INTERVAL_SECONDS) lines.push(openMetricsLine('DCGM_FI_DEV_FB_USED', OTHER_GPU, 70_000, t));
+  for (let t = start; t <= end; t += INTERVAL_SECONDS)
+    lines.push(openMetricsLine('DCGM_FI_DEV_FB_USED', GPU, used(t), t));
+  for (let t = start; t <= end; t += INTERVAL_SECONDS)
+    lines.push(openMetricsLine('DCGM_FI_DEV_FB_USED', OTHER_GPU, 70_000, t));
   lines.push('# TYPE DCGM_FI_DEV_FB_FREE gauge');
-  for (let t = start; t <= end; t += INTERVAL_SECONDS) lines.push(openMetricsLine('DCGM_FI_DEV_FB_FREE', GPU, CAPACITY_MIB - used(t), t));
+  for (let t = start; t <= end; t += INTERVAL_SECONDS)
+    lines.push(openMetricsLine('DCGM_FI_DEV_FB_FREE', GPU, CAPACITY_MIB - used(t), t));
   lines.push('# EOF', '');
   return lines.join('\n');
 }
@@ -46,12 +55,21 @@ afterAll(async () => {
 
 describe('real Prometheus 2.42', () => {
   it('fits the leak within 5% of the generated growth', async () => {
-    const alert = ruleAlert({ alertname: 'GPUMemoryLeak', kind: 'gpu_memory', severity: 'warning', ...GPU }, 'deriv(DCGM_FI_DEV_FB_USED[30m]) * 3600 > 500', 'f00df00df00df00d');
+    const alert = ruleAlert(
+      { alertname: 'GPUMemoryLeak', kind: 'gpu_memory', severity: 'warning', ...GPU },
+      'deriv(DCGM_FI_DEV_FB_USED[30m]) * 3600 > 500',
+      'f00df00df00df00d',
+    );
     const result = await enrichAlerts([alert], {
-      prometheusUrl: prometheus.url, timeoutMs: 10_000, memoryTrendWindowHours: 3, logger: silentLogger, now: () => now,
+      prometheusUrl: prometheus.url,
+      timeoutMs: 10_000,
+      memoryTrendWindowHours: 3,
+      logger: silentLogger,
+      now: () => now,
     });
     const enrichment = result.get(alert.fingerprint);
-    if (enrichment?.status !== 'enriched' || !enrichment.trend) throw new Error(`no trend: ${JSON.stringify(enrichment)}`);
+    if (enrichment?.status !== 'enriched' || !enrichment.trend)
+      throw new Error(`no trend: ${JSON.stringify(enrichment)}`);
     const { trend, signals } = enrichment;
     expect(Math.abs(trend.growthMiBPerHour - SLOPE_MIB_PER_HOUR) / SLOPE_MIB_PER_HOUR).toBeLessThan(0.05);
     expect(trend.rSquared).toBeGreaterThan(0.99);
@@ -70,8 +88,13 @@ describe('real Prometheus 2.42', () => {
     const start = new Date(end.getTime() - rangeSeconds * 1000);
     const step = rangeStep(rangeSeconds, 1_000_000);
     expect(step).toBe(2);
-    await expect(client.rangeQuery('vector(1)', { start, end, step })).resolves.toMatchObject({ result: [{ metric: {} }] });
-    await expect(client.rangeQuery('vector(1)', { start, end, step: 1.99 })).rejects.toMatchObject({ errorType: 'bad_data', httpStatus: 400 });
+    await expect(client.rangeQuery('vector(1)', { start, end, step })).resolves.toMatchObject({
+      result: [{ metric: {} }],
+    });
+    await expect(client.rangeQuery('vector(1)', { start, end, step: 1.99 })).rejects.toMatchObject({
+      errorType: 'bad_data',
+      httpStatus: 400,
+    });
   });
 });
 
@@ -96,14 +119,25 @@ describe('batched queries on real Prometheus 2.42', () => {
     const start = new Date(now.getTime() - 3600_000);
     const ranges = await Promise.all(EXPRS.slice(0, 2).map((e) => batcher.range(e, start, now, 300)));
     expect(batcher.requests).toBe(2);
-    expect(ranges).toEqual((await Promise.all(EXPRS.slice(0, 2).map((e) => client.rangeQuery(e, { start, end: now, step: 300 })))).map((a) => a.result));
+    expect(ranges).toEqual(
+      (await Promise.all(EXPRS.slice(0, 2).map((e) => client.rangeQuery(e, { start, end: now, step: 300 })))).map(
+        (a) => a.result,
+      ),
+    );
   });
 
   it('an expression Prometheus refuses fails alone: the others answer from requests of their own', async () => {
     const client = new PrometheusClient(prometheus.url);
     const batcher = new QueryBatcher(client);
-    const answers = await Promise.allSettled([batcher.instant(EXPRS[0]!, now), batcher.instant('sum(DCGM_FI_DEV_FB_USED', now), batcher.instant('scalar(vector(1))', now)]);
-    expect(answers[0]).toMatchObject({ status: 'fulfilled', value: (await client.instantQuery(EXPRS[0]!, { time: now })).result });
+    const answers = await Promise.allSettled([
+      batcher.instant(EXPRS[0]!, now),
+      batcher.instant('sum(DCGM_FI_DEV_FB_USED', now),
+      batcher.instant('scalar(vector(1))', now),
+    ]);
+    expect(answers[0]).toMatchObject({
+      status: 'fulfilled',
+      value: (await client.instantQuery(EXPRS[0]!, { time: now })).result,
+    });
     expect(answers[1]).toMatchObject({ status: 'rejected', reason: { errorType: 'bad_data', httpStatus: 400 } });
     // A scalar cannot be tagged in a batch, but alone it answers as before.
     expect(answers[2]).toMatchObject({ status: 'fulfilled', value: [{ metric: {}, value: 1 }] });
@@ -113,10 +147,14 @@ describe('batched queries on real Prometheus 2.42', () => {
   it('instants at different times, and more expressions than one batch holds, go in separate requests', async () => {
     const batcher = new QueryBatcher(new PrometheusClient(prometheus.url));
     const earlier = new Date(now.getTime() - 600_000);
-    const many = Array.from({ length: MAX_BATCH_MEMBERS + 1 }, (_, i) => batcher.instant(`DCGM_FI_DEV_FB_USED{gpu="${i % 4}"}`, now));
+    const many = Array.from({ length: MAX_BATCH_MEMBERS + 1 }, (_, i) =>
+      batcher.instant(`DCGM_FI_DEV_FB_USED{gpu="${i % 4}"}`, now),
+    );
     const [last] = await Promise.all([batcher.instant('DCGM_FI_DEV_FB_USED{gpu="3"}', earlier), ...many]);
     expect(batcher.requests).toBe(3);
     expect(last).toHaveLength(1);
-    expect((await Promise.all(many)).map((r) => r.length)).toEqual(Array.from({ length: MAX_BATCH_MEMBERS + 1 }, (_, i) => (i % 4 >= 2 ? 1 : 0)));
+    expect((await Promise.all(many)).map((r) => r.length)).toEqual(
+      Array.from({ length: MAX_BATCH_MEMBERS + 1 }, (_, i) => (i % 4 >= 2 ? 1 : 0)),
+    );
   });
 });

@@ -12,7 +12,13 @@ import { createLogger, silentLogger } from '../../shared/core/logger.js';
 import { PrometheusClient } from '../../shared/prometheus/client.js';
 import { startPrometheus, type RunningPrometheus } from '../fixtures/prometheus/real-prometheus.js';
 import { gpuGroup, kvAlert, latencyGroup, rssAlert } from '../fixtures/prometheus/scenario-alerts.js';
-import { GPU_CAPACITY_MIB, GPU_SLOPES, RSS_MIB_PER_HOUR, SCENARIO_END, scenarioOpenMetrics } from '../fixtures/prometheus/scenarios.js';
+import {
+  GPU_CAPACITY_MIB,
+  GPU_SLOPES,
+  RSS_MIB_PER_HOUR,
+  SCENARIO_END,
+  scenarioOpenMetrics,
+} from '../fixtures/prometheus/scenarios.js';
 
 let prometheus: RunningPrometheus;
 
@@ -25,11 +31,21 @@ afterAll(async () => {
 });
 
 async function enrich(group: Alert[], extra: Partial<EnrichDeps> = {}): Promise<Map<string, Enrichment>> {
-  return enrichAlerts(group, { prometheusUrl: prometheus.url, timeoutMs: 10_000, memoryTrendWindowHours: 6, logger: silentLogger, now: () => SCENARIO_END, ...extra });
+  return enrichAlerts(group, {
+    prometheusUrl: prometheus.url,
+    timeoutMs: 10_000,
+    memoryTrendWindowHours: 6,
+    logger: silentLogger,
+    now: () => SCENARIO_END,
+    ...extra,
+  });
 }
 
 /** The enrichment of `alert` and its message as plain text. */
-function message(result: Map<string, Enrichment>, alert: Alert): { e: Extract<Enrichment, { status: 'enriched' }>; text: string } {
+function message(
+  result: Map<string, Enrichment>,
+  alert: Alert,
+): { e: Extract<Enrichment, { status: 'enriched' }>; text: string } {
   const e = result.get(alert.fingerprint);
   if (e?.status !== 'enriched') throw new Error(`not enriched: ${JSON.stringify(e)}`);
   return { e, text: alertLines({ ...alert, enrichment: e }, PLAIN).join('\n') };
@@ -66,7 +82,10 @@ describe('latency alerts of one group (fired at different times)', () => {
     expect(value(e, 'prompt_tokens_mean')!.value).toBeCloseTo(12_000, 6);
     expect(value(e, 'kv_cache_usage_ratio')!.value).toBe(0.5);
     expect(value(e, 'itl_p95_seconds')!.value).toBeGreaterThan(0);
-    expect(e.likelyCause).toMatchObject({ rule: 'prefill_bound', evidence: ['Requests waiting 0 (< 1)', 'Mean prompt (tokens) 12,000 (≥ 2,048)'] });
+    expect(e.likelyCause).toMatchObject({
+      rule: 'prefill_bound',
+      evidence: ['Requests waiting 0 (< 1)', 'Mean prompt (tokens) 12,000 (≥ 2,048)'],
+    });
     expect(text).toContain('--enable-chunked-prefill');
   });
 
@@ -79,11 +98,13 @@ describe('latency alerts of one group (fired at different times)', () => {
   });
 
   it('costs the same queries as one alert would: one per signal now, one range for the starts, one per histogram', () => {
-    // 18 vLLM signals now + one range each for the starts + 3 histograms' bucket bounds + GPU utilization (now, range).
-    expect(queries).toBe(41);
+    // 20 vLLM signals now + one range each for the starts + 3 histograms' bucket bounds + the servers'
+    // lookup + GPU utilization (now, range).
+    expect(queries).toBe(46);
   });
 
   it('sends those queries in two requests: the instant ones now together, the range ones together', () => {
+    // The servers' lookup finds the instances the alerts name: the GPU queries asked with them stand.
     expect(requests).toBe(2);
   });
 });

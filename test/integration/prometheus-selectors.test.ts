@@ -31,7 +31,12 @@ let now: Date;
 beforeAll(async () => {
   now = new Date();
   const t = Math.floor(now.getTime() / 1000) - 60;
-  const lines = [`# TYPE ${METRIC} gauge`, ...VALUES.map((v, i) => openMetricsLine(METRIC, { model_name: v, job: 'vllm' }, i, t)), '# EOF', ''];
+  const lines = [
+    `# TYPE ${METRIC} gauge`,
+    ...VALUES.map((v, i) => openMetricsLine(METRIC, { model_name: v, job: 'vllm' }, i, t)),
+    '# EOF',
+    '',
+  ];
   prometheus = await startPrometheus(lines.join('\n'));
   client = new PrometheusClient(prometheus.url);
 });
@@ -51,17 +56,41 @@ describe('selectors built from label values (real Prometheus)', () => {
   });
 
   it.each(VALUES.map((v) => [v]))('equality selects exactly %j', async (value) => {
-    expect(await selected(selector(METRIC, equalityMatchers({ model_name: value, job: 'vllm' }, ['model_name', 'job'])))).toEqual([value]);
+    expect(
+      await selected(selector(METRIC, equalityMatchers({ model_name: value, job: 'vllm' }, ['model_name', 'job']))),
+    ).toEqual([value]);
   });
 
   it('an alternation over several values selects exactly those, aggregated by the label', async () => {
     const some = VALUES.filter((_, i) => i % 2 === 1);
-    const expr = aggregate('sum', ['model_name'], selector(METRIC, groupMatchers(some.map((v) => ({ model_name: v })), ['model_name'])));
+    const expr = aggregate(
+      'sum',
+      ['model_name'],
+      selector(
+        METRIC,
+        groupMatchers(
+          some.map((v) => ({ model_name: v })),
+          ['model_name'],
+        ),
+      ),
+    );
     expect(await selected(expr)).toEqual([...some].sort());
-    expect(await selected(selector(METRIC, groupMatchers(VALUES.map((v) => ({ model_name: v })), ['model_name'])))).toEqual([...VALUES].sort());
+    expect(
+      await selected(
+        selector(
+          METRIC,
+          groupMatchers(
+            VALUES.map((v) => ({ model_name: v })),
+            ['model_name'],
+          ),
+        ),
+      ),
+    ).toEqual([...VALUES].sort());
   });
 
   it('Prometheus 2 refuses a quoted UTF-8 label name: Prometheus 3 syntax only', async () => {
-    await expect(client.instantQuery(selector(METRIC, equalityMatchers({ 'service.name': 'x' }, ['service.name'])), { time: now })).rejects.toMatchObject({ errorType: 'bad_data' });
+    await expect(
+      client.instantQuery(selector(METRIC, equalityMatchers({ 'service.name': 'x' }, ['service.name'])), { time: now }),
+    ).rejects.toMatchObject({ errorType: 'bad_data' });
   });
 });

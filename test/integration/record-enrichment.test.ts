@@ -12,7 +12,7 @@ import { verifyChartToken } from '../../shared/chart/token.js';
 import { Secret } from '../../shared/core/secret.js';
 import { ENRICHERS } from '../../shared/enrich/kinds/index.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { recordKey } from '../../shared/store/alert-record-items.js';
+import { recordKey } from '../../shared/store/keys.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { fixture } from '../helpers/fixtures.js';
 import { fakeContext } from '../unit/enrich/fake-context.js';
@@ -38,7 +38,8 @@ async function kvEnrichment(alert: Alert): Promise<Enrichment> {
 /** The kv-cache fixture, its rule `vllm:gpu_cache_usage_perc > 0.95` or, without a threshold, the bare metric. */
 function body(threshold: boolean) {
   const b = fixture('firing-kv-cache-critical');
-  if (!threshold) b.alerts[0]!.generatorURL = 'http://prometheus.example.com:9090/graph?g0.expr=vllm%3Agpu_cache_usage_perc&g0.tab=1';
+  if (!threshold)
+    b.alerts[0]!.generatorURL = 'http://prometheus.example.com:9090/graph?g0.expr=vllm%3Agpu_cache_usage_perc&g0.tab=1';
   return b;
 }
 
@@ -63,20 +64,23 @@ async function storedEnrichmentJson(h: AckHarness, fingerprint: string): Promise
 }
 
 describe('the enrichment an alert record keeps', () => {
-  it.each([true, false])('stores no rebuildable query, and the page shows the chart the message was sent with (rule threshold: %s)', async (threshold) => {
-    const b = body(threshold);
-    const alert = b.alerts[0]!;
-    const sent = await kvEnrichment(alert);
-    const h = await harness(new Map([[alert.fingerprint, sent]]));
-    expect((await h.webhook(b)).status).toBe(200);
-    const json = await storedEnrichmentJson(h, alert.fingerprint);
-    expect(json).not.toContain('"query"');
-    expect(json.length).toBeLessThan(JSON.stringify(sent).length / 2);
-    const { spec } = await pageChart(h);
-    const asSent = chartSpec({ ...alert, enrichment: sent })!;
-    expect(spec).toEqual(asSent);
-    expect(asSent.title).toBe('VLLMKVCacheNearlyFull · KV cache usage');
-  });
+  it.each([true, false])(
+    'stores no rebuildable query, and the page shows the chart the message was sent with (rule threshold: %s)',
+    async (threshold) => {
+      const b = body(threshold);
+      const alert = b.alerts[0]!;
+      const sent = await kvEnrichment(alert);
+      const h = await harness(new Map([[alert.fingerprint, sent]]));
+      expect((await h.webhook(b)).status).toBe(200);
+      const json = await storedEnrichmentJson(h, alert.fingerprint);
+      expect(json).not.toContain('"query"');
+      expect(json.length).toBeLessThan(JSON.stringify(sent).length / 2);
+      const { spec } = await pageChart(h);
+      const asSent = chartSpec({ ...alert, enrichment: sent })!;
+      expect(spec).toEqual(asSent);
+      expect(asSent.title).toBe('VLLMKVCacheNearlyFull · KV cache usage');
+    },
+  );
 
   it('reads a record written with every query (an earlier version), one of them no longer what the code builds, as it was stored', async () => {
     const b = body(false);
@@ -97,7 +101,11 @@ describe('the enrichment an alert record keeps', () => {
       }),
     );
     const { spec, html } = await pageChart(h);
-    expect(spec).toMatchObject({ query: 'max by (model_name) (vllm:gpu_cache_usage_perc{model_name="qwen3-8b"})', title: 'VLLMKVCacheNearlyFull · KV cache usage', unit: 'ratio' });
+    expect(spec).toMatchObject({
+      query: 'max by (model_name) (vllm:gpu_cache_usage_perc{model_name="qwen3-8b"})',
+      title: 'VLLMKVCacheNearlyFull · KV cache usage',
+      unit: 'ratio',
+    });
     expect(html).toContain('<strong>Requests running</strong>');
   });
 });

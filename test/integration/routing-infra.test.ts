@@ -61,11 +61,13 @@ default: { channels: [pager, audit, platform] }
     const stack = new LlmAlertPipelineStack(scratch.app, 'Routed', { routingFile: file });
     const template = Template.fromStack(stack);
     const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
-      (p) => p.Properties.PolicyDocument.Statement as { Effect: string; Action: string | string[]; Resource: unknown }[],
+      (p) =>
+        p.Properties.PolicyDocument.Statement as { Effect: string; Action: string | string[]; Resource: unknown }[],
     );
     expect(statements).toContainEqual({ Effect: 'Allow', Action: 'sns:Publish', Resource: AUDIT_TOPIC });
     template.hasOutput('RoutingSecretKeys', { Value: 'SLACK_PLATFORM_WEBHOOK_URL' });
-    const vars = Object.values(template.findResources('AWS::Lambda::Function'))[0]!.Properties.Environment.Variables as Record<string, unknown>;
+    const vars = Object.values(template.findResources('AWS::Lambda::Function'))[0]!.Properties.Environment
+      .Variables as Record<string, unknown>;
     expect(vars.ROUTING_FILE).toBe(LAMBDA_ROUTING_FILE);
     expect(Object.keys(vars)).not.toContain('SLACK_PLATFORM_WEBHOOK_URL');
     expect(JSON.stringify(template.toJSON())).not.toMatch(/hooks\.slack\.com|resolve:secretsmanager/);
@@ -73,8 +75,13 @@ default: { channels: [pager, audit, platform] }
 
   it('fails synth on a bad routing file, naming its line and field', () => {
     const file = join(dir, 'bad.yml');
-    writeFileSync(file, 'channels:\n  platform: { type: slack, webhookUrl: "https://hooks.slack.com/services/T/B/x" }\ndefault: { channels: [platform] }\n');
+    writeFileSync(
+      file,
+      'channels:\n  platform: { type: slack, webhookUrl: "https://hooks.slack.com/services/T/B/x" }\ndefault: { channels: [platform] }\n',
+    );
     expect(() => new LlmAlertPipelineStack(scratch.app, 'Bad', { routingFile: file })).toThrow(RoutingError);
-    expect(() => new LlmAlertPipelineStack(scratch.app, 'Bad2', { routingFile: file })).toThrow(/bad\.yml:2: channels\.platform\.webhookUrl/);
+    expect(() => new LlmAlertPipelineStack(scratch.app, 'Bad2', { routingFile: file })).toThrow(
+      /bad\.yml:2: channels\.platform\.webhookUrl/,
+    );
   });
 });

@@ -4,7 +4,7 @@
  * matcher becomes one route with `continue: true`, in both an Alertmanager config and our routing
  * file, so one `amtool` run per label set answers for every matcher at once; matchers that
  * Alertmanager refuses must make our routing file fail to load too. UTF-8 label names
- * (Alertmanager 0.27+) are beyond this amtool: test/unit/routing/matcher.test.ts covers them.
+ * (Alertmanager 0.27+) are beyond this amtool: test/unit/alertmanager/matchers.test.ts covers them.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,16 +112,25 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function writeConfigs(name: string, matcherLists: string[]): { alertmanager: string; routing: string } {
   const receivers = matcherLists.map((_, i) => `m${i}`);
   const alertmanager = join(dir, `${name}-alertmanager.yml`);
-  writeFileSync(alertmanager, stringify({
-    route: { receiver: 'default', routes: matcherLists.map((m, i) => ({ receiver: receivers[i], matchers: [m], continue: true })) },
-    receivers: ['default', ...receivers].map((r) => ({ name: r })),
-  }));
+  writeFileSync(
+    alertmanager,
+    stringify({
+      route: {
+        receiver: 'default',
+        routes: matcherLists.map((m, i) => ({ receiver: receivers[i], matchers: [m], continue: true })),
+      },
+      receivers: ['default', ...receivers].map((r) => ({ name: r })),
+    }),
+  );
   const routing = join(dir, `${name}-routing.yml`);
-  writeFileSync(routing, stringify({
-    channels: Object.fromEntries(['default', ...receivers].map((r) => [r, { type: 'console' }])),
-    routes: matcherLists.map((m, i) => ({ matchers: [m], channels: [receivers[i]], continue: true })),
-    default: { channels: ['default'] },
-  }));
+  writeFileSync(
+    routing,
+    stringify({
+      channels: Object.fromEntries(['default', ...receivers].map((r) => [r, { type: 'console' }])),
+      routes: matcherLists.map((m, i) => ({ matchers: [m], channels: [receivers[i]], continue: true })),
+      default: { channels: ['default'] },
+    }),
+  );
   return { alertmanager, routing };
 }
 
@@ -133,7 +142,7 @@ async function amtoolRoutes(config: string, labels: Record<string, string>): Pro
   return run.stdout.trim().split(',');
 }
 
-describe('routing decisions equal Alertmanager\'s (amtool config routes test)', () => {
+describe("routing decisions equal Alertmanager's (amtool config routes test)", () => {
   let configs: { alertmanager: string; routing: string };
   let route: RouteFn;
   beforeAll(() => {
@@ -152,7 +161,9 @@ describe('routing decisions equal Alertmanager\'s (amtool config routes test)', 
 
   it('the table is not trivial: every matcher but the empty ones holds for some label set and fails for another', () => {
     const decisions = LABEL_SETS.map((labels) => route(labels));
-    const trivial = MATCHERS.filter((_, i) => decisions.every((d) => d.includes(`m${i}`)) || decisions.every((d) => !d.includes(`m${i}`)));
+    const trivial = MATCHERS.filter(
+      (_, i) => decisions.every((d) => d.includes(`m${i}`)) || decisions.every((d) => !d.includes(`m${i}`)),
+    );
     expect(trivial).toEqual(['{}', '']);
   });
 });

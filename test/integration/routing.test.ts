@@ -16,7 +16,14 @@ import { ensureTable } from '../../shared/store/table.js';
 import { silentLogger } from '../../shared/core/logger.js';
 import { createDeps } from '../../shared/runtime/deps.js';
 import { fixture, fixtureText } from '../helpers/fixtures.js';
-import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './channels/platforms.js';
+import {
+  startFeishuPlatform,
+  startSlackPlatform,
+  startSnsPlatform,
+  type FeishuPlatform,
+  type SlackPlatform,
+  type SnsPlatform,
+} from './channels/platforms.js';
 
 const PAGER_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:llm-oncall';
 
@@ -56,7 +63,12 @@ beforeAll(async () => {
     startFeishuPlatform({ secret: 'qwen-signing-secret' }),
     startSnsPlatform(),
   ]);
-  client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  client = new SNSClient({
+    endpoint: sns.endpoint,
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  });
   dir = mkdtempSync(join(tmpdir(), 'routing-it-'));
   writeFileSync(join(dir, 'routing.yml'), ROUTING);
 });
@@ -85,11 +97,22 @@ beforeEach(async () => {
   app = createApp(config, createDeps(config, { dynamodb: db.client, sns: client }, silentLogger));
 });
 
-const post = (body: string) => app.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-const counts = () => ({ platform: platform.accepted.length, gpu: gpu.accepted.length, feishu: feishu.accepted.length, pager: sns.delivered.length });
+const post = (body: string) =>
+  app.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+const counts = () => ({
+  platform: platform.accepted.length,
+  gpu: gpu.accepted.length,
+  feishu: feishu.accepted.length,
+  pager: sns.delivered.length,
+});
 const delta = (before: ReturnType<typeof counts>) => {
   const now = counts();
-  return { platform: now.platform - before.platform, gpu: now.gpu - before.gpu, feishu: now.feishu - before.feishu, pager: now.pager - before.pager };
+  return {
+    platform: now.platform - before.platform,
+    gpu: now.gpu - before.gpu,
+    feishu: now.feishu - before.feishu,
+    pager: now.pager - before.pager,
+  };
 };
 
 describe('routing through the app', () => {
@@ -97,12 +120,18 @@ describe('routing through the app', () => {
     const before = counts();
     const res = await post(fixtureText('firing-kv-cache-critical'));
     expect(res.status).toBe(200);
-    expect(Object.keys(((await res.json()) as { channels: object }).channels).sort()).toEqual(['pager', 'platform-slack', 'qwen-feishu']);
+    expect(Object.keys(((await res.json()) as { channels: object }).channels).sort()).toEqual([
+      'pager',
+      'platform-slack',
+      'qwen-feishu',
+    ]);
     expect(delta(before)).toEqual({ platform: 1, gpu: 0, feishu: 1, pager: 1 });
     expect(feishu.accepted.at(-1)!.card.header.title.content).toBe('🔥 告警 · critical · VLLMKVCacheNearlyFull (1)');
     const pager = sns.delivered.at(-1)!;
     expect(pager.TopicArn).toBe(PAGER_TOPIC);
-    expect(JSON.parse(pager.Message!).sms).toBe('FIRING critical VLLMKVCacheNearlyFull (1): KV cache 97% full on qwen3-8b');
+    expect(JSON.parse(pager.Message!).sms).toBe(
+      'FIRING critical VLLMKVCacheNearlyFull (1): KV cache 97% full on qwen3-8b',
+    );
   });
 
   it('splits one group by route; a continue route that matched alone means no default (as in Alertmanager)', async () => {
@@ -110,7 +139,9 @@ describe('routing through the app', () => {
     await post(fixtureText('firing-queue-backlog-two-models'));
     expect(delta(before)).toEqual({ platform: 1, gpu: 0, feishu: 1, pager: 0 });
     // llama-3.1-70b matches no route: the default. qwen3-8b matches only the continue route: its team only.
-    expect(platform.accepted.at(-1)!.text).toBe('🔥 FIRING · warning · VLLMQueueBacklog (1)\nllama-3.1-70b: 85 requests waiting');
+    expect(platform.accepted.at(-1)!.text).toBe(
+      '🔥 FIRING · warning · VLLMQueueBacklog (1)\nllama-3.1-70b: 85 requests waiting',
+    );
     const feishuText = JSON.stringify(feishu.accepted.at(-1));
     expect(feishuText).toContain('qwen3-8b: 80 requests waiting');
     expect(feishuText).not.toContain('llama-3.1-70b');

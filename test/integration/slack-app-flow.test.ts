@@ -56,13 +56,27 @@ describe('Slack app: one message per alert group, updated in place', () => {
   });
 
   const webhook = (body: unknown) =>
-    app.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
+    app.request('/v1/alertmanager', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
+    });
   const audit = async (fingerprint: string) =>
-    (await (await app.request(`/v1/alerts/${fingerprint}`, { headers: { authorization: `Bearer ${WEBHOOK_TOKEN}` } })).json()) as { record?: { acknowledgement?: { by: string; channel: string } } };
+    (await (
+      await app.request(`/v1/alerts/${fingerprint}`, { headers: { authorization: `Bearer ${WEBHOOK_TOKEN}` } })
+    ).json()) as { record?: { acknowledgement?: { by: string; channel: string } } };
   const click = (token: string, headers: (body: string) => Record<string, string>) => {
-    const payload = { type: 'block_actions', user: { id: 'U0ALICE', username: 'alice', name: 'alice' }, actions: [{ action_id: 'acknowledge', block_id: 'b', value: token, type: 'button' }] };
+    const payload = {
+      type: 'block_actions',
+      user: { id: 'U0ALICE', username: 'alice', name: 'alice' },
+      actions: [{ action_id: 'acknowledge', block_id: 'b', value: token, type: 'button' }],
+    };
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-    return app.request('/v1/slack/interactions', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers(body) } });
+    return app.request('/v1/slack/interactions', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers(body) },
+    });
   };
   const signed =
     (timestamp: number, secret = SIGNING_SECRET) =>
@@ -76,8 +90,16 @@ describe('Slack app: one message per alert group, updated in place', () => {
     const fingerprint = firing.alerts[0]!.fingerprint;
     expect((await webhook(firing)).status).toBe(200);
     const [first] = slack.calls();
-    expect(first).toMatchObject({ method: 'chat.postMessage', authorization: `Bearer ${BOT_TOKEN}`, form: { channel: 'C0ALERTS01' } });
-    const button = (first!.blocks.find((b) => b.type === 'actions') as unknown as { elements: { action_id: string; value?: string }[] }).elements.find((e) => e.action_id === 'acknowledge')!;
+    expect(first).toMatchObject({
+      method: 'chat.postMessage',
+      authorization: `Bearer ${BOT_TOKEN}`,
+      form: { channel: 'C0ALERTS01' },
+    });
+    const button = (
+      first!.blocks.find((b) => b.type === 'actions') as unknown as {
+        elements: { action_id: string; value?: string }[];
+      }
+    ).elements.find((e) => e.action_id === 'acknowledge')!;
     const now = Math.floor(Date.now() / 1000);
 
     // Refused: wrong secret, old timestamp, no signature. Nothing acknowledged, nothing sent.
@@ -91,7 +113,11 @@ describe('Slack app: one message per alert group, updated in place', () => {
     expect(answer.status).toBe(200);
     expect((await audit(fingerprint)).record?.acknowledgement).toMatchObject({ by: 'alice', channel: 'slack' });
 
-    const resolved = { ...firing, status: 'resolved', alerts: firing.alerts.map((a) => ({ ...a, status: 'resolved', endsAt: '2026-11-30T12:30:00Z' })) };
+    const resolved = {
+      ...firing,
+      status: 'resolved',
+      alerts: firing.alerts.map((a) => ({ ...a, status: 'resolved', endsAt: '2026-11-30T12:30:00Z' })),
+    };
     expect((await webhook(resolved)).status).toBe(200);
 
     const calls = slack.calls();
@@ -107,7 +133,9 @@ describe('Slack app: one message per alert group, updated in place', () => {
     ]);
     for (const c of calls.slice(1)) expect(c.form.channel).toBe(SLACK_CHANNEL_ID);
     const state = (i: number) => (calls[i]!.blocks[1] as unknown as { elements: { text: string }[] }).elements[0]!.text;
-    expect(state(1)).toMatch(/^🔥 \*Firing\* \(1 alert\) · 👀 Acknowledged by alice at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(state(1)).toMatch(
+      /^🔥 \*Firing\* \(1 alert\) · 👀 Acknowledged by alice at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
+    );
     expect(state(3)).toMatch(/^✅ \*Resolved\* at 2026-11-30 12:30:00 UTC · 👀 Acknowledged by alice at /);
     expect(calls[2]!.form.text).toMatch(/ACKNOWLEDGED/);
     expect(calls[4]!.form.text).toMatch(/RESOLVED/);
@@ -118,17 +146,33 @@ describe('Slack app: one message per alert group, updated in place', () => {
 
   it('a payload that is not an Acknowledge click is answered 200 and changes nothing', async () => {
     const before = slack.calls().length;
-    const body = new URLSearchParams({ payload: JSON.stringify({ type: 'block_actions', user: { id: 'U1' }, actions: [{ action_id: 'acknowledge_page' }] }) }).toString();
-    const res = await app.request('/v1/slack/interactions', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...signed(Math.floor(Date.now() / 1000))(body) } });
+    const body = new URLSearchParams({
+      payload: JSON.stringify({
+        type: 'block_actions',
+        user: { id: 'U1' },
+        actions: [{ action_id: 'acknowledge_page' }],
+      }),
+    }).toString();
+    const res = await app.request('/v1/slack/interactions', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...signed(Math.floor(Date.now() / 1000))(body) },
+    });
     expect(res.status).toBe(200);
     expect(slack.calls()).toHaveLength(before);
   });
 
   it('a signed body without a payload is 400, logged as an error', async () => {
     const body = 'token=x';
-    const res = await app.request('/v1/slack/interactions', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...signed(Math.floor(Date.now() / 1000))(body) } });
+    const res = await app.request('/v1/slack/interactions', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...signed(Math.floor(Date.now() / 1000))(body) },
+    });
     expect(res.status).toBe(400);
-    expect(logs.some((l) => l.includes('slack interaction not understood') && l.includes('"level":"error"'))).toBe(true);
+    expect(logs.some((l) => l.includes('slack interaction not understood') && l.includes('"level":"error"'))).toBe(
+      true,
+    );
   });
 });
 
@@ -164,7 +208,11 @@ describe('Slack app: follow-ups after answering, and the escalation in the threa
   it('an unacknowledged critical alert escalates: the target gets it, the Slack message shows it and its thread says so', async () => {
     const body = fixture('firing-kv-cache-critical');
     body.groupKey = `${body.groupKey}#escalation`;
-    const res = await app.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
+    const res = await app.request('/v1/alertmanager', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
+    });
     expect(res.status).toBe(200);
     await pollUntil(
       async () => (slack.calls().length >= 3 ? true : undefined),
@@ -177,8 +225,14 @@ describe('Slack app: follow-ups after answering, and the escalation in the threa
     );
     const calls = slack.calls();
     const ts = calls[1]!.form.ts;
-    expect(calls.map((c) => `${c.method} ${c.form.ts ?? ''}|${c.form.thread_ts ?? ''}`)).toEqual(['chat.postMessage |', `chat.update ${ts}|`, `chat.postMessage |${ts}`]);
-    expect((calls[1]!.blocks[1] as unknown as { elements: { text: string }[] }).elements[0]!.text).toMatch(/^🔥 \*Firing\* \(1 alert\) · 📣 Escalated at /);
+    expect(calls.map((c) => `${c.method} ${c.form.ts ?? ''}|${c.form.thread_ts ?? ''}`)).toEqual([
+      'chat.postMessage |',
+      `chat.update ${ts}|`,
+      `chat.postMessage |${ts}`,
+    ]);
+    expect((calls[1]!.blocks[1] as unknown as { elements: { text: string }[] }).elements[0]!.text).toMatch(
+      /^🔥 \*Firing\* \(1 alert\) · 📣 Escalated at /,
+    );
     expect(calls[2]!.form.text).toMatch(/^🚨 UNACKNOWLEDGED/);
     expect(escalationTarget.requests).toHaveLength(1);
   });
@@ -187,17 +241,33 @@ describe('Slack app: follow-ups after answering, and the escalation in the threa
     const tasks: (() => Promise<void>)[] = [];
     deps.slackInteractions!.defer = (task) => void tasks.push(task);
     const body = fixture('firing-gpu-memory-leak');
-    const res = await app.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` } });
+    const res = await app.request('/v1/alertmanager', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
+    });
     expect(res.status).toBe(200);
     const first = slack.calls().at(-1)!;
-    const value = (first.blocks.find((b) => b.type === 'actions') as unknown as { elements: { action_id: string; value?: string }[] }).elements.find((e) => e.action_id === 'acknowledge')!.value!;
+    const value = (
+      first.blocks.find((b) => b.type === 'actions') as unknown as { elements: { action_id: string; value?: string }[] }
+    ).elements.find((e) => e.action_id === 'acknowledge')!.value!;
     const before = slack.calls().length;
-    const payload = new URLSearchParams({ payload: JSON.stringify({ type: 'block_actions', user: { id: 'U0BOB', username: 'bob' }, actions: [{ action_id: 'acknowledge', value }] }) }).toString();
+    const payload = new URLSearchParams({
+      payload: JSON.stringify({
+        type: 'block_actions',
+        user: { id: 'U0BOB', username: 'bob' },
+        actions: [{ action_id: 'acknowledge', value }],
+      }),
+    }).toString();
     const now = String(Math.floor(Date.now() / 1000));
     const answer = await app.request('/v1/slack/interactions', {
       method: 'POST',
       body: payload,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': now, 'x-slack-signature': slackSignature(new Secret(SIGNING_SECRET), now, payload) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': now,
+        'x-slack-signature': slackSignature(new Secret(SIGNING_SECRET), now, payload),
+      },
     });
     expect(answer.status).toBe(200);
     expect(tasks).toHaveLength(1);

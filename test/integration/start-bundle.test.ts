@@ -16,7 +16,8 @@ const run = promisify(execFile);
 
 /** package.json `start`'s node arguments (after `exec node`). */
 function startArgs(): string[] {
-  const start = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const start = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts
+    .start;
   return start.split(/exec node /)[1]!.split(' ');
 }
 
@@ -28,7 +29,13 @@ describe("npm start's bundle", () => {
     await run(process.execPath, ['scripts/build-start.mjs'], { cwd: ROOT, timeout: 60_000 });
     const child = spawn(process.execPath, startArgs(), {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', PORT: '0', HOST: '127.0.0.1' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        PORT: '0',
+        HOST: '127.0.0.1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
@@ -41,7 +48,12 @@ describe("npm start's bundle", () => {
       });
       child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
     });
-    const res = await fetch(url, { method: 'POST', body: fixtureText('firing-kv-cache-critical'), headers: { 'content-type': 'application/json' }, redirect: 'manual' });
+    const res = await fetch(url, {
+      method: 'POST',
+      body: fixtureText('firing-kv-cache-critical'),
+      headers: { 'content-type': 'application/json' },
+      redirect: 'manual',
+    });
     expect(res.status).toBe(200);
     // The console channel's box comes after its group's log lines: both go through one batched writer
     // (a box written at once, before the logs waiting in the batch, read as belonging to nothing).
@@ -63,14 +75,24 @@ describe("npm start's bundle", () => {
       const png = await r.renderMessagePng('heading', 'message');
       console.log(png[1] === 0x50 && png[2] === 0x4e && png[3] === 0x47 ? 'png' : 'not png');
       await r.renderChartPng({}).catch((e) => console.log(e.stack.split('\\n')[1]));`;
-    const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], { cwd: ROOT, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      timeout: 60_000,
+    });
     expect(stdout).toMatch(/^png\n\s+at .*shared\/chart\/render\.ts:\d+:\d+\)?$/m);
   }, 120_000);
   it('names the settings a feature still needs at start-up: PUBLIC_URL set without ACK_SECRET says ACK_SECRET', async () => {
     // Runs the bundle the test above built.
     const child = spawn(process.execPath, startArgs(), {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1:8080' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        PUBLIC_URL: 'http://127.0.0.1:8080',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);

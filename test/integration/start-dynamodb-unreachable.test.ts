@@ -1,31 +1,10 @@
 /**
  * `npm start` with `AWS_ENDPOINT_URL_DYNAMODB` pointing nowhere must stop with one line naming the
- * setting and what failed, not a stack trace that names neither (breakit finding).
+ * setting and what failed, not a stack trace that names neither; without a region or credentials (the SDK
+ * signs even DynamoDB Local's requests), the line says which to set.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Runs the `npm start` entry until it exits (at most 60 s); its exit code and everything it printed. */
-function runServer(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'functions/server.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
+import { runPipelineUntilExit as runServer } from '../helpers/pipeline-process.js';
 
 describe('npm start with an unreachable AWS_ENDPOINT_URL_DYNAMODB', () => {
   it('exits 1 with a line naming the setting and the network error, no stack trace', async () => {
@@ -41,5 +20,20 @@ describe('npm start with an unreachable AWS_ENDPOINT_URL_DYNAMODB', () => {
     expect(code, out).toBe(1);
     expect(out).toMatch(/^llm-alert-pipeline: AWS_ENDPOINT_URL_DYNAMODB: .*(ECONNREFUSED|not reachable)/m);
     expect(out).not.toMatch(/^\s+at /m);
+  }, 90_000);
+
+  it('needs no region or credentials to get that far: the line names the network error, not a missing setting', async () => {
+    // No region, no keys, an empty config file and no profile: a local endpoint takes placeholder ones.
+    const { code, out } = await runServer({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9',
+      AWS_CONFIG_FILE: '/dev/null',
+      AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
+    expect(code, out).toBe(1);
+    expect(out).toMatch(/^llm-alert-pipeline: AWS_ENDPOINT_URL_DYNAMODB: .*(ECONNREFUSED|not reachable)/m);
+    expect(out).not.toMatch(/set AWS_/);
   }, 90_000);
 });

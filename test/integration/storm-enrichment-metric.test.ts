@@ -6,11 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../shared/http/app.js';
 import type { Channel } from '../../shared/channels/channel.js';
-import { DynamoDbDedupeStore } from '../../shared/store/dedupe-dynamodb.js';
+import { testDeps } from '../helpers/pipeline-deps.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { ensureTable } from '../../shared/store/table.js';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { silentLogger } from '../../shared/core/logger.js';
 import { prometheusMetrics } from '../../shared/metrics/prometheus.js';
 import { Secret } from '../../shared/core/secret.js';
 import { stormWebhook } from './storm-webhook.js';
@@ -24,7 +23,13 @@ beforeAll(async () => {
 afterAll(() => db.close());
 
 const unavailable = async (scrape: () => Promise<{ body: string }>) =>
-  Object.fromEntries([...(await scrape()).body.matchAll(/^llm_alert_pipeline_enrichment_unavailable_total\{reason="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+  Object.fromEntries(
+    [
+      ...(await scrape()).body.matchAll(
+        /^llm_alert_pipeline_enrichment_unavailable_total\{reason="([^"]+)"\} (\d+)$/gm,
+      ),
+    ].map((m) => [m[1], Number(m[2])]),
+  );
 
 describe('enrichment_unavailable_total in a storm', () => {
   it('enriches a storm in one call and counts its unavailable alerts by their own reason', async () => {
@@ -34,20 +39,28 @@ describe('enrichment_unavailable_total in a storm', () => {
     const enriched: string[][] = [];
     const app = createApp(
       { webhookToken: new Secret(TOKEN) },
-      {
+      testDeps({
         metrics: prom.metrics,
-        store: new DynamoDbDedupeStore(db.client, { tableName: 'storm-metric', ttlSeconds: 3600 }),
+        table: { client: db.client, tableName: 'storm-metric' },
         channels: [channel],
         enrich: async (alerts) => {
           enriched.push(alerts.map((a) => a.fingerprint));
-          return new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test', cause: 'timeout' }]));
+          return new Map<string, Enrichment>(
+            alerts.map((a) => [
+              a.fingerprint,
+              { status: 'unavailable', kind: 'queue', reason: 'test', cause: 'timeout' },
+            ]),
+          );
         },
         delivery: { timeoutMs: 1000, retries: 0, budgetMs: 5000 },
-        logger: silentLogger,
-        now: () => Date.now(),
-      },
+      }),
     );
-    const post = (body: unknown) => app.request('/v1/alertmanager', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` } });
+    const post = (body: unknown) =>
+      app.request('/v1/alertmanager', {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      });
     expect((await post(stormWebhook(60))).status).toBe(200);
     expect(sent).toEqual([60]);
     expect(enriched.map((call) => call.length)).toEqual([60]);

@@ -10,14 +10,26 @@ import { SHIPPED_ALERTS } from '../helpers/notifications.js';
 /**
  * @param startsAt RFC 3339 start of every alert (one storm: they fire together)
  */
-export function stormWebhook(count: number, truncatedAlerts = 0, startsAt = '2026-11-29T12:42:23.143Z'): WebhookMessage {
+export function stormWebhook(
+  count: number,
+  truncatedAlerts = 0,
+  startsAt = '2026-11-29T12:42:23.143Z',
+): WebhookMessage {
   const alerts = Array.from({ length: count }, (_, i) => {
     const rule = SHIPPED_ALERTS[i % SHIPPED_ALERTS.length]!;
     const model = `model-${i % 12}`;
     const instance = `10.0.${Math.floor(i / 250)}.${i % 250}:8000`;
     return {
       status: 'firing' as const,
-      labels: { alertname: rule.alertname, severity: rule.severity, kind: rule.kind, cluster: 'prod-eu', job: 'vllm', model_name: model, instance },
+      labels: {
+        alertname: rule.alertname,
+        severity: rule.severity,
+        kind: rule.kind,
+        cluster: 'prod-eu',
+        job: 'vllm',
+        model_name: model,
+        instance,
+      },
       annotations: {
         summary: `${model}: ${rule.alertname} on ${instance}`,
         description: 'Part of a storm: many replicas crossed the threshold at once.',

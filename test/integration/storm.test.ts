@@ -12,7 +12,14 @@ import { loadConfig } from '../../shared/runtime/config.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { createLogger } from '../../shared/core/logger.js';
 import { createDeps } from '../../shared/runtime/deps.js';
-import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './channels/platforms.js';
+import {
+  startFeishuPlatform,
+  startSlackPlatform,
+  startSnsPlatform,
+  type FeishuPlatform,
+  type SlackPlatform,
+  type SnsPlatform,
+} from './channels/platforms.js';
 import { stormWebhook } from './storm-webhook.js';
 
 /** Alerts in the storm: over every channel's `digestAbove` and over the flap-tracking limit (50). */
@@ -25,8 +32,18 @@ let client: SNSClient;
 const events: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  [db, slack, feishu, sns] = await Promise.all([startLocalDynamoDb('storm-test'), startSlackPlatform(), startFeishuPlatform({ secret: 'storm-secret' }), startSnsPlatform()]);
-  client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  [db, slack, feishu, sns] = await Promise.all([
+    startLocalDynamoDb('storm-test'),
+    startSlackPlatform(),
+    startFeishuPlatform({ secret: 'storm-secret' }),
+    startSnsPlatform(),
+  ]);
+  client = new SNSClient({
+    endpoint: sns.endpoint,
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  });
 });
 afterAll(async () => {
   client.destroy();
@@ -55,7 +72,8 @@ describe('an alert storm (60 alerts)', () => {
     const deps = createDeps(config, { dynamodb: db.client, sns: client }, logger);
     const app = createApp(config, deps);
     const body = JSON.stringify(stormWebhook(STORM, 1497));
-    const post = () => app.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const post = () =>
+      app.request('/v1/alertmanager', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
 
     const first = await post();
     expect(first.status).toBe(200);
@@ -63,7 +81,11 @@ describe('an alert storm (60 alerts)', () => {
       received: STORM,
       notified: STORM,
       ok: true,
-      channels: { slack: { status: 'delivered', alerts: STORM }, feishu: { status: 'delivered', alerts: STORM }, sns: { status: 'delivered', alerts: STORM } },
+      channels: {
+        slack: { status: 'delivered', alerts: STORM },
+        feishu: { status: 'delivered', alerts: STORM },
+        sns: { status: 'delivered', alerts: STORM },
+      },
     });
     expect([slack.accepted.length, feishu.accepted.length, sns.delivered.length]).toEqual([1, 1, 1]);
 

@@ -58,9 +58,12 @@ export function parseMatchers(text: string): Matcher[] {
  */
 export function parseMatcher(text: string): Matcher {
   checkEncoding(text);
-  if (text.startsWith('{') || text.endsWith('}')) throw new MatcherSyntaxError(`${JSON.stringify(text)}: one matcher expected, without braces`);
+  if (text.startsWith('{') || text.endsWith('}'))
+    throw new MatcherSyntaxError(`${JSON.stringify(text)}: one matcher expected, without braces`);
   const single = parseClassicMatcher(text);
-  const classic = compileAll(typeof single === 'string' ? { ok: false, error: single } : { ok: true, matchers: [single] });
+  const classic = compileAll(
+    typeof single === 'string' ? { ok: false, error: single } : { ok: true, matchers: [single] },
+  );
   if (classic.ok) return classic.matchers[0]!;
   const utf8 = compileAll(parseUtf8Matchers(text));
   if (utf8.ok && utf8.matchers.length === 1) return utf8.matchers[0]!;
@@ -68,12 +71,15 @@ export function parseMatcher(text: string): Matcher {
 }
 
 function checkEncoding(text: string): void {
-  if (LONE_SURROGATE.test(text)) throw new MatcherSyntaxError(`${JSON.stringify(text)}: not valid UTF-8 (a lone surrogate)`);
+  if (LONE_SURROGATE.test(text))
+    throw new MatcherSyntaxError(`${JSON.stringify(text)}: not valid UTF-8 (a lone surrogate)`);
 }
 
 /** The classic reason; the UTF-8 one too when the classic grammar did not even see a matcher (likely UTF-8 syntax). */
 function explain(classic: string, utf8: string): string {
-  return classic.includes('is not a matcher') ? `${classic}; as a UTF-8 matcher (Alertmanager 0.27+): ${utf8}` : classic;
+  return classic.includes('is not a matcher')
+    ? `${classic}; as a UTF-8 matcher (Alertmanager 0.27+): ${utf8}`
+    : classic;
 }
 
 type Compiled = { ok: true; matchers: Matcher[] } | { ok: false; error: string };

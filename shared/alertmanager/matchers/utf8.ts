@@ -41,7 +41,8 @@ function lex(text: string): Token[] {
       i++;
     } else if (c === '=' || c === '!') {
       const next = chars[i + 1];
-      if (c === '!' && next !== '=' && next !== '~') throw new SyntaxProblem(`"!" at ${i + 1} must be followed by = or ~`);
+      if (c === '!' && next !== '=' && next !== '~')
+        throw new SyntaxProblem(`"!" at ${i + 1} must be followed by = or ~`);
       const two = next === '~' || (c === '!' && next === '=');
       tokens.push({ kind: 'op', text: two ? c + next : c });
       i += two ? 2 : 1;
@@ -74,7 +75,8 @@ function parseTokens(tokens: Token[]): MatcherText[] {
     i += 3;
     const after = peek();
     if (after?.kind === ',') i++;
-    else if (after && after.kind !== '}') throw new SyntaxProblem(`unexpected ${after.text}: expected a comma or close brace`);
+    else if (after && after.kind !== '}')
+      throw new SyntaxProblem(`unexpected ${after.text}: expected a comma or close brace`);
   }
   if (braced && peek()?.kind !== '}') throw new SyntaxProblem('expected close brace');
   if (!braced && peek()?.kind === '}') throw new SyntaxProblem('}: expected opening brace');
@@ -84,9 +86,14 @@ function parseTokens(tokens: Token[]): MatcherText[] {
 }
 
 function parseMatcher([name, op, value]: Token[]): MatcherText {
-  if (!name || (name.kind !== 'quoted' && name.kind !== 'unquoted')) throw new SyntaxProblem(`${name ? `unexpected ${name.text}: ` : ''}expected label name`);
-  if (op?.kind !== 'op') throw new SyntaxProblem(`${op ? `unexpected ${op.text}: ` : ''}expected an operator such as '=', '!=', '=~' or '!~'`);
-  if (!value || (value.kind !== 'quoted' && value.kind !== 'unquoted')) throw new SyntaxProblem(`${value ? `unexpected ${value.text}: ` : ''}expected label value`);
+  if (!name || (name.kind !== 'quoted' && name.kind !== 'unquoted'))
+    throw new SyntaxProblem(`${name ? `unexpected ${name.text}: ` : ''}expected label name`);
+  if (op?.kind !== 'op')
+    throw new SyntaxProblem(
+      `${op ? `unexpected ${op.text}: ` : ''}expected an operator such as '=', '!=', '=~' or '!~'`,
+    );
+  if (!value || (value.kind !== 'quoted' && value.kind !== 'unquoted'))
+    throw new SyntaxProblem(`${value ? `unexpected ${value.text}: ` : ''}expected label value`);
   return { name: unquote(name), type: op.text as MatchType, value: unquote(value) };
 }
 
@@ -97,7 +104,17 @@ function unquote(token: Token): string {
   return value;
 }
 
-const SIMPLE_ESCAPES: Readonly<Record<string, number>> = { a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 92, '"': 34 };
+const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
+  a: 7,
+  b: 8,
+  f: 12,
+  n: 10,
+  r: 13,
+  t: 9,
+  v: 11,
+  '\\': 92,
+  '"': 34,
+};
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**

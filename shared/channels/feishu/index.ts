@@ -11,15 +11,29 @@
  */
 import { createHmac } from 'node:crypto';
 import type { EnrichedAlert } from '../../enrich/types.js';
+import { severityLevel } from '../../alertmanager/severity.js';
 import type { Notification } from '../../render/notification.js';
 import { cutAlert, REDUCED_FIELD_BYTES } from '../../render/reduce.js';
 import { redactedExcerpt, type Secret } from '../../core/secret.js';
-import { alertLines, alertLinks, isFiringAgain, headline, headlineText, type Link, moreAlertsText, PLAIN, acknowledgeLink, followUpLines } from '../../render/content.js';
+import {
+  alertLines,
+  alertLinks,
+  isFiringAgain,
+  headline,
+  headlineText,
+  type Link,
+  moreAlertsText,
+  PLAIN,
+  acknowledgeLink,
+  followUpLines,
+} from '../../render/content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from '../../render/digest.js';
 import { postJson } from '../http.js';
 import { linkLabel, type Locale } from '../../render/locale.js';
 import { truncateChars } from '../../core/truncate.js';
 import { ContentRefusedError, DeliveryError, type Channel } from '../channel.js';
+import { mentionsToShow, type Mention } from '../mentions.js';
+import { withKeyword } from './keyword.js';
 
 /** Request body size, bytes. @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot */
 export const FEISHU_MAX_BODY_BYTES = 20 * 1024;
@@ -41,8 +55,8 @@ const FEISHU_BAD_REQUEST = { code: 9499, msg: /^bad request/i };
  * @see https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot
  */
 export const FEISHU_CONFIGURATION_CODES: ReadonlyMap<number, string> = new Map([
-  [19021, 'signature check failed: check the signing secret and this host\'s clock'],
-  [19024, 'keyword check failed: the bot\'s keyword security setting rejects this message'],
+  [19021, "signature check failed: check the signing secret and this host's clock"],
+  [19024, "keyword check failed: the bot's keyword security setting rejects this message"],
 ]);
 /** Our cap on one alert's text, characters: the same budget as a Slack section, so both show the same. */
 export const FEISHU_MAX_ALERT_CHARS = 3000;
@@ -59,7 +73,9 @@ export type FeishuElement =
   | { tag: 'div'; text: PlainText }
   | { tag: 'action'; actions: { tag: 'button'; text: PlainText; type: 'default' | 'primary'; url: string }[] }
   | { tag: 'hr' }
-  | { tag: 'note'; elements: PlainText[] };
+  | { tag: 'note'; elements: PlainText[] }
+  /** Only ever the `<at>` tags of configured mentions (`feishuMentionElement`): alert text is never markdown. */
+  | { tag: 'markdown'; content: string };
 
 /** The webhook body; `timestamp` (epoch seconds, string) and `sign` only when a secret is configured. */
 export interface FeishuMessage {
@@ -73,33 +89,76 @@ export interface FeishuMessage {
   };
 }
 
-/** Header colour: resolved → green, critical → red, warning → orange, anything else → blue. */
+/** How a Feishu card is rendered: the render options, and the custom bot's security keyword. */
+export type FeishuRenderOptions = RenderOptions & { keyword?: string };
+
+/**
+ * Header colour: resolved → green; firing by the severity's level (`alertmanager/severity.ts`: `P1`,
+ * `Critical` are critical): critical and error → red, warning → orange, anything else → blue.
+ */
 export function headerTemplate(status: Notification['status'], severity: string): Template {
   if (status === 'resolved') return 'green';
-  if (severity === 'critical') return 'red';
-  if (severity === 'warning') return 'orange';
+  const level = severityLevel(severity);
+  if (level === 'critical' || level === 'error') return 'red';
+  if (level === 'warning') return 'orange';
   return 'blue';
 }
 
 const buttons = (links: Link[], locale: Locale): FeishuElement[] =>
   links.length
-    ? [{ tag: 'action', actions: links.map((link) => ({ tag: 'button' as const, text: { tag: 'plain_text' as const, content: linkLabel(link.label, locale) }, type: 'default' as const, url: link.url })) }]
+    ? [
+        {
+          tag: 'action',
+          actions: links.map((link) => ({
+            tag: 'button' as const,
+            text: { tag: 'plain_text' as const, content: linkLabel(link.label, locale) },
+            type: 'default' as const,
+            url: link.url,
+          })),
+        },
+      ]
     : [];
 
-const div = (content: string): FeishuElement => ({ tag: 'div', text: { tag: 'plain_text', content: truncateChars(content, FEISHU_MAX_ALERT_CHARS) } });
-const note = (text: string): FeishuElement[] => (text ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: text }] }] : []);
+const div = (content: string): FeishuElement => ({
+  tag: 'div',
+  text: { tag: 'plain_text', content: truncateChars(content, FEISHU_MAX_ALERT_CHARS) },
+});
+const note = (text: string): FeishuElement[] =>
+  text ? [{ tag: 'note', elements: [{ tag: 'plain_text', content: text }] }] : [];
 
-function alertElements(notification: Notification, alert: EnrichedAlert, first: boolean, locale: Locale): FeishuElement[] {
-  const lines = alertLines(alert, PLAIN, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification), maxChars: FEISHU_MAX_ALERT_CHARS });
+function alertElements(
+  notification: Notification,
+  alert: EnrichedAlert,
+  first: boolean,
+  locale: Locale,
+): FeishuElement[] {
+  const lines = alertLines(alert, PLAIN, {
+    locale,
+    flapping: notification.flapping?.[alert.fingerprint],
+    firingAgain: isFiringAgain(alert, notification),
+    maxChars: FEISHU_MAX_ALERT_CHARS,
+  });
   const elements: FeishuElement[] = first ? [] : [{ tag: 'hr' }];
-  elements.push(div(lines.join('\n')), ...buttons(alertLinks(alert, notification.externalURL, notification.grafanaUrl), locale));
+  elements.push(
+    div(lines.join('\n')),
+    ...buttons(alertLinks(alert, notification.externalURL, notification.grafanaUrl), locale),
+  );
   return elements;
 }
 
 /** The signed Acknowledge link as a primary button: a custom bot cannot receive callbacks, so a link it is. */
 function acknowledgeButton(notification: Notification, locale: Locale): FeishuElement[] {
   const link = acknowledgeLink(notification, locale);
-  return link ? [{ tag: 'action', actions: [{ tag: 'button', text: { tag: 'plain_text', content: link.label }, type: 'primary', url: link.url }] }] : [];
+  return link
+    ? [
+        {
+          tag: 'action',
+          actions: [
+            { tag: 'button', text: { tag: 'plain_text', content: link.label }, type: 'primary', url: link.url },
+          ],
+        },
+      ]
+    : [];
 }
 
 /** UTF-8 size of the JSON body, bytes (Feishu's limit is in bytes: one CJK character is 3). */
@@ -111,7 +170,10 @@ interface Sized {
   bytes: number;
   count: number;
 }
-const sized = (elements: FeishuElement[]): Sized => ({ bytes: elements.reduce((sum, e) => sum + jsonBytes(e), 0), count: elements.length });
+const sized = (elements: FeishuElement[]): Sized => ({
+  bytes: elements.reduce((sum, e) => sum + jsonBytes(e), 0),
+  count: elements.length,
+});
 const plus = (a: Sized, b: Sized): Sized => ({ bytes: a.bytes + b.bytes, count: a.count + b.count });
 
 /**
@@ -119,7 +181,7 @@ const plus = (a: Sized, b: Sized): Sized => ({ bytes: a.bytes + b.bytes, count: 
  * JSON is the card with no elements plus each element's JSON and a comma between two (`JSON.stringify`
  * adds no whitespace), so the sum is exactly {@link jsonBytes} of the card. Trying each alert against
  * the whole card serialised was O(alerts²): ~0.75 MB allocated for a 10-alert card, ~10 % of what a
- * 10-alert group allocates in `npm start` (issue #10).
+ * 10-alert group allocates in `npm start`.
  */
 function cardFits(title: string, template: Template): (...parts: Sized[]) => boolean {
   const empty = jsonBytes(card(title, template, []));
@@ -130,7 +192,14 @@ function cardFits(title: string, template: Template): (...parts: Sized[]) => boo
 }
 
 function card(title: string, template: Template, elements: FeishuElement[]): FeishuMessage {
-  return { msg_type: 'interactive', card: { config: { wide_screen_mode: true }, header: { title: { tag: 'plain_text', content: truncateChars(title, FEISHU_MAX_TITLE_CHARS) }, template }, elements } };
+  return {
+    msg_type: 'interactive',
+    card: {
+      config: { wide_screen_mode: true },
+      header: { title: { tag: 'plain_text', content: truncateChars(title, FEISHU_MAX_TITLE_CHARS) }, template },
+      elements,
+    },
+  };
 }
 
 /**
@@ -139,17 +208,23 @@ function card(title: string, template: Template, elements: FeishuElement[]): Fei
  * signature (an alert too big on its own is shown reduced); a note says how many are left out and
  * how many Alertmanager did not include.
  * @param options.locale default `zh-CN`
+ * @param options.keyword the bot's security keyword: in every card's title (`keyword.ts`)
  */
-export function renderFeishu(notification: Notification, options: RenderOptions = {}): FeishuMessage {
+export function renderFeishu(notification: Notification, options: FeishuRenderOptions = {}): FeishuMessage {
   const locale = options.locale ?? 'zh-CN';
+  // The keyword must survive the title's cut: looked for in the cut title, put first when absent.
+  const titled = (title: string) => withKeyword(truncateChars(title, FEISHU_MAX_TITLE_CHARS), options.keyword, locale);
   const h = headline(notification);
   const template = headerTemplate(h.status, h.severity);
-  if (notification.kind === 'acknowledged') return card(headlineText(h, locale), 'blue', [div(followUpLines(notification, PLAIN, locale).join('\n'))]);
-  if (isStorm(notification, options.digestAbove)) return renderFeishuDigest(notification, template, locale);
+  if (notification.kind === 'acknowledged')
+    return card(titled(headlineText(h, locale)), 'blue', [div(followUpLines(notification, PLAIN, locale).join('\n'))]);
+  if (isStorm(notification, options.digestAbove))
+    return renderFeishuDigest(notification, template, locale, titled(digestTitle(notification, locale)));
   const total = notification.alerts.length;
-  const more = (shown: number) => note(moreAlertsText(total - shown, { truncated: notification.truncatedAlerts, locale }));
+  const more = (shown: number) =>
+    note(moreAlertsText(total - shown, { truncated: notification.truncatedAlerts, locale }));
   const ack = acknowledgeButton(notification, locale);
-  const title = headlineText(h, locale);
+  const title = titled(headlineText(h, locale));
   // `build(elements, shown)` fits when `fitting(ackSize, sized(elements), sized(more(shown)))` does.
   const fitting = cardFits(title, template);
   const ackSize = sized(ack);
@@ -176,10 +251,15 @@ export function renderFeishu(notification: Notification, options: RenderOptions 
 }
 
 /** The storm digest; top alerts are dropped from the end while the body is over the byte limit. */
-function renderFeishuDigest(notification: Notification, template: Template, locale: Locale): FeishuMessage {
+function renderFeishuDigest(
+  notification: Notification,
+  template: Template,
+  locale: Locale,
+  title: string,
+): FeishuMessage {
   const d = digestText(notification, PLAIN, locale);
   const build = (top: string[]) =>
-    card(digestTitle(notification, locale), template, [
+    card(title, template, [
       ...acknowledgeButton(notification, locale),
       div([...d.summary, ...d.counts, ...d.cause].join('\n')),
       { tag: 'hr' },
@@ -211,12 +291,17 @@ function parseReply(body: string): { code: unknown; msg: string } | undefined {
     return undefined;
   }
   if (reply === null || typeof reply !== 'object') return undefined;
-  return { code: typeof reply.code === 'number' ? reply.code : reply.StatusCode, msg: String(reply.msg ?? reply.StatusMessage ?? '') };
+  return {
+    code: typeof reply.code === 'number' ? reply.code : reply.StatusCode,
+    msg: String(reply.msg ?? reply.StatusMessage ?? ''),
+  };
 }
 
 /** `9499` is both a rate limit (`too many request`) and `Bad Request…`: only the latter refuses the content. */
-const isBadRequest = (r: { code: unknown; msg: string }) => r.code === FEISHU_BAD_REQUEST.code && FEISHU_BAD_REQUEST.msg.test(r.msg);
-const isRateLimit = (r: { code: unknown; msg: string }) => typeof r.code === 'number' && FEISHU_RATE_LIMIT_CODES.has(r.code) && !isBadRequest(r);
+const isBadRequest = (r: { code: unknown; msg: string }) =>
+  r.code === FEISHU_BAD_REQUEST.code && FEISHU_BAD_REQUEST.msg.test(r.msg);
+const isRateLimit = (r: { code: unknown; msg: string }) =>
+  typeof r.code === 'number' && FEISHU_RATE_LIMIT_CODES.has(r.code) && !isBadRequest(r);
 
 /**
  * Reads Feishu's reply: HTTP 200 with `code` 0 is success, anything else a {@link DeliveryError}:
@@ -234,7 +319,12 @@ export function checkFeishuReply(name: string, body: string): void {
   const configuration = typeof code === 'number' ? FEISHU_CONFIGURATION_CODES.get(code) : undefined;
   const detail = configuration ? ` (configuration error: ${configuration})` : '';
   const rateLimited = isRateLimit(reply);
-  throw new DeliveryError(`${name}: code ${String(code)}: ${msg}${detail}`, rateLimited, undefined, rateLimited ? 'rate_limited' : 'platform_error');
+  throw new DeliveryError(
+    `${name}: code ${String(code)}: ${msg}${detail}`,
+    rateLimited,
+    undefined,
+    rateLimited ? 'rate_limited' : 'platform_error',
+  );
 }
 
 /** Longest `msg` quoted in an error, characters. */
@@ -259,16 +349,34 @@ function rateLimited(_status: number, body: string): boolean {
  * @param options.secret the bot's signing secret; when set, `timestamp` and `sign` are added
  * @param options.now clock for the signature timestamp
  * @param options.name the instance name recorded in the ledger; default `feishu`
+ * @param options.mention the instance's `mention` entries (ids and `@all`: a custom bot cannot look up emails)
  * @param options.locale default `zh-CN`
+ * @param options.keyword the bot's keyword (keyword security): every card carries it
  */
-export function createFeishuChannel(options: { webhookUrl: Secret; secret?: Secret; now?: () => Date; name?: string } & RenderOptions): Channel {
+export function createFeishuChannel(
+  options: {
+    webhookUrl: Secret;
+    secret?: Secret;
+    now?: () => Date;
+    name?: string;
+    mention?: string[];
+  } & FeishuRenderOptions,
+): Channel {
   const now = options.now ?? (() => new Date());
   const name = options.name ?? 'feishu';
-  const render: RenderOptions = { locale: options.locale ?? 'zh-CN', digestAbove: options.digestAbove };
+  const render: FeishuRenderOptions = {
+    locale: options.locale ?? 'zh-CN',
+    digestAbove: options.digestAbove,
+    keyword: options.keyword,
+  };
   return {
     name,
+    locale: render.locale,
     async send(notification, signal) {
-      let body: FeishuMessage = renderFeishu(notification, render);
+      let body: FeishuMessage = withMentions(
+        renderFeishu(notification, render),
+        feishuMentionElement(mentionsToShow(notification, 'feishu-bot', options.mention), new Map()),
+      );
       if (options.secret) {
         const timestamp = Math.floor(now().getTime() / 1000);
         body = { timestamp: String(timestamp), sign: feishuSign(options.secret.reveal(), timestamp), ...body };
@@ -277,4 +385,28 @@ export function createFeishuChannel(options: { webhookUrl: Secret; secret?: Secr
       checkFeishuReply(name, reply.body);
     },
   };
+}
+
+/** The card with the `<at>` element first; unchanged without one. */
+function withMentions(message: FeishuMessage, mention: FeishuElement | undefined): FeishuMessage {
+  return mention ? { ...message, card: { ...message.card, elements: [mention, ...message.card.elements] } } : message;
+}
+
+/**
+ * The `<at>` tags of the mentions in a `markdown` element (ids from configuration only, each checked by
+ * `shared/channels/mentions.ts`, so nothing in them is markdown); an email is its open_id when `openIds`
+ * has it, else `<at email=…>` (which only an app's cards render). `undefined` when there are none.
+ */
+export function feishuMentionElement(
+  mentions: Mention[],
+  openIds: ReadonlyMap<string, string>,
+): FeishuElement | undefined {
+  const tags = mentions.flatMap((m) => {
+    if (m.kind === 'feishu-open-id' || m.kind === 'feishu-user-id') return [`<at id=${m.id}></at>`];
+    if (m.kind === 'all') return ['<at id=all></at>'];
+    if (m.kind !== 'email') return [];
+    const id = openIds.get(m.email);
+    return [id ? `<at id=${id}></at>` : `<at email=${m.email}></at>`];
+  });
+  return tags.length ? { tag: 'markdown', content: tags.join(' ') } : undefined;
 }

@@ -5,7 +5,7 @@
  * tree, so restarts, Alertmanager retries and HA peers all name the same PagerDuty alert.
  *
  * One key per *announcement* of a firing: the occurrence (`fingerprint` + `startsAt`) and its
- * generation (`shared/dedupe/occurrence.ts`: ≥ 1 when the same occurrence fires again after its
+ * generation (`shared/store/occurrence.ts`: ≥ 1 when the same occurrence fires again after its
  * resolve was announced). PagerDuty opens a new alert for a `trigger` whose key's alert is resolved
  * anyway; the generation matters when that resolve never reached PagerDuty, or the old alert was
  * acknowledged: a re-fire under the old key would land on the acknowledged alert, and
@@ -33,7 +33,9 @@ function normalisedTime(rfc3339: string): string {
  * @param generation the event's generation; absent or 0 for the first firing of the occurrence
  */
 export function alertDedupKey(alert: { fingerprint: string; startsAt: string }, generation = 0): string {
-  const key = [alert.fingerprint, normalisedTime(alert.startsAt), ...(generation > 0 ? [String(generation)] : [])].join('/');
+  const key = [alert.fingerprint, normalisedTime(alert.startsAt), ...(generation > 0 ? [String(generation)] : [])].join(
+    '/',
+  );
   return key.length <= PAGERDUTY_MAX_DEDUP_KEY_CHARS ? key : `sha256:${sha256(key)}`;
 }
 

@@ -13,7 +13,8 @@
  * - Any other status (a wrong `PAGERDUTY_EVENTS_URL`: 404; a redirect): permanent, a configuration error.
  * PagerDuty's events are idempotent per `dedup_key` (a repeated `trigger` adds a log entry to the open
  * alert, a repeated `resolve` is dropped), so a retry may repeat one; still, what PagerDuty answered
- * to each event is remembered for the notification's retries ({@link Progress}).
+ * to each event is remembered for the notification's retries ({@link Progress}). A storm's alerts follow
+ * the storm's one PagerDuty alert (`storms.ts`).
  * @see https://developer.pagerduty.com/docs/events-api-v2/overview/#response-codes--retry-logic
  * @see https://developer.pagerduty.com/docs/events-api-v2/trigger-events/
  */
@@ -21,9 +22,11 @@ import pLimit from 'p-limit';
 import type { Notification } from '../../render/notification.js';
 import type { Secret } from '../../core/secret.js';
 import { postJson } from '../http.js';
-import { ContentRefusedError, type Channel } from '../channel.js';
-import { renderPagerDuty, type RenderedEvent } from './render.js';
-import { PAGERDUTY_EVENTS_URL } from './wire.js';
+import { ContentRefusedError, DeliveryError, type Channel } from '../channel.js';
+import type { RenderedEvent } from './render.js';
+import { planPagerDutyEvents } from './storms.js';
+import type { PagerDutyStormStore } from '../../store/pagerduty-storms.js';
+import { PAGERDUTY_EVENTS_PER_MINUTE, PAGERDUTY_EVENTS_URL } from './wire.js';
 
 export interface PagerDutyChannelOptions {
   /** The Events API v2 integration key (`PAGERDUTY_ROUTING_KEY`, or the routing file's `routingKey`). */
@@ -34,6 +37,10 @@ export interface PagerDutyChannelOptions {
   name?: string;
   /** Storm threshold (see `render.ts`). */
   digestAbove?: number;
+  /** Where the instance remembers its storms' alerts (`storms.ts`); unset: none remembered. */
+  storms?: PagerDutyStormStore;
+  /** Epoch milliseconds; default `Date.now`. */
+  now?: () => number;
 }
 
 /**
@@ -56,9 +63,14 @@ export function createPagerDutyChannel(options: PagerDutyChannelOptions): Channe
   const name = options.name ?? 'pagerduty';
   const url = options.eventsUrl ?? PAGERDUTY_EVENTS_URL;
   const progress = new WeakMap<Notification, Progress>();
-  const post = (event: RenderedEvent, signal: AbortSignal) => postJson(name, url, { routing_key: options.routingKey.reveal(), ...event }, signal, { refusesContent: (status) => status === 400 });
+  const plan = { store: options.storms, channel: name, digestAbove: options.digestAbove, now: options.now ?? Date.now };
+  const post = (event: RenderedEvent, signal: AbortSignal) =>
+    postJson(name, url, { routing_key: options.routingKey.reveal(), ...event }, signal, {
+      refusesContent: (status) => status === 400,
+    });
   return {
     name,
+    eventsPerMinute: PAGERDUTY_EVENTS_PER_MINUTE,
     async send(notification, signal) {
       const p = progress.get(notification) ?? { accepted: new Set<string>(), refused: new Map<string, string>() };
       progress.set(notification, p);
@@ -77,12 +89,17 @@ export function createPagerDutyChannel(options: PagerDutyChannelOptions): Channe
           else failed ??= err;
         }
       };
-      await Promise.all(renderPagerDuty(notification, { digestAbove: options.digestAbove }).map((event) => limit(() => sendOne(event))));
+      const events = await planPagerDutyEvents(notification, plan).catch((err: Error) => {
+        throw new DeliveryError(`${name}: storm store failed (${err.name})`, true, undefined, 'other');
+      });
+      await Promise.all(events.map((event) => limit(() => sendOne(event))));
       if (failed !== undefined) throw failed;
       if (p.refused.size === 0) return;
       const refused = [...p.refused].map(([id, message]) => `${id}: ${message}`);
       // Not `reducedMayPass`: PagerDuty checks the fields the renderer sets, a reduced rendering is the same event.
-      throw new ContentRefusedError(`${name}: PagerDuty refused ${refused.length} event(s): ${refused.join('; ')}`, { reducedMayPass: false });
+      throw new ContentRefusedError(`${name}: PagerDuty refused ${refused.length} event(s): ${refused.join('; ')}`, {
+        reducedMayPass: false,
+      });
     },
   };
 }

@@ -5,7 +5,9 @@
  * @see https://developer.pagerduty.com/docs/events-api-v2/overview/#pagerduty-common-event-format-pd-cef
  */
 import type { EnrichedAlert } from '../../enrich/types.js';
+import { SEVERITY_LEVEL_RANK, severityLevel } from '../../alertmanager/severity.js';
 import { truncateChars } from '../../core/truncate.js';
+import { alertSaid } from '../../render/content.js';
 import { PAGERDUTY_MAX_SUMMARY_CHARS, type PagerDutyPayload, type PagerDutySeverity } from './wire.js';
 
 /**
@@ -15,28 +17,21 @@ import { PAGERDUTY_MAX_SUMMARY_CHARS, type PagerDutyPayload, type PagerDutySever
  */
 export const DEFAULT_SEVERITY: PagerDutySeverity = 'error';
 
-/** Spellings of severity seen in rule files, by PagerDuty severity (compared case-insensitively). */
-const SEVERITY_WORDS: Record<PagerDutySeverity, readonly string[]> = {
-  critical: ['critical', 'crit', 'fatal', 'emergency', 'page', 'p1', 'sev1', 'disaster'],
-  error: ['error', 'err', 'high', 'major', 'p2', 'sev2'],
-  warning: ['warning', 'warn', 'medium', 'minor', 'average', 'p3', 'sev3'],
-  info: ['info', 'informational', 'notice', 'low', 'none', 'ok', 'debug', 'p4', 'p5', 'sev4', 'sev5'],
-};
-const SEVERITY_OF = new Map(Object.entries(SEVERITY_WORDS).flatMap(([severity, words]) => words.map((w) => [w, severity as PagerDutySeverity])));
-const RANK: Record<PagerDutySeverity, number> = { critical: 4, error: 3, warning: 2, info: 1 };
-
 /**
- * PagerDuty's severity for a `severity` label value: one of critical, error, warning, info, by the
- * usual words for each ({@link SEVERITY_WORDS}); {@link DEFAULT_SEVERITY} otherwise.
+ * PagerDuty's severity for a `severity` label value: its level in the one severity mapping
+ * (`alertmanager/severity.ts`, whose levels are PagerDuty's four); {@link DEFAULT_SEVERITY} for none.
  * @example pagerDutySeverity('Critical') // 'critical'; pagerDutySeverity('page') // 'critical'; pagerDutySeverity(undefined) // 'error'
  */
 export function pagerDutySeverity(label: string | undefined): PagerDutySeverity {
-  return SEVERITY_OF.get((label ?? '').trim().toLowerCase()) ?? DEFAULT_SEVERITY;
+  return severityLevel(label) ?? DEFAULT_SEVERITY;
 }
 
 /** The highest of several severities (`info` for none). */
 export function highestSeverity(severities: PagerDutySeverity[]): PagerDutySeverity {
-  return severities.reduce<PagerDutySeverity>((best, s) => (RANK[s] > RANK[best] ? s : best), 'info');
+  return severities.reduce<PagerDutySeverity>(
+    (best, s) => (SEVERITY_LEVEL_RANK[s] > SEVERITY_LEVEL_RANK[best] ? s : best),
+    'info',
+  );
 }
 
 /** Labels that name the affected system, most specific first (a vLLM replica: its `instance` or `pod`). */
@@ -46,13 +41,17 @@ const COMPONENT_LABELS = ['model_name', 'container', 'engine', 'gpu'] as const;
 /** Labels that name a logical group of systems. */
 const GROUP_LABELS = ['cluster', 'namespace', 'service', 'job'] as const;
 
-const first = (labels: Record<string, string>, names: readonly string[]) => names.map((n) => labels[n]?.trim()).find((v) => v);
+const first = (labels: Record<string, string>, names: readonly string[]) =>
+  names.map((n) => labels[n]?.trim()).find((v) => v);
 
 /**
  * `source`, `component`, `group` and `class` of one alert. `source` is required and never empty:
  * with none of {@link SOURCE_LABELS}, the Alertmanager `receiver`, else `alertmanager`.
  */
-export function affected(alert: EnrichedAlert, receiver: string): Pick<PagerDutyPayload, 'source' | 'component' | 'group' | 'class'> {
+export function affected(
+  alert: EnrichedAlert,
+  receiver: string,
+): Pick<PagerDutyPayload, 'source' | 'component' | 'group' | 'class'> {
   const source = first(alert.labels, SOURCE_LABELS);
   const component = first(alert.labels, COMPONENT_LABELS);
   // `job` may already be the source (an alert with no instance); a group that repeats it says nothing.
@@ -68,12 +67,13 @@ export function affected(alert: EnrichedAlert, receiver: string): Pick<PagerDuty
 
 /**
  * The alert as one line of at most {@link PAGERDUTY_MAX_SUMMARY_CHARS} characters:
- * `<alertname>: <summary annotation> (<model_name> @ <instance>)`, the parts it has; `firing again`
+ * `<alertname>: <what it says> (<model_name> @ <instance>)` (what it says: `summary`, else the first line of
+ * `message`, `alertSaid`), the parts it has; `firing again`
  * when a later generation fires.
  */
 export function alertSummary(alert: EnrichedAlert, firingAgain = false): string {
   const name = alert.labels.alertname ?? '';
-  const said = alert.annotations.summary ?? '';
+  const said = alertSaid(alert);
   const title = [name, said && said !== name ? said : ''].filter(Boolean).join(': ') || 'alert';
   const where = [alert.labels.model_name, alert.labels.instance].filter(Boolean).join(' @ ');
   const text = `${firingAgain ? 'Firing again: ' : ''}${title}${where ? ` (${where})` : ''}`;

@@ -23,7 +23,13 @@ import { digestText, isStorm, MAX_DETAILED_ALERTS, summarize } from '../../rende
 import { alertDedupKey, groupDedupKey } from './dedup-key.js';
 import { alertDetails, shortDetails } from './details.js';
 import { affected, alertSummary, highestSeverity, pagerDutySeverity } from './payload.js';
-import { PAGERDUTY_MAX_EVENT_BYTES, PAGERDUTY_MAX_SUMMARY_CHARS, type PagerDutyFollowUp, type PagerDutyLink, type PagerDutyTrigger } from './wire.js';
+import {
+  PAGERDUTY_MAX_EVENT_BYTES,
+  PAGERDUTY_MAX_SUMMARY_CHARS,
+  type PagerDutyFollowUp,
+  type PagerDutyLink,
+  type PagerDutyTrigger,
+} from './wire.js';
 
 /** Default storm threshold: above this many alerts in one notification, the group is one PagerDuty alert. */
 export const PAGERDUTY_DIGEST_ABOVE = MAX_DETAILED_ALERTS;
@@ -44,9 +50,17 @@ export type RenderedEvent = Omit<PagerDutyTrigger, 'routing_key'> | Omit<PagerDu
 export function renderPagerDuty(notification: Notification, options: { digestAbove?: number } = {}): RenderedEvent[] {
   const generation = (a: EnrichedAlert) => notification.generations?.[a.fingerprint] ?? 0;
   if (notification.kind === 'escalation') return [];
-  if (notification.kind === 'acknowledged') return notification.alerts.map((a) => ({ event_action: 'acknowledge', dedup_key: alertDedupKey(a, generation(a)) }));
+  if (notification.kind === 'acknowledged')
+    return notification.alerts.map((a) => ({
+      event_action: 'acknowledge',
+      dedup_key: alertDedupKey(a, generation(a)),
+    }));
   if (isStorm(notification, options.digestAbove ?? PAGERDUTY_DIGEST_ABOVE)) return [stormEvent(notification)];
-  return notification.alerts.map((a) => (a.status === 'firing' ? trigger(a, notification, generation(a)) : { event_action: 'resolve', dedup_key: alertDedupKey(a, generation(a)) }));
+  return notification.alerts.map((a) =>
+    a.status === 'firing'
+      ? trigger(a, notification, generation(a))
+      : { event_action: 'resolve', dedup_key: alertDedupKey(a, generation(a)) },
+  );
 }
 
 function trigger(alert: EnrichedAlert, n: Notification, generation: number): Omit<PagerDutyTrigger, 'routing_key'> {
@@ -85,7 +99,8 @@ function stormEvent(n: Notification): RenderedEvent {
     payload: {
       summary: truncateChars(summary, PAGERDUTY_MAX_SUMMARY_CHARS),
       // What the whole group shares; a storm rarely shares an instance.
-      source: n.commonLabels.instance || n.commonLabels.cluster || n.commonLabels.namespace || n.receiver || 'alertmanager',
+      source:
+        n.commonLabels.instance || n.commonLabels.cluster || n.commonLabels.namespace || n.receiver || 'alertmanager',
       severity: highestSeverity(firing.map((a) => pagerDutySeverity(a.labels.severity))),
       ...timestamp(firing.map((a) => a.startsAt).sort()[0]!),
       ...(n.commonLabels.alertname && { class: n.commonLabels.alertname }),
@@ -108,7 +123,10 @@ function stormEvent(n: Notification): RenderedEvent {
 /** The Acknowledge page first (its link is per message), then the alert's Graph (the chart), Runbook and Silence links. */
 function linksOf(n: Notification, links: Link[]): { links?: PagerDutyLink[] } {
   const ack = acknowledgeLink(n);
-  const all: PagerDutyLink[] = [...(ack ? [{ href: ack.url, text: ack.label }] : []), ...links.map((l) => ({ href: l.url, text: l.label }))];
+  const all: PagerDutyLink[] = [
+    ...(ack ? [{ href: ack.url, text: ack.label }] : []),
+    ...links.map((l) => ({ href: l.url, text: l.label })),
+  ];
   return all.length ? { links: all } : {};
 }
 

@@ -2,22 +2,21 @@
  * The PagerDuty channel's settings, checked once at start like every other (errors name the setting,
  * never echo the value):
  * - `PAGERDUTY_ROUTING_KEY`: the integration key of an Events API v2 integration; a secret (it may
- *   live in the settings secret, {@link PAGERDUTY_SECRET_SETTINGS}); turns on the `pagerduty` channel.
+ *   live in the settings secret); turns on the channel named `pagerduty`.
  * - `PAGERDUTY_EVENTS_URL`: overrides the endpoint of every instance (tests, a proxy); https, or http
- *   to loopback, checked by `shared/runtime/config.ts` with the rule of every webhook URL.
+ *   to loopback, the rule of every webhook URL.
  * - Routing file: `{ type: pagerduty, routingKey: { secret: SETTING } }` per instance (one per
  *   PagerDuty service), with the shared `digestAbove`/`locale` fields.
  */
 import * as z from '../../core/zod.js';
-import type { Secret } from '../../core/secret.js';
+import { Secret } from '../../core/secret.js';
+import { optional } from '../../core/settings.js';
 import type { Channel } from '../channel.js';
-import { renderFields, secretRef, type ChannelType, type InstanceBase } from '../settings.js';
+import { envSettings, ifSet } from '../env.js';
+import { renderFields, secretRef, webhookUrlSetting, type ChannelType, type InstanceBase } from '../settings.js';
 import type { PagerDutyChannelOptions } from './index.js';
 import { deferredChannel } from '../deferred.js';
-import { PAGERDUTY_ROUTING_KEY_CHARS } from './wire.js';
-
-/** Settings of this channel that are secrets: the settings secret may hold them, logs never show them. */
-export const PAGERDUTY_SECRET_SETTINGS = ['PAGERDUTY_ROUTING_KEY'] as const;
+import { PAGERDUTY_EVENTS_PER_MINUTE, PAGERDUTY_ROUTING_KEY_CHARS } from './wire.js';
 
 /**
  * What is wrong with a routing key, or `undefined`. PagerDuty's keys are 32 characters (a service's
@@ -31,7 +30,7 @@ export function routingKeyProblem(value: string): string | undefined {
 }
 
 /** The `PAGERDUTY_ROUTING_KEY` setting's schema. */
-export const routingKeySchema = z.string().check(
+const routingKeySchema = z.string().check(
   z.superRefine((s, ctx) => {
     const problem = routingKeyProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -52,13 +51,47 @@ export const pagerduty = {
     if (problem) ctx.problem('routingKey', `setting ${spec.routingKey.secret} ${problem}`);
     if (!routingKey || problem) return undefined;
     const eventsUrl = ctx.settings.PAGERDUTY_EVENTS_URL || undefined;
-    return { name, type: 'pagerduty', routingKey, ...(eventsUrl && { eventsUrl }), locale: spec.locale, digestAbove: spec.digestAbove };
+    return {
+      name,
+      type: 'pagerduty',
+      routingKey,
+      ...(eventsUrl && { eventsUrl }),
+      locale: spec.locale,
+      digestAbove: spec.digestAbove,
+    };
   },
   // The renderer and sender load apart (../deferred.ts): at start when configured, never otherwise.
-  create: (c) => pagerDutyChannel({ name: c.name, digestAbove: c.digestAbove, routingKey: c.routingKey, eventsUrl: c.eventsUrl }),
+  create: (c, deps) =>
+    pagerDutyChannel({
+      name: c.name,
+      digestAbove: c.digestAbove,
+      routingKey: c.routingKey,
+      eventsUrl: c.eventsUrl,
+      ...(deps.pagerDutyStorms && { storms: deps.pagerDutyStorms }),
+    }),
+  env: envSettings({
+    variables: { PAGERDUTY_ROUTING_KEY: optional(routingKeySchema), PAGERDUTY_EVENTS_URL: webhookUrlSetting() },
+    secrets: ['PAGERDUTY_ROUTING_KEY'],
+    read: (v) => ({
+      channels: [
+        ifSet(
+          v.PAGERDUTY_ROUTING_KEY,
+          (key): PagerDutyInstance => ({
+            name: 'pagerduty',
+            type: 'pagerduty',
+            routingKey: new Secret(key),
+            ...(v.PAGERDUTY_EVENTS_URL && { eventsUrl: v.PAGERDUTY_EVENTS_URL }),
+          }),
+        ),
+      ],
+    }),
+  }),
 } satisfies ChannelType<PagerDutySpec, PagerDutyInstance>;
 
 /** The `pagerduty` channel of `options` (see `./index.ts`), its code loaded apart ({@link deferredChannel}). */
 export function pagerDutyChannel(options: PagerDutyChannelOptions): Channel {
-  return deferredChannel(options.name ?? 'pagerduty', async () => (await import('./index.js')).createPagerDutyChannel(options));
+  const channel = deferredChannel(options.name ?? 'pagerduty', async () =>
+    (await import('./index.js')).createPagerDutyChannel(options),
+  );
+  return { ...channel, eventsPerMinute: PAGERDUTY_EVENTS_PER_MINUTE };
 }

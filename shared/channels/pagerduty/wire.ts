@@ -62,3 +62,9 @@ export interface PagerDutyFollowUp {
   event_action: 'acknowledge' | 'resolve';
   dedup_key: string;
 }
+
+/**
+ * Events a minute PagerDuty accepts per integration key before answering 429 (documented as "around 120").
+ * @see https://developer.pagerduty.com/docs/events-api-v2/overview/#rate-limits
+ */
+export const PAGERDUTY_EVENTS_PER_MINUTE = 120;

@@ -8,7 +8,8 @@
  * Order of one update, so that a retried attempt never posts a reply twice: store the new state (a
  * set-like, idempotent change), `chat.update` (idempotent), then the reply (the one step that is not).
  * A first post whose thread cannot be stored is still delivered (reported through `warn`): later
- * follow-ups then post top-level, as the webhook channel does.
+ * follow-ups then post top-level, as the webhook channel does. An alert's follow-ups go to the thread that
+ * announced it, whatever group key they arrive under (`../thread-parts.ts`).
  * @see https://api.slack.com/methods/chat.postMessage
  * @see https://api.slack.com/methods/chat.update
  * @see https://api.slack.com/messaging/retrieving#individual_messages (threads and `thread_ts`)
@@ -18,6 +19,9 @@ import type { RenderOptions } from '../../render/digest.js';
 import { DeliveryError, type Channel } from '../channel.js';
 import { renderAppMessage, renderAppReply, withState } from './app-render.js';
 import { advance, newThread, startsNewThread, type SlackThread, type SlackThreadStore } from './threads.js';
+import { partsByThread } from '../thread-parts.js';
+import { mentionsToShow, slackMentionText } from '../mentions.js';
+import { withSlackMentions } from './index.js';
 import { SLACK_MESSAGE_GONE, SlackPlatformError, type SlackApi } from './web-api.js';
 
 export interface SlackAppChannelOptions extends RenderOptions {
@@ -26,6 +30,8 @@ export interface SlackAppChannelOptions extends RenderOptions {
   api: SlackApi;
   /** Where top-level messages go: a channel id (`C…`) or name, as `SLACK_CHANNEL` or the routing file gives it. */
   channel: string;
+  /** The instance's `mention` entries (`shared/channels/mentions.ts`). */
+  mention?: string[];
   threads: SlackThreadStore;
   /** Reports what went wrong without failing the delivery (a thread that could not be stored). */
   warn(message: string, fields: Record<string, unknown>): void;
@@ -40,6 +46,7 @@ export interface SlackAppChannelOptions extends RenderOptions {
 export function createSlackAppChannel(options: SlackAppChannelOptions): Channel {
   const name = options.name ?? 'slack';
   const render: RenderOptions = { locale: options.locale ?? 'en', digestAbove: options.digestAbove };
+  const mentionText = (n: Notification) => slackMentionText(mentionsToShow(n, 'slack', options.mention));
   const store = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -49,9 +56,9 @@ export function createSlackAppChannel(options: SlackAppChannelOptions): Channel 
   };
 
   async function post(notification: Notification, signal: AbortSignal): Promise<void> {
-    const content = renderAppMessage(notification, render);
+    const content = withSlackMentions(renderAppMessage(notification, render), mentionText(notification));
     const state = newThread({ channel: options.channel, ts: '' }, content, notification, options.now());
-    const posted = await options.api.post(options.channel, withState(content, state), signal);
+    const posted = await options.api.post(options.channel, withState(content, state, render.locale), signal);
     const thread = { ...state, ...posted };
     // A follow-up with no thread to join (the first message went out another way) is a message of its own.
     if ((notification.kind ?? 'alert') !== 'alert') return;
@@ -64,7 +71,12 @@ export function createSlackAppChannel(options: SlackAppChannelOptions): Channel 
         });
       }
     } catch (err) {
-      options.warn('slack thread not stored', { channel: name, groupKey: notification.groupKey, error: (err as Error).message, effect: 'follow-ups of this group post top-level' });
+      options.warn('slack thread not stored', {
+        channel: name,
+        groupKey: notification.groupKey,
+        error: (err as Error).message,
+        effect: 'follow-ups of this group post top-level',
+      });
     }
   }
 
@@ -72,22 +84,26 @@ export function createSlackAppChannel(options: SlackAppChannelOptions): Channel 
     const next = advance(thread, notification, options.now());
     await store(() => options.threads.save(name, notification.groupKey, next, options.now()));
     try {
-      await options.api.update(thread.channel, thread.ts, withState(thread.content, next), signal);
+      await options.api.update(thread.channel, thread.ts, withState(thread.content, next, render.locale), signal);
     } catch (err) {
       // The original was deleted or can no longer be edited: start a new thread rather than lose the news.
       if (err instanceof SlackPlatformError && SLACK_MESSAGE_GONE.has(err.code)) return post(notification, signal);
       throw err;
     }
-    await options.api.post(thread.channel, renderAppReply(notification, render), signal, thread.ts);
+    const reply = withSlackMentions(renderAppReply(notification, render), mentionText(notification));
+    await options.api.post(thread.channel, reply, signal, thread.ts);
   }
 
   return {
     name,
     threaded: true,
+    locale: render.locale,
     async send(notification, signal) {
-      const thread = await store(() => options.threads.get(name, notification.groupKey, options.now()));
-      if (startsNewThread(thread, notification)) return post(notification, signal);
-      return follow(thread!, notification, signal);
+      const find = (groupKey: string) => store(() => options.threads.get(name, groupKey, options.now()));
+      for (const { notification: part, thread } of await partsByThread(notification, find)) {
+        if (startsNewThread(thread, part)) await post(part, signal);
+        else await follow(thread!, part, signal);
+      }
     },
   };
 }

@@ -6,12 +6,27 @@
  */
 import type { Notification } from '../../render/notification.js';
 import type { Secret } from '../../core/secret.js';
-import { alertLines, alertLinks, isFiringAgain, alertTitle, headline, headlineText, type Link, type Markup, moreAlertsText, truncateEscaped, acknowledgeLink, followUpLines } from '../../render/content.js';
+import {
+  alertImage,
+  alertLines,
+  alertLinks,
+  isFiringAgain,
+  alertTitle,
+  headline,
+  headlineText,
+  type Link,
+  type Markup,
+  moreAlertsText,
+  truncateEscaped,
+  acknowledgeLink,
+  followUpLines,
+} from '../../render/content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from '../../render/digest.js';
 import { postJson } from '../http.js';
 import { linkLabel, type Locale } from '../../render/locale.js';
 import { truncateChars } from '../../core/truncate.js';
 import type { Channel } from '../channel.js';
+import { mentionsToShow, slackMentionText } from '../mentions.js';
 
 /** Blocks per message. @see https://api.slack.com/reference/block-kit/blocks */
 export const SLACK_MAX_BLOCKS = 50;
@@ -36,7 +51,15 @@ export const SLACK_MAX_BUTTON_URL_CHARS = 3000;
  * (`invalid_token`, `channel_not_found`, `no_service` and the like).
  * @see https://api.slack.com/messaging/webhooks#handling_errors
  */
-export const SLACK_CONTENT_ERRORS: ReadonlySet<string> = new Set(['invalid_blocks', 'invalid_blocks_format', 'invalid_payload', 'no_text', 'invalid_attachments', 'too_many_attachments', 'msg_too_long']);
+export const SLACK_CONTENT_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'invalid_payload',
+  'no_text',
+  'invalid_attachments',
+  'too_many_attachments',
+  'msg_too_long',
+]);
 
 const refusesContent = (status: number, body: string) => status === 400 && SLACK_CONTENT_ERRORS.has(body.trim());
 
@@ -64,7 +87,16 @@ export type SlackBlock =
   | { type: 'section'; text: Mrkdwn }
   | { type: 'context'; elements: Mrkdwn[] }
   | { type: 'image'; image_url: string; alt_text: string }
-  | { type: 'actions'; elements: { type: 'button'; text: { type: 'plain_text'; text: string; emoji: true }; url: string; style: 'primary'; action_id: string }[] };
+  | {
+      type: 'actions';
+      elements: {
+        type: 'button';
+        text: { type: 'plain_text'; text: string; emoji: true };
+        url: string;
+        style: 'primary';
+        action_id: string;
+      }[];
+    };
 
 /**
  * A mrkdwn text object. Always `verbatim`: Slack then applies our markup and explicit `<url|label>`
@@ -109,18 +141,39 @@ function linksText(links: Link[], locale: Locale): string {
 
 function alertBlocks(notification: Notification, index: number, locale: Locale): SlackBlock[] {
   const alert = notification.alerts[index]!;
-  const lines = alertLines(alert, SLACK_MARKUP, { locale, flapping: notification.flapping?.[alert.fingerprint], firingAgain: isFiringAgain(alert, notification), maxChars: SLACK_MAX_SECTION_CHARS });
+  const lines = alertLines(alert, SLACK_MARKUP, {
+    locale,
+    flapping: notification.flapping?.[alert.fingerprint],
+    firingAgain: isFiringAgain(alert, notification),
+    maxChars: SLACK_MAX_SECTION_CHARS,
+  });
   const section = truncateEscaped(lines.join('\n'), SLACK_MAX_SECTION_CHARS);
   const blocks: SlackBlock[] = [{ type: 'section', text: mrkdwn(section) }];
-  if (alert.chartUrl && alert.chartUrl.length <= SLACK_MAX_IMAGE_URL_CHARS) blocks.push({ type: 'image', image_url: alert.chartUrl, alt_text: truncateChars(`Chart: ${alertTitle(alert)}`, SLACK_MAX_ALT_TEXT_CHARS) });
+  // Our chart, else Grafana's screenshot of the rule's panel.
+  const image = alertImage(alert);
+  if (image && image.length <= SLACK_MAX_IMAGE_URL_CHARS)
+    blocks.push({
+      type: 'image',
+      image_url: image,
+      alt_text: truncateChars(`Chart: ${alertTitle(alert)}`, SLACK_MAX_ALT_TEXT_CHARS),
+    });
   // The chart is the image above, not a link too.
-  const links = linksText(alertLinks(alert, notification.externalURL, notification.grafanaUrl).filter((l) => l.label !== 'Chart'), locale);
+  const links = linksText(
+    alertLinks(alert, notification.externalURL, notification.grafanaUrl).filter((l) => l.label !== 'Chart'),
+    locale,
+  );
   if (links) blocks.push({ type: 'context', elements: [mrkdwn(links)] });
   return blocks;
 }
 
-const section = (text: string): SlackBlock => ({ type: 'section', text: mrkdwn(truncateEscaped(text, SLACK_MAX_SECTION_CHARS)) });
-const header = (text: string): SlackBlock => ({ type: 'header', text: { type: 'plain_text', text: truncateChars(text, SLACK_MAX_HEADER_CHARS), emoji: true } });
+const section = (text: string): SlackBlock => ({
+  type: 'section',
+  text: mrkdwn(truncateEscaped(text, SLACK_MAX_SECTION_CHARS)),
+});
+const header = (text: string): SlackBlock => ({
+  type: 'header',
+  text: { type: 'plain_text', text: truncateChars(text, SLACK_MAX_HEADER_CHARS), emoji: true },
+});
 
 /**
  * Renders the webhook body: a digest for a storm ({@link isStorm}), else the alerts in detail.
@@ -157,23 +210,45 @@ export function renderSlack(notification: Notification, options: RenderOptions =
 function acknowledgeButton(notification: Notification, locale: Locale): SlackBlock[] {
   const link = acknowledgeLink(notification, locale);
   if (!link || link.url.length > SLACK_MAX_BUTTON_URL_CHARS) return [];
-  return [{ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: link.label, emoji: true }, url: link.url, style: 'primary', action_id: 'acknowledge' }] }];
+  return [
+    {
+      type: 'actions',
+      elements: [
+        {
+          type: 'button',
+          text: { type: 'plain_text', text: link.label, emoji: true },
+          url: link.url,
+          style: 'primary',
+          action_id: 'acknowledge',
+        },
+      ],
+    },
+  ];
 }
 
 /** The short "acknowledged by X" follow-up: header and one section. */
 function renderSlackFollowUp(notification: Notification, locale: Locale): SlackMessage {
   const head = headlineText(headline(notification), locale);
   const body = followUpLines(notification, SLACK_MARKUP, locale).join('\n');
-  return { text: truncateEscaped([escapeMrkdwn(head), body].join('\n'), SLACK_MAX_TEXT_CHARS), blocks: [header(head), section(body)] };
+  return {
+    text: truncateEscaped([escapeMrkdwn(head), body].join('\n'), SLACK_MAX_TEXT_CHARS),
+    blocks: [header(head), section(body)],
+  };
 }
 
 /** The storm digest: header, one Acknowledge button for all its firing alerts, summary and counts, the top alerts, what is left out, a group silence link. */
 function renderSlackDigest(notification: Notification, locale: Locale): SlackMessage {
   const head = digestTitle(notification, locale);
   const d = digestText(notification, SLACK_MARKUP, locale);
-  const blocks: SlackBlock[] = [header(head), ...acknowledgeButton(notification, locale), section([...d.summary, ...d.counts, ...d.cause].join('\n')), section([d.topTitle, ...d.top].join('\n'))];
+  const blocks: SlackBlock[] = [
+    header(head),
+    ...acknowledgeButton(notification, locale),
+    section([...d.summary, ...d.counts, ...d.cause].join('\n')),
+    section([d.topTitle, ...d.top].join('\n')),
+  ];
   if (d.more) blocks.push(section(d.more));
-  if (d.silenceUrl) blocks.push({ type: 'context', elements: [mrkdwn(linksText([{ label: 'Silence', url: d.silenceUrl }], locale))] });
+  if (d.silenceUrl)
+    blocks.push({ type: 'context', elements: [mrkdwn(linksText([{ label: 'Silence', url: d.silenceUrl }], locale))] });
   const text = truncateEscaped([escapeMrkdwn(head), ...d.summary].join('\n'), SLACK_MAX_TEXT_CHARS);
   return { text, blocks };
 }
@@ -186,16 +261,38 @@ function renderSlackDigest(notification: Notification, locale: Locale): SlackMes
  * after the status line (a reply that stalls after it must not be sent again); another 2xx body fails.
  * @param options.webhookUrl the incoming-webhook URL (a secret: its path is the credential)
  * @param options.name the instance name recorded in the ledger; default `slack`
+ * @param options.mention the instance's `mention` entries (`shared/channels/mentions.ts`)
  * @param options.locale default `en`
  * @param options.digestAbove see {@link RenderOptions}
  */
-export function createSlackChannel(options: { webhookUrl: Secret; name?: string } & RenderOptions): Channel {
+export function createSlackChannel(
+  options: { webhookUrl: Secret; name?: string; mention?: string[] } & RenderOptions,
+): Channel {
   const name = options.name ?? 'slack';
   const render: RenderOptions = { locale: options.locale ?? 'en', digestAbove: options.digestAbove };
   return {
     name,
+    locale: render.locale,
     async send(notification, signal) {
-      await postJson(name, options.webhookUrl, renderSlack(notification, render), signal, { statusDecides: true, successBody: isSlackSuccess, refusesContent });
+      const mentions = slackMentionText(mentionsToShow(notification, 'slack', options.mention));
+      await postJson(name, options.webhookUrl, withSlackMentions(renderSlack(notification, render), mentions), signal, {
+        statusDecides: true,
+        successBody: isSlackSuccess,
+        refusesContent,
+      });
     },
   };
+}
+
+/**
+ * The message with its @-mentions (`<@U…>`, `<!subteam^S…>`, `<!here>`: from configuration only) in a
+ * section under the header and at the start of `text` (the notification people see); a full message gives
+ * up its last alert block before the final "+N more" section for it. Unchanged when `mentions` is `''`.
+ */
+export function withSlackMentions<M extends { text: string; blocks: SlackBlock[] }>(message: M, mentions: string): M {
+  if (!mentions) return message;
+  const blocks = [...message.blocks];
+  blocks.splice(blocks[0]?.type === 'header' ? 1 : 0, 0, { type: 'section', text: mrkdwn(mentions) });
+  while (blocks.length > SLACK_MAX_BLOCKS) blocks.splice(blocks.length - 2, 1);
+  return { ...message, text: truncateChars(`${mentions} ${message.text}`, SLACK_MAX_TEXT_CHARS), blocks };
 }

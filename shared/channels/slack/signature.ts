@@ -25,14 +25,21 @@ export function slackSignature(secret: Secret, timestamp: string, body: string):
  * @param nowMs the current time, epoch milliseconds
  * @returns `undefined` when authentic, else why not (for the log; never containing the secret)
  */
-export function slackSignatureProblem(secret: Secret, headers: { timestamp?: string; signature?: string }, body: string, nowMs: number): string | undefined {
+export function slackSignatureProblem(
+  secret: Secret,
+  headers: { timestamp?: string; signature?: string },
+  body: string,
+  nowMs: number,
+): string | undefined {
   const { timestamp, signature } = headers;
   if (!timestamp || !signature) return 'missing X-Slack-Request-Timestamp or X-Slack-Signature';
   if (!/^\d{1,12}$/.test(timestamp)) return 'X-Slack-Request-Timestamp is not epoch seconds';
-  if (Math.abs(nowMs / 1000 - Number(timestamp)) > SLACK_SIGNATURE_MAX_AGE_SECONDS) return 'X-Slack-Request-Timestamp is more than 5 minutes from now (a replay, or a clock off)';
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > SLACK_SIGNATURE_MAX_AGE_SECONDS)
+    return 'X-Slack-Request-Timestamp is more than 5 minutes from now (a replay, or a clock off)';
   const expected = Buffer.from(slackSignature(secret, timestamp, body), 'utf8');
   const given = Buffer.from(signature, 'utf8');
   // timingSafeEqual needs equal lengths; the length of a v0 signature is public anyway.
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'X-Slack-Signature does not match (check SLACK_SIGNING_SECRET)';
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return 'X-Slack-Signature does not match (check SLACK_SIGNING_SECRET)';
   return undefined;
 }

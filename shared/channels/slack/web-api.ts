@@ -10,13 +10,15 @@
  * (channels never log: the pipeline does, with our redaction).
  *
  * The client package (~65 KB minified with its dependencies) is imported on the first call, not with
- * this module: a Lambda without the Slack app never loads it at cold init (issue #10). Classifying
- * needs only its error codes, spelled here and checked against its `ErrorCode` enum by the compiler.
+ * this module, through `web-api-client.ts` (it is CommonJS: that file says why): a Lambda without the
+ * Slack app never loads it at cold init. Classifying needs only its error codes, spelled here and
+ * checked against its `ErrorCode` enum by the compiler.
  * @see https://docs.slack.dev/tools/node-slack-sdk/web-api/
  * @see https://api.slack.com/methods/chat.postMessage
  * @see https://api.slack.com/methods/chat.update
  */
 import type { ErrorCode, LogLevel, Logger as SlackLogger, WebClient } from '@slack/web-api';
+import { lazyAsync } from '../../core/lazy.js';
 import type { Secret } from '../../core/secret.js';
 import { ContentRefusedError, DeliveryError } from '../channel.js';
 import type { SlackBlock } from './index.js';
@@ -50,11 +52,29 @@ const AUTH_ERRORS: ReadonlySet<string> = new Set([
   'ekm_access_denied',
 ]);
 /** Codes that mean the channel is wrong or the app is not in it: fix the channel setting (or invite the app). */
-const CHANNEL_ERRORS: ReadonlySet<string> = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'restricted_action', 'restricted_action_read_only_channel']);
+const CHANNEL_ERRORS: ReadonlySet<string> = new Set([
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'restricted_action',
+  'restricted_action_read_only_channel',
+]);
 /** Codes of `chat.update` saying the original message cannot be updated (deleted, too old): post a new one. */
-export const SLACK_MESSAGE_GONE: ReadonlySet<string> = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed', 'thread_not_found']);
+export const SLACK_MESSAGE_GONE: ReadonlySet<string> = new Set([
+  'message_not_found',
+  'cant_update_message',
+  'edit_window_closed',
+  'thread_not_found',
+]);
 /** Codes that are Slack's own trouble: another attempt can help. */
-const TRANSIENT_ERRORS: ReadonlySet<string> = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited', 'team_added_to_org']);
+const TRANSIENT_ERRORS: ReadonlySet<string> = new Set([
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+  'ratelimited',
+  'team_added_to_org',
+]);
 
 /** Names of the settings an error message tells the operator to fix. */
 export interface SlackSettingNames {
@@ -85,26 +105,27 @@ export interface SlackApi {
   update(channel: string, ts: string, content: SlackContent, signal: AbortSignal): Promise<void>;
 }
 
-const silent: SlackLogger = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as LogLevel.ERROR, setName() {} };
-
-/** `@slack/web-api`'s `ErrorCode` values (the compiler checks each against the enum). */
-const CODE: { [K in 'RateLimitedError' | 'PlatformError' | 'HTTPError' | 'RequestError']: `${(typeof ErrorCode)[K]}` } = {
-  RateLimitedError: 'slack_webapi_rate_limited_error',
-  PlatformError: 'slack_webapi_platform_error',
-  HTTPError: 'slack_webapi_http_error',
-  RequestError: 'slack_webapi_request_error',
+const silent: SlackLogger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  setLevel() {},
+  getLevel: () => 'error' as LogLevel.ERROR,
+  setName() {},
 };
 
-let webApi: Promise<typeof import('@slack/web-api')> | undefined;
+/** `@slack/web-api`'s `ErrorCode` values (the compiler checks each against the enum). */
+const CODE: { [K in 'RateLimitedError' | 'PlatformError' | 'HTTPError' | 'RequestError']: `${(typeof ErrorCode)[K]}` } =
+  {
+    RateLimitedError: 'slack_webapi_rate_limited_error',
+    PlatformError: 'slack_webapi_platform_error',
+    HTTPError: 'slack_webapi_http_error',
+    RequestError: 'slack_webapi_request_error',
+  };
 
-/** The client package, imported once per process on the first call (a chunk of its own in the Lambda bundle). */
-function loadWebApi(): Promise<typeof import('@slack/web-api')> {
-  webApi ??= import('@slack/web-api').catch((err: unknown) => {
-    webApi = undefined;
-    throw err;
-  });
-  return webApi;
-}
+/** The client, imported once per process on the first call (a chunk of its own in the Lambda bundle). */
+const loadWebApi = lazyAsync(() => import('./web-api-client.js'));
 
 /**
  * @param options.name the channel's name, prefixed to error messages
@@ -112,7 +133,13 @@ function loadWebApi(): Promise<typeof import('@slack/web-api')> {
  * @param options.timeoutMs the client's own per-request time-out, milliseconds (the signal usually ends it first)
  * @throws nothing here; the calls throw {@link DeliveryError}s classified by {@link classifySlackError}
  */
-export function createSlackApi(options: { name: string; token: Secret; apiUrl?: string; timeoutMs: number; settings: SlackSettingNames }): SlackApi {
+export function createSlackApi(options: {
+  name: string;
+  token: Secret;
+  apiUrl?: string;
+  timeoutMs: number;
+  settings: SlackSettingNames;
+}): SlackApi {
   const client = async (signal: AbortSignal) =>
     new (await loadWebApi()).WebClient(options.token.reveal(), {
       slackApiUrl: options.apiUrl ?? SLACK_API_URL,
@@ -123,7 +150,12 @@ export function createSlackApi(options: { name: string; token: Secret; apiUrl?: 
       allowAbsoluteUrls: false,
       maxRequestConcurrency: 1,
       // The client's own signal carries its time-out; ours carries the delivery budget. Either ends the request.
-      fetch: (url, init) => fetch(url, { ...init, redirect: 'error', signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal }),
+      fetch: (url, init) =>
+        fetch(url, {
+          ...init,
+          redirect: 'error',
+          signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+        }),
     });
   const call = async <T>(run: (c: WebClient) => Promise<T>, signal: AbortSignal): Promise<T> => {
     try {
@@ -135,8 +167,16 @@ export function createSlackApi(options: { name: string; token: Secret; apiUrl?: 
   return {
     post: (channel, content, signal, threadTs) =>
       call(async (c) => {
-        const reply = await c.chat.postMessage({ channel, text: content.text, blocks: content.blocks, ...(threadTs && { thread_ts: threadTs }), unfurl_links: false, unfurl_media: false });
-        if (!reply.ts || !reply.channel) throw new DeliveryError(`${options.name}: chat.postMessage answered ok without ts or channel`, true);
+        const reply = await c.chat.postMessage({
+          channel,
+          text: content.text,
+          blocks: content.blocks,
+          ...(threadTs && { thread_ts: threadTs }),
+          unfurl_links: false,
+          unfurl_media: false,
+        });
+        if (!reply.ts || !reply.channel)
+          throw new DeliveryError(`${options.name}: chat.postMessage answered ok without ts or channel`, true);
         return { channel: reply.channel, ts: reply.ts };
       }, signal),
     update: (channel, ts, content, signal) =>
@@ -158,29 +198,62 @@ export function createSlackApi(options: { name: string; token: Secret; apiUrl?: 
  * A `DeliveryError` is returned unchanged. Messages never contain the token.
  * @param aborted whether the attempt's signal had fired (a time-out, not a network error)
  */
-export function classifySlackError(err: unknown, name: string, settings: SlackSettingNames, aborted: boolean): DeliveryError {
+export function classifySlackError(
+  err: unknown,
+  name: string,
+  settings: SlackSettingNames,
+  aborted: boolean,
+): DeliveryError {
   if (err instanceof DeliveryError) return err;
-  const coded = err as { code?: string; retryAfter?: number; statusCode?: number; data?: { error?: string }; original?: Error };
+  const coded = err as {
+    code?: string;
+    retryAfter?: number;
+    statusCode?: number;
+    data?: { error?: string };
+    original?: Error;
+  };
   switch (coded?.code) {
     case CODE.RateLimitedError:
-      return new DeliveryError(`${name}: rate limited by Slack (retry after ${coded.retryAfter} s)`, true, (coded.retryAfter ?? 1) * 1000, 'rate_limited');
+      return new DeliveryError(
+        `${name}: rate limited by Slack (retry after ${coded.retryAfter} s)`,
+        true,
+        (coded.retryAfter ?? 1) * 1000,
+        'rate_limited',
+      );
     case CODE.PlatformError:
       return platformError(coded.data?.error ?? 'unknown_error', name, settings);
     case CODE.HTTPError: {
       const status = coded.statusCode ?? 0;
-      return new DeliveryError(`${name}: Slack Web API answered HTTP ${status}`, status >= 500, undefined, status >= 500 ? 'server_error' : 'client_error');
+      return new DeliveryError(
+        `${name}: Slack Web API answered HTTP ${status}`,
+        status >= 500,
+        undefined,
+        status >= 500 ? 'server_error' : 'client_error',
+      );
     }
     case CODE.RequestError:
-      return new DeliveryError(`${name}: ${aborted ? 'request timed out or was aborted' : `request failed (${networkCode(coded.original)})`}`, true, undefined, aborted ? 'timeout' : 'network');
+      return new DeliveryError(
+        `${name}: ${aborted ? 'request timed out or was aborted' : `request failed (${networkCode(coded.original)})`}`,
+        true,
+        undefined,
+        aborted ? 'timeout' : 'network',
+      );
     default:
-      return new DeliveryError(`${name}: ${(err as Error)?.name ?? 'unknown error'} from the Slack client`, false, undefined, 'other');
+      return new DeliveryError(
+        `${name}: ${(err as Error)?.name ?? 'unknown error'} from the Slack client`,
+        false,
+        undefined,
+        'other',
+      );
   }
 }
 
 function platformError(code: string, name: string, settings: SlackSettingNames): DeliveryError {
   const safe = /^[a-z0-9_]{1,64}$/.test(code) ? code : 'unrecognised_error';
-  if (code === 'ratelimited') return new DeliveryError(`${name}: Slack answered ratelimited`, true, undefined, 'rate_limited');
-  if (TRANSIENT_ERRORS.has(code)) return new DeliveryError(`${name}: Slack answered ${safe}`, true, undefined, 'server_error');
+  if (code === 'ratelimited')
+    return new DeliveryError(`${name}: Slack answered ratelimited`, true, undefined, 'rate_limited');
+  if (TRANSIENT_ERRORS.has(code))
+    return new DeliveryError(`${name}: Slack answered ${safe}`, true, undefined, 'server_error');
   if (AUTH_ERRORS.has(code))
     return new DeliveryError(
       `${name}: Slack answered ${safe}: check ${settings.token} (a bot token xoxb-… of an app installed in the workspace, with the chat:write scope)`,
@@ -190,7 +263,12 @@ function platformError(code: string, name: string, settings: SlackSettingNames):
     );
   if (CHANNEL_ERRORS.has(code)) {
     const invite = code === 'not_in_channel' ? 'invite the app to the channel (/invite @app), or ' : '';
-    return new DeliveryError(`${name}: Slack answered ${safe}: ${invite}check ${settings.channel} (a channel id such as C0123456789)`, false, undefined, 'client_error');
+    return new DeliveryError(
+      `${name}: Slack answered ${safe}: ${invite}check ${settings.channel} (a channel id such as C0123456789)`,
+      false,
+      undefined,
+      'client_error',
+    );
   }
   if (SLACK_API_CONTENT_ERRORS.has(code)) return new ContentRefusedError(`${name}: Slack answered ${safe}`);
   return new SlackPlatformError(`${name}: Slack answered ${safe}`, safe);

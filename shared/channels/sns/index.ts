@@ -9,17 +9,45 @@ import { renderSns, type SnsMessageStructure } from './message.js';
 import { ContentRefusedError, DeliveryError, httpFailureReason, type Channel } from '../channel.js';
 import { redactedExcerpt } from '../../core/secret.js';
 
-export { renderSns, snsSubject, SNS_MAX_MESSAGE_BYTES, SNS_MAX_SUBJECT_CHARS, type SnsMessageStructure } from './message.js';
+export {
+  renderSns,
+  snsSubject,
+  SNS_MAX_MESSAGE_BYTES,
+  SNS_MAX_SUBJECT_CHARS,
+  type SnsMessageStructure,
+} from './message.js';
 
 /** Error names of SNS throttling, whatever the HTTP status. */
-const THROTTLING = new Set(['ThrottledException', 'Throttled', 'Throttling', 'ThrottlingException', 'KMSThrottlingException', 'TooManyRequestsException', 'RequestLimitExceeded']);
+const THROTTLING = new Set([
+  'ThrottledException',
+  'Throttled',
+  'Throttling',
+  'ThrottlingException',
+  'KMSThrottlingException',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+]);
 /** Names of SDK errors raised before any reply: time-outs and aborts. */
 const TRANSIENT = new Set(['TimeoutError', 'AbortError', 'RequestTimeout', 'RequestTimeoutException']);
 /** Error names of a refused parameter; a refusal of the message's own parameters is about its content. */
-const INVALID_PARAMETER = new Set(['InvalidParameterException', 'InvalidParameterValueException', 'InvalidParameter', 'InvalidParameterValue']);
+const INVALID_PARAMETER = new Set([
+  'InvalidParameterException',
+  'InvalidParameterValueException',
+  'InvalidParameter',
+  'InvalidParameterValue',
+]);
 const MESSAGE_PARAMETER = /\b(Message|Subject|MessageAttributes?|MessageStructure)\b/;
 /** Node socket error codes of a failed request. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /**
  * The region of a topic ARN (`arn:aws:sns:eu-west-1:123456789012:alerts` → `eu-west-1`). SNS topics
@@ -40,7 +68,13 @@ export function regionFromTopicArn(topicArn: string): string {
  * @param channel the channel instance, prefixed to the message
  */
 export function classifySnsError(err: unknown, channel = 'sns'): DeliveryError {
-  const e = (err ?? {}) as { name?: string; code?: string; $fault?: string; $metadata?: { httpStatusCode?: number }; message?: string };
+  const e = (err ?? {}) as {
+    name?: string;
+    code?: string;
+    $fault?: string;
+    $metadata?: { httpStatusCode?: number };
+    message?: string;
+  };
   const name = e.name ?? 'Error';
   const status = e.$metadata?.httpStatusCode;
   const retryable =
@@ -51,10 +85,22 @@ export function classifySnsError(err: unknown, channel = 'sns'): DeliveryError {
     (status !== undefined && status >= 500) ||
     (e.code !== undefined && NETWORK_CODES.has(e.code));
   const detail = status !== undefined ? `${name} (HTTP ${status})` : name;
-  const reason = status !== undefined ? httpFailureReason(status) : THROTTLING.has(name) ? 'rate_limited' : e.code !== undefined && NETWORK_CODES.has(e.code) ? 'network' : retryable ? 'server_error' : 'client_error';
+  const reason =
+    status !== undefined
+      ? httpFailureReason(status)
+      : THROTTLING.has(name)
+        ? 'rate_limited'
+        : e.code !== undefined && NETWORK_CODES.has(e.code)
+          ? 'network'
+          : retryable
+            ? 'server_error'
+            : 'client_error';
   const message = `${channel}: ${detail}: ${redactedExcerpt(String(e.message ?? ''), 200)}`;
-  const content = name === 'URIError' || (INVALID_PARAMETER.has(name) && MESSAGE_PARAMETER.test(String(e.message ?? '')));
-  return content && !retryable ? new ContentRefusedError(message) : new DeliveryError(message, retryable, undefined, reason, { cause: err });
+  const content =
+    name === 'URIError' || (INVALID_PARAMETER.has(name) && MESSAGE_PARAMETER.test(String(e.message ?? '')));
+  return content && !retryable
+    ? new ContentRefusedError(message)
+    : new DeliveryError(message, retryable, undefined, reason, { cause: err });
 }
 
 /**
@@ -67,15 +113,27 @@ export function classifySnsError(err: unknown, channel = 'sns'): DeliveryError {
  * @param options.messageStructure `json` for per-protocol bodies (see {@link SnsMessageStructure})
  */
 export function createSnsChannel(
-  options: { client: SNSClient; topicArn: string; name?: string; messageStructure?: SnsMessageStructure } & RenderOptions,
+  options: {
+    client: SNSClient;
+    topicArn: string;
+    name?: string;
+    messageStructure?: SnsMessageStructure;
+  } & RenderOptions,
 ): Channel {
   const name = options.name ?? 'sns';
-  const render = { locale: options.locale ?? 'en', digestAbove: options.digestAbove, messageStructure: options.messageStructure };
+  const render = {
+    locale: options.locale ?? 'en',
+    digestAbove: options.digestAbove,
+    messageStructure: options.messageStructure,
+  };
   return {
     name,
+    locale: render.locale,
     async send(notification, signal) {
       try {
-        await options.client.send(new PublishCommand(renderSns(notification, options.topicArn, render)), { abortSignal: signal });
+        await options.client.send(new PublishCommand(renderSns(notification, options.topicArn, render)), {
+          abortSignal: signal,
+        });
       } catch (err) {
         throw classifySnsError(err, name);
       }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MessageAttributeValue, PublishCommandInput } from '@aws-sdk/client-sns';
-import { generationKey } from '../../store/dedupe.js';
+import { generationKey } from '../../store/keys.js';
 import type { Notification } from '../../render/notification.js';
 import { alertTitle, headline } from '../../render/content.js';
 import { isStorm, summarize, type RenderOptions } from '../../render/digest.js';
@@ -43,9 +43,20 @@ export interface SnsRenderOptions extends RenderOptions {
 export function snsSubject(notification: Notification): string {
   const h = headline(notification);
   const flapping = h.status === 'firing' && h.count > 0 && h.flapping === h.count;
-  const status = h.kind === 'escalation' ? 'UNACKNOWLEDGED' : h.kind === 'acknowledged' ? 'ACKNOWLEDGED' : flapping ? 'FLAPPING' : h.status.toUpperCase();
+  const status =
+    h.kind === 'escalation'
+      ? 'UNACKNOWLEDGED'
+      : h.kind === 'acknowledged'
+        ? 'ACKNOWLEDGED'
+        : flapping
+          ? 'FLAPPING'
+          : h.status.toUpperCase();
   const raw = `[${status}:${h.count}] ${h.alertname} ${h.severity}`;
-  const ascii = raw.replace(/[\t\r\n\v\f]/g, ' ').replace(/[^\x20-\x7e]/g, '').replace(/ {2,}/g, ' ').trim();
+  const ascii = raw
+    .replace(/[\t\r\n\v\f]/g, ' ')
+    .replace(/[^\x20-\x7e]/g, '')
+    .replace(/ {2,}/g, ' ')
+    .trim();
   return ascii.slice(0, SNS_MAX_SUBJECT_CHARS).trimEnd();
 }
 
@@ -58,7 +69,13 @@ export function snsAttributes(notification: Notification): Record<string, Messag
   const h = headline(notification);
   const attributes: Record<string, MessageAttributeValue> = {};
   // `kind` (acknowledged, escalation) lets a filter policy keep follow-ups off a pager.
-  const pairs = [['severity', h.severity], ['alertname', h.alertname], ['status', h.status], ['flapping', h.flapping ? 'true' : ''], ['kind', h.kind ?? '']] as const;
+  const pairs = [
+    ['severity', h.severity],
+    ['alertname', h.alertname],
+    ['status', h.status],
+    ['flapping', h.flapping ? 'true' : ''],
+    ['kind', h.kind ?? ''],
+  ] as const;
   for (const [name, value] of pairs) {
     if (value) attributes[name] = { DataType: 'String', StringValue: value };
   }
@@ -67,7 +84,10 @@ export function snsAttributes(notification: Notification): Record<string, Messag
 
 /** Size SNS counts for attributes: name, data type and value of each, UTF-8 bytes. */
 export function attributeBytes(attributes: Record<string, MessageAttributeValue>): number {
-  return Object.entries(attributes).reduce((sum, [name, v]) => sum + utf8Bytes(name + (v.DataType ?? '') + (v.StringValue ?? '')), 0);
+  return Object.entries(attributes).reduce(
+    (sum, [name, v]) => sum + utf8Bytes(name + (v.DataType ?? '') + (v.StringValue ?? '')),
+    0,
+  );
 }
 
 /**
@@ -93,11 +113,20 @@ export function smsText(notification: Notification, options: RenderOptions = {})
  * @param topicArn `arn:aws:sns:REGION:ACCOUNT:NAME`
  * @param options.locale default `en`; the subject is always English (it must be ASCII)
  */
-export function renderSns(notification: Notification, topicArn: string, options: SnsRenderOptions = {}): PublishCommandInput {
+export function renderSns(
+  notification: Notification,
+  topicArn: string,
+  options: SnsRenderOptions = {},
+): PublishCommandInput {
   const render: RenderOptions = { locale: options.locale ?? 'en', digestAbove: options.digestAbove };
   const MessageAttributes = snsAttributes(notification);
   const budget = SNS_MAX_MESSAGE_BYTES - attributeBytes(MessageAttributes);
-  const input: PublishCommandInput = { TopicArn: topicArn, Subject: snsSubject(notification), Message: '', MessageAttributes };
+  const input: PublishCommandInput = {
+    TopicArn: topicArn,
+    Subject: snsSubject(notification),
+    Message: '',
+    MessageAttributes,
+  };
   if (options.messageStructure === 'json') {
     input.MessageStructure = 'json';
     input.Message = jsonMessage(notification, budget, render);
@@ -108,7 +137,12 @@ export function renderSns(notification: Notification, topicArn: string, options:
     input.MessageGroupId = sha256(notification.groupKey);
     // A follow-up or escalation names the same alert events as the alert message: its kind keeps it from being dropped as a duplicate.
     const kind = notification.kind && notification.kind !== 'alert' ? [notification.kind] : [];
-    input.MessageDeduplicationId = sha256([...kind, ...notification.alerts.map((a) => generationKey(a, notification.generations?.[a.fingerprint])).sort()].join('\n'));
+    input.MessageDeduplicationId = sha256(
+      [
+        ...kind,
+        ...notification.alerts.map((a) => generationKey(a, notification.generations?.[a.fingerprint])).sort(),
+      ].join('\n'),
+    );
   }
   return input;
 }

@@ -24,7 +24,22 @@ function inMiB(expr: string, memory: MemorySettings): string {
   return bytes < MIB ? `${expr} / ${MIB / bytes}` : `${expr} * ${bytes / MIB}`;
 }
 
-/** The memory series summed over the alert's series, in MiB. */
+/**
+ * Labels that tell one GPU (or MIG instance) of a host apart, whatever pod labels its series carry:
+ * dcgm-exporter's per-process series (`--kubernetes-virtual-gpus`) sit beside the device's with the
+ * same name and these labels, plus the sharing pod's.
+ */
+const DEVICE_LABELS = ['Hostname', 'hostname', 'instance', 'gpu', 'UUID', 'GPU_I_ID'] as const;
+
+/**
+ * A DCGM field summed over the alert's GPUs, each GPU read once: the largest of its series (the
+ * device's own holds at least each process's share), unless the alert names a pod, whose series
+ * then stays its own.
+ */
+const perDevice = (selector: string, by: readonly string[]) =>
+  aggregate('sum', by, aggregate('max', [...new Set([...by, ...DEVICE_LABELS])], selector));
+
+/** The memory series summed over the alert's series (a DCGM field: over its GPUs, {@link perDevice}), in MiB. */
 function usedDef(memory: MemorySettings): SignalDef {
   const dcgm = memory.series === DCGM_FB_USED;
   return {
@@ -32,7 +47,10 @@ function usedDef(memory: MemorySettings): SignalDef {
     label: dcgm ? 'GPU memory used' : `Memory used (${memory.series})`,
     unit: 'mebibytes',
     scopeLabels: isDcgm(memory.series) ? DCGM_SCOPE_LABELS : TARGET_SCOPE_LABELS,
-    expr: (s: QueryScope) => inMiB(aggregate('sum', s.by, selector(memory.series, s.matchers)), memory),
+    expr: (s: QueryScope) => {
+      const series = selector(memory.series, s.matchers);
+      return inMiB(isDcgm(memory.series) ? perDevice(series, s.by) : aggregate('sum', s.by, series), memory);
+    },
   };
 }
 
@@ -71,13 +89,18 @@ function rangeText(def: SignalDef, scope: QueryScope): string {
   return text;
 }
 
-/** `DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE`, MiB. */
+/** `DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE` of each of the alert's GPUs ({@link perDevice}), summed, MiB. */
 export const GPU_MEMORY_TOTAL: SignalDef = {
   name: 'gpu_memory_total_mib',
   label: 'GPU memory total',
   unit: 'mebibytes',
   scopeLabels: DCGM_SCOPE_LABELS,
-  expr: (s) => aggregate('sum', s.by, `${selector(DCGM_FB_USED, s.matchers)} + ${selector('DCGM_FI_DEV_FB_FREE', s.matchers)}`),
+  expr: (s) =>
+    aggregate(
+      'sum',
+      s.by,
+      `${perDevice(selector(DCGM_FB_USED, s.matchers), s.by)} + ${perDevice(selector('DCGM_FI_DEV_FB_FREE', s.matchers), s.by)}`,
+    ),
 };
 
 /**
@@ -96,7 +119,10 @@ export const gpuMemoryEnricher: Enricher<'gpu_memory'> = {
       DEF_LISTS.set(used, defs);
     }
     const { by, scope } = shapePeers(alert, ctx.peers, used.scopeLabels);
-    const [signals, series] = await Promise.all([readSignals(ctx, alert, defs), ctx.range(rangeText(used, scope), ctx.memory.windowHours * 3600)]);
+    const [signals, series] = await Promise.all([
+      readSignals(ctx, alert, defs),
+      ctx.range(rangeText(used, scope), ctx.memory.windowHours * 3600),
+    ]);
     const total = signals.find((s) => s.name === GPU_MEMORY_TOTAL.name)?.value ?? null;
     const capacity = ctx.memory.capacityMiB ?? (total !== null && Number.isFinite(total) ? total : null);
     const points = itemsOf(series, alert, by)[0]?.points ?? [];

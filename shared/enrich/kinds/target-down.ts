@@ -20,13 +20,24 @@ const TARGET_LABELS = ['job', 'instance', 'namespace', 'pod'] as const;
 const LOOKBACK = '1d';
 
 /** A signal of the target's own `up` series: `of` wraps the scoped `up` selector in the aggregation. */
-function targetSignal(name: string, label: string, unit: SignalUnit, of: (up: string, by: readonly string[]) => string): SignalDef {
+function targetSignal(
+  name: string,
+  label: string,
+  unit: SignalUnit,
+  of: (up: string, by: readonly string[]) => string,
+): SignalDef {
   return { name, label, unit, scopeLabels: TARGET_LABELS, expr: (s) => of(selector('up', s.matchers), s.by) };
 }
 
 /** A count of the targets of the alert's job, all (`count`) or answering scrapes now (`sum` of `up`). */
 function jobTargets(name: string, label: string, op: 'sum' | 'count'): SignalDef {
-  return { name, label, unit: 'count', scopeLabels: ['job'], expr: (s) => aggregate(op, s.by, selector('up', s.matchers)) };
+  return {
+    name,
+    label,
+    unit: 'count',
+    scopeLabels: ['job'],
+    expr: (s) => aggregate(op, s.by, selector('up', s.matchers)),
+  };
 }
 
 /**
@@ -34,12 +45,19 @@ function jobTargets(name: string, label: string, op: 'sum' | 'count'): SignalDef
  * {@link LOOKBACK}: no series when it has not answered in that time. Shown as a duration (`12 min`).
  */
 export const DOWN_FOR_SECONDS: SignalDef = {
-  ...targetSignal('down_for_seconds', 'Down for (since last successful scrape)', 'seconds', (up, by) => `time() - ${aggregate('max', by, `max_over_time(timestamp(${up} == 1)[${LOOKBACK}:1m])`)}`),
+  ...targetSignal(
+    'down_for_seconds',
+    'Down for (since last successful scrape)',
+    'seconds',
+    (up, by) => `time() - ${aggregate('max', by, `max_over_time(timestamp(${up} == 1)[${LOOKBACK}:1m])`)}`,
+  ),
   elapsed: true,
 };
 
 /** Share of the target's scrapes that succeeded in the last hour, ratio 0–1 (between 0 and 1: flapping). */
-export const UP_RATIO_1H = targetSignal('up_ratio_1h', 'Scrapes answered (last hour)', 'ratio', (up, by) => aggregate('avg', by, `avg_over_time(${up}[1h])`));
+export const UP_RATIO_1H = targetSignal('up_ratio_1h', 'Scrapes answered (last hour)', 'ratio', (up, by) =>
+  aggregate('avg', by, `avg_over_time(${up}[1h])`),
+);
 
 /** Targets of the alert's job answering scrapes now (count). */
 export const JOB_TARGETS_UP = jobTargets('job_targets_up', 'Targets of the job up', 'sum');
@@ -55,7 +73,10 @@ export const TARGET_DOWN_GPU_SIGNALS: readonly GpuSignalDef[] = [GPUS_REPORTING,
 export const targetDownEnricher: Enricher<'target_down'> = {
   kind: 'target_down',
   enrich: async (alert, ctx) => {
-    const [target, gpu] = await Promise.all([readSignals(ctx, alert, TARGET_DOWN_SIGNALS), readGpuSignals(ctx, alert, TARGET_DOWN_GPU_SIGNALS)]);
+    const [target, gpu] = await Promise.all([
+      readSignals(ctx, alert, TARGET_DOWN_SIGNALS),
+      readGpuSignals(ctx, alert, TARGET_DOWN_GPU_SIGNALS),
+    ]);
     return { signals: [...target, ...gpu].filter((s) => s.value !== null) };
   },
 };

@@ -16,20 +16,29 @@ export const unknownEnricher: Enricher<'unknown'> = {
   kind: 'unknown',
   enrich: async (alert, ctx) => {
     const expr = alertExpression(alert);
-    if (!expr) throw new EnrichmentUnavailable('the alert carries no rule expression (generatorURL g0.expr)');
+    if (!expr)
+      throw new EnrichmentUnavailable(
+        'the alert carries no rule expression (generatorURL g0.expr)',
+        '告警没有带规则表达式（generatorURL 的 g0.expr）',
+      );
     const query = stripTrailingComparison(expr);
     const sameRule = ctx.peers.filter((p) => alertExpression(p) === expr);
-    const [now, atStart] = await Promise.all([ctx.instant(query), samplesAtStart(ctx, query, alert, sameRule.includes(alert) ? sameRule : [...sameRule, alert])]);
+    const [now, atStart] = await Promise.all([
+      ctx.instant(query),
+      samplesAtStart(ctx, query, alert, sameRule.includes(alert) ? sameRule : [...sameRule, alert]),
+    ]);
     const pick = (samples: Sample[]) => samples.find((s) => belongsTo(s, alert.labels))?.value ?? null;
     return {
-      signals: [{
-        name: 'expression_value',
-        label: 'Rule expression',
-        value: pick(now),
-        unit: 'none',
-        query,
-        ...(atStart === undefined ? {} : { atStart: pick(atStart) }),
-      }],
+      signals: [
+        {
+          name: 'expression_value',
+          label: 'Rule expression',
+          value: pick(now),
+          unit: 'none',
+          query,
+          ...(atStart === undefined ? {} : { atStart: pick(atStart) }),
+        },
+      ],
     };
   },
 };

@@ -7,7 +7,7 @@
  * Why: reading per alert and signal (a promise per signal, per time, per bucket query, each with its
  * closures and intermediate arrays) kept ~100,000 pending reads alive at once in a 5,000-alert storm:
  * about half of its enrichment CPU was the garbage collector scavenging them
- * (`npx tsx bench/enrich-storm.ts 5000`; README Performance, session 19). With the plans (and the
+ * (`npx tsx bench/enrich-storm.ts 5000`). With the plans (and the
  * cheaper per-alert work in read.ts) one such enrichment went from 2.4 s of CPU and ~510 MB allocated
  * to 0.9 s and ~230 MB (empty answers; median of 5). The answers are the same objects either way:
  * only the waiting is shared.
@@ -20,7 +20,10 @@ import type { EnrichContext } from '../enricher.js';
 export const AT_START_STEP_SECONDS = 60;
 
 /** How a peer list's samples at their alerts' starts are read: not at all, one instant query, or one range query. */
-export type StartRead = { kind: 'none' } | { kind: 'instant'; answer: Promise<Sample[]> } | { kind: 'range'; answer: Promise<Series[]> };
+export type StartRead =
+  | { kind: 'none' }
+  | { kind: 'instant'; answer: Promise<Sample[]> }
+  | { kind: 'range'; answer: Promise<Series[]> };
 
 const STARTS = new WeakMap<readonly Alert[], Map<number, number[]>>();
 const MEMBERS = new WeakMap<readonly Alert[], Set<Alert>>();
@@ -34,7 +37,10 @@ export function readStarts(ctx: EnrichContext, query: string, peers: readonly Al
   const starts = distinctStarts(peers, nowMs);
   if (starts.length === 0) return { kind: 'none' };
   if (starts.length === 1) return { kind: 'instant', answer: asked(ctx.instant(query, new Date(starts[0]!))) };
-  return { kind: 'range', answer: asked(ctx.range(query, (nowMs - Math.min(...starts)) / 1000, AT_START_STEP_SECONDS)) };
+  return {
+    kind: 'range',
+    answer: asked(ctx.range(query, (nowMs - Math.min(...starts)) / 1000, AT_START_STEP_SECONDS)),
+  };
 }
 
 /**
@@ -43,7 +49,12 @@ export function readStarts(ctx: EnrichContext, query: string, peers: readonly Al
  * taking the point {@link pointAt} its own `startsAt`.
  * @returns `undefined` when the alert's `startsAt` does not parse
  */
-export async function samplesAtStart(ctx: EnrichContext, query: string, alert: Alert, peers: readonly Alert[]): Promise<Sample[] | undefined> {
+export async function samplesAtStart(
+  ctx: EnrichContext,
+  query: string,
+  alert: Alert,
+  peers: readonly Alert[],
+): Promise<Sample[] | undefined> {
   const own = ownStart(alert, ctx.now.getTime());
   if (Number.isNaN(own)) return undefined;
   const read = readStarts(ctx, query, isPeer(alert, peers) ? peers : [...peers, alert]);
@@ -86,7 +97,8 @@ export function asked<T>(read: Promise<T>): Promise<T> {
  * The alert's start, epoch ms capped at now; NaN when its `startsAt` does not parse or is unknown (Go's
  * zero time, `hasKnownStart`: year 1 would make its peers' "when fired" read a range from year 1).
  */
-export const ownStart = (alert: Alert, nowMs: number): number => (hasKnownStart(alert) ? Math.min(Date.parse(alert.startsAt), nowMs) : Number.NaN);
+export const ownStart = (alert: Alert, nowMs: number): number =>
+  hasKnownStart(alert) ? Math.min(Date.parse(alert.startsAt), nowMs) : Number.NaN;
 
 /** The distinct `startsAt` of `peers` (epoch ms, capped at now), remembered for the peer list. */
 function distinctStarts(peers: readonly Alert[], nowMs: number): number[] {

@@ -18,13 +18,19 @@ const INDEXES = new WeakMap<readonly object[], Map<string, Map<string, unknown[]
  * The alert's peers with the same identifying label names as the alert (the alert included), and
  * the scope covering them, aggregated `by` those names. Computed once per peer list and shape.
  */
-export function shapePeers(alert: Alert, peers: readonly Alert[], scopeLabels: readonly string[]): { peers: Alert[]; by: string[]; scope: QueryScope } {
+export function shapePeers(
+  alert: Alert,
+  peers: readonly Alert[],
+  scopeLabels: readonly string[],
+): { peers: Alert[]; by: string[]; scope: QueryScope } {
   const by = scopeLabels.filter((name) => alert.labels[name] !== undefined);
   const key = `${scopeLabels.join(',')}|${by.join(',')}`;
   const shapes = memo(SHAPES, peers, () => new Map());
   let shape = shapes.get(key);
   if (!shape) {
-    const same = peers.filter((p) => scopeLabels.every((name) => (p.labels[name] !== undefined) === (alert.labels[name] !== undefined)));
+    const same = peers.filter((p) =>
+      scopeLabels.every((name) => (p.labels[name] !== undefined) === (alert.labels[name] !== undefined)),
+    );
     shape = { peers: same, scope: scopeFor(same.length ? same : [alert], by) };
     shapes.set(key, shape);
   }
@@ -35,11 +41,18 @@ export function shapePeers(alert: Alert, peers: readonly Alert[], scopeLabels: r
 
 /** The query scope covering `peers`, aggregated by `by`. */
 export function scopeFor(peers: readonly Alert[], by: readonly string[]): QueryScope {
-  return { matchers: groupMatchers(peers.map((p) => p.labels), by), by: [...by] };
+  return {
+    matchers: groupMatchers(
+      peers.map((p) => p.labels),
+      by,
+    ),
+    by: [...by],
+  };
 }
 
 /** `def`'s query for a scope (a breakdown signal aggregated by its label as well). */
-const exprFor = (def: SignalDef, scope: QueryScope): string => def.expr(def.breakdown ? { ...scope, by: [...scope.by, def.breakdown] } : scope);
+const exprFor = (def: SignalDef, scope: QueryScope): string =>
+  def.expr(def.breakdown ? { ...scope, by: [...scope.by, def.breakdown] } : scope);
 
 /**
  * The query a signal of `def` keeps for `alert` (its own series, not its group's): what
@@ -80,12 +93,21 @@ function ownTemplate(def: SignalDef, by: readonly string[]): string[] | null {
 }
 
 /** The items of an answer (samples or series) that belong to the alert, through an index built once per answer and `by`. */
-export function itemsOf<T extends { metric: Record<string, string> }>(items: readonly T[], alert: Pick<Alert, 'labels'>, by: readonly string[]): T[] {
+export function itemsOf<T extends { metric: Record<string, string> }>(
+  items: readonly T[],
+  alert: Pick<Alert, 'labels'>,
+  by: readonly string[],
+): T[] {
   return itemsByKey(items, by, by.join(','), keyOf(alert.labels, by));
 }
 
 /** {@link itemsOf} with the alert's {@link keyOf} and `by.join(',')` already made (once per alert and scope, not per answer). */
-function itemsByKey<T extends { metric: Record<string, string> }>(items: readonly T[], by: readonly string[], byKey: string, key: string): T[] {
+function itemsByKey<T extends { metric: Record<string, string> }>(
+  items: readonly T[],
+  by: readonly string[],
+  byKey: string,
+  key: string,
+): T[] {
   if (items.length === 0) return [];
   const indexes = memo(INDEXES, items, () => new Map());
   let index = indexes.get(byKey);
@@ -156,8 +178,20 @@ export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readon
   for (let i = 0; i < plan.reads.length; i++) {
     const read = plan.reads[i]!;
     const key = keyFor(read);
-    const atStart = answers[3 * i + 1] === undefined ? undefined : startSamples(read, answers[3 * i + 1] as Sample[] | Series[], key, start);
-    signals.push(...signalsOf(read, key, own(read), answers[3 * i] as Sample[], atStart, answers[3 * i + 2] as Sample[] | undefined));
+    const atStart =
+      answers[3 * i + 1] === undefined
+        ? undefined
+        : startSamples(read, answers[3 * i + 1] as Sample[] | Series[], key, start);
+    signals.push(
+      ...signalsOf(
+        read,
+        key,
+        own(read),
+        answers[3 * i] as Sample[],
+        atStart,
+        answers[3 * i + 2] as Sample[] | undefined,
+      ),
+    );
   }
   return signals;
 }
@@ -199,7 +233,11 @@ function planFor(ctx: EnrichContext, alert: Alert, defs: readonly SignalDef[]): 
   const union = memo(UNIONS, defs, () => [...new Set(defs.flatMap((d) => d.scopeLabels))]);
   let shape = '';
   for (const name of union) shape += alert.labels[name] === undefined ? '0' : '1';
-  const plans = memo(memo(PLANS, ctx, () => new WeakMap()), defs, () => new Map());
+  const plans = memo(
+    memo(PLANS, ctx, () => new WeakMap()),
+    defs,
+    () => new Map(),
+  );
   let plan = plans.get(shape);
   if (!plan) {
     plan = makePlan(ctx, alert, ctx.peers, defs);
@@ -211,7 +249,7 @@ function planFor(ctx: EnrichContext, alert: Alert, defs: readonly SignalDef[]): 
 function makePlan(ctx: EnrichContext, alert: Alert, peers: readonly Alert[], defs: readonly SignalDef[]): Plan {
   const reads = defs.map((def): DefRead => {
     const { peers: same, by, scope } = shapePeers(alert, peers, def.scopeLabels);
-    const query = textOnce(scope, def.name, () => exprFor(def, scope));
+    const query = textOnce(scope, def, () => exprFor(def, scope));
     const now = ctx.instant(query);
     const start = readStarts(ctx, query, same);
     const bounds = def.histogram ? ctx.instant(boundsQuery(def, def.histogram, scope)) : undefined;
@@ -222,7 +260,9 @@ function makePlan(ctx: EnrichContext, alert: Alert, peers: readonly Alert[], def
   return {
     reads,
     answers: (withStart) =>
-      (waits[withStart ? 'with' : 'without'] ??= Promise.all(reads.flatMap((r) => [r.now, withStart && r.start.kind !== 'none' ? r.start.answer : undefined, r.bounds]))),
+      (waits[withStart ? 'with' : 'without'] ??= Promise.all(
+        reads.flatMap((r) => [r.now, withStart && r.start.kind !== 'none' ? r.start.answer : undefined, r.bounds]),
+      )),
   };
 }
 
@@ -237,16 +277,38 @@ function startSamples(read: DefRead, answer: Sample[] | Series[], key: string, s
 }
 
 /** The signals of one definition for the alert, from its answers. */
-function signalsOf(read: DefRead, alertKey: string, own: string, now: Sample[], atStart: Sample[] | undefined, bounds: Sample[] | undefined): Signal[] {
+function signalsOf(
+  read: DefRead,
+  alertKey: string,
+  own: string,
+  now: Sample[],
+  atStart: Sample[] | undefined,
+  bounds: Sample[] | undefined,
+): Signal[] {
   const { def } = read;
   const mine = itemsByKey(now, read.by, read.byKey, alertKey);
   const alertBounds = bounds && itemsByKey(bounds, read.by, read.byKey, alertKey);
   const key = def.breakdown ?? def.split?.label;
   const base = (pick: (s: { metric: Record<string, string> }) => boolean) => {
     const topBucket = alertBounds && topFinite(alertBounds.filter(pick));
-    return { unit: def.unit, query: own, ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}), ...(def.elapsed && { elapsed: def.elapsed }), ...(topBucket !== undefined ? { topBucket } : {}) };
+    return {
+      unit: def.unit,
+      query: own,
+      ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}),
+      ...(def.elapsed && { elapsed: def.elapsed }),
+      ...(topBucket !== undefined ? { topBucket } : {}),
+    };
   };
-  if (!key) return [{ name: def.name, label: def.label, value: mine[0]?.value ?? null, ...base(() => true), ...startValue(atStart, () => true) }];
+  if (!key)
+    return [
+      {
+        name: def.name,
+        label: def.label,
+        value: readingOf(def, mine),
+        ...base(() => true),
+        ...(atStart === undefined ? {} : { atStart: readingOf(def, atStart) }),
+      },
+    ];
   const values = [...new Set(mine.map((s) => s.metric[key] ?? ''))].sort();
   if (values.length === 0) return [{ name: def.name, label: def.label, value: null, ...base(() => true) }];
   return values.map((v) => {
@@ -263,6 +325,14 @@ function signalsOf(read: DefRead, alertKey: string, own: string, now: Sample[], 
   });
 }
 
+/** The reading of an alert's samples: the first's value, or for a {@link SignalDef.valueLabel} the largest number that label holds. */
+function readingOf(def: SignalDef, samples: readonly Sample[]): number | null {
+  const label = def.valueLabel;
+  if (label === undefined) return samples[0]?.value ?? null;
+  const numbers = samples.map((s) => Number(s.metric[label] ?? Number.NaN)).filter(Number.isFinite);
+  return numbers.length ? Math.max(...numbers) : null;
+}
+
 /** `{ atStart }` from the alert's samples at its start, `{}` when that was not read. */
 function startValue(samples: Sample[] | undefined, pick: (s: Sample) => boolean): { atStart?: number | null } {
   return samples === undefined ? {} : { atStart: samples.find(pick)?.value ?? null };
@@ -270,8 +340,10 @@ function startValue(samples: Sample[] | undefined, pick: (s: Sample) => boolean)
 
 /** The query of the bucket bounds of `histograms` (either generation's name) for a scope: one sample per `le` (and split value). */
 function boundsQuery(def: SignalDef, histograms: readonly string[], scope: QueryScope): string {
-  return textOnce(scope, `buckets of ${def.name}`, () => {
-    const selectors = histograms.map((h) => (scope.matchers.length ? `${h}{${scope.matchers.join(',')}}` : h)).join(' or ');
+  return textOnce(scope, histograms, () => {
+    const selectors = histograms
+      .map((h) => (scope.matchers.length ? `${h}{${scope.matchers.join(',')}}` : h))
+      .join(' or ');
     const by = def.split ? ['le', def.split.label, ...scope.by] : ['le', ...scope.by];
     return aggregate('count', by, def.split ? def.split.tag(selectors) : selectors);
   });
@@ -283,14 +355,15 @@ function topFinite(samples: readonly Sample[]): number | undefined {
   return bounds.length ? Math.max(...bounds) : undefined;
 }
 
-const TEXTS = new WeakMap<QueryScope, Map<string, string>>();
+const TEXTS = new WeakMap<QueryScope, Map<object, string>>();
 
 /**
  * A query's text for a scope, built once: a scope's matchers cover every peer alert, so building the
  * text per alert costs O(alerts²) time and memory in a storm (5,000 alerts × 100 KB of matchers), and
- * handing out one string object keeps the query cache's lookups cheap.
+ * handing out one string object keeps the query cache's lookups cheap. Keyed by the definition (or
+ * its histogram list): two engines' definitions of one signal share a name, never a text.
  */
-function textOnce(scope: QueryScope, key: string, build: () => string): string {
+function textOnce(scope: QueryScope, key: object, build: () => string): string {
   const texts = memo(TEXTS, scope, () => new Map());
   let text = texts.get(key);
   if (text === undefined) {

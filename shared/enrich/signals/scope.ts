@@ -10,6 +10,14 @@ import { equalityMatchers } from '../../prometheus/promql.js';
 export const VLLM_SCOPE_LABELS = ['model_name', 'instance', 'job', 'namespace', 'pod', 'engine'] as const;
 
 /**
+ * The matcher that keeps an engine's own series: every engine labels its series with the model it
+ * serves, while production-stack's router re-exports `vllm:num_requests_running`/`_waiting` (and a
+ * few more) once per backend with a `server` label and no `model_name`: read with the engines', they
+ * would count each queue twice and add a model-less server.
+ */
+export const ENGINE_SERIES = 'model_name!=""';
+
+/**
  * Labels on vLLM's API-server `http_requests_total` (prometheus-fastapi-instrumentator): target labels
  * and `handler`; not `model_name`/`engine`, which that metric does not carry.
  */
@@ -19,7 +27,17 @@ export const HTTP_SCOPE_LABELS = ['instance', 'job', 'namespace', 'pod', 'handle
  * Labels on NVIDIA dcgm-exporter metrics (`DCGM_FI_*`): the node label is `Hostname` before the 2026
  * releases and `hostname` since; a MIG instance adds `GPU_I_ID`, Kubernetes mapping `pod`/`namespace`.
  */
-export const DCGM_SCOPE_LABELS = ['gpu', 'Hostname', 'hostname', 'UUID', 'GPU_I_ID', 'instance', 'job', 'namespace', 'pod'] as const;
+export const DCGM_SCOPE_LABELS = [
+  'gpu',
+  'Hostname',
+  'hostname',
+  'UUID',
+  'GPU_I_ID',
+  'instance',
+  'job',
+  'namespace',
+  'pod',
+] as const;
 
 /** Labels every scraped series carries, for other exporters' metrics (e.g. `process_resident_memory_bytes`). */
 export const TARGET_SCOPE_LABELS = ['instance', 'job', 'namespace', 'pod', 'container'] as const;

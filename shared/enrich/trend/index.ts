@@ -93,10 +93,21 @@ export function fitMemoryTrend(points: readonly Point[], capacityMiB: number | n
   };
   if (segment.length < MIN_TREND_POINTS) {
     const noForecast = noForecastReason({ slope: 0, rSquared: 0 }, segment.length, windowSeconds);
-    return { ...base, growthMiBPerHour: 0, rSquared: 0, hoursToFull: null, growing: false, outliers: 0, ...(noForecast ? { noForecast } : {}) };
+    return {
+      ...base,
+      growthMiBPerHour: 0,
+      rSquared: 0,
+      hoursToFull: null,
+      growing: false,
+      outliers: 0,
+      ...(noForecast ? { noForecast } : {}),
+    };
   }
   // Hours since the first point: Unix seconds would make every pairwise slope lose precision.
-  const fit = robustFit(segment.map((p) => (p.time - first.time) / SECONDS_PER_HOUR), segment.map((p) => p.value));
+  const fit = robustFit(
+    segment.map((p) => (p.time - first.time) / SECONDS_PER_HOUR),
+    segment.map((p) => p.value),
+  );
   const noForecast = noForecastReason(fit, segment.length, windowSeconds);
   const growing = noForecast === undefined;
   return {
@@ -115,10 +126,17 @@ export function fitMemoryTrend(points: readonly Point[], capacityMiB: number | n
  * gives one. History and samples come first: on a short window no slope, rising or not, is evidence,
  * and the message must say so rather than "no upward trend" over a rising sparkline.
  */
-export function noForecastReason(fit: { slope: number; rSquared: number }, points: number, windowSeconds: number): NoForecast | undefined {
-  if (windowSeconds < MIN_FORECAST_SECONDS) return { reason: 'short_history', seconds: windowSeconds, neededSeconds: MIN_FORECAST_SECONDS };
+export function noForecastReason(
+  fit: { slope: number; rSquared: number },
+  points: number,
+  windowSeconds: number,
+): NoForecast | undefined {
+  if (windowSeconds < MIN_FORECAST_SECONDS)
+    return { reason: 'short_history', seconds: windowSeconds, neededSeconds: MIN_FORECAST_SECONDS };
   if (points < MIN_FORECAST_POINTS) return { reason: 'few_points', points, neededPoints: MIN_FORECAST_POINTS };
-  if (!(fit.slope > 0) || fit.slope * (windowSeconds / SECONDS_PER_HOUR) < MIN_WINDOW_GROWTH_MIB) return { reason: 'not_growing' };
-  if (!(fit.rSquared >= MIN_FORECAST_R_SQUARED)) return { reason: 'poor_fit', rSquared: fit.rSquared, neededRSquared: MIN_FORECAST_R_SQUARED };
+  if (!(fit.slope > 0) || fit.slope * (windowSeconds / SECONDS_PER_HOUR) < MIN_WINDOW_GROWTH_MIB)
+    return { reason: 'not_growing' };
+  if (!(fit.rSquared >= MIN_FORECAST_R_SQUARED))
+    return { reason: 'poor_fit', rSquared: fit.rSquared, neededRSquared: MIN_FORECAST_R_SQUARED };
   return undefined;
 }

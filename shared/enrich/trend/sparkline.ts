@@ -18,7 +18,10 @@ export function sparkline(values: readonly number[], width = SPARKLINE_WIDTH): s
   const buckets = Math.min(width, finite.length);
   if (buckets === 0) return '';
   const means = Array.from({ length: buckets }, (_, b) => {
-    const slice = finite.slice(Math.floor((b * finite.length) / buckets), Math.floor(((b + 1) * finite.length) / buckets));
+    const slice = finite.slice(
+      Math.floor((b * finite.length) / buckets),
+      Math.floor(((b + 1) * finite.length) / buckets),
+    );
     return slice.reduce((sum, v) => sum + v, 0) / slice.length;
   });
   const low = Math.min(...means);

@@ -42,7 +42,8 @@ export interface RobustFit extends Line {
  * @throws RangeError when the arrays are empty or of different lengths
  */
 export function theilSen(xs: readonly number[], ys: readonly number[]): Line {
-  if (xs.length !== ys.length || xs.length === 0) throw new RangeError(`need equally long, non-empty arrays (got ${xs.length} and ${ys.length})`);
+  if (xs.length !== ys.length || xs.length === 0)
+    throw new RangeError(`need equally long, non-empty arrays (got ${xs.length} and ${ys.length})`);
   const keep = thinnedIndices(xs.length, MAX_FIT_POINTS);
   const slopes = new Float64Array((keep.length * (keep.length - 1)) / 2);
   let count = 0;

@@ -15,7 +15,9 @@ describe('buildChannels', () => {
   let sns: SnsStandIn;
   beforeAll(async () => {
     hooks = await startLoopback((request) =>
-      request.path.startsWith('/feishu') ? { status: 200, body: '{"code":0,"msg":"success"}' } : { status: 200, body: 'ok' },
+      request.path.startsWith('/feishu')
+        ? { status: 200, body: '{"code":0,"msg":"success"}' }
+        : { status: 200, body: 'ok' },
     );
     sns = await startSnsServer();
   });
@@ -56,7 +58,9 @@ describe('buildChannels', () => {
     const feishuBody = JSON.parse(hooks.requests[1]!.body.toString('utf8')) as { timestamp?: string };
     expect(feishuBody.timestamp).toBe(String(Date.parse('2026-11-29T12:00:00Z') / 1000));
     expect(sns.publishes.map((p) => p.TopicArn)).toEqual([TOPIC]);
-    expect(String(sns.requests[0]!.headers.authorization)).toMatch(/Credential=test\/\d{8}\/eu-west-1\/sns\/aws4_request/);
+    expect(String(sns.requests[0]!.headers.authorization)).toMatch(
+      /Credential=test\/\d{8}\/eu-west-1\/sns\/aws4_request/,
+    );
     expect(sns.requests[0]!.headers['amz-sdk-request']).toBe('attempt=1; max=1');
   });
 
@@ -91,9 +95,14 @@ default: { channels: [platform, qwen, pager, sns] }
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
     const posted = hooks.requests.slice(before.hooks);
     expect(posted.map((r) => r.path).sort()).toEqual(['/feishu/qwen', '/slack/platform']);
-    const feishuCard = JSON.parse(posted.find((r) => r.path === '/feishu/qwen')!.body.toString('utf8')) as { card: { header: { title: { content: string } } } };
+    const feishuCard = JSON.parse(posted.find((r) => r.path === '/feishu/qwen')!.body.toString('utf8')) as {
+      card: { header: { title: { content: string } } };
+    };
     expect(feishuCard.card.header.title.content).toBe('🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)');
-    const regions = sns.requests.slice(before.sns).map((r) => /Credential=test\/\d{8}\/([a-z0-9-]+)\//.exec(String(r.headers.authorization))?.[1]).sort();
+    const regions = sns.requests
+      .slice(before.sns)
+      .map((r) => /Credential=test\/\d{8}\/([a-z0-9-]+)\//.exec(String(r.headers.authorization))?.[1])
+      .sort();
     expect(regions).toEqual(['eu-west-1', 'us-east-1']);
   });
 });

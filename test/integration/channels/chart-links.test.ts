@@ -7,7 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver } from '../../../shared/channels/deliver.js';
 import { renderFeishu } from '../../../shared/channels/feishu/index.js';
-import { createSlackChannel, renderSlack, SLACK_MAX_ALT_TEXT_CHARS, type SlackMessage } from '../../../shared/channels/slack/index.js';
+import {
+  createSlackChannel,
+  renderSlack,
+  SLACK_MAX_ALT_TEXT_CHARS,
+  type SlackMessage,
+} from '../../../shared/channels/slack/index.js';
 import { silentLogger } from '../../../shared/core/logger.js';
 import { Secret } from '../../../shared/core/secret.js';
 import type { Notification } from '../../../shared/render/notification.js';
@@ -30,7 +35,9 @@ describe('chart in messages', () => {
     expect(image).toEqual({ type: 'image', image_url: CHART, alt_text: expect.stringMatching(/^Chart: /) });
     expect((image as { alt_text: string }).alt_text.length).toBeLessThanOrEqual(SLACK_MAX_ALT_TEXT_CHARS);
     expect(JSON.stringify(blocks.filter((b) => b.type === 'context'))).not.toContain('/v1/chart/');
-    expect(renderSlack(fixtureNotification('firing-queue-backlog-two-models')).blocks.some((b) => b.type === 'image')).toBe(false);
+    expect(
+      renderSlack(fixtureNotification('firing-queue-backlog-two-models')).blocks.some((b) => b.type === 'image'),
+    ).toBe(false);
   });
 
   it('Feishu: a Chart button; SNS/e-mail text: a Chart line', () => {
@@ -50,7 +57,12 @@ describe('chart in messages', () => {
     it('resends once without the image when Slack answers invalid_blocks', async () => {
       slack.reply({ status: 400, body: 'invalid_blocks' }, { status: 200, body: 'ok' });
       const channel = createSlackChannel({ webhookUrl: new Secret(`${slack.url}/services/T0/B0/x`) });
-      const attempts = await deliver(channel, withChart(), { timeoutMs: 2000, retries: 0, budgetMs: 10_000, logger: silentLogger });
+      const attempts = await deliver(channel, withChart(), {
+        timeoutMs: 2000,
+        retries: 0,
+        budgetMs: 10_000,
+        logger: silentLogger,
+      });
       expect(attempts).toBe(2);
       const [first, second] = slack.requests.map((r) => JSON.parse(r.body.toString('utf8')) as SlackMessage);
       expect(first!.blocks.some((b) => b.type === 'image')).toBe(true);

@@ -10,14 +10,25 @@ const HOOK_PATH = '/open-apis/bot/v2/hook/0f1e2d3c-hook-secret-id';
 const SIGNING_SECRET = 'feishu-signing-secret-42';
 const NOW = new Date('2026-11-29T12:42:30.900Z');
 
-const json = (body: unknown, status = 200): ScriptedReply => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown, status = 200): ScriptedReply => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 /** Answers like Feishu: verifies `sign` the way the platform does, then code 0 or 19021. */
 function feishuVerifier(request: RecordedRequest): ScriptedReply {
   const body = JSON.parse(request.body.toString('utf8')) as FeishuMessage;
   if (body.timestamp === undefined) return json({ code: 0, msg: 'success', data: {} });
-  const expected = createHmac('sha256', `${body.timestamp}\n${SIGNING_SECRET}`).update(Buffer.alloc(0)).digest('base64');
-  if (body.sign !== expected) return json({ code: 19021, msg: 'sign match fail or timestamp is not within one hour from current time', data: {} });
+  const expected = createHmac('sha256', `${body.timestamp}\n${SIGNING_SECRET}`)
+    .update(Buffer.alloc(0))
+    .digest('base64');
+  if (body.sign !== expected)
+    return json({
+      code: 19021,
+      msg: 'sign match fail or timestamp is not within one hour from current time',
+      data: {},
+    });
   return json({ StatusCode: 0, StatusMessage: 'success', code: 0, msg: 'success', data: {} });
 }
 
@@ -31,7 +42,9 @@ describe('feishu channel over HTTP', () => {
 
   const lastBody = () => JSON.parse(feishu.requests.at(-1)!.body.toString('utf8')) as FeishuMessage;
   const failure = async (channel: ReturnType<typeof createFeishuChannel>) => {
-    const err = await channel.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000)).catch((e: unknown) => e);
+    const err = await channel
+      .send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeliveryError);
     expect((err as Error).message).not.toContain('hook-secret-id');
     expect((err as Error).message).not.toContain(SIGNING_SECRET);
@@ -51,16 +64,29 @@ describe('feishu channel over HTTP', () => {
     expect(sign).toBe(createHmac('sha256', `1795956150\n${SIGNING_SECRET}`).digest('base64'));
     expect(card).toEqual(renderFeishu(n));
     // Chinese unless the instance says otherwise.
-    expect(card.card.header).toEqual({ title: { tag: 'plain_text', content: '🔥 告警 · warning · GPUMemoryLeak (1)' }, template: 'orange' });
+    expect(card.card.header).toEqual({
+      title: { tag: 'plain_text', content: '🔥 告警 · warning · GPUMemoryLeak (1)' },
+      template: 'orange',
+    });
   });
 
   it('sends no timestamp or sign without a secret', async () => {
-    await createFeishuChannel({ webhookUrl: url() }).send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000));
+    await createFeishuChannel({ webhookUrl: url() }).send(
+      fixtureNotification('firing-kv-cache-critical'),
+      AbortSignal.timeout(5000),
+    );
     expect(Object.keys(lastBody())).toEqual(['msg_type', 'card']);
   });
 
   it('fails permanently on HTTP 200 with code 19021 (bad signature): a configuration error, quoting code and msg', async () => {
-    const err = await failure(createFeishuChannel({ webhookUrl: url(), secret: new Secret('the-wrong-secret'), now: () => NOW, name: 'feishu-qwen' }));
+    const err = await failure(
+      createFeishuChannel({
+        webhookUrl: url(),
+        secret: new Secret('the-wrong-secret'),
+        now: () => NOW,
+        name: 'feishu-qwen',
+      }),
+    );
     expect(err.retryable).toBe(false);
     expect(err.message).toBe(
       "feishu-qwen: code 19021: sign match fail or timestamp is not within one hour from current time (configuration error: signature check failed: check the signing secret and this host's clock)",
@@ -72,7 +98,8 @@ describe('feishu channel over HTTP', () => {
     const err = await failure(createFeishuChannel({ webhookUrl: url() }));
     expect(err).toMatchObject({
       retryable: false,
-      message: "feishu: code 19024: Key Words Not Found (configuration error: keyword check failed: the bot's keyword security setting rejects this message)",
+      message:
+        "feishu: code 19024: Key Words Not Found (configuration error: keyword check failed: the bot's keyword security setting rejects this message)",
     });
   });
 

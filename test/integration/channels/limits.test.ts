@@ -10,7 +10,16 @@ import { createSlackChannel } from '../../../shared/channels/slack/index.js';
 import { createSnsChannel } from '../../../shared/channels/sns/index.js';
 import { Secret } from '../../../shared/core/secret.js';
 import { fixtureNotification, manyAlertsNotification, stormNotification } from '../../helpers/notifications.js';
-import { startFeishuPlatform, startPagerDutyPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type PagerDutyPlatform, type SlackPlatform, type SnsPlatform } from './platforms.js';
+import {
+  startFeishuPlatform,
+  startPagerDutyPlatform,
+  startSlackPlatform,
+  startSnsPlatform,
+  type FeishuPlatform,
+  type PagerDutyPlatform,
+  type SlackPlatform,
+  type SnsPlatform,
+} from './platforms.js';
 
 const SIGNING_SECRET = 'feishu-limits-secret';
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:llm-oncall';
@@ -23,8 +32,18 @@ let sns: SnsPlatform;
 let pagerduty: PagerDutyPlatform;
 let client: SNSClient;
 beforeAll(async () => {
-  [slack, feishu, sns, pagerduty] = await Promise.all([startSlackPlatform(), startFeishuPlatform({ secret: SIGNING_SECRET }), startSnsPlatform(), startPagerDutyPlatform()]);
-  client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  [slack, feishu, sns, pagerduty] = await Promise.all([
+    startSlackPlatform(),
+    startFeishuPlatform({ secret: SIGNING_SECRET }),
+    startSnsPlatform(),
+    startPagerDutyPlatform(),
+  ]);
+  client = new SNSClient({
+    endpoint: sns.endpoint,
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  });
 });
 afterAll(async () => {
   client.destroy();
@@ -32,7 +51,8 @@ afterAll(async () => {
 });
 
 describe('Slack accepts the extremes', () => {
-  const channel = (digestAbove?: number) => createSlackChannel({ webhookUrl: new Secret(slack.url), name: 'slack-limits', digestAbove });
+  const channel = (digestAbove?: number) =>
+    createSlackChannel({ webhookUrl: new Secret(slack.url), name: 'slack-limits', digestAbove });
 
   it('60 alerts in detail: 50 blocks, the last one saying how many are left out', async () => {
     await channel(1000).send(manyAlertsNotification(60), signal());
@@ -82,7 +102,8 @@ describe('Slack accepts the extremes', () => {
 });
 
 describe('Feishu accepts the extremes (signed, in Chinese)', () => {
-  const channel = (digestAbove?: number) => createFeishuChannel({ webhookUrl: new Secret(feishu.url), secret: new Secret(SIGNING_SECRET), digestAbove });
+  const channel = (digestAbove?: number) =>
+    createFeishuChannel({ webhookUrl: new Secret(feishu.url), secret: new Secret(SIGNING_SECRET), digestAbove });
   const bytesOf = (m: unknown) => Buffer.byteLength(JSON.stringify(m));
 
   it('60 alerts of Chinese text in detail: under 20 KB in bytes, saying how many are left out', async () => {
@@ -123,7 +144,12 @@ describe('Feishu accepts the extremes (signed, in Chinese)', () => {
     n.alerts.unshift(bad);
     await channel().send(n, signal());
     const body = JSON.stringify(feishu.accepted.at(-1));
-    for (const summary of ['mistral-7b: 500 requests waiting', 'llama-3.1-70b: 85 requests waiting', 'qwen3-8b: 80 requests waiting']) expect(body).toContain(summary);
+    for (const summary of [
+      'mistral-7b: 500 requests waiting',
+      'llama-3.1-70b: 85 requests waiting',
+      'qwen3-8b: 80 requests waiting',
+    ])
+      expect(body).toContain(summary);
     expect(body).toContain('(cut)');
     expect(body).not.toContain('另有');
   });
@@ -155,7 +181,12 @@ describe('SNS accepts the extremes', () => {
     n.alerts.unshift(bad);
     await channel().send(n, signal());
     const message = sns.delivered.at(-1)!.Message!;
-    for (const summary of ['mistral-7b: 500 requests waiting', 'llama-3.1-70b: 85 requests waiting', 'qwen3-8b: 80 requests waiting']) expect(message).toContain(summary);
+    for (const summary of [
+      'mistral-7b: 500 requests waiting',
+      'llama-3.1-70b: 85 requests waiting',
+      'qwen3-8b: 80 requests waiting',
+    ])
+      expect(message).toContain(summary);
     expect(message).toMatch(/\nz{100,2999}…\n/);
     expect(message).not.toContain('more alert');
   });
@@ -186,7 +217,13 @@ describe('SNS accepts the extremes', () => {
 });
 
 describe('PagerDuty accepts the extremes', () => {
-  const channel = (digestAbove?: number) => createPagerDutyChannel({ routingKey: new Secret('e93facc04764012d7bfb002500d5d1a6'), eventsUrl: pagerduty.url, name: 'pagerduty-limits', digestAbove });
+  const channel = (digestAbove?: number) =>
+    createPagerDutyChannel({
+      routingKey: new Secret('e93facc04764012d7bfb002500d5d1a6'),
+      eventsUrl: pagerduty.url,
+      name: 'pagerduty-limits',
+      digestAbove,
+    });
 
   it('50 alerts in detail: 50 triggers, each its own dedup_key', async () => {
     const before = pagerduty.accepted.length;
@@ -201,7 +238,11 @@ describe('PagerDuty accepts the extremes', () => {
     await channel().send(stormNotification(5000, 1497), signal());
     const events = pagerduty.accepted.slice(before);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ event_action: 'trigger', dedup_key: expect.stringMatching(/^group\/[0-9a-f]{64}$/), payload: { summary: expect.stringMatching(/^Alert storm: 6497 alerts \(5000 firing\)/), severity: 'critical' } });
+    expect(events[0]).toMatchObject({
+      event_action: 'trigger',
+      dedup_key: expect.stringMatching(/^group\/[0-9a-f]{64}$/),
+      payload: { summary: expect.stringMatching(/^Alert storm: 6497 alerts \(5000 firing\)/), severity: 'critical' },
+    });
   });
 
   it('an alert over 512 KB on its own, a summary of emoji, an odd fingerprint: accepted, the others too', async () => {
@@ -218,6 +259,8 @@ describe('PagerDuty accepts the extremes', () => {
     expect(events[0]!.payload!.summary.length).toBeLessThanOrEqual(1024);
     expect(wellFormed(events[0]!.payload!.summary)).toBe(true);
     expect(events[0]!.payload!.custom_details).toMatchObject({ details_cut: expect.any(String) });
-    expect(events.slice(1).map((e) => e.payload!.summary)).toEqual(n.alerts.slice(1).map((a) => expect.stringContaining(a.annotations.summary!)));
+    expect(events.slice(1).map((e) => e.payload!.summary)).toEqual(
+      n.alerts.slice(1).map((a) => expect.stringContaining(a.annotations.summary!)),
+    );
   });
 });

@@ -14,7 +14,14 @@ import { createSnsChannel } from '../../../shared/channels/sns/index.js';
 import type { Notification } from '../../../shared/render/notification.js';
 import { Secret } from '../../../shared/core/secret.js';
 import { fixtureNotification, UNAVAILABLE } from '../../helpers/notifications.js';
-import { startFeishuPlatform, startSlackPlatform, startSnsPlatform, type FeishuPlatform, type SlackPlatform, type SnsPlatform } from './platforms.js';
+import {
+  startFeishuPlatform,
+  startSlackPlatform,
+  startSnsPlatform,
+  type FeishuPlatform,
+  type SlackPlatform,
+  type SnsPlatform,
+} from './platforms.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:llm-long-description';
 const signal = () => AbortSignal.timeout(5000);
@@ -55,7 +62,12 @@ let sns: SnsPlatform;
 let client: SNSClient;
 beforeAll(async () => {
   [slack, feishu, sns] = await Promise.all([startSlackPlatform(), startFeishuPlatform(), startSnsPlatform()]);
-  client = new SNSClient({ endpoint: sns.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  client = new SNSClient({
+    endpoint: sns.endpoint,
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  });
 });
 afterAll(async () => {
   client.destroy();
@@ -75,7 +87,10 @@ describe('a long description never hides which alert it is', () => {
   });
 
   it('Feishu: each alert block names its instance, enrichment, start and acknowledgement; the description is cut', async () => {
-    await createFeishuChannel({ webhookUrl: new Secret(feishu.url), locale: 'en' }).send(longDescriptionNotification(), signal());
+    await createFeishuChannel({ webhookUrl: new Secret(feishu.url), locale: 'en' }).send(
+      longDescriptionNotification(),
+      signal(),
+    );
     const divs = feishu.accepted
       .at(-1)!
       .card.elements.filter((e) => e.tag === 'div')

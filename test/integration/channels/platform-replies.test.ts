@@ -9,7 +9,7 @@ import { createApp } from '../../../shared/http/app.js';
 import { createFeishuChannel } from '../../../shared/channels/feishu/index.js';
 import { createSlackChannel } from '../../../shared/channels/slack/index.js';
 import type { Channel } from '../../../shared/channels/channel.js';
-import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
+import { testDeps } from '../../helpers/pipeline-deps.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
 import { ensureTable } from '../../../shared/store/table.js';
 import type { Enrichment } from '../../../shared/enrich/types.js';
@@ -21,7 +21,11 @@ import { startLoopback, type Loopback, type Responder, type ScriptedReply } from
 const TOKEN = 'replies-token-0123456789abcdef';
 const SLACK_PATH = '/services/TREPLY001/BREPLY002/ReplySlackSecret987';
 const FEISHU_PATH = '/open-apis/bot/v2/hook/0f3a9c2e-reply-feishu-secret-77d1';
-const json = (body: unknown, status = 200): ScriptedReply => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown, status = 200): ScriptedReply => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 let db: LocalDynamoDb;
 let platform: Loopback | undefined;
@@ -53,17 +57,23 @@ async function appWith(kind: keyof typeof CHANNELS, reply: ScriptedReply | Respo
   const channel = CHANNELS[kind].make(new Secret(`${server.url}${CHANNELS[kind].path}`));
   const app = createApp(
     { webhookToken: new Secret(TOKEN) },
-    {
-      store: new DynamoDbDedupeStore(db.client, { tableName, ttlSeconds: 3600 }),
+    testDeps({
+      table: { client: db.client, tableName },
       channels: [channel],
-      enrich: async (alerts) => new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test' }])),
+      enrich: async (alerts) =>
+        new Map<string, Enrichment>(
+          alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test' }]),
+        ),
       delivery: { timeoutMs: 2000, retries: 1, budgetMs: 5000 },
       logger: createLogger('debug', (line) => lines.push(line)),
-      now: () => Date.now(),
-    },
+    }),
   );
   const post = () =>
-    app.request('/v1/alertmanager', { method: 'POST', body: fixtureText('firing-kv-cache-critical'), headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` } });
+    app.request('/v1/alertmanager', {
+      method: 'POST',
+      body: fixtureText('firing-kv-cache-critical'),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    });
   return { post, lines, requests: server.requests };
 }
 
@@ -76,13 +86,18 @@ describe('Feishu rate limits are transient, whatever the HTTP status', () => {
     const { post, requests } = await appWith('feishu', reply);
     const res = await post();
     expect(res.status).toBe(502);
-    expect(((await res.json()) as { channels: Record<string, { status: string }> }).channels.feishu!.status).toBe('failed');
+    expect(((await res.json()) as { channels: Record<string, { status: string }> }).channels.feishu!.status).toBe(
+      'failed',
+    );
     expect(requests).toHaveLength(2);
   });
 });
 
 /** The credential part of each hook path: what must not show, in any encoding or in part. */
-const TOKENS: Record<keyof typeof CHANNELS, string> = { slack: 'ReplySlackSecret987', feishu: '0f3a9c2e-reply-feishu-secret-77d1' };
+const TOKENS: Record<keyof typeof CHANNELS, string> = {
+  slack: 'ReplySlackSecret987',
+  feishu: '0f3a9c2e-reply-feishu-secret-77d1',
+};
 
 /**
  * Whether `text` shows 8 or more consecutive characters of `token`: as is (any case), or inside any
@@ -90,20 +105,49 @@ const TOKENS: Record<keyof typeof CHANNELS, string> = { slack: 'ReplySlackSecret
  */
 function leaks(text: string, token: string): boolean {
   const windows = Array.from({ length: token.length - 7 }, (_, i) => token.slice(i, i + 8).toLowerCase());
-  const decoded = [...text.matchAll(/[A-Za-z0-9+/_-]{8,}/g)].flatMap((m) => [0, 1, 2, 3].map((o) => Buffer.from(m[0].slice(o), 'base64').toString('latin1')));
+  const decoded = [...text.matchAll(/[A-Za-z0-9+/_-]{8,}/g)].flatMap((m) =>
+    [0, 1, 2, 3].map((o) => Buffer.from(m[0].slice(o), 'base64').toString('latin1')),
+  );
   return [text, ...decoded].some((t) => windows.some((w) => t.toLowerCase().includes(w)));
 }
 
 /** Replies that quote the request URL: base64 and base64url at every alignment, double-encoded, upper-cased, cut long. */
 const ECHOES: [string, (path: string) => ScriptedReply][] = [
   ...[0, 1, 2].flatMap((pad): [string, (path: string) => ScriptedReply][] => [
-    [`404 echoing the path in base64 behind ${pad} bytes`, (path) => ({ status: 404, body: `unknown hook ${Buffer.from(`${'/x/'.slice(0, pad)}${path}`).toString('base64')}` })],
-    [`404 echoing the path in base64url behind ${pad} bytes`, (path) => ({ status: 404, body: `unknown hook ${Buffer.from(`${'/x/'.slice(0, pad)}${path}`).toString('base64url')}` })],
+    [
+      `404 echoing the path in base64 behind ${pad} bytes`,
+      (path) => ({
+        status: 404,
+        body: `unknown hook ${Buffer.from(`${'/x/'.slice(0, pad)}${path}`).toString('base64')}`,
+      }),
+    ],
+    [
+      `404 echoing the path in base64url behind ${pad} bytes`,
+      (path) => ({
+        status: 404,
+        body: `unknown hook ${Buffer.from(`${'/x/'.slice(0, pad)}${path}`).toString('base64url')}`,
+      }),
+    ],
   ]),
-  ['404 echoing the path double percent-encoded and upper-cased', (path) => ({ status: 404, body: `unknown hook ${encodeURIComponent(encodeURIComponent(path))} ${path.toUpperCase()}` })],
-  ['503 with the path past the excerpt length', (path) => ({ status: 503, body: `${'x'.repeat(170)} upstream=${path}` })],
-  ['Feishu-style 200 with code 19001 and the path past 200 characters of msg', (path) => json({ code: 19001, msg: `${'x'.repeat(158)} hook=${path}` })],
-  ['Feishu-style 200 with code 19001 and the path in base64', (path) => json({ code: 19001, msg: `param invalid: b64=${Buffer.from(`/feishu${path}`).toString('base64')}` })],
+  [
+    '404 echoing the path double percent-encoded and upper-cased',
+    (path) => ({
+      status: 404,
+      body: `unknown hook ${encodeURIComponent(encodeURIComponent(path))} ${path.toUpperCase()}`,
+    }),
+  ],
+  [
+    '503 with the path past the excerpt length',
+    (path) => ({ status: 503, body: `${'x'.repeat(170)} upstream=${path}` }),
+  ],
+  [
+    'Feishu-style 200 with code 19001 and the path past 200 characters of msg',
+    (path) => json({ code: 19001, msg: `${'x'.repeat(158)} hook=${path}` }),
+  ],
+  [
+    'Feishu-style 200 with code 19001 and the path in base64',
+    (path) => json({ code: 19001, msg: `param invalid: b64=${Buffer.from(`/feishu${path}`).toString('base64')}` }),
+  ],
 ];
 
 describe('no reply can put a webhook secret in the response or the logs', () => {
@@ -121,14 +165,22 @@ describe('no reply can put a webhook secret in the response or the logs', () => 
 
 describe('Slack: a 200 is delivered only with Slack’s documented success body `ok`', () => {
   it.each([
-    ['a 200 with an error code as body', { status: 200, headers: { 'content-type': 'text/plain' }, body: 'invalid_payload' }],
-    ['a 200 login page from a proxy', { status: 200, headers: { 'content-type': 'text/html' }, body: '<html>login</html>' }],
+    [
+      'a 200 with an error code as body',
+      { status: 200, headers: { 'content-type': 'text/plain' }, body: 'invalid_payload' },
+    ],
+    [
+      'a 200 login page from a proxy',
+      { status: 200, headers: { 'content-type': 'text/html' }, body: '<html>login</html>' },
+    ],
     ['an empty 200', { status: 200, body: '' }],
   ])('%s is a failed delivery (502, Alertmanager retries), logged with the body', async (_name, reply) => {
     const { post, lines } = await appWith('slack', reply);
     const res = await post();
     expect(res.status).toBe(502);
-    expect(((await res.json()) as { channels: Record<string, { status: string }> }).channels.slack!.status).toBe('failed');
+    expect(((await res.json()) as { channels: Record<string, { status: string }> }).channels.slack!.status).toBe(
+      'failed',
+    );
     expect(lines.some((l) => l.includes('channel attempt failed') && l.includes('slack: HTTP 200'))).toBe(true);
   });
 

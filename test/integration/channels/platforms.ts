@@ -16,14 +16,25 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { startLoopback, type Loopback, type RecordedRequest, type ScriptedReply } from '../../helpers/loopback.js';
 import { decodePublish, type DecodedPublish } from '../../helpers/sns-server.js';
 
-const text = (status: number, body: string, headers: Record<string, string> = {}): ScriptedReply => ({ status, headers: { 'content-type': 'text/plain', ...headers }, body });
-const json = (body: unknown, status = 200): ScriptedReply => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const text = (status: number, body: string, headers: Record<string, string> = {}): ScriptedReply => ({
+  status,
+  headers: { 'content-type': 'text/plain', ...headers },
+  body,
+});
+const json = (body: unknown, status = 200): ScriptedReply => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 export interface SlackPlatform {
   url: string;
   server: Loopback;
   /** Accepted messages, parsed. */
-  accepted: { text: string; blocks: { type: string; text?: { text: string }; elements?: { text: string; url?: string }[] }[] }[];
+  accepted: {
+    text: string;
+    blocks: { type: string; text?: { text: string }; elements?: { text: string; url?: string }[] }[];
+  }[];
   /** When each request arrived, epoch milliseconds. */
   arrivals: number[];
   /** The next `n` requests get `429 rate_limited` with `Retry-After: seconds`. */
@@ -43,9 +54,12 @@ function slackProblem(body: SlackPlatform['accepted'][number] | undefined): stri
   if (blocks.length > 50) return 'invalid_blocks';
   for (const b of blocks) {
     if (b.type === 'header' && (b.text?.text.length ?? 0) > 150) return 'invalid_blocks';
-    if (b.type === 'section' && (!b.text || b.text.text.length === 0 || b.text.text.length > 3000)) return 'invalid_blocks';
-    if (b.type === 'context' && (!b.elements || b.elements.length > 10 || b.elements.some((e) => e.text.length > 3000))) return 'invalid_blocks';
-    if (b.type === 'actions' && !validActions(b.elements as unknown as SlackButton[] | undefined)) return 'invalid_blocks';
+    if (b.type === 'section' && (!b.text || b.text.text.length === 0 || b.text.text.length > 3000))
+      return 'invalid_blocks';
+    if (b.type === 'context' && (!b.elements || b.elements.length > 10 || b.elements.some((e) => e.text.length > 3000)))
+      return 'invalid_blocks';
+    if (b.type === 'actions' && !validActions(b.elements as unknown as SlackButton[] | undefined))
+      return 'invalid_blocks';
     if (!['header', 'section', 'context', 'divider', 'actions'].includes(b.type)) return 'invalid_blocks';
   }
   return undefined;
@@ -56,7 +70,14 @@ type SlackButton = { type?: string; text?: { text?: string }; url?: string };
 /** An actions block: 1–25 link buttons, text 1–75 and `url` 1–3,000 characters. @see https://api.slack.com/reference/block-kit/block-elements#button */
 function validActions(elements: SlackButton[] | undefined): boolean {
   if (!elements?.length || elements.length > 25) return false;
-  return elements.every((e) => e.type === 'button' && (e.text?.text?.length ?? 0) >= 1 && (e.text?.text?.length ?? 0) <= 75 && (e.url?.length ?? 0) >= 1 && (e.url?.length ?? 0) <= 3000);
+  return elements.every(
+    (e) =>
+      e.type === 'button' &&
+      (e.text?.text?.length ?? 0) >= 1 &&
+      (e.text?.text?.length ?? 0) <= 75 &&
+      (e.url?.length ?? 0) >= 1 &&
+      (e.url?.length ?? 0) <= 3000,
+  );
 }
 
 /** Starts the Slack stand-in; the webhook URL is `${url}/services/T000/B000/XXXX`. */
@@ -105,7 +126,12 @@ const FEISHU_BODY_LIMIT = 20 * 1024;
 export interface FeishuPlatform {
   url: string;
   server: Loopback;
-  accepted: { card: { header: { title: { content: string }; template: string }; elements: { tag: string; text?: { content: string } }[] } }[];
+  accepted: {
+    card: {
+      header: { title: { content: string }; template: string };
+      elements: { tag: string; text?: { content: string } }[];
+    };
+  }[];
   /** The next `n` requests get HTTP 200 with this rate-limit code. */
   rateLimit(n: number, code?: 9499 | 11232): void;
   /**
@@ -116,11 +142,22 @@ export interface FeishuPlatform {
   close(): Promise<void>;
 }
 
+/** Every text a reader sees on a card: the `content` of its title, texts and buttons (not links or ids). */
+function cardText(card: unknown): string[] {
+  if (Array.isArray(card)) return card.flatMap(cardText);
+  if (typeof card !== 'object' || card === null) return [];
+  return Object.entries(card).flatMap(([key, value]) =>
+    key === 'content' && typeof value === 'string' ? [value] : cardText(value),
+  );
+}
+
 /**
  * Starts the Feishu stand-in; with `secret`, requests must be signed within an hour of `now()`;
- * with `keyword`, the card must contain it.
+ * with `keyword`, the card's text must contain it (keyword security: a keyword in a link or id does not count).
  */
-export async function startFeishuPlatform(options: { secret?: string; keyword?: string; now?: () => number } = {}): Promise<FeishuPlatform> {
+export async function startFeishuPlatform(
+  options: { secret?: string; keyword?: string; now?: () => number } = {},
+): Promise<FeishuPlatform> {
   const accepted: FeishuPlatform['accepted'] = [];
   let limited = 0;
   let limitCode = 11232;
@@ -132,13 +169,23 @@ export async function startFeishuPlatform(options: { secret?: string; keyword?: 
       limited--;
       return json({ code: limitCode, msg: 'request trigger frequency limit', data: {} });
     }
-    const body = JSON.parse(request.body.toString('utf8')) as { timestamp?: string; sign?: string; msg_type?: string } & FeishuPlatform['accepted'][number];
+    const body = JSON.parse(request.body.toString('utf8')) as {
+      timestamp?: string;
+      sign?: string;
+      msg_type?: string;
+    } & FeishuPlatform['accepted'][number];
     if (options.secret !== undefined) {
       const expected = createHmac('sha256', `${body.timestamp}\n${options.secret}`).update('').digest('base64');
       const fresh = Math.abs(now() / 1000 - Number(body.timestamp)) < 3600;
-      if (body.sign !== expected || !fresh) return json({ code: 19021, msg: 'sign match fail or timestamp is not within one hour from current time', data: {} });
+      if (body.sign !== expected || !fresh)
+        return json({
+          code: 19021,
+          msg: 'sign match fail or timestamp is not within one hour from current time',
+          data: {},
+        });
     }
-    if (options.keyword && !JSON.stringify(body.card).includes(options.keyword)) return json({ code: 19024, msg: 'Key Words Not Found', data: {} });
+    if (options.keyword && !cardText(body.card).some((t) => t.includes(options.keyword!)))
+      return json({ code: 19024, msg: 'Key Words Not Found', data: {} });
     const refused = refusal?.(request.body.toString('utf8'));
     if (refused) return json({ ...refused, data: {} });
     if (body.msg_type !== 'interactive' || !body.card?.header?.title?.content || !Array.isArray(body.card.elements)) {
@@ -176,8 +223,12 @@ export interface SnsPlatform {
 
 function snsProblem(p: Omit<DecodedPublish, 'messageId'>): string | undefined {
   if (!p.TopicArn || !p.Message) return 'Invalid parameter: TopicArn and Message are required';
-  if (p.Subject !== undefined && (p.Subject === '' || p.Subject.length > 100 || !/^[\x20-\x7e]+$/.test(p.Subject))) return 'Invalid parameter: Subject';
-  const attributeBytes = Object.entries(p.MessageAttributes).reduce((n, [k, v]) => n + Buffer.byteLength(k + v.DataType + (v.StringValue ?? '')), 0);
+  if (p.Subject !== undefined && (p.Subject === '' || p.Subject.length > 100 || !/^[\x20-\x7e]+$/.test(p.Subject)))
+    return 'Invalid parameter: Subject';
+  const attributeBytes = Object.entries(p.MessageAttributes).reduce(
+    (n, [k, v]) => n + Buffer.byteLength(k + v.DataType + (v.StringValue ?? '')),
+    0,
+  );
   if (Buffer.byteLength(p.Message) + attributeBytes > SNS_LIMIT) return 'Invalid parameter: Message too long';
   if (p.params.MessageStructure === 'json') {
     let body: unknown;
@@ -186,9 +237,11 @@ function snsProblem(p: Omit<DecodedPublish, 'messageId'>): string | undefined {
     } catch {
       return 'Invalid parameter: Message Structure - JSON message body failed to parse';
     }
-    if (typeof (body as { default?: unknown }).default !== 'string') return 'Invalid parameter: Message Structure - No default entry in JSON message body';
+    if (typeof (body as { default?: unknown }).default !== 'string')
+      return 'Invalid parameter: Message Structure - No default entry in JSON message body';
   }
-  if (p.TopicArn.endsWith('.fifo') && (!p.MessageGroupId || !p.MessageDeduplicationId)) return 'Invalid parameter: The MessageGroupId and MessageDeduplicationId parameters are required for FIFO topics';
+  if (p.TopicArn.endsWith('.fifo') && (!p.MessageGroupId || !p.MessageDeduplicationId))
+    return 'Invalid parameter: The MessageGroupId and MessageDeduplicationId parameters are required for FIFO topics';
   return undefined;
 }
 
@@ -208,7 +261,9 @@ export async function startSnsPlatform(): Promise<SnsPlatform> {
     const publish = decodePublish(request.body);
     const problem = snsProblem(publish);
     if (problem) return error(400, 'InvalidParameter', problem);
-    const dedup = publish.TopicArn!.endsWith('.fifo') ? `${publish.TopicArn}#${publish.MessageDeduplicationId}` : undefined;
+    const dedup = publish.TopicArn!.endsWith('.fifo')
+      ? `${publish.TopicArn}#${publish.MessageDeduplicationId}`
+      : undefined;
     const earlier = dedup ? seen.get(dedup) : undefined;
     let messageId = earlier && Date.now() - earlier.at < FIFO_DEDUP_MS ? earlier.id : undefined;
     if (!messageId) {
@@ -240,7 +295,16 @@ export interface PagerDutyEventBody {
   routing_key: string;
   event_action: 'trigger' | 'acknowledge' | 'resolve';
   dedup_key?: string;
-  payload?: { summary: string; source: string; severity: string; timestamp?: string; component?: string; group?: string; class?: string; custom_details?: Record<string, unknown> };
+  payload?: {
+    summary: string;
+    source: string;
+    severity: string;
+    timestamp?: string;
+    component?: string;
+    group?: string;
+    class?: string;
+    custom_details?: Record<string, unknown>;
+  };
   links?: { href: string; text?: string }[];
   client?: string;
   client_url?: string;
@@ -271,17 +335,26 @@ function pagerDutyProblems(raw: Buffer): string[] {
     return ['Event object is invalid JSON'];
   }
   const problems: string[] = [];
-  if (typeof e.routing_key !== 'string' || e.routing_key.length !== 32) problems.push("Length of 'routing_key' is incorrect (should be 32 characters)");
-  if (!['trigger', 'acknowledge', 'resolve'].includes(e.event_action)) problems.push("'event_action' is invalid (must be one of the following: 'trigger', 'acknowledge' or 'resolve')");
-  if (e.dedup_key !== undefined && (typeof e.dedup_key !== 'string' || e.dedup_key.length > 255)) problems.push("'dedup_key' is too long (maximum 255 characters)");
-  if (e.event_action !== 'trigger' && !e.dedup_key) problems.push("'dedup_key' is required for acknowledge and resolve events");
+  if (typeof e.routing_key !== 'string' || e.routing_key.length !== 32)
+    problems.push("Length of 'routing_key' is incorrect (should be 32 characters)");
+  if (!['trigger', 'acknowledge', 'resolve'].includes(e.event_action))
+    problems.push("'event_action' is invalid (must be one of the following: 'trigger', 'acknowledge' or 'resolve')");
+  if (e.dedup_key !== undefined && (typeof e.dedup_key !== 'string' || e.dedup_key.length > 255))
+    problems.push("'dedup_key' is too long (maximum 255 characters)");
+  if (e.event_action !== 'trigger' && !e.dedup_key)
+    problems.push("'dedup_key' is required for acknowledge and resolve events");
   if (e.event_action === 'trigger') {
     const p = e.payload;
-    if (!p || typeof p.summary !== 'string' || p.summary.length === 0) problems.push("'payload.summary' is missing or blank");
+    if (!p || typeof p.summary !== 'string' || p.summary.length === 0)
+      problems.push("'payload.summary' is missing or blank");
     else if (p.summary.length > 1024) problems.push("'payload.summary' is too long (maximum 1024 characters)");
     if (!p?.source) problems.push("'payload.source' is missing or blank");
-    if (!p || !PD_SEVERITIES.includes(p.severity)) problems.push("'payload.severity' is invalid (must be one of the following: 'critical', 'warning', 'error' or 'info')");
-    if (p?.timestamp !== undefined && Number.isNaN(Date.parse(p.timestamp))) problems.push("'payload.timestamp' is invalid");
+    if (!p || !PD_SEVERITIES.includes(p.severity))
+      problems.push(
+        "'payload.severity' is invalid (must be one of the following: 'critical', 'warning', 'error' or 'info')",
+      );
+    if (p?.timestamp !== undefined && Number.isNaN(Date.parse(p.timestamp)))
+      problems.push("'payload.timestamp' is invalid");
     for (const link of e.links ?? []) if (!link.href) problems.push("'links[].href' is missing");
   }
   return problems;
@@ -302,14 +375,24 @@ export async function startPagerDutyPlatform(): Promise<PagerDutyPlatform> {
     const match = fault ? -1 : matching.findIndex((m) => m.matches(request.body.toString('utf8')));
     if (match >= 0) fault = matching.splice(match, 1)[0];
     if (fault) {
-      const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) };
+      const headers: Record<string, string> =
+        fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) };
       if (fault.status === 429) return { status: 429, headers, body: '' };
-      if (fault.status === 400) return json({ status: 'invalid event', message: 'Event object is invalid', errors: ["'payload.summary' is missing or blank"] }, 400);
+      if (fault.status === 400)
+        return json(
+          {
+            status: 'invalid event',
+            message: 'Event object is invalid',
+            errors: ["'payload.summary' is missing or blank"],
+          },
+          400,
+        );
       return json({ status: 'error', message: 'Internal Server Error' }, fault.status);
     }
     if (request.method !== 'POST' || request.path !== '/v2/enqueue') return json({ status: 'not found' }, 404);
     const problems = pagerDutyProblems(request.body);
-    if (problems.length) return json({ status: 'invalid event', message: 'Event object is invalid', errors: problems }, 400);
+    if (problems.length)
+      return json({ status: 'invalid event', message: 'Event object is invalid', errors: problems }, 400);
     const event = JSON.parse(request.body.toString('utf8')) as PagerDutyEventBody;
     accepted.push(event);
     return json({ status: 'success', message: 'Event processed', dedup_key: event.dedup_key ?? randomUUID() }, 202);
@@ -318,8 +401,10 @@ export async function startPagerDutyPlatform(): Promise<PagerDutyPlatform> {
     url: `${server.url}/v2/enqueue`,
     server,
     accepted,
-    fail: (n, status, retryAfterSeconds) => void faults.push(...Array.from({ length: n }, () => ({ status, retryAfter: retryAfterSeconds }))),
-    failWhen: (matches, status, retryAfterSeconds) => void matching.push({ matches, status, retryAfter: retryAfterSeconds }),
+    fail: (n, status, retryAfterSeconds) =>
+      void faults.push(...Array.from({ length: n }, () => ({ status, retryAfter: retryAfterSeconds }))),
+    failWhen: (matches, status, retryAfterSeconds) =>
+      void matching.push({ matches, status, retryAfter: retryAfterSeconds }),
     clear: () => {
       faults.length = 0;
       matching.length = 0;

@@ -40,23 +40,35 @@ async function endlessPlatform(status: number): Promise<{ url: string; written: 
     pump();
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, written: () => written, closed: done };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    written: () => written,
+    closed: done,
+  };
 }
 
 describe('a reply that never ends', () => {
-  it('Slack: a 2xx status decides (accepted); the reply is read no further than the limit', { timeout: 30_000 }, async () => {
+  it('Slack: a 2xx status decides (accepted); the reply is read no further than the limit', {
+    timeout: 30_000,
+  }, async () => {
     const platform = await endlessPlatform(200);
     const channel = createSlackChannel({ webhookUrl: new Secret(platform.url), name: 'slack' });
-    await expect(channel.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(60_000))).resolves.toBeUndefined();
+    await expect(
+      channel.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(60_000)),
+    ).resolves.toBeUndefined();
     await platform.closed;
     // What the client took: the limit plus what the sockets' buffers held when it closed.
     expect(platform.written()).toBeLessThan(MAX_REPLY_BYTES + 32 * 1024 * 1024);
   });
 
-  it('Feishu: a 2xx reply too long to be its JSON is not Feishu’s reply (refused, not retried)', { timeout: 30_000 }, async () => {
+  it('Feishu: a 2xx reply too long to be its JSON is not Feishu’s reply (refused, not retried)', {
+    timeout: 30_000,
+  }, async () => {
     const platform = await endlessPlatform(200);
     const channel = createFeishuChannel({ webhookUrl: new Secret(platform.url), name: 'feishu' });
-    const error = await channel.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(60_000)).catch((err: unknown) => err);
+    const error = await channel
+      .send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(60_000))
+      .catch((err: unknown) => err);
     expect(error).toMatchObject({ name: 'DeliveryError', retryable: false });
     await platform.closed;
     expect(platform.written()).toBeLessThan(MAX_REPLY_BYTES + 32 * 1024 * 1024);
@@ -64,8 +76,14 @@ describe('a reply that never ends', () => {
 
   it('PagerDuty: a 5xx stays retryable, classified by its status', { timeout: 30_000 }, async () => {
     const platform = await endlessPlatform(503);
-    const channel = createPagerDutyChannel({ eventsUrl: platform.url, routingKey: new Secret('a'.repeat(32)), name: 'pagerduty' });
-    const error = await channel.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(60_000)).catch((err: unknown) => err);
+    const channel = createPagerDutyChannel({
+      eventsUrl: platform.url,
+      routingKey: new Secret('a'.repeat(32)),
+      name: 'pagerduty',
+    });
+    const error = await channel
+      .send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(60_000))
+      .catch((err: unknown) => err);
     expect(error).toMatchObject({ name: 'DeliveryError', retryable: true, reason: 'server_error' });
     expect((error as Error).message).toBe('pagerduty: HTTP 503');
     await platform.closed;

@@ -41,9 +41,17 @@ describe('Slack app channel', () => {
     channel = channelFor(slack.url);
   });
 
-  function channelFor(apiUrl: string, name = 'slack'): Channel {
+  function channelFor(apiUrl: string, name = 'slack', locale?: 'zh-CN'): Channel {
     const api = createSlackApi({ name, token: new Secret(TOKEN), apiUrl, timeoutMs: 2000, settings: SETTINGS });
-    return createSlackAppChannel({ name, api, channel: 'alerts', threads, warn: (m) => warnings.push(m), now: () => Date.parse('2026-11-30T12:10:00Z') });
+    return createSlackAppChannel({
+      name,
+      locale,
+      api,
+      channel: 'alerts',
+      threads,
+      warn: (m) => warnings.push(m),
+      now: () => Date.parse('2026-11-30T12:10:00Z'),
+    });
   }
 
   /** The KV-cache fixture as a fresh group (its own groupKey), firing, with an acknowledge link. */
@@ -61,7 +69,10 @@ describe('Slack app channel', () => {
     ...n,
     kind: 'acknowledged',
     acknowledgeUrl: undefined,
-    alerts: n.alerts.map((a) => ({ ...a, acknowledgement: { by: 'alice', at: '2026-11-30T12:05:00.000Z', channel: 'slack' } })),
+    alerts: n.alerts.map((a) => ({
+      ...a,
+      acknowledgement: { by: 'alice', at: '2026-11-30T12:05:00.000Z', channel: 'slack' },
+    })),
   });
   const send = (n: Notification) => channel.send(n, AbortSignal.timeout(5000));
 
@@ -77,12 +88,26 @@ describe('Slack app channel', () => {
     expect(call!.form.unfurl_links).toBe('false');
     expect(call!.form.text).toMatch(/^🔥 Firing \(1 alert\)\n🔥 FIRING · critical · VLLMKVCacheNearlyFull/);
     expect(call!.blocks.map((b) => b.type)).toEqual(['header', 'context', 'actions', 'section', 'context']);
-    expect(call!.blocks[1]).toEqual({ type: 'context', elements: [{ type: 'mrkdwn', text: '🔥 *Firing* (1 alert)', verbatim: true }] });
+    expect(call!.blocks[1]).toEqual({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: '🔥 *Firing* (1 alert)', verbatim: true }],
+    });
     expect(call!.blocks[2]).toEqual({
       type: 'actions',
       elements: [
-        { type: 'button', text: { type: 'plain_text', text: 'Acknowledge', emoji: true }, action_id: 'acknowledge', style: 'primary', value: 'eyJwYXlsb2FkIjoxfQ.c2lnbmF0dXJl' },
-        { type: 'button', text: { type: 'plain_text', text: 'Acknowledge …', emoji: true }, action_id: 'acknowledge_page', url: ACK_URL },
+        {
+          type: 'button',
+          text: { type: 'plain_text', text: 'Acknowledge', emoji: true },
+          action_id: 'acknowledge',
+          style: 'primary',
+          value: 'eyJwYXlsb2FkIjoxfQ.c2lnbmF0dXJl',
+        },
+        {
+          type: 'button',
+          text: { type: 'plain_text', text: 'Acknowledge …', emoji: true },
+          action_id: 'acknowledge_page',
+          url: ACK_URL,
+        },
       ],
     });
   });
@@ -93,7 +118,13 @@ describe('Slack app channel', () => {
     await send(acked(first));
     await send(resolved(first));
     const calls = slack.calls();
-    expect(calls.map((c) => c.method)).toEqual(['chat.postMessage', 'chat.update', 'chat.postMessage', 'chat.update', 'chat.postMessage']);
+    expect(calls.map((c) => c.method)).toEqual([
+      'chat.postMessage',
+      'chat.update',
+      'chat.postMessage',
+      'chat.update',
+      'chat.postMessage',
+    ]);
     const originalTs = calls[1]!.form.ts!;
     expect(originalTs).toMatch(/^1764500000\.\d{6}$/);
     for (const update of [calls[1]!, calls[3]!]) {
@@ -105,13 +136,37 @@ describe('Slack app channel', () => {
       expect(reply.form.thread_ts).toBe(originalTs);
       expect(reply.blocks.some((b) => b.type === 'actions')).toBe(false);
     }
-    expect(calls[1]!.blocks[1]).toMatchObject({ elements: [{ text: '🔥 *Firing* (1 alert) · 👀 Acknowledged by alice at 2026-11-30 12:05:00 UTC' }] });
+    expect(calls[1]!.blocks[1]).toMatchObject({
+      elements: [{ text: '🔥 *Firing* (1 alert) · 👀 Acknowledged by alice at 2026-11-30 12:05:00 UTC' }],
+    });
     expect(calls[1]!.blocks.some((b) => b.type === 'actions')).toBe(false);
-    expect(calls[3]!.blocks[1]).toMatchObject({ elements: [{ text: '✅ *Resolved* at 2026-11-30 12:30:00 UTC · 👀 Acknowledged by alice at 2026-11-30 12:05:00 UTC' }] });
+    expect(calls[3]!.blocks[1]).toMatchObject({
+      elements: [
+        { text: '✅ *Resolved* at 2026-11-30 12:30:00 UTC · 👀 Acknowledged by alice at 2026-11-30 12:05:00 UTC' },
+      ],
+    });
     // The rest of the original message is unchanged by the updates.
     expect(calls[3]!.blocks.slice(2)).toEqual(calls[0]!.blocks.slice(3));
     expect(calls[2]!.form.text).toMatch(/Acknowledged by \*alice\*/);
     expect(calls[4]!.form.text).toMatch(/RESOLVED/);
+  });
+
+  it('a zh-CN instance writes its state line in Chinese, in every update, with no English phrase of its own', async () => {
+    channel = channelFor(slack.url, 'slack-zh', 'zh-CN');
+    const first = firing();
+    await send(first);
+    await send(acked(first));
+    await send(resolved(first));
+    const lines = slack
+      .calls()
+      .filter((c) => c.method === 'chat.update' || !c.form.thread_ts)
+      .map((c) => (c.blocks[1]!.elements as { text: string }[])[0]!.text);
+    expect(lines).toEqual([
+      '🔥 告警中（1 条）',
+      '🔥 告警中（1 条） · 👀 由 alice 于 2026-11-30 12:05:00 UTC 认领',
+      '✅ 已于 2026-11-30 12:30:00 UTC 恢复 · 👀 由 alice 于 2026-11-30 12:05:00 UTC 认领',
+    ]);
+    for (const line of lines) expect(line.replace(/alice|UTC/g, '')).not.toMatch(/[A-Za-z]{2,}/);
   });
 
   it('a group firing again after its resolve starts a new thread', async () => {
@@ -120,7 +175,12 @@ describe('Slack app channel', () => {
     await send(resolved(first));
     await send(first);
     const calls = slack.calls();
-    expect(calls.map((c) => c.method)).toEqual(['chat.postMessage', 'chat.update', 'chat.postMessage', 'chat.postMessage']);
+    expect(calls.map((c) => c.method)).toEqual([
+      'chat.postMessage',
+      'chat.update',
+      'chat.postMessage',
+      'chat.postMessage',
+    ]);
     expect(calls[3]!.form.thread_ts).toBeUndefined();
     expect(calls[3]!.form.channel).toBe('alerts');
   });
@@ -162,14 +222,18 @@ describe('Slack app channel', () => {
       slack.server.reply(slackError('channel_not_found'));
       const err = await failure();
       expect(err).toMatchObject({ retryable: false, reason: 'client_error' });
-      expect(err.message).toBe('slack: Slack answered channel_not_found: check SLACK_CHANNEL (a channel id such as C0123456789)');
+      expect(err.message).toBe(
+        'slack: Slack answered channel_not_found: check SLACK_CHANNEL (a channel id such as C0123456789)',
+      );
     });
 
     it('not_in_channel: permanent, says to invite the app and names SLACK_CHANNEL', async () => {
       slack.server.reply(slackError('not_in_channel'));
       const err = await failure();
       expect(err.retryable).toBe(false);
-      expect(err.message).toBe('slack: Slack answered not_in_channel: invite the app to the channel (/invite @app), or check SLACK_CHANNEL (a channel id such as C0123456789)');
+      expect(err.message).toBe(
+        'slack: Slack answered not_in_channel: invite the app to the channel (/invite @app), or check SLACK_CHANNEL (a channel id such as C0123456789)',
+      );
     });
 
     it('invalid_auth: permanent, names SLACK_BOT_TOKEN', async () => {
@@ -212,11 +276,20 @@ describe('Slack app channel', () => {
     it('a failed thread reply is retried without posting the update twice into the thread', async () => {
       const first = firing();
       await send(first);
-      slack.server.reply({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: true }) }, { status: 503, body: '' });
+      slack.server.reply(
+        { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: true }) },
+        { status: 503, body: '' },
+      );
       expect(await failure(resolved(first))).toMatchObject({ retryable: true });
       await send(resolved(first));
       const methods = slack.calls().map((c) => `${c.method}${c.form.thread_ts ? ' (reply)' : ''}`);
-      expect(methods).toEqual(['chat.postMessage', 'chat.update', 'chat.postMessage (reply)', 'chat.update', 'chat.postMessage (reply)']);
+      expect(methods).toEqual([
+        'chat.postMessage',
+        'chat.update',
+        'chat.postMessage (reply)',
+        'chat.update',
+        'chat.postMessage (reply)',
+      ]);
     });
   });
 });

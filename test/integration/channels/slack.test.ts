@@ -16,9 +16,13 @@ describe('slack channel over HTTP', () => {
   });
   afterAll(() => slack.close());
 
-  const send = (signal = AbortSignal.timeout(5000)) => channel.send(fixtureNotification('firing-queue-backlog-two-models'), signal);
+  const send = (signal = AbortSignal.timeout(5000)) =>
+    channel.send(fixtureNotification('firing-queue-backlog-two-models'), signal);
   const failure = async (signal?: AbortSignal) => {
-    const err = await send(signal).then(() => undefined, (e: unknown) => e);
+    const err = await send(signal).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DeliveryError);
     expect((err as Error).message).not.toContain('s3cr3tTOKENxyz');
     return err as DeliveryError;
@@ -34,7 +38,9 @@ describe('slack channel over HTTP', () => {
     expect(request.headers['content-type']).toBe('application/json; charset=utf-8');
     const body = JSON.parse(request.body.toString('utf8')) as ReturnType<typeof renderSlack>;
     expect(body).toEqual(renderSlack(fixtureNotification('firing-queue-backlog-two-models')));
-    expect(body.text).toBe('🔥 FIRING · warning · VLLMQueueBacklog (2)\nllama-3.1-70b: 85 requests waiting\nqwen3-8b: 80 requests waiting');
+    expect(body.text).toBe(
+      '🔥 FIRING · warning · VLLMQueueBacklog (2)\nllama-3.1-70b: 85 requests waiting\nqwen3-8b: 80 requests waiting',
+    );
     expect(body.blocks.map((b) => b.type)).toEqual(['header', 'section', 'context', 'section', 'context']);
   });
 
@@ -57,14 +63,21 @@ describe('slack channel over HTTP', () => {
     expect(err.retryAfterMs).toBe(30_000);
   });
 
-  it.each(['invalid_blocks', 'invalid_payload', 'no_text'])('tells 400 %s (a refusal of the content) from configuration errors', async (code) => {
-    slack.reply({ status: 400, body: code });
-    const err = await failure();
-    expect(err).toBeInstanceOf(ContentRefusedError);
-    expect(err).toMatchObject({ retryable: false, message: `slack: HTTP 400: ${code}` });
-  });
+  it.each(['invalid_blocks', 'invalid_payload', 'no_text'])(
+    'tells 400 %s (a refusal of the content) from configuration errors',
+    async (code) => {
+      slack.reply({ status: 400, body: code });
+      const err = await failure();
+      expect(err).toBeInstanceOf(ContentRefusedError);
+      expect(err).toMatchObject({ retryable: false, message: `slack: HTTP 400: ${code}` });
+    },
+  );
 
-  it.each([[404, 'channel_not_found'], [403, 'invalid_token'], [400, 'no_service_id']])('treats %i %s as permanent, not about content', async (status, code) => {
+  it.each([
+    [404, 'channel_not_found'],
+    [403, 'invalid_token'],
+    [400, 'no_service_id'],
+  ])('treats %i %s as permanent, not about content', async (status, code) => {
     slack.reply({ status, body: code });
     const err = await failure();
     expect(err).not.toBeInstanceOf(ContentRefusedError);
@@ -89,18 +102,23 @@ describe('slack channel over HTTP', () => {
     expect(err.retryable).toBe(false);
   });
 
-  it('treats a time-out as retryable', async () => {
+  it('treats a time-out as retryable; after the whole message was sent, its outcome is unknown', async () => {
     slack.reply({ hang: true });
     const err = await failure(AbortSignal.timeout(300));
     expect(err.retryable).toBe(true);
-    expect(err.message).toBe('slack: request timed out or was aborted');
+    expect(err.outcomeUnknown).toBe(true);
+    expect(err.message).toBe(
+      'slack: request timed out or was aborted after the whole message was sent: it may have been delivered',
+    );
   });
 
   it('treats a refused connection as retryable', async () => {
     const closed = await startLoopback();
     await closed.close();
     const offline = createSlackChannel({ webhookUrl: new Secret(`${closed.url}${HOOK_PATH}`) });
-    const err = await offline.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000)).catch((e: unknown) => e);
+    const err = await offline
+      .send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeliveryError);
     expect((err as DeliveryError).retryable).toBe(true);
     expect((err as Error).message).toBe('slack: request failed (ECONNREFUSED)');
@@ -108,7 +126,9 @@ describe('slack channel over HTTP', () => {
 
   it('names the cause when the request cannot even start (a scheme Node cannot request), never the URL', async () => {
     const blocked = createSlackChannel({ webhookUrl: new Secret(`ftp://127.0.0.1:1${HOOK_PATH}`) });
-    const err = await blocked.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000)).catch((e: unknown) => e);
+    const err = await blocked
+      .send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000))
+      .catch((e: unknown) => e);
     expect((err as Error).message).toBe('slack: request failed (ERR_INVALID_PROTOCOL)');
   });
 });

@@ -10,7 +10,12 @@ import { fixtureNotification } from '../../helpers/notifications.js';
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:llm-alerts';
 
 const client = (endpoint: string) =>
-  new SNSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  new SNSClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  });
 
 describe('sns channel through the real AWS SDK', () => {
   let sns: SnsStandIn;
@@ -22,7 +27,9 @@ describe('sns channel through the real AWS SDK', () => {
   afterAll(() => sns.close());
 
   const failure = async () => {
-    const err = await channel.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000)).catch((e: unknown) => e);
+    const err = await channel
+      .send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeliveryError);
     return err as DeliveryError;
   };
@@ -36,7 +43,8 @@ describe('sns channel through the real AWS SDK', () => {
     expect(publish.Subject).toBe('[FIRING:2] VLLMQueueBacklog warning');
     expect(publish.Message).toBe(renderText(n));
     expect(publish.Message).toContain('🔥 qwen3-8b: 80 requests waiting\n');
-    expect(publish.Message).toContain('Waiting requests: 85 · TTFT p95: no data (NaN) · Running requests: no data');
+    expect(publish.Message).toContain('Waiting requests: 85 · TTFT p95: no data (NaN)\n');
+    expect(publish.Message).toContain('1 signal not exposed by this server: Running requests');
     expect(publish.MessageAttributes).toEqual({
       severity: { DataType: 'String', StringValue: 'warning' },
       alertname: { DataType: 'String', StringValue: 'VLLMQueueBacklog' },
@@ -79,7 +87,9 @@ describe('sns channel through the real AWS SDK', () => {
   it('maps a time-out to a retryable error', async () => {
     const silent = await startLoopback({ hang: true });
     const slow = createSnsChannel({ client: client(silent.url), topicArn: TOPIC });
-    const err = await slow.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(300)).catch((e: unknown) => e);
+    const err = await slow
+      .send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(300))
+      .catch((e: unknown) => e);
     await silent.close();
     expect(err).toBeInstanceOf(DeliveryError);
     expect((err as DeliveryError).retryable).toBe(true);
@@ -89,7 +99,9 @@ describe('sns channel through the real AWS SDK', () => {
     const closed = await startLoopback();
     await closed.close();
     const offline = createSnsChannel({ client: client(closed.url), topicArn: TOPIC });
-    const err = await offline.send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000)).catch((e: unknown) => e);
+    const err = await offline
+      .send(fixtureNotification('firing-kv-cache-critical'), AbortSignal.timeout(5000))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeliveryError);
     expect((err as DeliveryError).retryable).toBe(true);
   });

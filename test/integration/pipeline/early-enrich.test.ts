@@ -1,21 +1,20 @@
 /**
- * Enrichment started while the claims are written (`shared/pipeline/early-enrich.ts`): a new group's
+ * Enrichment started while the claims are written (`shared/pipeline/enrich.ts`): a new group's
  * Prometheus work overlaps its claim round, and a claim lost to a racing post still sends and records
- * nothing for that alert. On dynalite through the real stores and pipeline, on the embedded store's
- * exclusive table and on a shared one.
+ * nothing for that alert. On dynalite through the real stores and pipeline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AckTracker } from '../../../shared/ack/tracker.js';
 import type { Alert, WebhookMessage } from '../../../shared/alertmanager/schema.js';
 import type { Channel } from '../../../shared/channels/channel.js';
-import { silentLogger } from '../../../shared/core/logger.js';
 import type { Enrichment } from '../../../shared/enrich/types.js';
 import { processGroup, type PipelineDeps } from '../../../shared/pipeline/index.js';
 import type { Notification } from '../../../shared/render/notification.js';
-import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dynamodb.js';
+import { alertStores } from '../../../shared/store/alert-stores.js';
+import type { AlertStores } from '../../../shared/store/alert-record.js';
 import type { DedupeStore } from '../../../shared/store/dedupe.js';
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
+import { testDeps } from '../../helpers/pipeline-deps.js';
 import { webhookGroup } from '../../helpers/webhook.js';
 
 const T0 = Date.parse('2026-12-01T08:00:00Z');
@@ -45,13 +44,17 @@ class Recording implements Channel {
   readonly sent: { fingerprint: string; reason: string }[] = [];
   constructor(readonly name: string) {}
   async send(notification: Notification): Promise<void> {
-    for (const a of notification.alerts) this.sent.push({ fingerprint: a.fingerprint, reason: a.enrichment.status === 'unavailable' ? a.enrichment.reason : '' });
+    for (const a of notification.alerts)
+      this.sent.push({
+        fingerprint: a.fingerprint,
+        reason: a.enrichment.status === 'unavailable' ? a.enrichment.reason : '',
+      });
   }
 }
 
 interface Probe {
   deps: PipelineDeps;
-  records: DynamoDbAlertRecordStore;
+  records: AlertStores;
   /** The fingerprints of each enrich call, in order. */
   enriched: string[][];
   /** Enrich calls already made when each claim was asked, in order. */
@@ -62,45 +65,48 @@ interface Probe {
  * The real stores, with hooks: `afterRead` runs when the batched read has its answer (before it is
  * returned), `beforeClaim` before each single claim is written.
  */
-function probe(exclusive: boolean, channel: Recording, hooks: { afterRead?: () => Promise<void>; beforeClaim?: () => Promise<void> } = {}): Probe {
+function probe(
+  channel: Recording,
+  hooks: { afterRead?: () => Promise<void>; beforeClaim?: () => Promise<void> } = {},
+): Probe {
   const now = () => T0 + 1000;
-  const real = new DynamoDbDedupeStore(db.client, { tableName: db.tableName, ttlSeconds: TTL_SECONDS, exclusive });
-  const records = new DynamoDbAlertRecordStore(db.client, { tableName: db.tableName, ttlSeconds: TTL_SECONDS, exclusive });
+  const real = new DynamoDbDedupeStore(db.client, { tableName: db.tableName, ttlSeconds: TTL_SECONDS });
+  const records = alertStores(db.client, { tableName: db.tableName, ttlSeconds: TTL_SECONDS });
   const enriched: string[][] = [];
   const enrichedAtClaim: number[] = [];
-  const overrides: Partial<DedupeStore> = {
-    readMany: async (...args: Parameters<NonNullable<DedupeStore['readMany']>>) => {
+  // The real store with two methods wrapped.
+  const store: DedupeStore = {
+    readMany: async (...args) => {
       const seen = await real.readMany(...args);
       await hooks.afterRead?.();
       return seen;
     },
-    claim: async (...args: Parameters<DedupeStore['claim']>) => {
+    claim: async (...args) => {
       enrichedAtClaim.push(enriched.length);
       await hooks.beforeClaim?.();
       return real.claim(...args);
     },
+    confirm: real.confirm.bind(real),
+    markDelivered: real.markDelivered.bind(real),
+    release: real.release.bind(real),
   };
-  // The real store with two methods wrapped (its private fields need it as `this`).
-  const store = new Proxy(real, {
-    get: (target, key) => {
-      if (key in overrides) return overrides[key as keyof DedupeStore];
-      const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  }) as DedupeStore;
-  const deps: PipelineDeps = {
-    ack: new AckTracker({ store: records, logger: silentLogger, now }),
+  const deps = testDeps({
     store,
+    alerts: records,
     channels: [channel],
     enrich: async (alerts) => {
       enriched.push(alerts.map((a) => a.fingerprint));
-      return new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'kv_cache', reason: `call ${enriched.length}` }]));
+      return new Map<string, Enrichment>(
+        alerts.map((a) => [
+          a.fingerprint,
+          { status: 'unavailable', kind: 'kv_cache', reason: `call ${enriched.length}` },
+        ]),
+      );
     },
     delivery: { timeoutMs: 2000, retries: 0 },
     flapWindowMs: 0,
-    logger: silentLogger,
     now,
-  };
+  });
   return { deps, records, enriched, enrichedAtClaim };
 }
 
@@ -115,17 +121,13 @@ function barrier(parties: number): () => Promise<void> {
   };
 }
 
-const notifiedEvents = async (p: Probe, fingerprint: string) => (await p.records.history(fingerprint, 20, T0 + 2000)).filter((e) => e.type === 'notified');
-
-const tables = [
-  ['exclusive (embedded store)', true],
-  ['shared (as DynamoDB)', false],
-] as const;
+const notifiedEvents = async (p: Probe, fingerprint: string) =>
+  (await p.records.history.last(fingerprint, 20, T0 + 2000)).filter((e) => e.type === 'notified');
 
 describe('enrichment started while the claim is written', () => {
-  it.each(tables)('%s: a new alert is enriched once, before its claim is written, and sent with that enrichment', async (_name, exclusive) => {
+  it('a new alert is enriched once, before its claim is written, and sent with that enrichment', async () => {
     const channel = new Recording('slack');
-    const p = probe(exclusive, channel);
+    const p = probe(channel);
     const alert = alertOf();
     expect(await processGroup(group([alert]), p.deps)).toMatchObject({ notified: 1, ok: true });
     expect(p.enrichedAtClaim).toEqual([1]);
@@ -136,12 +138,12 @@ describe('enrichment started while the claim is written', () => {
     expect(p.enriched).toHaveLength(1);
   });
 
-  it.each([...tables.map(([name, ex]) => [name, 1, ex] as const), ...tables.map(([name, ex]) => [name, 4, ex] as const)])(
-    '%s: two posts of a new group of %i that both read it as new: each alert is sent and recorded once',
-    async (_name, size, exclusive) => {
+  it.each([1, 4])(
+    'two posts of a new group of %i that both read it as new: each alert is sent and recorded once',
+    async (size) => {
       const channel = new Recording('slack');
       const bothRead = barrier(2);
-      const [p1, p2] = [probe(exclusive, channel, { afterRead: bothRead }), probe(exclusive, channel, { afterRead: bothRead })];
+      const [p1, p2] = [probe(channel, { afterRead: bothRead }), probe(channel, { afterRead: bothRead })];
       const alerts = Array.from({ length: size }, alertOf);
       const results = await Promise.all([processGroup(group(alerts), p1.deps), processGroup(group(alerts), p2.deps)]);
       // Both started enrichment from their read; the claims gave each alert to one of them.
@@ -153,7 +155,7 @@ describe('enrichment started while the claim is written', () => {
     },
   );
 
-  it.each(tables)('%s: an alert whose claim another post won is dropped from the early enrichment, and not sent again', async (_name, exclusive) => {
+  it('an alert whose claim another post won is dropped from the early enrichment, and not sent again', async () => {
     const channel = new Recording('slack');
     const [a, b] = [alertOf(), alertOf()];
     let firstDone!: () => void;
@@ -161,10 +163,10 @@ describe('enrichment started while the claim is written', () => {
     let read!: () => void;
     const readDone = new Promise<void>((resolve) => (read = resolve));
     // The second post reads a and b as new, then waits to claim until the first post has sent b.
-    const second = probe(exclusive, channel, { afterRead: async () => read(), beforeClaim: () => done });
+    const second = probe(channel, { afterRead: async () => read(), beforeClaim: () => done });
     const pending = processGroup(group([a, b]), second.deps);
     await readDone;
-    const first = probe(exclusive, channel);
+    const first = probe(channel);
     expect(await processGroup(group([b]), first.deps)).toMatchObject({ notified: 1 });
     firstDone();
     expect(await pending).toMatchObject({ notified: 1, duplicates: 1, ok: true });

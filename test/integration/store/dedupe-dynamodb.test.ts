@@ -2,7 +2,8 @@ import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
-import { eventKey, type AlertEvent, type Claim, type ClaimedEvent } from '../../../shared/store/dedupe.js';
+import type { AlertEvent, Claim, ClaimedEvent } from '../../../shared/store/dedupe.js';
+import { eventKey } from '../../../shared/store/keys.js';
 
 let db: LocalDynamoDb;
 let n = 0;
@@ -11,7 +12,11 @@ const STARTS_AT = '2026-11-29T12:00:00Z';
 const ZERO = '0001-01-01T00:00:00Z';
 /** A fresh alert's firing post. */
 const key = (): AlertEvent => ({ fingerprint: `test-${++n}`, startsAt: STARTS_AT, status: 'firing', endsAt: ZERO });
-const resolvedOf = (a: AlertEvent, endsAt = '2026-11-29T12:06:00Z'): AlertEvent => ({ ...a, status: 'resolved', endsAt });
+const resolvedOf = (a: AlertEvent, endsAt = '2026-11-29T12:06:00Z'): AlertEvent => ({
+  ...a,
+  status: 'resolved',
+  endsAt,
+});
 const headKeyOf = (a: AlertEvent) => `event#${a.fingerprint}#2026-11-29T12:00:00.000Z#firing`;
 const decision = (c: Claim) => ({ decision: c.decision, pending: c.pending });
 
@@ -31,7 +36,10 @@ describe('DynamoDbDedupeStore against dynalite', () => {
   it('claims a new event once, for every channel', async () => {
     const s = store();
     const k = key();
-    expect(decision(await s.claim(k, ['slack', 'sns'], T0))).toEqual({ decision: 'first notification', pending: ['slack', 'sns'] });
+    expect(decision(await s.claim(k, ['slack', 'sns'], T0))).toEqual({
+      decision: 'first notification',
+      pending: ['slack', 'sns'],
+    });
     expect(decision(await s.claim(k, ['slack', 'sns'], T0 + 1))).toEqual({ decision: 'in flight', pending: [] });
   });
 
@@ -64,7 +72,10 @@ describe('DynamoDbDedupeStore against dynalite', () => {
     await s.markDelivered(k, gen0(k), 'sns');
     expect((await s.claim(k, ['slack', 'feishu', 'sns'], T0 + 1)).decision).toBe('in flight');
     await s.release(k, gen0(k));
-    expect(decision(await s.claim(k, ['slack', 'feishu', 'sns'], T0 + 2))).toEqual({ decision: 'repair', pending: ['feishu'] });
+    expect(decision(await s.claim(k, ['slack', 'feishu', 'sns'], T0 + 2))).toEqual({
+      decision: 'repair',
+      pending: ['feishu'],
+    });
     // The repairer now holds the lease: a concurrent retry must not also repair.
     expect((await s.claim(k, ['slack', 'feishu', 'sns'], T0 + 3)).decision).toBe('in flight');
   });
@@ -156,7 +167,10 @@ describe('the occurrence state machine (shared/store/occurrence.ts) on dynalite'
     await s.markDelivered(f, c1.event, 'slack');
     await s.release(f, c1.event);
     // sns failed and the lease is free: the resolve goes to both, sns never gets the firing.
-    expect(decision(await s.claim(resolvedOf(f), all, T0 + 2))).toEqual({ decision: 'first notification', pending: all });
+    expect(decision(await s.claim(resolvedOf(f), all, T0 + 2))).toEqual({
+      decision: 'first notification',
+      pending: all,
+    });
   });
 
   it('asks about a resolve after the re-fire that is no newer than the resolve before it, and claims it once confirmed', async () => {
@@ -193,7 +207,13 @@ describe('the occurrence state machine (shared/store/occurrence.ts) on dynalite'
   it('keeps the meaning of items written before generations: no announcement again after an upgrade', async () => {
     const s = store();
     const f = key();
-    const legacy = (a: AlertEvent) => ({ pk: { S: eventKey(a) }, delivered: { SS: all }, leaseUntil: { N: String(T0) }, claimedAt: { N: String(T0) }, expiresAt: { N: String(T0 / 1000 + 3600) } });
+    const legacy = (a: AlertEvent) => ({
+      pk: { S: eventKey(a) },
+      delivered: { SS: all },
+      leaseUntil: { N: String(T0) },
+      claimedAt: { N: String(T0) },
+      expiresAt: { N: String(T0 / 1000 + 3600) },
+    });
     await db.client.send(new PutItemCommand({ TableName: db.tableName, Item: legacy(f) }));
     expect((await s.claim(f, all, T0 + 1)).decision).toBe('already notified');
     await db.client.send(new PutItemCommand({ TableName: db.tableName, Item: legacy(resolvedOf(f)) }));
@@ -207,7 +227,13 @@ describe('the occurrence state machine (shared/store/occurrence.ts) on dynalite'
 
   it('reads items written before generations right after a batched read, which leaves their resolve item out', async () => {
     const s = store();
-    const legacy = (a: AlertEvent) => ({ pk: { S: eventKey(a) }, delivered: { SS: all }, leaseUntil: { N: String(T0) }, claimedAt: { N: String(T0) }, expiresAt: { N: String(T0 / 1000 + 3600) } });
+    const legacy = (a: AlertEvent) => ({
+      pk: { S: eventKey(a) },
+      delivered: { SS: all },
+      leaseUntil: { N: String(T0) },
+      claimedAt: { N: String(T0) },
+      expiresAt: { N: String(T0 / 1000 + 3600) },
+    });
     const put = (a: AlertEvent) => db.client.send(new PutItemCommand({ TableName: db.tableName, Item: legacy(a) }));
     const viaRead = async (a: AlertEvent, nowMs: number) => s.claim(a, all, nowMs, (await s.readMany([a], nowMs))[0]);
     // Announced firing, then resolved, by the old version: a resend of either is a duplicate; a firing again a candidate.

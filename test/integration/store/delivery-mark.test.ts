@@ -17,13 +17,15 @@ import { silentLogger } from '../../../shared/core/logger.js';
 import { Secret } from '../../../shared/core/secret.js';
 import type { Enrichment } from '../../../shared/enrich/types.js';
 import { processGroup, type PipelineDeps } from '../../../shared/pipeline/index.js';
-import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dynamodb.js';
+import { alertStores } from '../../../shared/store/alert-stores.js';
 import { DynamoDbAlertSetStore } from '../../../shared/store/alert-set.js';
 import type { AlertRecordStore } from '../../../shared/store/alert-record.js';
 import { DynamoDbDedupeStore } from '../../../shared/store/dedupe-dynamodb.js';
-import { eventKey, type AlertEvent, type Claim } from '../../../shared/store/dedupe.js';
+import type { AlertEvent, Claim } from '../../../shared/store/dedupe.js';
+import { eventKey } from '../../../shared/store/keys.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
 import { countCommands } from '../../helpers/count-commands.js';
+import { testDeps } from '../../helpers/pipeline-deps.js';
 import { webhookGroup } from '../../helpers/webhook.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
@@ -40,8 +42,10 @@ beforeAll(async () => {
 });
 afterAll(async () => db.close());
 
-const dedupe = () => new DynamoDbDedupeStore(db.client, { tableName: db.tableName, ttlSeconds: 3600, leaseMs: LEASE_MS });
-const records = () => new DynamoDbAlertRecordStore(db.client, { tableName: db.tableName, ttlSeconds: 3600 });
+const dedupe = () =>
+  new DynamoDbDedupeStore(db.client, { tableName: db.tableName, ttlSeconds: 3600, leaseMs: LEASE_MS });
+const stores = () => alertStores(db.client, { tableName: db.tableName, ttlSeconds: 3600 });
+const records = () => stores().records;
 const alertOf = (fingerprint = `mark-${++n}`, over: Partial<Alert> = {}): Alert => ({
   status: 'firing',
   labels: { alertname: 'KvCacheHigh', severity: 'critical' },
@@ -56,8 +60,27 @@ const resolvedOf = (a: Alert): Alert => ({ ...a, status: 'resolved', endsAt: '20
 const decision = (c: Claim) => ({ decision: c.decision, pending: c.pending });
 /** The record write after delivery, with the delivery mark of `claim` when `mark`. */
 const recordOf = (a: Alert, claim: Claim, channels: string[], nowMs: number, mark = true) =>
-  records().recordNotified({ alert: a, groupKey: 'g', externalURL: 'http://am', channels, generation: claim.event.generation, ...(mark && { deliveredEvent: claim.event.key }) }, nowMs);
-const headOf = async (a: AlertEvent) => (await db.client.send(new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: eventKey({ ...a, status: 'firing' }) } }, ConsistentRead: true }))).Item;
+  records().recordNotified(
+    {
+      alert: a,
+      groupKey: 'g',
+      externalURL: 'http://am',
+      channels,
+      generation: claim.event.generation,
+      ...(mark && { deliveredEvent: claim.event.key }),
+    },
+    nowMs,
+  );
+const headOf = async (a: AlertEvent) =>
+  (
+    await db.client.send(
+      new GetItemCommand({
+        TableName: db.tableName,
+        Key: { pk: { S: eventKey({ ...a, status: 'firing' }) } },
+        ConsistentRead: true,
+      }),
+    )
+  ).Item;
 const readClaim = async (a: Alert, channels: string[], nowMs: number) => {
   const s = dedupe();
   const [seen] = await s.readMany([a], nowMs);
@@ -71,8 +94,14 @@ describe('delivery mark: the record write stands for the ledger write', () => {
     await recordOf(a, claim, ['slack', 'sns'], T0 + 10);
     // The head still lists its channels: the mark alone says they have it.
     expect((await headOf(a))?.pending?.SS?.sort()).toEqual(['slack', 'sns']);
-    expect(decision(await readClaim(a, ['slack', 'sns'], T0 + 20))).toEqual({ decision: 'already notified', pending: [] });
-    expect(decision(await dedupe().claim(a, ['slack', 'sns'], T0 + 20))).toEqual({ decision: 'already notified', pending: [] });
+    expect(decision(await readClaim(a, ['slack', 'sns'], T0 + 20))).toEqual({
+      decision: 'already notified',
+      pending: [],
+    });
+    expect(decision(await dedupe().claim(a, ['slack', 'sns'], T0 + 20))).toEqual({
+      decision: 'already notified',
+      pending: [],
+    });
   });
 
   it('claims the resolve of a marked firing at once, not "in flight" until the lease ends; one of two concurrent resolves wins', async () => {
@@ -80,7 +109,10 @@ describe('delivery mark: the record write stands for the ledger write', () => {
     const claim = await dedupe().claim(a, ['slack'], T0);
     await recordOf(a, claim, ['slack'], T0 + 10);
     const [seen] = await dedupe().readMany([resolvedOf(a)], T0 + 20);
-    const both = await Promise.all([dedupe().claim(resolvedOf(a), ['slack'], T0 + 20, seen), dedupe().claim(resolvedOf(a), ['slack'], T0 + 20)]);
+    const both = await Promise.all([
+      dedupe().claim(resolvedOf(a), ['slack'], T0 + 20, seen),
+      dedupe().claim(resolvedOf(a), ['slack'], T0 + 20),
+    ]);
     expect(both.map((c) => c.decision).sort()).toEqual(['first notification', 'in flight']);
   });
 
@@ -89,8 +121,14 @@ describe('delivery mark: the record write stands for the ledger write', () => {
     const claim = await dedupe().claim(a, ['slack'], T0);
     await recordOf(a, claim, ['slack'], T0 + 10, false);
     expect(decision(await readClaim(a, ['slack'], T0 + 20))).toEqual({ decision: 'in flight', pending: [] });
-    expect(decision(await readClaim(resolvedOf(a), ['slack'], T0 + 20))).toEqual({ decision: 'in flight', pending: [] });
-    expect(decision(await readClaim(a, ['slack'], T0 + LEASE_MS + 1))).toEqual({ decision: 'repair', pending: ['slack'] });
+    expect(decision(await readClaim(resolvedOf(a), ['slack'], T0 + 20))).toEqual({
+      decision: 'in flight',
+      pending: [],
+    });
+    expect(decision(await readClaim(a, ['slack'], T0 + LEASE_MS + 1))).toEqual({
+      decision: 'repair',
+      pending: ['slack'],
+    });
   });
 
   it('reads items in the previous version’s shape as before: the head’s own ledger, a record without a mark', async () => {
@@ -131,7 +169,10 @@ describe('delivery mark: the record write stands for the ledger write', () => {
       }),
     );
     expect(decision(await readClaim(a, ['slack'], T0 + 20))).toEqual({ decision: 'already notified', pending: [] });
-    expect(decision(await readClaim(resolvedOf(a), ['slack'], T0 + 20))).toEqual({ decision: 'first notification', pending: ['slack'] });
+    expect(decision(await readClaim(resolvedOf(a), ['slack'], T0 + 20))).toEqual({
+      decision: 'first notification',
+      pending: ['slack'],
+    });
     expect((await records().get(fp, T0 + 30))?.status).toBe('firing');
   });
 
@@ -143,7 +184,10 @@ describe('delivery mark: the record write stands for the ledger write', () => {
     const later = { ...a, startsAt: '2026-11-29T12:01:00.000Z' };
     const laterClaim = await dedupe().claim(later, ['slack'], T0 + 100_000);
     await recordOf(later, laterClaim, ['slack'], T0 + 100_010);
-    expect(decision(await readClaim(a, ['slack'], T0 + 100_020))).toEqual({ decision: 'already notified', pending: [] });
+    expect(decision(await readClaim(a, ['slack'], T0 + 100_020))).toEqual({
+      decision: 'already notified',
+      pending: [],
+    });
   });
 
   it('confirms a re-fire after a marked resolve, and marks the re-fire by its generation', async () => {
@@ -171,16 +215,20 @@ class Accepting implements Channel {
 }
 
 function pipeline(recordStore: AlertRecordStore = records(), now = () => T0 + 1000, flapWindowMs = 0): PipelineDeps {
-  return {
+  const alertState = { ...stores(), records: recordStore };
+  return testDeps({
     store: dedupe(),
+    alerts: alertState,
     channels: [new Accepting('slack'), new Accepting('feishu'), new Accepting('sns')],
-    enrich: async (alerts) => new Map<string, Enrichment>(alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'kv_cache', reason: 'test' }])),
+    enrich: async (alerts) =>
+      new Map<string, Enrichment>(
+        alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'kv_cache', reason: 'test' }]),
+      ),
     delivery: { timeoutMs: 2000, retries: 0 },
     flapWindowMs,
-    logger: silentLogger,
     now,
-    ack: new AckTracker({ store: recordStore, logger: silentLogger, now }),
-  };
+    ack: new AckTracker({ stores: alertState, logger: silentLogger, now }),
+  });
 }
 
 const group = (alerts: Alert[]): WebhookMessage => webhookGroup(alerts, `{}:{n="${++n}"}`);
@@ -200,23 +248,31 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
     expect(await requests(() => processGroup(one, deps))).toEqual({ BatchGetItem: 1, PutItem: 1, UpdateItem: 1 });
     expect(await requests(() => processGroup(one, deps))).toEqual({ BatchGetItem: 1 });
     const forty = group(Array.from({ length: 40 }, () => alertOf()));
-    // 80 keys (head and record; no legacy resolve item): one BatchGetItem; 40 claims; the 40 record writes, each with its
-    // history event, in one TransactWriteItems (40 UpdateItem before, `record-transactions.ts`).
-    expect(await requests(() => processGroup(forty, deps))).toEqual({ BatchGetItem: 1, PutItem: 40, TransactWriteItems: 1 });
+    // 80 keys (head and record; no legacy resolve item): one BatchGetItem; 40 claims; the 40 record writes, each
+    // with its history event inside.
+    expect(await requests(() => processGroup(forty, deps))).toEqual({ BatchGetItem: 1, PutItem: 40, UpdateItem: 40 });
     expect(await requests(() => processGroup(forty, deps))).toEqual({ BatchGetItem: 1 });
   });
 
   it('stores a storm digest’s alert set once for the group, not once per channel: every channel’s link names the same set', async () => {
     const keys = { current: new Secret('delivery-mark-test-secret-0123456789') };
-    const links = new AckLinks({ publicUrl: 'https://alerts.example', keys, ttlSeconds: 3600 }, new DynamoDbAlertSetStore(db.client, { tableName: db.tableName }));
-    const deps = { ...pipeline(), ack: new AckTracker({ store: records(), links, logger: silentLogger, now: () => T0 + 1000 }) };
+    const links = new AckLinks(
+      { publicUrl: 'https://alerts.example', keys, ttlSeconds: 3600 },
+      new DynamoDbAlertSetStore(db.client, { tableName: db.tableName }),
+    );
+    const deps = {
+      ...pipeline(),
+      ack: new AckTracker({ stores: stores(), links, logger: silentLogger, now: () => T0 + 1000 }),
+    };
     const sixty = group(Array.from({ length: 60 }, () => alertOf()));
     // 60 claims and one alert set (three before: one per channel's digest); 60 heads read, not the records of
     // more new alerts than flapping is counted for (one BatchGetItem, two before: 120 keys).
-    expect(await requests(() => processGroup(sixty, deps))).toEqual({ BatchGetItem: 1, PutItem: 61, TransactWriteItems: 1 });
+    expect(await requests(() => processGroup(sixty, deps))).toEqual({ BatchGetItem: 1, PutItem: 61, UpdateItem: 60 });
     // The repeat: the heads, then the records of the live ones (their delivery mark).
     expect(await requests(() => processGroup(sixty, deps))).toEqual({ BatchGetItem: 2 });
-    const sets = deps.channels.map((c) => verifyAckToken((c as Accepting).received[0]!.acknowledgeUrl!.split('/').pop()!, keys, T0 + 1000));
+    const sets = deps.channels.map((c) =>
+      verifyAckToken((c as Accepting).received[0]!.acknowledgeUrl!.split('/').pop()!, keys, T0 + 1000),
+    );
     expect(new Set(sets.map((t) => t.set?.id)).size).toBe(1);
     expect(sets.map((t) => [t.channel, t.set?.alerts])).toEqual([
       ['slack', 60],
@@ -228,14 +284,24 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
   it('writes the head’s ledger when the record write fails, so the delivery is still known', async () => {
     const store = records();
     const recordNotified: AlertRecordStore['recordNotified'] = (...args) =>
-      args[0].deliveredEvent ? Promise.reject(Object.assign(new Error('throttled (test)'), { name: 'ThrottlingException' })) : store.recordNotified(...args);
-    const failing = new Proxy(store, { get: (target, key: keyof AlertRecordStore) => (key === 'recordNotified' ? recordNotified : target[key]?.bind(target)) }) as AlertRecordStore;
+      args[0].deliveredEvent
+        ? Promise.reject(Object.assign(new Error('throttled (test)'), { name: 'ThrottlingException' }))
+        : store.recordNotified(...args);
+    const failing: AlertRecordStore = {
+      get: store.get.bind(store),
+      getMany: store.getMany.bind(store),
+      addChannels: store.addChannels.bind(store),
+      recordNotified,
+    };
     const a = alertOf();
     await processGroup(group([a]), pipeline(failing));
     expect((await headOf(a))?.pending).toBeUndefined();
     expect((await headOf(a))?.delivered?.SS?.sort()).toEqual(['feishu', 'slack', 'sns']);
     expect((await store.get(a.fingerprint, T0 + 2000))?.channels).toEqual(['feishu', 'slack', 'sns']);
-    expect(decision(await readClaim(a, ['slack', 'feishu', 'sns'], T0 + 2000))).toEqual({ decision: 'already notified', pending: [] });
+    expect(decision(await readClaim(a, ['slack', 'feishu', 'sns'], T0 + 2000))).toEqual({
+      decision: 'already notified',
+      pending: [],
+    });
   });
 
   it('counts flapping from the alert record read with the claims: no flap item, no request of its own', async () => {
@@ -244,7 +310,8 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
     const deps = pipeline(records(), () => clock, 30 * MIN);
     const fp = `flapping-${++n}`;
     const fire = (startsAt: string) => group([alertOf(fp, { startsAt })]);
-    const resolve = (startsAt: string, endsAt: string) => group([{ ...alertOf(fp, { startsAt }), status: 'resolved', endsAt }]);
+    const resolve = (startsAt: string, endsAt: string) =>
+      group([{ ...alertOf(fp, { startsAt }), status: 'resolved', endsAt }]);
     const steps: [number, WebhookMessage][] = [
       [0, fire('2026-11-29T12:00:00.000Z')],
       [4, resolve('2026-11-29T12:00:00.000Z', '2026-11-29T12:04:00.000Z')],
@@ -268,7 +335,9 @@ describe('store requests per group (3 channels, acknowledgement records)', () =>
     // firing's, which that write displaces); the resend (step 4) only the read.
     expect(cost[2]).toEqual({ BatchGetItem: 1, PutItem: 1, UpdateItem: 1, BatchWriteItem: 1 });
     expect(cost[3]).toEqual({ BatchGetItem: 1 });
-    const flapItem = await db.client.send(new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: `flap#${fp}` } } }));
+    const flapItem = await db.client.send(
+      new GetItemCommand({ TableName: db.tableName, Key: { pk: { S: `flap#${fp}` } } }),
+    );
     expect(flapItem.Item).toBeUndefined();
   });
 

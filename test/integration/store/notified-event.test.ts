@@ -1,6 +1,5 @@
 /**
- * A record write's `notified` event inside the record (`notifiedEventJson`, `notifiedEventSeq`), on the single
- * path (`recordNotified`, a shared table) as on the embedded store's batched one (`recordManyNotified`): a new
+ * A record write's `notified` event inside the record (`notifiedEventJson`, `notifiedEventSeq`): a new
  * alert's record costs one request, and the event it displaces goes to its own history item. Checked on
  * dynalite through the real SDK: the requests, and that the history reads every event exactly once and in
  * order across fire → resolve → re-fire → acknowledgement → new occurrences, with HA peers and an
@@ -8,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../../shared/alertmanager/schema.js';
-import { DynamoDbAlertRecordStore } from '../../../shared/store/alert-record-dynamodb.js';
-import type { HistoryBatch, HistoryEvent, NotifiedAlert } from '../../../shared/store/alert-record.js';
+import { alertStores } from '../../../shared/store/alert-stores.js';
+import type { AlertStores, HistoryBatch, HistoryEvent, NotifiedAlert } from '../../../shared/store/alert-record.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
 import { countCommands } from '../../helpers/count-commands.js';
 
@@ -27,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(async () => db.close());
 
-const records = (exclusive = false) => new DynamoDbAlertRecordStore(db.client, { tableName: db.tableName, ttlSeconds: 3600, exclusive });
+const records = () => alertStores(db.client, { tableName: db.tableName, ttlSeconds: 3600 });
 const alertOf = (fingerprint: string, over: Partial<Alert> = {}): Alert => ({
   status: 'firing',
   labels: { alertname: 'KvCacheHigh', severity: 'critical' },
@@ -38,26 +37,52 @@ const alertOf = (fingerprint: string, over: Partial<Alert> = {}): Alert => ({
   fingerprint,
   ...over,
 });
-const resolvedOf = (a: Alert): Alert => ({ ...a, status: 'resolved', endsAt: new Date(Date.parse(a.startsAt) + 300_000).toISOString() });
-const notified = (alert: Alert, channels = ['slack', 'sns'], over: Partial<NotifiedAlert> = {}): NotifiedAlert => ({ alert, groupKey: 'g', externalURL: 'http://am', channels, ...over });
+const resolvedOf = (a: Alert): Alert => ({
+  ...a,
+  status: 'resolved',
+  endsAt: new Date(Date.parse(a.startsAt) + 300_000).toISOString(),
+});
+const notified = (alert: Alert, channels = ['slack', 'sns'], over: Partial<NotifiedAlert> = {}): NotifiedAlert => ({
+  alert,
+  groupKey: 'g',
+  externalURL: 'http://am',
+  channels,
+  ...over,
+});
 
 /** One record write as the pipeline makes it: into a group's history batch, flushed at the group's end. */
-async function write(store: DynamoDbAlertRecordStore, n: NotifiedAlert, nowMs: number) {
+async function write(store: AlertStores, n: NotifiedAlert, nowMs: number) {
   const batch: HistoryBatch = { items: [] };
-  const written = await store.recordNotified(n, nowMs, batch);
-  await store.flushHistory(batch);
+  const written = await store.records.recordNotified(n, nowMs, batch);
+  await store.history.flush(batch);
   return written;
 }
 
 /** An acknowledgement as `shared/ack/acknowledge.ts` makes it: the record's conditional write, then its history event. */
-async function acknowledge(store: DynamoDbAlertRecordStore, fingerprint: string, by: string, nowMs: number) {
+async function acknowledge(store: AlertStores, fingerprint: string, by: string, nowMs: number) {
   const at = new Date(nowMs).toISOString();
-  const outcome = await store.acknowledge(fingerprint, { by, at, channel: 'slack' }, nowMs, nowMs);
-  if (outcome.outcome === 'acknowledged') await store.addHistory(fingerprint, { type: 'acknowledged', by, channel: 'slack', startsAt: outcome.record.startsAt }, nowMs);
+  const outcome = await store.acknowledgements.acknowledge(
+    fingerprint,
+    { by, at, channel: 'slack' },
+    { startsAtMs: nowMs, refiredAtMs: nowMs },
+    nowMs,
+  );
+  if (outcome.outcome === 'acknowledged')
+    await store.history.add(
+      fingerprint,
+      { type: 'acknowledged', by, channel: 'slack', startsAt: outcome.record.startsAt },
+      nowMs,
+    );
   return outcome.outcome;
 }
 
-const brief = (e: HistoryEvent) => [e.type, e.startsAt, 'status' in e ? e.status : 'by' in e ? e.by : '', 'generation' in e ? (e.generation ?? 0) : 0].join(' ');
+const brief = (e: HistoryEvent) =>
+  [
+    e.type,
+    e.startsAt,
+    'status' in e ? e.status : 'by' in e ? e.by : '',
+    'generation' in e ? (e.generation ?? 0) : 0,
+  ].join(' ');
 
 describe("the notified event in the record's own write", () => {
   it('records a new alert with one request, its record write: no history item, the event read back from the record', async () => {
@@ -65,14 +90,20 @@ describe("the notified event in the record's own write", () => {
     const fp = `new-${++n}`;
     const batch: HistoryBatch = { items: [] };
     counts.clear();
-    const written = await store.recordNotified(notified(alertOf(fp), ['slack', 'sns'], { deliveredEvent: 'k' }), T0, batch);
-    await store.flushHistory(batch);
+    const written = await store.records.recordNotified(
+      notified(alertOf(fp), ['slack', 'sns'], { deliveredEvent: 'k' }),
+      T0,
+      batch,
+    );
+    await store.history.flush(batch);
     // Before: the record's UpdateItem, then its history item (a BatchWriteItem at the group's end).
     expect(Object.fromEntries(counts)).toEqual({ UpdateItem: 1 });
-    expect(await store.history(fp, 10, T0)).toEqual([{ at: new Date(T0).toISOString(), type: 'notified', status: 'firing', channels: ['slack', 'sns'], startsAt: S1 }]);
+    expect(await store.history.last(fp, 10, T0)).toEqual([
+      { at: new Date(T0).toISOString(), type: 'notified', status: 'firing', channels: ['slack', 'sns'], startsAt: S1 },
+    ]);
     // The record the write returns (escalation reads it) is the record stored (the ack page reads that).
     expect(written).toMatchObject({ newOccurrence: true });
-    expect(written?.record).toEqual(await store.get(fp, T0));
+    expect(written?.record).toEqual(await store.records.get(fp, T0));
   });
 
   it('reads every event once and in order across fire → resolve → re-fire → acknowledgement → later occurrences', async () => {
@@ -82,7 +113,7 @@ describe("the notified event in the record's own write", () => {
     const seen: string[] = [];
     const check = async (expected: string) => {
       seen.push(expected);
-      expect((await store.history(fp, 20, T0 + 100)).map(brief)).toEqual(seen);
+      expect((await store.history.last(fp, 20, T0 + 100)).map(brief)).toEqual(seen);
     };
     await write(store, notified(a), T0);
     await check(`notified ${S1} firing 0`);
@@ -96,14 +127,14 @@ describe("the notified event in the record's own write", () => {
     await check(`notified ${S1} resolved 1`);
     const second = alertOf(fp, { startsAt: S2 });
     const fresh = await write(store, notified(second), T0 + 5);
-    expect(fresh?.record).toEqual(await store.get(fp, T0 + 5));
+    expect(fresh?.record).toEqual(await store.records.get(fp, T0 + 5));
     expect(fresh?.record.acknowledgement).toBeUndefined();
     await check(`notified ${S2} firing 0`);
     await write(store, notified(second, ['feishu']), T0 + 6);
     await check(`notified ${S2} firing 0`);
     await write(store, notified(alertOf(fp, { startsAt: S3 })), T0 + 7);
     await check(`notified ${S3} firing 0`);
-    expect((await store.history(fp, 3, T0 + 100)).map(brief)).toEqual(seen.slice(-3));
+    expect((await store.history.last(fp, 3, T0 + 100)).map(brief)).toEqual(seen.slice(-3));
   });
 
   it('keeps every event of HA peers writing the same alerts at once, each once', async () => {
@@ -111,12 +142,20 @@ describe("the notified event in the record's own write", () => {
     const fps = Array.from({ length: 8 }, () => `peers-${++n}`);
     await Promise.all(fps.map((fp) => write(peerA, notified(alertOf(fp)), T0)));
     // Both peers record the next occurrence (one starts it, the other adds its channel), then both its resolve.
-    await Promise.all(fps.flatMap((fp) => [write(peerA, notified(alertOf(fp, { startsAt: S2 }), ['slack']), T0 + 1), write(peerB, notified(alertOf(fp, { startsAt: S2 }), ['sns']), T0 + 1)]));
     await Promise.all(
-      fps.flatMap((fp) => [write(peerA, notified(resolvedOf(alertOf(fp, { startsAt: S2 })), ['slack']), T0 + 2), write(peerB, notified(resolvedOf(alertOf(fp, { startsAt: S2 })), ['sns']), T0 + 2)]),
+      fps.flatMap((fp) => [
+        write(peerA, notified(alertOf(fp, { startsAt: S2 }), ['slack']), T0 + 1),
+        write(peerB, notified(alertOf(fp, { startsAt: S2 }), ['sns']), T0 + 1),
+      ]),
+    );
+    await Promise.all(
+      fps.flatMap((fp) => [
+        write(peerA, notified(resolvedOf(alertOf(fp, { startsAt: S2 })), ['slack']), T0 + 2),
+        write(peerB, notified(resolvedOf(alertOf(fp, { startsAt: S2 })), ['sns']), T0 + 2),
+      ]),
     );
     for (const fp of fps) {
-      const events = await peerA.history(fp, 20, T0 + 3);
+      const events = await peerA.history.last(fp, 20, T0 + 3);
       expect(events.map((e) => [e.type, e.startsAt, 'status' in e && e.status])).toEqual([
         ['notified', S1, 'firing'],
         ['notified', S2, 'firing'],
@@ -130,7 +169,7 @@ describe("the notified event in the record's own write", () => {
           .flatMap((e) => (e.type === 'notified' ? e.channels : []))
           .sort(),
       ).toEqual(['slack', 'sns']);
-      expect((await peerA.get(fp, T0 + 3))?.channels).toEqual(['slack', 'sns']);
+      expect((await peerA.records.get(fp, T0 + 3))?.channels).toEqual(['slack', 'sns']);
     }
   });
 
@@ -138,10 +177,20 @@ describe("the notified event in the record's own write", () => {
     const store = records();
     const fps = Array.from({ length: 8 }, () => `ack-race-${++n}`);
     await Promise.all(fps.map((fp) => write(store, notified(alertOf(fp)), T0)));
-    const outcomes = await Promise.all(fps.map(async (fp) => (await Promise.all([acknowledge(store, fp, 'ann', T0 + 1), write(records(), notified(alertOf(fp, { startsAt: S2 })), T0 + 1)]))[0]));
+    const outcomes = await Promise.all(
+      fps.map(
+        async (fp) =>
+          (
+            await Promise.all([
+              acknowledge(store, fp, 'ann', T0 + 1),
+              write(records(), notified(alertOf(fp, { startsAt: S2 })), T0 + 1),
+            ])
+          )[0],
+      ),
+    );
     for (const [i, fp] of fps.entries()) {
-      const events = (await store.history(fp, 20, T0 + 2)).map(brief);
-      const record = await store.get(fp, T0 + 2);
+      const events = (await store.history.last(fp, 20, T0 + 2)).map(brief);
+      const record = await store.records.get(fp, T0 + 2);
       expect(record?.startsAt).toBe(S2);
       if (outcomes[i] === 'acknowledged') {
         // The acknowledgement came first (it was of the first occurrence): the later one is not acknowledged.
@@ -154,23 +203,5 @@ describe("the notified event in the record's own write", () => {
         expect(events).toEqual([`notified ${S1} firing 0`, `notified ${S2} firing 0`]);
       }
     }
-  });
-
-  it('moves an event between the single and the batched write on the embedded store, each read once', async () => {
-    const exclusive = records(true);
-    const fps = Array.from({ length: 3 }, () => `paths-${++n}`);
-    // A single write first (a one-alert group), then a batched later occurrence, then a single one again.
-    for (const fp of fps) await write(exclusive, notified(alertOf(fp)), T0);
-    const batch: HistoryBatch = { items: [] };
-    const results = await exclusive.recordManyNotified!(
-      fps.map((fp) => notified(alertOf(fp, { startsAt: S2 }))),
-      T0 + 1,
-      batch,
-    );
-    expect(results.map((r) => r?.newOccurrence)).toEqual([true, true, true]);
-    await exclusive.flushHistory(batch);
-    await write(exclusive, notified(alertOf(fps[0]!, { startsAt: S3 })), T0 + 2);
-    expect((await exclusive.history(fps[0]!, 10, T0 + 3)).map(brief)).toEqual([`notified ${S1} firing 0`, `notified ${S2} firing 0`, `notified ${S3} firing 0`]);
-    expect((await exclusive.history(fps[1]!, 10, T0 + 3)).map(brief)).toEqual([`notified ${S1} firing 0`, `notified ${S2} firing 0`]);
   });
 });

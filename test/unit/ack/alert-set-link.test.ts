@@ -3,7 +3,7 @@
  * falls back to its first alerts when the set cannot be stored.
  */
 import { describe, expect, it } from 'vitest';
-import { AckLinks } from '../../../shared/ack/links.js';
+import { AckLinks, CLOCK_SKEW_MS, linkCover, MAX_SENDER_AHEAD_MS } from '../../../shared/ack/links.js';
 import { MAX_TOKEN_ALERTS, signAckToken, verifyAckToken, type AckClaims } from '../../../shared/ack/token.js';
 import { Secret } from '../../../shared/core/secret.js';
 import { silentLogger } from '../../../shared/core/logger.js';
@@ -13,6 +13,7 @@ const NOW = Date.parse('2026-11-29T12:45:00Z');
 const KEY = new Secret('current-ack-secret-0123456789abcdef');
 const settings = { publicUrl: 'https://ack.example.com', keys: { current: KEY }, ttlSeconds: 3600 };
 const fingerprints = Array.from({ length: 120 }, (_, i) => `f${String(i).padStart(15, '0')}`);
+const linked = (fps: string[]) => fps.map((fingerprint) => ({ fingerprint, startsAt: '2026-11-29T12:00:00Z' }));
 const tokenOf = (url: string) => url.split('/').pop()!;
 
 class MemorySets implements AlertSetStore {
@@ -30,16 +31,19 @@ class MemorySets implements AlertSetStore {
 describe('storm digest links', () => {
   it('stores the alerts beyond what a token carries and names the set, signed', async () => {
     const sets = new MemorySets();
-    const url = await new AckLinks(settings, sets).urlForAll(fingerprints, 'g', 'slack', NOW);
+    const url = await new AckLinks(settings, sets).urlForAll(linked(fingerprints), 'g', 'slack', NOW);
     const claims = verifyAckToken(tokenOf(url), { current: KEY }, NOW);
     expect(claims.set).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/), alerts: 120 });
     expect(claims.fingerprints).toEqual(fingerprints.slice(0, MAX_TOKEN_ALERTS));
-    expect(sets.sets.get(claims.set!.id)).toEqual({ set: { fingerprints, groupKey: 'g' }, expiresAtMs: claims.expiresAt * 1000 });
+    expect(sets.sets.get(claims.set!.id)).toEqual({
+      set: { fingerprints, groupKey: 'g' },
+      expiresAtMs: claims.expiresAt * 1000,
+    });
   });
 
   it('needs no set for 50 alerts or fewer', async () => {
     const sets = new MemorySets();
-    const url = await new AckLinks(settings, sets).urlForAll(fingerprints.slice(0, 50), 'g', 'slack', NOW);
+    const url = await new AckLinks(settings, sets).urlForAll(linked(fingerprints.slice(0, 50)), 'g', 'slack', NOW);
     expect(verifyAckToken(tokenOf(url), { current: KEY }, NOW).set).toBeUndefined();
     expect(sets.sets.size).toBe(0);
   });
@@ -47,14 +51,14 @@ describe('storm digest links', () => {
   it('still links the first alerts when the set cannot be written', async () => {
     const sets = new MemorySets();
     sets.failing = true;
-    const url = await new AckLinks(settings, sets, silentLogger).urlForAll(fingerprints, 'g', 'slack', NOW);
+    const url = await new AckLinks(settings, sets, silentLogger).urlForAll(linked(fingerprints), 'g', 'slack', NOW);
     const claims = verifyAckToken(tokenOf(url), { current: KEY }, NOW);
     expect(claims.set).toBeUndefined();
     expect(claims.fingerprints).toHaveLength(MAX_TOKEN_ALERTS);
   });
 
   it('cannot have its set swapped: the set id is under the signature', async () => {
-    const url = await new AckLinks(settings, new MemorySets()).urlForAll(fingerprints, 'g', 'slack', NOW);
+    const url = await new AckLinks(settings, new MemorySets()).urlForAll(linked(fingerprints), 'g', 'slack', NOW);
     const [payload, signature] = tokenOf(url).split('.');
     const body = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>;
     const forged = `${Buffer.from(JSON.stringify({ ...body, s: 'f'.repeat(32), n: 5 })).toString('base64url')}.${signature}`;
@@ -62,13 +66,34 @@ describe('storm digest links', () => {
   });
 
   it('ignores a malformed set claim (an id not 32 hex, a count not a positive integer)', () => {
-    const base: AckClaims = { fingerprints: ['a'], group: 'g', channel: 'slack', issuedAt: NOW / 1000, expiresAt: NOW / 1000 + 60 };
+    const base: AckClaims = {
+      fingerprints: ['a'],
+      group: 'g',
+      channel: 'slack',
+      issuedAt: NOW / 1000,
+      expiresAt: NOW / 1000 + 60,
+    };
     for (const set of [
       { id: 'x'.repeat(32), alerts: 3 },
       { id: 'a'.repeat(32), alerts: 0 },
       { id: 'a'.repeat(32), alerts: 1.5 },
     ]) {
-      expect(verifyAckToken(signAckToken({ ...base, set }, { current: KEY }), { current: KEY }, NOW).set).toBeUndefined();
+      expect(
+        verifyAckToken(signAckToken({ ...base, set }, { current: KEY }), { current: KEY }, NOW).set,
+      ).toBeUndefined();
     }
+  });
+});
+
+describe('what a link covers', () => {
+  it('never occurrences starting a day after its issue time, whatever startsAt an alert claimed', () => {
+    const issuedAt = 1_796_000_000;
+    const future = Date.parse('2099-01-01T00:00:00Z');
+    expect(linkCover({ issuedAt, startsAt: future }).startsAtMs).toBe(issuedAt * 1000 + MAX_SENDER_AHEAD_MS);
+    const aheadByHours = issuedAt * 1000 + 2 * 3_600_000;
+    expect(linkCover({ issuedAt, startsAt: aheadByHours }).startsAtMs).toBe(aheadByHours);
+    const earlier = issuedAt * 1000 - 60_000;
+    expect(linkCover({ issuedAt, startsAt: earlier }).startsAtMs).toBe(earlier);
+    expect(linkCover({ issuedAt }).startsAtMs).toBe(issuedAt * 1000 + CLOCK_SKEW_MS);
   });
 });

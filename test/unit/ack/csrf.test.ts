@@ -7,15 +7,19 @@ const OLD = new Secret('previous-ack-secret-0123456789abcdef');
 const NOW = 1_800_000_000_000;
 
 describe('form nonce', () => {
-  it('accepts the page\'s own nonce with its cookie, and nothing else', () => {
+  it("accepts the page's own nonce with its cookie, and nothing else", () => {
     const form = issueFormNonce('tok', { current: KEY });
     expect(form.nonce).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(checkFormNonce({ ...form, cookie: form.nonce }, 'tok', { current: KEY }, NOW)).toBeUndefined();
     expect(checkFormNonce({ ...form }, 'tok', { current: KEY }, NOW)).toMatch(/cookie/);
     expect(checkFormNonce({ ...form, cookie: 'other' }, 'tok', { current: KEY }, NOW)).toMatch(/cookie/);
     expect(checkFormNonce({ cookie: form.nonce }, 'tok', { current: KEY }, NOW)).toMatch(/not sent from/);
-    expect(checkFormNonce({ ...form, cookie: form.nonce }, 'another-token', { current: KEY }, NOW)).toMatch(/does not belong/);
-    expect(checkFormNonce({ nonce: 'n', mac: 'forged', cookie: 'n' }, 'tok', { current: KEY }, NOW)).toMatch(/does not belong/);
+    expect(checkFormNonce({ ...form, cookie: form.nonce }, 'another-token', { current: KEY }, NOW)).toMatch(
+      /does not belong/,
+    );
+    expect(checkFormNonce({ nonce: 'n', mac: 'forged', cookie: 'n' }, 'tok', { current: KEY }, NOW)).toMatch(
+      /does not belong/,
+    );
   });
 
   it('accepts pages rendered under the previous key during its grace period only', () => {
@@ -37,5 +41,10 @@ describe('origin check', () => {
     expect(checkOrigin({ secFetchSite: 'cross-site' }, own)).toMatch(/cross-site/);
     expect(checkOrigin({ origin: 'https://ack.example.com', secFetchSite: 'same-site' }, own)).toMatch(/same-site/);
     expect(checkOrigin({ origin: 'null' }, own)).toMatch(/opaque/);
+  });
+  it('allows `Origin: null` only with `Sec-Fetch-Site: same-origin` (a proxy adding `Referrer-Policy: no-referrer`)', () => {
+    expect(checkOrigin({ origin: 'null', secFetchSite: 'same-origin' }, own)).toBeUndefined();
+    for (const secFetchSite of [undefined, 'none', 'same-site', 'cross-site', 'Same-Origin', 'same-origin, cross-site'])
+      expect(checkOrigin({ origin: 'null', secFetchSite }, own), String(secFetchSite)).toBeDefined();
   });
 });

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { labelSetFingerprint } from '../../../shared/alertmanager/fingerprint.js';
 import { fixture, type FixtureName } from '../../helpers/fixtures.js';
 
-const ALL: FixtureName[] = ['firing-kv-cache-critical', 'firing-queue-backlog-two-models', 'resolved-queue-backlog-two-models', 'firing-gpu-memory-leak'];
+const ALL: FixtureName[] = [
+  'firing-kv-cache-critical',
+  'firing-queue-backlog-two-models',
+  'resolved-queue-backlog-two-models',
+  'firing-gpu-memory-leak',
+];
 
 /** FNV-1a 64 written out here independently of the code under test, over explicit bytes. */
 function fnv1a64(bytes: number[]): string {
@@ -12,7 +17,7 @@ function fnv1a64(bytes: number[]): string {
 }
 const bytesOf = (s: string) => [...Buffer.from(s, 'utf8')];
 
-describe('labelSetFingerprint (Alertmanager\'s model.LabelSet.Fingerprint)', () => {
+describe("labelSetFingerprint (Alertmanager's model.LabelSet.Fingerprint)", () => {
   it.each(ALL)('gives the fingerprint real Alertmanager 0.25 sent, for every alert of %s', (name) => {
     for (const alert of fixture(name).alerts) expect(labelSetFingerprint(alert.labels)).toBe(alert.fingerprint);
   });
@@ -32,7 +37,16 @@ describe('labelSetFingerprint (Alertmanager\'s model.LabelSet.Fingerprint)', () 
     // U+FF21 is EF BC A1 in UTF-8, U+1F600 is F0 9F 98 80: Go puts U+FF21 first; JavaScript's
     // default sort puts U+1F600 (surrogate D83D) first.
     const labels = { '\u{1F600}': 'b', '\uFF21': 'a' };
-    const expected = fnv1a64([...bytesOf('\uFF21'), 0xff, ...bytesOf('a'), 0xff, ...bytesOf('\u{1F600}'), 0xff, ...bytesOf('b'), 0xff]);
+    const expected = fnv1a64([
+      ...bytesOf('\uFF21'),
+      0xff,
+      ...bytesOf('a'),
+      0xff,
+      ...bytesOf('\u{1F600}'),
+      0xff,
+      ...bytesOf('b'),
+      0xff,
+    ]);
     expect(labelSetFingerprint(labels)).toBe(expected);
   });
 

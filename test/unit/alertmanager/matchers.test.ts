@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatMatcher, matches, matchesAll, MatcherSyntaxError, parseMatcher, parseMatchers } from '../../../shared/alertmanager/matchers/index.js';
+import {
+  formatMatcher,
+  matches,
+  matchesAll,
+  MatcherSyntaxError,
+  parseMatcher,
+  parseMatchers,
+} from '../../../shared/alertmanager/matchers/index.js';
 
 const labels = { alertname: 'VLLMKVCacheNearlyFull', severity: 'critical', kind: 'kv_cache', model_name: 'qwen3-8b' };
 const m = (text: string) => matches(parseMatcher(text), labels);
@@ -150,7 +157,12 @@ describe('UTF-8 label names (Alertmanager 0.27+ matcher grammar, the default fal
   });
 
   it('formats a UTF-8 name quoted, a classic one bare, and both read back to the same matcher', () => {
-    for (const text of ['"service.name"=~"a\\\\.b|\\"c\\""', 'severity!="say \\"hi\\"\\n"', '"a b"="x"', '"模型"="qwen"']) {
+    for (const text of [
+      '"service.name"=~"a\\\\.b|\\"c\\""',
+      'severity!="say \\"hi\\"\\n"',
+      '"a b"="x"',
+      '"模型"="qwen"',
+    ]) {
       const parsed = parseMatcher(text);
       const again = parseMatcher(formatMatcher(parsed));
       expect([again.name, again.type, again.value]).toEqual([parsed.name, parsed.type, parsed.value]);

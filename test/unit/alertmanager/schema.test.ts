@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { alertExpression, hasEnded, webhookSchema } from '../../../shared/alertmanager/schema.js';
-import { eventKey } from '../../../shared/store/dedupe.js';
+import { eventKey } from '../../../shared/store/keys.js';
 import { fixture, fixtureText, type FixtureName } from '../../helpers/fixtures.js';
 
-const ALL: FixtureName[] = ['firing-kv-cache-critical', 'firing-queue-backlog-two-models', 'resolved-queue-backlog-two-models', 'firing-gpu-memory-leak'];
+const ALL: FixtureName[] = [
+  'firing-kv-cache-critical',
+  'firing-queue-backlog-two-models',
+  'resolved-queue-backlog-two-models',
+  'firing-gpu-memory-leak',
+];
 
 describe('webhookSchema', () => {
   it.each(ALL)('accepts the real Alertmanager payload %s unchanged', (name) => {
@@ -15,7 +20,11 @@ describe('webhookSchema', () => {
     const raw = fixture('firing-gpu-memory-leak');
     raw.alerts[0]!.labels['Weird.Label'] = 'MiXeD';
     const parsed = webhookSchema.parse(raw);
-    expect(parsed.alerts[0]!.labels).toMatchObject({ Hostname: 'gpu-node-1', modelName: 'NVIDIA H100 80GB HBM3', 'Weird.Label': 'MiXeD' });
+    expect(parsed.alerts[0]!.labels).toMatchObject({
+      Hostname: 'gpu-node-1',
+      modelName: 'NVIDIA H100 80GB HBM3',
+      'Weird.Label': 'MiXeD',
+    });
   });
 
   it('fills in a missing or empty fingerprint with the one Alertmanager computes, keeps a sent one', () => {
@@ -30,7 +39,11 @@ describe('webhookSchema', () => {
   });
 
   it('keeps a label or annotation named __proto__ as an ordinary entry', () => {
-    const raw = JSON.parse(fixtureText('firing-kv-cache-critical').replace('"labels": {', '"labels": {"__proto__": "p",').replace('"annotations": {', '"annotations": {"__proto__": "q",'));
+    const raw = JSON.parse(
+      fixtureText('firing-kv-cache-critical')
+        .replace('"labels": {', '"labels": {"__proto__": "p",')
+        .replace('"annotations": {', '"annotations": {"__proto__": "q",'),
+    );
     const alert = webhookSchema.parse(raw).alerts[0]!;
     expect(Object.getOwnPropertyDescriptor(alert.labels, '__proto__')?.value).toBe('p');
     expect(Object.getOwnPropertyDescriptor(alert.annotations, '__proto__')?.value).toBe('q');
@@ -40,7 +53,9 @@ describe('webhookSchema', () => {
   it('names the path of a label value that is not a string', () => {
     const raw = fixture('firing-kv-cache-critical') as unknown as { alerts: { labels: Record<string, unknown> }[] };
     raw.alerts[0]!.labels.severity = 2;
-    expect(webhookSchema.safeParse(raw).error!.issues.map((i) => i.path.join('.'))).toEqual(['alerts.0.labels.severity']);
+    expect(webhookSchema.safeParse(raw).error!.issues.map((i) => i.path.join('.'))).toEqual([
+      'alerts.0.labels.severity',
+    ]);
   });
 
   it('drops unknown fields instead of rejecting them', () => {
@@ -49,7 +64,9 @@ describe('webhookSchema', () => {
   });
 
   it('fills in what older or compatible senders leave out: annotations {}, generatorURL "", truncatedAlerts 0', () => {
-    const raw = fixture('firing-kv-cache-critical') as unknown as Record<string, unknown> & { alerts: Record<string, unknown>[] };
+    const raw = fixture('firing-kv-cache-critical') as unknown as Record<string, unknown> & {
+      alerts: Record<string, unknown>[];
+    };
     delete raw.truncatedAlerts;
     delete raw.alerts[0]!.annotations;
     delete raw.alerts[0]!.generatorURL;
@@ -62,7 +79,15 @@ describe('webhookSchema', () => {
   it('drops unknown fields of an alert too', () => {
     const raw = fixture('firing-kv-cache-critical');
     const parsed = webhookSchema.parse({ ...raw, alerts: [{ ...raw.alerts[0]!, silencedBy: ['x'] }] });
-    expect(Object.keys(parsed.alerts[0]!).sort()).toEqual(['annotations', 'endsAt', 'fingerprint', 'generatorURL', 'labels', 'startsAt', 'status']);
+    expect(Object.keys(parsed.alerts[0]!).sort()).toEqual([
+      'annotations',
+      'endsAt',
+      'fingerprint',
+      'generatorURL',
+      'labels',
+      'startsAt',
+      'status',
+    ]);
   });
 
   // The 400 answer and its error log quote these words: zod/mini has none of its own (`shared/core/zod.ts` loads English).
@@ -74,7 +99,8 @@ describe('webhookSchema', () => {
     raw.alerts[0].status = 'pending';
     raw.alerts[0].annotations = [];
     delete raw.alerts[1].startsAt;
-    const issues = (input: unknown) => webhookSchema.safeParse(input).error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    const issues = (input: unknown) =>
+      webhookSchema.safeParse(input).error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     expect(issues(raw)).toEqual([
       'version: Invalid input: expected "4"',
       'truncatedAlerts: Invalid input: expected int, received number',
@@ -105,7 +131,9 @@ describe('alert helpers', () => {
   });
 
   it('reads the rule expression from generatorURL', () => {
-    expect(alertExpression(fixture('firing-queue-backlog-two-models').alerts[0]!)).toBe('sum by (model_name) (vllm:num_requests_waiting) > 50');
+    expect(alertExpression(fixture('firing-queue-backlog-two-models').alerts[0]!)).toBe(
+      'sum by (model_name) (vllm:num_requests_waiting) > 50',
+    );
     expect(alertExpression({ generatorURL: '' })).toBeUndefined();
     expect(alertExpression({ generatorURL: 'not a url' })).toBeUndefined();
   });

@@ -50,7 +50,7 @@ function filterOf(url: string): string {
   return new URL(url.replace('/#/', '/')).searchParams.get('filter')!;
 }
 
-describe('silenceUrl: a filter Alertmanager\'s UI reads back exactly', () => {
+describe("silenceUrl: a filter Alertmanager's UI reads back exactly", () => {
   it.each<Record<string, string>>([
     { alertname: 'VLLMKVCacheNearlyFull', model_name: 'qwen3-8b' },
     { alertname: 'X', path: 'C:\\x "y"' },
@@ -65,9 +65,27 @@ describe('silenceUrl: a filter Alertmanager\'s UI reads back exactly', () => {
     expect(read![0]![0]).toBe('alertname');
   });
 
+  it('never quotes a name: `"` is reserved in the filter, and a quoted name empties the whole form', () => {
+    const filter = filterOf(silenceUrl('http://am:9093', { alertname: 'X', 'service.name': 'vllm-router' }));
+    expect(filter).toBe('{alertname="X",service.name="vllm-router"}');
+    expect(readFilter('{alertname="X","service.name"="vllm-router"}')).toBeUndefined();
+  });
+
   it('leaves out labels whose names the UI cannot write, rather than losing the whole form', () => {
     const labels = { alertname: 'X', 'my label': 'a', 'a=b': 'c', job: 'vllm' };
     const read = readFilter(filterOf(silenceUrl('http://am:9093', labels)));
-    expect(read).toEqual([['alertname', '=', 'X'], ['job', '=', 'vllm']]);
+    expect(read).toEqual([
+      ['alertname', '=', 'X'],
+      ['job', '=', 'vllm'],
+    ]);
+  });
+
+  it('leaves out a label name that is not well-formed Unicode (a lone surrogate cannot be URL-encoded)', () => {
+    const labels = { alertname: 'X', 'x\ud800': 'a', job: 'vllm\udc00' };
+    const read = readFilter(filterOf(silenceUrl('http://am:9093', labels)));
+    expect(read).toEqual([
+      ['alertname', '=', 'X'],
+      ['job', '=', 'vllm\udc00'],
+    ]);
   });
 });

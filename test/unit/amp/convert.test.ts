@@ -9,26 +9,37 @@ import { describe, expect, it } from 'vitest';
 import { GO_ZERO_TIME, webhookSchema, type WebhookMessage } from '../../../shared/alertmanager/schema.js';
 import { convertAmpMessage, MAX_RAW_BYTES, UNPARSED_ALERTNAME } from '../../../shared/amp/convert.js';
 import { isSnsEvent } from '../../../shared/amp/is-sns-event.js';
+import { syntheticGroupKey } from '../../../shared/amp/json-body.js';
 import { ampMessages } from '../../../shared/amp/sns-event.js';
 import { CASES } from '../../fixtures/amp/record.js';
 
 function recorded(name: string): SNSEvent {
-  return JSON.parse(readFileSync(new URL(`../../fixtures/amp/${name}.event.json`, import.meta.url), 'utf8')) as SNSEvent;
+  return JSON.parse(
+    readFileSync(new URL(`../../fixtures/amp/${name}.event.json`, import.meta.url), 'utf8'),
+  ) as SNSEvent;
 }
 const convert = (name: string) => convertAmpMessage(ampMessages(recorded(name))[0]!);
 const webhook = (name: string) => webhookSchema.parse(CASES[name]!.webhook);
 const PUBLISHED = '2026-11-29T12:43:05.512Z';
-const omit = (m: WebhookMessage, ...keys: (keyof WebhookMessage)[]) => Object.fromEntries(Object.entries(m).filter(([k]) => !keys.includes(k as keyof WebhookMessage)));
+const omit = (m: WebhookMessage, ...keys: (keyof WebhookMessage)[]) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => !keys.includes(k as keyof WebhookMessage)));
 
-/** The webhook as the default text carries it: no start time, no group labels, no external URL. */
+/**
+ * The webhook as the default text carries it: no start time, no external URL; the group labels read back
+ * from the default subject the real template rendered (`default-text-group.ts`).
+ */
 function asText(m: WebhookMessage): WebhookMessage {
   return {
     ...m,
     receiver: 'amp-alerts',
-    groupKey: 'amp/amp-alerts:{}',
-    groupLabels: {},
+    groupKey: syntheticGroupKey('amp-alerts', m.groupLabels),
+    groupLabels: m.groupLabels,
     externalURL: '',
-    alerts: m.alerts.map((a) => ({ ...a, startsAt: GO_ZERO_TIME, endsAt: a.status === 'resolved' ? PUBLISHED : GO_ZERO_TIME })),
+    alerts: m.alerts.map((a) => ({
+      ...a,
+      startsAt: GO_ZERO_TIME,
+      endsAt: a.status === 'resolved' ? PUBLISHED : GO_ZERO_TIME,
+    })),
   };
 }
 
@@ -41,21 +52,27 @@ describe('recorded AMP events', () => {
     expect(isSnsEvent(null)).toBe(false);
   });
 
-  it.each(['firing-json', 'resolved-json', 'several-json'])('%s (the shipped JSON template) gives the webhook back', (name) => {
-    const c = convert(name);
-    expect(c).toMatchObject({ kind: 'json', truncated: false, lost: 0 });
-    const expected = webhook(name.replace('-json', '-json'));
-    expect(omit(c.message, 'groupKey')).toEqual(omit(expected, 'groupKey'));
-    expect(c.message.groupKey).toBe(`amp/pipe:{alertname="${expected.groupLabels.alertname}"}`);
-  });
+  it.each(['firing-json', 'resolved-json', 'several-json'])(
+    '%s (the shipped JSON template) gives the webhook back',
+    (name) => {
+      const c = convert(name);
+      expect(c).toMatchObject({ kind: 'json', truncated: false, lost: 0 });
+      const expected = webhook(name.replace('-json', '-json'));
+      expect(omit(c.message, 'groupKey')).toEqual(omit(expected, 'groupKey'));
+      expect(c.message.groupKey).toBe(`amp/pipe:{alertname="${expected.groupLabels.alertname}"}`);
+    },
+  );
 
-  it.each(['firing-default', 'resolved-default', 'several-default'])('%s (the default text) gives the webhook back, less what the text lacks', (name) => {
-    const c = convert(name);
-    expect(c).toMatchObject({ kind: 'text', truncated: false, lost: 0 });
-    expect(c.message).toEqual(asText(webhook(name)));
-    // Fingerprints are computed from the labels: the ones Alertmanager sent.
-    expect(c.message.alerts.map((a) => a.fingerprint)).toEqual(webhook(name).alerts.map((a) => a.fingerprint));
-  });
+  it.each(['firing-default', 'resolved-default', 'several-default'])(
+    '%s (the default text) gives the webhook back, less what the text lacks',
+    (name) => {
+      const c = convert(name);
+      expect(c).toMatchObject({ kind: 'text', truncated: false, lost: 0 });
+      expect(c.message).toEqual(asText(webhook(name)));
+      // Fingerprints are computed from the labels: the ones Alertmanager sent.
+      expect(c.message.alerts.map((a) => a.fingerprint)).toEqual(webhook(name).alerts.map((a) => a.fingerprint));
+    },
+  );
 
   it('delivers a JSON body AMP did not mark cut but that breaks mid-way unparsed, whole, not as a cut prefix', () => {
     const [message] = ampMessages(recorded('several-json'));
@@ -67,7 +84,8 @@ describe('recorded AMP events', () => {
     expect(c).toMatchObject({ kind: 'unparsed', truncated: false, lost: 0 });
     // Every alert's text reaches the channels in the raw body, none is lost as "cut".
     const raw = JSON.stringify(c.message.alerts[0]!.annotations);
-    for (const alert of webhook('several-json').alerts) expect(raw).toContain(alert.labels.model_name ?? alert.labels.alertname);
+    for (const alert of webhook('several-json').alerts)
+      expect(raw).toContain(alert.labels.model_name ?? alert.labels.alertname);
   });
 
   it('keeps every alert a truncated JSON body holds whole, and counts the rest as left out', () => {
@@ -79,7 +97,9 @@ describe('recorded AMP events', () => {
     expect(c).toMatchObject({ kind: 'json', truncated: true, lost: all.alerts.length - kept });
     expect(c.message.truncatedAlerts).toBe(all.alerts.length - kept);
     expect(c.message.alerts).toEqual(all.alerts.slice(0, kept));
-    expect(omit(c.message, 'groupKey', 'alerts', 'truncatedAlerts')).toEqual(omit(all, 'groupKey', 'alerts', 'truncatedAlerts'));
+    expect(omit(c.message, 'groupKey', 'alerts', 'truncatedAlerts')).toEqual(
+      omit(all, 'groupKey', 'alerts', 'truncatedAlerts'),
+    );
   });
 
   it('drops the cut alert of a truncated default text, and counts what the subject says fired', () => {
@@ -96,7 +116,11 @@ describe('recorded AMP events', () => {
     expect(c).toMatchObject({ kind: 'unparsed', truncated: false });
     expect(c.message.alerts).toHaveLength(1);
     const [alert] = c.message.alerts;
-    expect(alert!.labels).toEqual({ alertname: UNPARSED_ALERTNAME, source: 'amp', sns_message_id: recorded('unparsable-custom').Records[0]!.Sns.MessageId });
+    expect(alert!.labels).toEqual({
+      alertname: UNPARSED_ALERTNAME,
+      source: 'amp',
+      sns_message_id: recorded('unparsable-custom').Records[0]!.Sns.MessageId,
+    });
     expect(alert!.annotations).toMatchObject({
       summary: 'Unparsed alert from AMP: vLLM alert',
       description: 'KV cache is nearly full on qwen3-8b, see the dashboard',
@@ -110,13 +134,21 @@ describe('recorded AMP events', () => {
     const c = convert('unparsable-not-utf8');
     expect(c).toMatchObject({ kind: 'unparsed', truncated: true });
     expect(c.message.alerts[0]!.annotations.description).toBe('Error - not a valid UTF-8 encoded string');
-    expect(c.message.alerts[0]!.annotations.sns_message_attributes).toBe('truncated=true; modified=Message: Error - not a valid UTF-8 encoded string');
+    expect(c.message.alerts[0]!.annotations.sns_message_attributes).toBe(
+      'truncated=true; modified=Message: Error - not a valid UTF-8 encoded string',
+    );
   });
 });
 
 describe('unparsable bodies', () => {
   const message = (body: string, attributes: Record<string, string> = {}) =>
-    convertAmpMessage({ messageId: 'm-1', topicArn: 'arn:aws:sns:eu-west-1:123456789012:amp-alerts', publishedAt: PUBLISHED, body, attributes });
+    convertAmpMessage({
+      messageId: 'm-1',
+      topicArn: 'arn:aws:sns:eu-west-1:123456789012:amp-alerts',
+      publishedAt: PUBLISHED,
+      body,
+      attributes,
+    });
 
   it.each([
     ['JSON of another shape', '{"alarm": "cpu"}'],
@@ -140,7 +172,13 @@ describe('unparsable bodies', () => {
 
   it('gives two messages two alerts, and the same message (a retry) the same one', () => {
     const a = message('disk full');
-    const b = convertAmpMessage({ messageId: 'm-2', topicArn: 'arn:aws:sns:eu-west-1:123456789012:amp-alerts', publishedAt: PUBLISHED, body: 'disk full', attributes: {} });
+    const b = convertAmpMessage({
+      messageId: 'm-2',
+      topicArn: 'arn:aws:sns:eu-west-1:123456789012:amp-alerts',
+      publishedAt: PUBLISHED,
+      body: 'disk full',
+      attributes: {},
+    });
     expect(a.message.alerts[0]!.fingerprint).not.toBe(b.message.alerts[0]!.fingerprint);
     expect(message('disk full').message.alerts[0]!.fingerprint).toBe(a.message.alerts[0]!.fingerprint);
   });

@@ -22,12 +22,18 @@ describe('goTimeToRfc3339 (Go time.Time.String())', () => {
     expect(goTimeToRfc3339('0001-01-01 00:00:00 +0000 UTC')).toBe(GO_ZERO_TIME);
   });
 
-  it.each(['', '2026-11-30', '2026-11-30T12:00:00Z', '2026-13-01 00:00:00 +0000 UTC', '2026-02-29 00:00:00 +0000 UTC', '2026-11-30 24:00:00 +0000 UTC', '2026-11-30 12:00:00 UTC', 'yesterday'])(
-    'refuses %j',
-    (text) => {
-      expect(goTimeToRfc3339(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    '2026-11-30',
+    '2026-11-30T12:00:00Z',
+    '2026-13-01 00:00:00 +0000 UTC',
+    '2026-02-29 00:00:00 +0000 UTC',
+    '2026-11-30 24:00:00 +0000 UTC',
+    '2026-11-30 12:00:00 UTC',
+    'yesterday',
+  ])('refuses %j', (text) => {
+    expect(goTimeToRfc3339(text)).toBeUndefined();
+  });
 });
 
 describe('normalizeTime', () => {

@@ -6,17 +6,30 @@
 import { readFileSync } from 'node:fs';
 import type { SNSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { labelSetFingerprint } from '../../../shared/alertmanager/fingerprint.js';
 import { receiveSnsEvent, type AmpDeps } from '../../../shared/amp/receive.js';
-import { silentLogger } from '../../../shared/core/logger.js';
+import { testDeps } from '../../helpers/pipeline-deps.js';
 
 function recorded(name: string): SNSEvent {
-  return JSON.parse(readFileSync(new URL(`../../fixtures/amp/${name}.event.json`, import.meta.url), 'utf8')) as SNSEvent;
+  return JSON.parse(
+    readFileSync(new URL(`../../fixtures/amp/${name}.event.json`, import.meta.url), 'utf8'),
+  ) as SNSEvent;
 }
 
 /** The recorded event with its alert renamed to the heartbeat's name, in the JSON or the text body. */
 function watchdog(name: 'firing-json' | 'firing-default'): SNSEvent {
   const event = recorded(name);
-  event.Records[0]!.Sns.Message = event.Records[0]!.Sns.Message.replaceAll('VLLMKVCacheNearlyFull', 'Watchdog');
+  const body = event.Records[0]!.Sns.Message.replaceAll('VLLMKVCacheNearlyFull', 'Watchdog');
+  if (name === 'firing-default') {
+    // The default subject names the group's labels too: renamed with them.
+    event.Records[0]!.Sns.Message = body;
+    event.Records[0]!.Sns.Subject = event.Records[0]!.Sns.Subject!.replaceAll('VLLMKVCacheNearlyFull', 'Watchdog');
+  } else {
+    // Renamed, its fingerprint is its new labels' (a body whose fingerprints are not its labels' is refused).
+    const group = JSON.parse(body) as { alerts: { labels: Record<string, string>; fingerprint: string }[] };
+    for (const a of group.alerts) a.fingerprint = labelSetFingerprint(a.labels);
+    event.Records[0]!.Sns.Message = JSON.stringify(group);
+  }
   return event;
 }
 
@@ -25,12 +38,7 @@ function deps(seen: string[]): AmpDeps {
     throw new Error('the pipeline must not run for a heartbeat');
   };
   return {
-    store: { claim: unused, release: unused } as unknown as AmpDeps['store'],
-    channels: [],
-    enrich: unused,
-    delivery: { timeoutMs: 1000, retries: 0 },
-    logger: silentLogger,
-    now: () => Date.parse('2026-11-29T12:43:06Z'),
+    ...testDeps({ enrich: unused, now: () => Date.parse('2026-11-29T12:43:06Z') }),
     heartbeat: { alertname: 'Watchdog', seen: async (am) => void seen.push(am), stopped: () => {} },
   };
 }
@@ -38,12 +46,18 @@ function deps(seen: string[]): AmpDeps {
 describe('receiveSnsEvent', () => {
   it("records AMP's Watchdog as a heartbeat from its external URL, or from the topic for the default text", async () => {
     const seen: string[] = [];
-    expect(await receiveSnsEvent(watchdog('firing-json'), deps(seen))).toEqual([{ messageId: expect.any(String), body: 'json', lost: 0 }]);
-    expect(await receiveSnsEvent(watchdog('firing-default'), deps(seen))).toEqual([{ messageId: expect.any(String), body: 'text', lost: 0 }]);
+    expect(await receiveSnsEvent(watchdog('firing-json'), deps(seen))).toEqual([
+      { messageId: expect.any(String), body: 'json', lost: 0 },
+    ]);
+    expect(await receiveSnsEvent(watchdog('firing-default'), deps(seen))).toEqual([
+      { messageId: expect.any(String), body: 'text', lost: 0 },
+    ]);
     expect(seen).toEqual(['http://alertmanager.example.com:9093', 'amp:arn:aws:sns:eu-west-1:123456789012:amp-alerts']);
   });
 
   it('throws for an event without records of SNS', async () => {
-    await expect(receiveSnsEvent({ Records: [{ EventSource: 'aws:sns' }] } as unknown as SNSEvent, deps([]))).rejects.toThrow(/malformed SNS event: Records\.0\.Sns/);
+    await expect(
+      receiveSnsEvent({ Records: [{ EventSource: 'aws:sns' }] } as unknown as SNSEvent, deps([])),
+    ).rejects.toThrow(/malformed SNS event: Records\.0\.Sns/);
   });
 });

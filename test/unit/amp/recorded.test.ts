@@ -11,7 +11,9 @@ describe('test/fixtures/amp/*.event.json', () => {
   it.each(Object.keys(CASES))(
     '%s is current',
     (name) => {
-      const stored = JSON.parse(readFileSync(new URL(`../../fixtures/amp/${name}.event.json`, import.meta.url), 'utf8'));
+      const stored = JSON.parse(
+        readFileSync(new URL(`../../fixtures/amp/${name}.event.json`, import.meta.url), 'utf8'),
+      );
       expect(stored).toEqual(snsEvent(name, publish(CASES[name]!)));
     },
     30_000,

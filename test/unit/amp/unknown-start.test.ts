@@ -33,6 +33,8 @@ describe('an alert whose start is unknown', () => {
   });
 
   it('still shows the start of an alert that has one', () => {
-    expect(alertLines(fixtureNotification('firing-kv-cache-critical').alerts[0]!, PLAIN).at(-1)).toBe('Started 2026-11-29 12:42:23 UTC');
+    expect(alertLines(fixtureNotification('firing-kv-cache-critical').alerts[0]!, PLAIN).at(-1)).toBe(
+      'Started 2026-11-29 12:42:23 UTC',
+    );
   });
 });

@@ -10,6 +10,8 @@ import { renderFeishu, type FeishuMessage } from '../../../shared/channels/feish
 import { renderSlack, type SlackMessage } from '../../../shared/channels/slack/index.js';
 import { renderSns } from '../../../shared/channels/sns/message.js';
 import { renderText } from '../../../shared/render/text.js';
+import { renderDingTalk } from '../../../shared/channels/dingtalk/index.js';
+import { renderWeCom } from '../../../shared/channels/wecom/index.js';
 import type { Notification } from '../../../shared/render/notification.js';
 import { fixtureNotification, manyAlertsNotification } from '../../helpers/notifications.js';
 
@@ -40,14 +42,20 @@ function withLinks(url: string, externalURL = url): Notification {
 
 /** Every link target a Slack message carries: `<url|label>` in mrkdwn and button URLs. */
 function slackTargets(message: SlackMessage): string[] {
-  const texts = message.blocks.flatMap((b) => (b.type === 'section' ? [b.text.text] : b.type === 'context' ? b.elements.map((e) => e.text) : []));
+  const texts = message.blocks.flatMap((b) =>
+    b.type === 'section' ? [b.text.text] : b.type === 'context' ? b.elements.map((e) => e.text) : [],
+  );
   const buttons = message.blocks.flatMap((b) => (b.type === 'actions' ? b.elements.map((e) => e.url) : []));
   return [...texts.flatMap((t) => [...t.matchAll(/<([^|>]*)[|>]/g)].map((m) => m[1]!)), ...buttons];
 }
 
-const feishuButtons = (message: FeishuMessage) => message.card.elements.flatMap((e) => (e.tag === 'action' ? e.actions.map((a) => a.url) : []));
+const feishuButtons = (message: FeishuMessage) =>
+  message.card.elements.flatMap((e) => (e.tag === 'action' ? e.actions.map((a) => a.url) : []));
 /** `Graph: <url>`-style lines of the plain text, in every locale. */
-const textTargets = (text: string) => [...text.matchAll(/^(?:Graph|Runbook|Silence|图表|处理手册|静默|Silence the group|静默整组)[^:]*: (.*)$/gm)].map((m) => m[1]!);
+const textTargets = (text: string) =>
+  [...text.matchAll(/^(?:Graph|Runbook|Silence|图表|处理手册|静默|Silence the group|静默整组)[^:]*: (.*)$/gm)].map(
+    (m) => m[1]!,
+  );
 
 describe('links taken from alerts', () => {
   it.each(HOSTILE_URLS)('are dropped when not http(s): %j', (url) => {
@@ -60,19 +68,21 @@ describe('links taken from alerts', () => {
     expect(renderSns(n, TOPIC).Message).not.toMatch(/javascript|data:|vbscript|file:|evil/i);
   });
 
-  it.each(['https://user:pw@runbooks.example.com/kv', 'https://user@runbooks.example.com/kv', 'https://:pw@runbooks.example.com/kv', 'HTTP://user:pw@Runbooks.Example.com'])(
-    'are dropped when they carry credentials (userinfo), which a link would show to every reader: %j',
-    (url) => {
-      const n = withLinks(url);
-      expect(alertLinks(n.alerts[0]!, n.externalURL)).toEqual([]);
-      expect(slackTargets(renderSlack(n))).toEqual([]);
-      expect(feishuButtons(renderFeishu(n))).toEqual([]);
-      expect(JSON.stringify(renderSlack(n))).not.toMatch(/pw@|user@/);
-      expect(JSON.stringify(renderFeishu(n))).not.toMatch(/pw@|user@/);
-      expect(renderText(n)).not.toMatch(/pw@|user@/);
-      expect(renderSns(n, TOPIC).Message).not.toMatch(/pw@|user@/);
-    },
-  );
+  it.each([
+    'https://user:pw@runbooks.example.com/kv',
+    'https://user@runbooks.example.com/kv',
+    'https://:pw@runbooks.example.com/kv',
+    'HTTP://user:pw@Runbooks.Example.com',
+  ])('are dropped when they carry credentials (userinfo), which a link would show to every reader: %j', (url) => {
+    const n = withLinks(url);
+    expect(alertLinks(n.alerts[0]!, n.externalURL)).toEqual([]);
+    expect(slackTargets(renderSlack(n))).toEqual([]);
+    expect(feishuButtons(renderFeishu(n))).toEqual([]);
+    expect(JSON.stringify(renderSlack(n))).not.toMatch(/pw@|user@/);
+    expect(JSON.stringify(renderFeishu(n))).not.toMatch(/pw@|user@/);
+    expect(renderText(n)).not.toMatch(/pw@|user@/);
+    expect(renderSns(n, TOPIC).Message).not.toMatch(/pw@|user@/);
+  });
 
   it('are dropped from a storm digest when Alertmanager’s externalURL is not http(s)', () => {
     const n = manyAlertsNotification(30);
@@ -89,13 +99,27 @@ describe('links taken from alerts', () => {
       'https://runbooks.example.com/kv%20cache',
       expect.stringMatching(/^http:\/\/am\.example\.com:9093\/#\/silences\/new\?filter=/),
     ]);
-    for (const url of [...slackTargets(renderSlack(n)), ...feishuButtons(renderFeishu(n)), ...textTargets(renderText(n))]) expect(url).toMatch(/^https?:\/\//);
+    for (const url of [
+      ...slackTargets(renderSlack(n)),
+      ...feishuButtons(renderFeishu(n)),
+      ...textTargets(renderText(n)),
+    ])
+      expect(url).toMatch(/^https?:\/\//);
     expect(textTargets(renderText(n))).toHaveLength(3);
   });
 });
 
 describe('Slack mrkdwn from alert text', () => {
-  const INJECTIONS = ['<!channel>', '<!here|here>', '<@U0123ABCD>', '<#C0123ABCD>', '<!subteam^S0123>', '<https://evil.example|Runbook>', '<javascript:alert(1)|click>', '&lt;!channel&gt;'];
+  const INJECTIONS = [
+    '<!channel>',
+    '<!here|here>',
+    '<@U0123ABCD>',
+    '<#C0123ABCD>',
+    '<!subteam^S0123>',
+    '<https://evil.example|Runbook>',
+    '<javascript:alert(1)|click>',
+    '&lt;!channel&gt;',
+  ];
 
   it('cannot mention anyone or add a link, in any field that reaches the message', () => {
     const n = fixtureNotification('firing-kv-cache-critical');
@@ -116,14 +140,24 @@ describe('Slack mrkdwn from alert text', () => {
     // `&lt;` typed in the alert stays visible as typed, not turned into `<`.
     expect(mrkdwn).toContain('&amp;lt;!channel&amp;gt;');
     // Slack does not parse the text itself: a bare `@channel` or URL stays text.
-    const objects = message.blocks.flatMap((b) => (b.type === 'section' ? [b.text] : b.type === 'context' ? b.elements : []));
+    const objects = message.blocks.flatMap((b) =>
+      b.type === 'section' ? [b.text] : b.type === 'context' ? b.elements : [],
+    );
     expect(objects.length).toBeGreaterThan(0);
     for (const object of objects) expect(object).toMatchObject({ type: 'mrkdwn', verbatim: true });
   });
 });
 
 describe('Feishu card text from alert text', () => {
-  const INJECTIONS = ['[click](https://evil.example)', '[x](javascript:alert(1))', '<at id=all></at>', '<at user_id="all">all</at>', '<a href="https://evil.example">here</a>', '<font color="red">fake</font>', '**bold** ~~gone~~'];
+  const INJECTIONS = [
+    '[click](https://evil.example)',
+    '[x](javascript:alert(1))',
+    '<at id=all></at>',
+    '<at user_id="all">all</at>',
+    '<a href="https://evil.example">here</a>',
+    '<font color="red">fake</font>',
+    '**bold** ~~gone~~',
+  ];
 
   for (const kind of ['detail', 'digest', 'follow-up'] as const) {
     it(`cannot create links, buttons or mentions (${kind})`, () => {
@@ -146,6 +180,48 @@ describe('Feishu card text from alert text', () => {
       expect(feishuButtons(message).map((url) => new URL(url).hostname)).not.toContain('evil.example');
     });
   }
+});
+
+describe('DingTalk and WeCom markdown from alert text', () => {
+  const INJECTIONS = [
+    '[click](https://evil.example)',
+    '[x](javascript:alert(1))',
+    '![img](https://evil.example/x.png)',
+    '<@all>',
+    '<@zhangsan>',
+    '@13800001111',
+    '<font color="warning">fake</font>',
+    '<https://evil.example>',
+    '**bold** `code`',
+  ];
+  const renderers = {
+    dingtalk: (n: Parameters<typeof renderDingTalk>[0]) => renderDingTalk(n).markdown.text,
+    wecom: (n: Parameters<typeof renderWeCom>[0]) => renderWeCom(n).markdown.content,
+  };
+
+  for (const [platform, render] of Object.entries(renderers))
+    for (const kind of ['detail', 'digest', 'follow-up'] as const) {
+      it(`${platform}: cannot create links, images, mentions, tags or emphasis (${kind})`, () => {
+        const n = kind === 'digest' ? manyAlertsNotification(30) : fixtureNotification('firing-kv-cache-critical');
+        if (kind === 'follow-up') n.kind = 'acknowledged';
+        const payload = INJECTIONS.join(' ');
+        for (const alert of n.alerts) {
+          alert.annotations.summary = payload;
+          alert.annotations.description = payload;
+          alert.labels.model_name = payload;
+          alert.labels.alertname = payload;
+          alert.acknowledgement = { by: payload, at: '2026-11-29T12:45:00Z', channel: platform };
+        }
+        n.commonLabels = { ...n.commonLabels, alertname: payload };
+        const text = render(n);
+        expect(text).not.toMatch(/<@|<font|<https?:|@1380|\]\(https:\/\/evil|\]\(javascript|!\[/);
+        // Every markdown link is one of ours, to http(s).
+        for (const [, url] of text.matchAll(/\]\(([^)]*)\)/g)) expect(url).toMatch(/^https?:\/\/(?!evil)/);
+        // The text is still there to read.
+        expect(text).toContain('［click］(https://evil.example)');
+        expect(text).toContain('＜＠all＞');
+      });
+    }
 });
 
 describe('console channel', () => {
@@ -174,5 +250,17 @@ describe('console channel', () => {
     for (const line of output.split('\n')) expect(line.trimStart().startsWith('{')).toBe(false);
     // The text is still there, visibly.
     expect(output).toContain(payload.includes(FORGED) ? FORGED : '\\u001b[31mred');
+  });
+});
+
+describe('label names that are not well-formed Unicode', () => {
+  it('render on every channel (the silence link leaves them out instead of failing the message)', () => {
+    const n = fixtureNotification('firing-kv-cache-critical');
+    n.alerts[0]!.labels['pod\ud800'] = 'vllm-0';
+    n.commonLabels['pod\ud800'] = 'vllm-0';
+    expect(JSON.stringify(renderSlack(n))).toContain('silences/new');
+    expect(JSON.stringify(renderFeishu(n))).toContain('silences/new');
+    expect(renderText(n)).toContain('silences/new');
+    expect(renderSns(n, TOPIC).Message).toContain('silences/new');
   });
 });

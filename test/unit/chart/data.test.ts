@@ -64,11 +64,21 @@ describe('chartData', () => {
   it("takes the alert's series, the value when fired and the latest", () => {
     const mine = series(w.start, w.end, w.step, (t) => (t < FIRED ? 0.9 : 0.97));
     const other = { metric: { model_name: 'm', instance: 'b:1' }, points: series(w.start, w.end, w.step, () => 0.1) };
-    const d = chartData(spec, [other, { metric: { __name__: 'vllm:gpu_cache_usage_perc', model_name: 'm', instance: 'a:1' }, points: mine }], w);
+    const d = chartData(
+      spec,
+      [other, { metric: { __name__: 'vllm:gpu_cache_usage_perc', model_name: 'm', instance: 'a:1' }, points: mine }],
+      w,
+    );
     expect(d.points).toBe(mine);
     expect(d.fired).toEqual({ time: FIRED, value: 0.97 });
     expect(d.latest).toEqual(mine.at(-1));
-    expect(d).toMatchObject({ xMin: w.start, xMax: w.end, now: w.end, firedAt: FIRED, threshold: { op: '>', value: 0.95 } });
+    expect(d).toMatchObject({
+      xMin: w.start,
+      xMax: w.end,
+      now: w.end,
+      firedAt: FIRED,
+      threshold: { op: '>', value: 0.95 },
+    });
   });
 
   it('draws nothing, never zero, when no series belongs to the alert', () => {
@@ -80,10 +90,19 @@ describe('chartData', () => {
   });
 
   it('ignores labels the query adds that the alert lacks (engine_generation, DCGM device labels)', () => {
-    const mine = { metric: { model_name: 'm', instance: 'a:1', engine_generation: 'v0' }, points: [{ time: FIRED, value: 0.97 }] };
-    const other = { metric: { model_name: 'n', instance: 'a:1', engine_generation: 'v0' }, points: [{ time: FIRED, value: 0.1 }] };
+    const mine = {
+      metric: { model_name: 'm', instance: 'a:1', engine_generation: 'v0' },
+      points: [{ time: FIRED, value: 0.97 }],
+    };
+    const other = {
+      metric: { model_name: 'n', instance: 'a:1', engine_generation: 'v0' },
+      points: [{ time: FIRED, value: 0.1 }],
+    };
     expect(alertSeries([other, mine], spec.labels)).toBe(mine);
-    const gpu = { metric: { Hostname: 'node-1', gpu: '0', UUID: 'GPU-1', DCGM_FI_DRIVER_VERSION: '550', modelName: 'H100' }, points: [] };
+    const gpu = {
+      metric: { Hostname: 'node-1', gpu: '0', UUID: 'GPU-1', DCGM_FI_DRIVER_VERSION: '550', modelName: 'H100' },
+      points: [],
+    };
     const gpu1 = { ...gpu, metric: { ...gpu.metric, gpu: '1', UUID: 'GPU-2' } };
     expect(alertSeries([gpu1, gpu], { alertname: 'GpuMem', Hostname: 'node-1', gpu: '0' })).toBe(gpu);
   });
@@ -107,7 +126,12 @@ describe('chartData', () => {
   });
 
   it('fits a growing memory series and projects it to capacity, extending the x-axis', () => {
-    const memory = { ...spec, unit: 'mebibytes' as const, threshold: undefined, memory: { windowSeconds: 6 * 3600, capacityMiB: 80_000 } };
+    const memory = {
+      ...spec,
+      unit: 'mebibytes' as const,
+      threshold: undefined,
+      memory: { windowSeconds: 6 * 3600, capacityMiB: 80_000 },
+    };
     const mw = chartWindow(memory, FIRED + 600);
     // 1,000 MiB/h from 60,000 MiB: 80,000 MiB is reached 20 h after the window's start.
     const points = series(mw.start, mw.end, mw.step, (t) => 60_000 + ((t - mw.start) / 3600) * 1000);
@@ -123,7 +147,12 @@ describe('chartData', () => {
   });
 
   it('projects to capacity when it is reached within the edge, and not at all without growth', () => {
-    const memory = { ...spec, unit: 'mebibytes' as const, threshold: undefined, memory: { windowSeconds: 6 * 3600, capacityMiB: 70_000 } };
+    const memory = {
+      ...spec,
+      unit: 'mebibytes' as const,
+      threshold: undefined,
+      memory: { windowSeconds: 6 * 3600, capacityMiB: 70_000 },
+    };
     const mw = chartWindow(memory, FIRED + 600);
     const rising = series(mw.start, mw.end, mw.step, (t) => 60_000 + ((t - mw.start) / 3600) * 1000);
     const full = chartData(memory, [{ metric: {}, points: rising }], mw).trend?.projection?.[1];
@@ -137,7 +166,11 @@ describe('chartData', () => {
   it('keeps the threshold off the x-axis: ratios and counts from 0, the threshold inside with room above for labels', () => {
     // VLLMErrorRateHigh: 10.71% against > 5% (the y-axis used to start at the threshold, 0.05).
     const ratio = { ...spec, unit: 'ratio' as const, threshold: { op: '>' as const, value: 0.05 } };
-    const d = chartData(ratio, [{ metric: {}, points: series(w.start, w.end, w.step, (t) => (t < FIRED ? 0.01 : 0.1071)) }], w);
+    const d = chartData(
+      ratio,
+      [{ metric: {}, points: series(w.start, w.end, w.step, (t) => (t < FIRED ? 0.01 : 0.1071)) }],
+      w,
+    );
     expect(d.yMin).toBe(0);
     expect(d.yMax).toBeGreaterThan(0.1071 * 1.1);
     // A unit without a natural zero: the threshold and the values inside, with a margin either side.

@@ -11,7 +11,14 @@ import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { chartData, chartWindow } from '../../../shared/chart/data.js';
-import { CHART_HEIGHT, CHART_WIDTH, chartSubtitle, markedPoints, renderChartPng, renderMessagePng } from '../../../shared/chart/render.js';
+import {
+  CHART_HEIGHT,
+  CHART_WIDTH,
+  chartSubtitle,
+  markedPoints,
+  renderChartPng,
+  renderMessagePng,
+} from '../../../shared/chart/render.js';
 import type { ChartSpec } from '../../../shared/chart/spec.js';
 import type { Point } from '../../../shared/prometheus/client.js';
 import { risingRatio } from '../../helpers/chart.js';
@@ -22,11 +29,31 @@ const GOLDEN = new URL('../../fixtures/chart/', import.meta.url);
 const MAX_DIFF_RATIO = 0.002;
 const FIRED = 1_795_000_000;
 
-const kv: ChartSpec = { query: 'vllm:gpu_cache_usage_perc', labels: {}, title: 'VLLMKVCacheNearlyFull · KV cache usage', unit: 'ratio', firedAt: FIRED, threshold: { op: '>', value: 0.95 } };
+const kv: ChartSpec = {
+  query: 'vllm:gpu_cache_usage_perc',
+  labels: {},
+  title: 'VLLMKVCacheNearlyFull · KV cache usage',
+  unit: 'ratio',
+  firedAt: FIRED,
+  threshold: { op: '>', value: 0.95 },
+};
 // VLLMErrorRateHigh as reported: 10.71% against > 5%, the value labels and "fired" once overlapped.
-const errorRate: ChartSpec = { query: 'x', labels: {}, title: 'VLLMErrorRateHigh · HTTP 5xx share', unit: 'ratio', firedAt: FIRED, threshold: { op: '>', value: 0.05 } };
+const errorRate: ChartSpec = {
+  query: 'x',
+  labels: {},
+  title: 'VLLMErrorRateHigh · HTTP 5xx share',
+  unit: 'ratio',
+  firedAt: FIRED,
+  threshold: { op: '>', value: 0.05 },
+};
 // VLLMServerDown: the target's up, 1 until it stopped answering, then 0.
-const down: ChartSpec = { query: 'up{job="vllm",instance="10.0.0.7:8000"}', labels: {}, title: 'VLLMServerDown · up (target answering scrapes)', unit: 'count', firedAt: FIRED };
+const down: ChartSpec = {
+  query: 'up{job="vllm",instance="10.0.0.7:8000"}',
+  labels: {},
+  title: 'VLLMServerDown · up (target answering scrapes)',
+  unit: 'count',
+  firedAt: FIRED,
+};
 const memory: ChartSpec = {
   query: 'sum(DCGM_FI_DEV_FB_USED)',
   labels: {},
@@ -46,7 +73,12 @@ function sampled(spec: ChartSpec, now: number, value: (t: number) => number) {
 const FIXTURES = {
   'kv-cache-threshold': () => sampled(kv, FIRED + 1800, (t) => risingRatio(t, FIRED)),
   // 1,500 MiB/h with a deterministic ripple: fitted, projected toward 81,920 MiB.
-  'memory-trend': () => sampled(memory, FIRED + 1800, (t) => 60_000 + ((t - (FIRED - 6 * 3600 + 1800)) / 3600) * 1500 + ((t / 60) % 7) * 20),
+  'memory-trend': () =>
+    sampled(
+      memory,
+      FIRED + 1800,
+      (t) => 60_000 + ((t - (FIRED - 6 * 3600 + 1800)) / 3600) * 1500 + ((t / 60) % 7) * 20,
+    ),
   'no-data': () => chartData(kv, [], chartWindow(kv, FIRED + 1800)),
   'target-down-up': () => sampled(down, FIRED + 900, (t) => (t < FIRED - 60 ? 1 : 0)),
   'error-rate-ratio': () => sampled(errorRate, FIRED + 60, (t) => (t < FIRED - 300 ? 0.08 : 0.1071)),
@@ -55,13 +87,17 @@ const FIXTURES = {
 function compare(name: string, png: Uint8Array): number {
   const file = new URL(`${name}.png`, GOLDEN);
   if (process.env.UPDATE_CHART_GOLDEN || !existsSync(file)) {
-    if (!process.env.UPDATE_CHART_GOLDEN) throw new Error(`no golden image ${file.pathname}: run with UPDATE_CHART_GOLDEN=1`);
+    if (!process.env.UPDATE_CHART_GOLDEN)
+      throw new Error(`no golden image ${file.pathname}: run with UPDATE_CHART_GOLDEN=1`);
     writeFileSync(file, png);
   }
   const actual = PNG.sync.read(Buffer.from(png));
   const golden = PNG.sync.read(readFileSync(file));
   expect([actual.width, actual.height]).toEqual([golden.width, golden.height]);
-  return pixelmatch(actual.data, golden.data, undefined, actual.width, actual.height, { threshold: 0.1 }) / (actual.width * actual.height);
+  return (
+    pixelmatch(actual.data, golden.data, undefined, actual.width, actual.height, { threshold: 0.1 }) /
+    (actual.width * actual.height)
+  );
 }
 
 describe('chart renderer', () => {
@@ -118,7 +154,8 @@ describe('chart renderer', () => {
     for (let y = 0; y < png.height; y++)
       for (let x = 120; x < 700; x++) {
         const i = (y * png.width + x) * 4;
-        if (Math.abs(png.data[i]! - 0xb4) + Math.abs(png.data[i + 1]! - 0x23) + Math.abs(png.data[i + 2]! - 0x18) < 40) lowest = y;
+        if (Math.abs(png.data[i]! - 0xb4) + Math.abs(png.data[i + 1]! - 0x23) + Math.abs(png.data[i + 2]! - 0x18) < 40)
+          lowest = y;
       }
     expect(lowest).toBeGreaterThan(80);
     expect(lowest).toBeLessThan(CHART_HEIGHT - 36 - 40);
@@ -138,7 +175,9 @@ describe('chart renderer', () => {
   }, 30_000);
 
   it('draws a message image of the same size', async () => {
-    const png = PNG.sync.read(Buffer.from(await renderMessagePng('Chart unavailable', 'Prometheus could not be reached.')));
+    const png = PNG.sync.read(
+      Buffer.from(await renderMessagePng('Chart unavailable', 'Prometheus could not be reached.')),
+    );
     expect([png.width, png.height]).toEqual([CHART_WIDTH, CHART_HEIGHT]);
     expect(pixelsNear(png, '#b42318')).toBeGreaterThan(50);
   }, 30_000);

@@ -11,9 +11,16 @@ import { fixture } from '../../helpers/fixtures.js';
 const NOW = Date.parse('2026-11-29T12:45:00Z');
 const KEY = new Secret('current-ack-secret-0123456789abcdef');
 const OLD = new Secret('previous-ack-secret-0123456789abcdef');
-const SETTINGS: ChartLinkSettings = { publicUrl: 'https://ops.example.com/alerts', keys: { current: KEY }, ttlSeconds: 3600 };
+const SETTINGS: ChartLinkSettings = {
+  publicUrl: 'https://ops.example.com/alerts',
+  keys: { current: KEY },
+  ttlSeconds: 3600,
+};
 
-const kvAlert = (): EnrichedAlert => ({ ...fixture('firing-kv-cache-critical').alerts[0]!, enrichment: { status: 'unavailable', kind: 'kv_cache', reason: 'no data' } });
+const kvAlert = (): EnrichedAlert => ({
+  ...fixture('firing-kv-cache-critical').alerts[0]!,
+  enrichment: { status: 'unavailable', kind: 'kv_cache', reason: 'no data' },
+});
 
 function tokenOf(url: string): string {
   return new URL(url).pathname
@@ -42,7 +49,17 @@ describe('ruleThreshold', () => {
     expect(ruleThreshold(expr)).toEqual(threshold);
   });
 
-  it.each(['up', 'a > b', 'x > Inf', 'x > NaN', '(x > 1) and y', 'vllm:a > 0.9 and vllm:b > 5', 'up == 0 or waiting > 50', 'x > 0 > 1', 'x > 1 unless y'])('none in %s', (expr) => {
+  it.each([
+    'up',
+    'a > b',
+    'x > Inf',
+    'x > NaN',
+    '(x > 1) and y',
+    'vllm:a > 0.9 and vllm:b > 5',
+    'up == 0 or waiting > 50',
+    'x > 0 > 1',
+    'x > 1 unless y',
+  ])('none in %s', (expr) => {
     expect(ruleThreshold(expr)).toBeUndefined();
   });
 });
@@ -61,9 +78,24 @@ describe('chartSpec', () => {
   });
 
   it("charts a rule's compared signal in the signal's unit and name, as the message shows it", () => {
-    const kv = { name: 'kv_cache_usage_ratio', label: 'KV cache usage', value: 0.6626, unit: 'ratio' as const, query: 'max by (instance) (vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)' };
-    const other = { name: 'requests_waiting', label: 'Requests waiting', value: 3, unit: 'count' as const, query: 'sum(vllm:num_requests_waiting)' };
-    const alert: EnrichedAlert = { ...kvAlert(), enrichment: { status: 'enriched', kind: 'kv_cache', signals: [other, kv] } };
+    const kv = {
+      name: 'kv_cache_usage_ratio',
+      label: 'KV cache usage',
+      value: 0.6626,
+      unit: 'ratio' as const,
+      query: 'max by (instance) (vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)',
+    };
+    const other = {
+      name: 'requests_waiting',
+      label: 'Requests waiting',
+      value: 3,
+      unit: 'count' as const,
+      query: 'sum(vllm:num_requests_waiting)',
+    };
+    const alert: EnrichedAlert = {
+      ...kvAlert(),
+      enrichment: { status: 'enriched', kind: 'kv_cache', signals: [other, kv] },
+    };
     expect(chartSpec(alert)).toMatchObject({
       query: 'vllm:gpu_cache_usage_perc{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"}',
       title: 'VLLMKVCacheNearlyFull · KV cache usage',
@@ -71,7 +103,10 @@ describe('chartSpec', () => {
       threshold: { op: '>', value: 0.95 },
     });
     // A signal about other metrics does not lend its unit or name.
-    const unrelated: EnrichedAlert = { ...kvAlert(), enrichment: { status: 'enriched', kind: 'kv_cache', signals: [other] } };
+    const unrelated: EnrichedAlert = {
+      ...kvAlert(),
+      enrichment: { status: 'enriched', kind: 'kv_cache', signals: [other] },
+    };
     expect(chartSpec(unrelated)).toMatchObject({ title: 'VLLMKVCacheNearlyFull', unit: 'none' });
     // Functions and grouping labels are not metrics: a TTFT signal does not name an end-to-end latency rule.
     const ttft = {
@@ -85,16 +120,24 @@ describe('chartSpec', () => {
       ...kvAlert(),
       generatorURL: `http://p/graph?g0.expr=${encodeURIComponent('histogram_quantile(0.95, sum by (le, model_name) (rate(vllm:e2e_request_latency_seconds_bucket[5m]))) > 20')}`,
     };
-    expect(chartSpec({ ...e2e, enrichment: { status: 'enriched', kind: 'latency', signals: [ttft] } })).toMatchObject({ unit: 'none', threshold: { value: 20 } });
+    expect(chartSpec({ ...e2e, enrichment: { status: 'enriched', kind: 'latency', signals: [ttft] } })).toMatchObject({
+      unit: 'none',
+      threshold: { value: 20 },
+    });
   });
 
   it("charts a target's `up` (1 → 0) for an alert about a target not answering scrapes", () => {
-    const expr = 'up{job=~"(?i).*vllm.*"} == 0\n  or\n(up == 0 and on (job, instance) group by (job, instance) (present_over_time(vllm:num_requests_running[1d])))';
+    const expr =
+      'up{job=~"(?i).*vllm.*"} == 0\n  or\n(up == 0 and on (job, instance) group by (job, instance) (present_over_time(vllm:num_requests_running[1d])))';
     const alert: EnrichedAlert = {
       ...kvAlert(),
       labels: { alertname: 'VLLMServerDown', job: 'vllm', instance: '10.0.0.7:8000', severity: 'critical' },
       generatorURL: `http://prometheus:9090/graph?g0.expr=${encodeURIComponent(expr)}&g0.tab=1`,
-      enrichment: { status: 'enriched', kind: 'error_rate', signals: [{ name: 'http_5xx_ratio', label: 'HTTP 5xx share', value: null, unit: 'ratio', query: 'x' }] },
+      enrichment: {
+        status: 'enriched',
+        kind: 'error_rate',
+        signals: [{ name: 'http_5xx_ratio', label: 'HTTP 5xx share', value: null, unit: 'ratio', query: 'x' }],
+      },
     };
     expect(chartSpec(alert)).toMatchObject({
       query: 'up{job="vllm",instance="10.0.0.7:8000"}',
@@ -119,8 +162,24 @@ describe('chartSpec', () => {
       enrichment: {
         status: 'enriched',
         kind: 'gpu_memory',
-        signals: [{ name: 'gpu_memory_used_mib', label: 'GPU memory used', value: 70_000, unit: 'mebibytes', query: 'sum by (gpu) (DCGM_FI_DEV_FB_USED)' }],
-        trend: { growthMiBPerHour: 900, rSquared: 0.98, usedMiB: 70_000, capacityMiB: 81_920, hoursToFull: 13.2, windowSeconds: 21_600, points: 360 },
+        signals: [
+          {
+            name: 'gpu_memory_used_mib',
+            label: 'GPU memory used',
+            value: 70_000,
+            unit: 'mebibytes',
+            query: 'sum by (gpu) (DCGM_FI_DEV_FB_USED)',
+          },
+        ],
+        trend: {
+          growthMiBPerHour: 900,
+          rSquared: 0.98,
+          usedMiB: 70_000,
+          capacityMiB: 81_920,
+          hoursToFull: 13.2,
+          windowSeconds: 21_600,
+          points: 360,
+        },
       },
     };
     expect(chartSpec(alert)).toMatchObject({
@@ -136,11 +195,29 @@ describe('chartSpec', () => {
     const alert: EnrichedAlert = {
       ...kvAlert(),
       generatorURL: '',
-      enrichment: { status: 'enriched', kind: 'latency', signals: [{ name: 'ttft_p95_seconds', label: 'TTFT p95', value: 2, unit: 'seconds', query: 'histogram_quantile(0.95, x)' }] },
+      enrichment: {
+        status: 'enriched',
+        kind: 'latency',
+        signals: [
+          {
+            name: 'ttft_p95_seconds',
+            label: 'TTFT p95',
+            value: 2,
+            unit: 'seconds',
+            query: 'histogram_quantile(0.95, x)',
+          },
+        ],
+      },
     };
-    expect(chartSpec(alert)).toMatchObject({ query: 'histogram_quantile(0.95, x)', unit: 'seconds', title: 'VLLMKVCacheNearlyFull · TTFT p95' });
+    expect(chartSpec(alert)).toMatchObject({
+      query: 'histogram_quantile(0.95, x)',
+      unit: 'seconds',
+      title: 'VLLMKVCacheNearlyFull · TTFT p95',
+    });
     expect(chartSpec({ ...alert, startsAt: '0001-01-01T00:00:00Z' })).toBeUndefined();
-    expect(chartSpec({ ...alert, enrichment: { status: 'unavailable', kind: 'latency', reason: 'timeout' } })).toBeUndefined();
+    expect(
+      chartSpec({ ...alert, enrichment: { status: 'unavailable', kind: 'latency', reason: 'timeout' } }),
+    ).toBeUndefined();
   });
 });
 
@@ -171,14 +248,20 @@ describe('chart URLs', () => {
     const [payload, signature] = token.split('.') as [string, string];
     expect(problem(() => verifyChartToken(token, { current: KEY }, NOW + 3600_000))).toBe('expired');
     expect(problem(() => verifyChartToken(token, { current: KEY }, NOW + 3599_000))).toBe('accepted');
-    const altered = Buffer.from(JSON.stringify({ v: 1, spec: { ...chartSpec(kvAlert()), query: 'secret_metric' }, exp: NOW / 1000 + 3600 })).toString('base64url');
+    const altered = Buffer.from(
+      JSON.stringify({ v: 1, spec: { ...chartSpec(kvAlert()), query: 'secret_metric' }, exp: NOW / 1000 + 3600 }),
+    ).toString('base64url');
     expect(problem(() => verifyChartToken(`${altered}.${signature}`, { current: KEY }, NOW))).toBe('forged');
     expect(problem(() => verifyChartToken(token, { current: OLD }, NOW))).toBe('forged');
     expect(problem(() => verifyChartToken(`${payload}.${signature}.x`, { current: KEY }, NOW))).toBe('malformed');
     expect(problem(() => verifyChartToken('not a token', { current: KEY }, NOW))).toBe('malformed');
     const byOld = signChartToken(chartSpec(kvAlert())!, NOW / 1000 + 60, { current: OLD });
-    expect(problem(() => verifyChartToken(byOld, { current: KEY, previous: { secret: OLD, untilMs: NOW + 1 } }, NOW))).toBe('accepted');
-    expect(problem(() => verifyChartToken(byOld, { current: KEY, previous: { secret: OLD, untilMs: NOW } }, NOW))).toBe('retired');
+    expect(
+      problem(() => verifyChartToken(byOld, { current: KEY, previous: { secret: OLD, untilMs: NOW + 1 } }, NOW)),
+    ).toBe('accepted');
+    expect(problem(() => verifyChartToken(byOld, { current: KEY, previous: { secret: OLD, untilMs: NOW } }, NOW))).toBe(
+      'retired',
+    );
   });
 
   it('is never an acknowledgement token (domain-separated signature)', () => {

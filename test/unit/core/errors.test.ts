@@ -23,7 +23,7 @@ describe('the error family', () => {
     [new SilenceError('Alertmanager answered HTTP 500'), 'SilenceError', 'alertmanager_error'],
     [new MatcherSyntaxError('unexpected end'), 'MatcherSyntaxError', 'matcher_syntax'],
     [new AckTokenError('expired', 'This link has expired.'), 'AckTokenError', 'expired'],
-    [new EnrichmentUnavailable('no expression'), 'EnrichmentUnavailable', 'enrichment_unavailable'],
+    [new EnrichmentUnavailable('no expression', '没有表达式'), 'EnrichmentUnavailable', 'enrichment_unavailable'],
   ])('%s is a PipelineError named %s with reason %s', (err, name, reason) => {
     expect(err).toBeInstanceOf(PipelineError);
     expect(err).toBeInstanceOf(Error);
@@ -32,7 +32,10 @@ describe('the error family', () => {
   });
 
   it('keeps the wrapped error as cause where it carries no secret (an AWS SDK error)', () => {
-    const sdk = Object.assign(new Error('Topic does not exist'), { name: 'NotFoundException', $metadata: { httpStatusCode: 404 } });
+    const sdk = Object.assign(new Error('Topic does not exist'), {
+      name: 'NotFoundException',
+      $metadata: { httpStatusCode: 404 },
+    });
     const err = classifySnsError(sdk);
     expect(err.reason).toBe('client_error');
     expect(err.cause).toBe(sdk);

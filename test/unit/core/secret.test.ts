@@ -46,6 +46,15 @@ describe('Secret', () => {
     expect(redactSecrets('POST /notify/escalation failed')).toBe('POST <redacted> failed');
   });
 
+  it('leaves a one-word path alone as a word, scrubbing it with its slash (a loopback or proxy stand-in URL)', () => {
+    new Secret('http://127.0.0.1:9001/platform');
+    new Secret('http://127.0.0.1:9002/escalation');
+    const text = '{"type":"escalation scheduled","targets":["platform-slack"]}';
+    expect(redactSecrets(text)).toBe(text);
+    expect(redactSecrets('POST /escalation → 500')).toBe('POST <redacted> → 500');
+    expect(redactSecrets('to http://127.0.0.1:9001/platform')).toBe('to <redacted>');
+  });
+
   it('scrubs a secret that is not a URL, but not one too short to be a credential', () => {
     new Secret('feishu-signing-secret-42');
     new Secret('abc');
@@ -56,6 +65,32 @@ describe('Secret', () => {
   it('scrubs the credential query parameter of a webhook URL', () => {
     new Secret('https://oapi.dingtalk.example/robot/send?access_token=0123456789abcdef');
     expect(redactSecrets('GET /robot/send?access_token=0123456789abcdef 403')).not.toContain('0123456789abcdef');
+  });
+
+  it('scrubs a query value as written, percent-decoded with its + kept, and form-decoded', () => {
+    new Secret('https://hooks.example.com/hook/abcdefgh?key=AbC+dEf/GhI%3D%3Dxyz12');
+    for (const echoed of [
+      '{"key":"AbC+dEf/GhI==xyz12"}',
+      'key: AbC+dEf/GhI%3D%3Dxyz12',
+      'key AbC dEf/GhI==xyz12',
+      'key=AbC%2BdEf%2FGhI%3D%3Dxyz12',
+    ])
+      expect(redactSecrets(echoed), echoed).not.toMatch(/GhI/);
+  });
+});
+
+describe('redactSecrets with very long secrets', () => {
+  it('scrubs a 100 KB secret and its encodings beside the others, and never throws the pattern', () => {
+    const token = `SEKRIT${'a'.repeat(100_000)}`;
+    new Secret(token);
+    new Secret('tok_abcdefghijklmnop1234');
+    const text = `a ${token} b ${Buffer.from(token).toString('base64')} c tok_abcdefghijklmnop1234 d`;
+    let out = '';
+    expect(() => (out = redactSecrets(text))).not.toThrow();
+    expect(out).not.toContain('SEKRIT');
+    expect(out).not.toContain('tok_abcdefghijklmnop1234');
+    expect(out.startsWith('a <redacted> b ')).toBe(true);
+    expect(out.endsWith(' c <redacted> d')).toBe(true);
   });
 });
 
@@ -72,6 +107,10 @@ describe('logger', () => {
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(leaks(line)).toBe(false);
     const parsed = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(parsed).toMatchObject({ level: 'error', event: 'channel failed', error: { name: 'TypeError', message: 'fetch failed: POST <redacted>' } });
+    expect(parsed).toMatchObject({
+      level: 'error',
+      event: 'channel failed',
+      error: { name: 'TypeError', message: 'fetch failed: POST <redacted>' },
+    });
   });
 });

@@ -26,8 +26,8 @@ const chart: ChartSpec = {
   threshold: { op: '>', value: 0.95 },
 };
 
-// Minted by shared/ack/token.ts and shared/chart/token.ts before they shared shared/core/signed-token.ts
-// (commit 2d48d5d), from the claims above and KEY: links already sent must keep working.
+// Minted by the earlier token code of shared/ack/token.ts and shared/chart/token.ts, before they shared
+// shared/core/signed-token.ts, from the claims above and KEY: links already sent must keep working.
 const LEGACY_ACK =
   'eyJ2IjoxLCJmIjpbIjkzNmUxMDliOGM1MmMwMDEiLCJjMTA3ODBjMWJiM2Q2Mzc2Il0sImciOiJ7fTp7YWxlcnRuYW1lPVwiVkxMTUtWQ2FjaGVOZWFybHlGdWxsXCJ9IiwiYyI6InNsYWNrIiwiaWF0IjoxNzk1OTU2MzAwLCJleHAiOjE3OTU5NTk5MDAsInMiOiIwMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlZiIsIm4iOjEyMH0.CPMEM2irSPWbaFyKPtw4owaPLoxKdAKE5MRALH2yiIk';
 const LEGACY_CHART =
@@ -36,7 +36,10 @@ const LEGACY_CHART =
 describe('signed tokens', () => {
   it('verifies tokens minted before the shared module, and mints the same bytes', () => {
     expect(verifyAckToken(LEGACY_ACK, { current: KEY }, NOW)).toEqual(ackClaims);
-    expect(verifyChartToken(LEGACY_CHART, { current: KEY }, NOW)).toEqual({ spec: chart, expiresAt: NOW / 1000 + 3600 });
+    expect(verifyChartToken(LEGACY_CHART, { current: KEY }, NOW)).toEqual({
+      spec: chart,
+      expiresAt: NOW / 1000 + 3600,
+    });
     expect(signAckToken(ackClaims, { current: KEY })).toBe(LEGACY_ACK);
     expect(signChartToken(chart, NOW / 1000 + 3600, { current: KEY })).toBe(LEGACY_CHART);
   });
@@ -45,7 +48,9 @@ describe('signed tokens', () => {
     expect(() => verifyAckToken(LEGACY_CHART, { current: KEY }, NOW)).toThrow(/signature does not match/);
     expect(() => verifyChartToken(LEGACY_ACK, { current: KEY }, NOW)).toThrow(/signature does not match/);
     const body = { v: 1, exp: NOW / 1000 + 60 };
-    expect(openToken('chart.v1.', signToken('ack.v1.', body, { current: KEY }), { current: KEY }, NOW)).toEqual({ problem: 'forged' });
+    expect(openToken('chart.v1.', signToken('ack.v1.', body, { current: KEY }), { current: KEY }, NOW)).toEqual({
+      problem: 'forged',
+    });
     expect(openToken('ack.v1.', signToken('ack.v1.', body, { current: KEY }), { current: KEY }, NOW)).toEqual({ body });
   });
 

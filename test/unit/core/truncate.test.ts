@@ -3,7 +3,8 @@ import { boundaryAtOrBefore, truncateBytes, truncateChars, utf8Bytes } from '../
 
 /** Whether `s` is well-formed UTF-16 (no lone surrogate). */
 const wellFormed = (s: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
-const graphemes = (s: string) => [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(s)].map((g) => g.segment);
+const graphemes = (s: string) =>
+  [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(s)].map((g) => g.segment);
 
 const FAMILY = '👨‍👩‍👧‍👦'; // 11 code units, one grapheme
 const FLAG = '🇨🇳'; // two regional indicators, 4 code units

@@ -4,24 +4,38 @@ import { classifyAlert } from '../../../shared/enrich/classify.js';
 import type { AlertKind } from '../../../shared/enrich/types.js';
 import { fixtureText, type FixtureName } from '../../helpers/fixtures.js';
 
-const graph = (expr: string) => `http://prometheus:9090/graph?${new URLSearchParams({ 'g0.expr': expr, 'g0.tab': '1' })}`;
-const alert = (labels: Record<string, string>, expr?: string) => ({ labels, generatorURL: expr === undefined ? '' : graph(expr) });
+const graph = (expr: string) =>
+  `http://prometheus:9090/graph?${new URLSearchParams({ 'g0.expr': expr, 'g0.tab': '1' })}`;
+const alert = (labels: Record<string, string>, expr?: string) => ({
+  labels,
+  generatorURL: expr === undefined ? '' : graph(expr),
+});
 
 describe('classifyAlert from the kind label', () => {
   it.each<[string, AlertKind]>([
-    ['cache', 'kv_cache'], ['kv_cache', 'kv_cache'], ['kv-cache', 'kv_cache'],
-    ['memory', 'gpu_memory'], ['gpu_memory', 'gpu_memory'],
-    ['latency', 'latency'], ['ttft', 'latency'],
+    ['cache', 'kv_cache'],
+    ['kv_cache', 'kv_cache'],
+    ['kv-cache', 'kv_cache'],
+    ['memory', 'gpu_memory'],
+    ['gpu_memory', 'gpu_memory'],
+    ['latency', 'latency'],
+    ['ttft', 'latency'],
     ['queue', 'queue'],
-    ['error', 'error_rate'], ['errors', 'error_rate'], ['error_rate', 'error_rate'],
-    [' Cache ', 'kv_cache'], ['TTFT', 'latency'],
-    ['target_down', 'target_down'], ['down', 'target_down'],
+    ['error', 'error_rate'],
+    ['errors', 'error_rate'],
+    ['error_rate', 'error_rate'],
+    [' Cache ', 'kv_cache'],
+    ['TTFT', 'latency'],
+    ['target_down', 'target_down'],
+    ['down', 'target_down'],
   ])('kind=%j → %s', (kind, expected) => {
     expect(classifyAlert(alert({ alertname: 'Whatever', kind }))).toBe(expected);
   });
 
   it('wins over the expression and the name', () => {
-    expect(classifyAlert(alert({ alertname: 'VLLMQueueBacklog', kind: 'memory' }, 'vllm:num_requests_waiting > 5'))).toBe('gpu_memory');
+    expect(
+      classifyAlert(alert({ alertname: 'VLLMQueueBacklog', kind: 'memory' }, 'vllm:num_requests_waiting > 5')),
+    ).toBe('gpu_memory');
   });
 
   it('an unrecognised kind falls through to the expression', () => {
@@ -44,7 +58,10 @@ describe('classifyAlert from the rule expression', () => {
     ['sum by (instance) (rate(vllm:request_success_total{finished_reason="error"}[5m])) > 0', 'error_rate'],
     // A target that stopped answering scrapes, with or without matchers (the shipped VLLMServerDown's shape).
     ['up == 0', 'target_down'],
-    ['up{job=~"(?i).*vllm.*"} == 0 or (up == 0 and on (job, instance) group by (job, instance) (present_over_time(vllm:num_requests_running[1d])))', 'target_down'],
+    [
+      'up{job=~"(?i).*vllm.*"} == 0 or (up == 0 and on (job, instance) group by (job, instance) (present_over_time(vllm:num_requests_running[1d])))',
+      'target_down',
+    ],
     ['up == 1', 'unknown'],
     ['up == 0.5', 'unknown'],
     ['node_up == 0', 'unknown'],
@@ -66,12 +83,22 @@ describe('classifyAlert from the rule expression', () => {
 
 describe('classifyAlert from the alertname', () => {
   it.each<[string, AlertKind]>([
-    ['VLLMHighTTFT', 'latency'], ['VLLMTTFTHigh', 'latency'], ['P95Latency', 'latency'],
-    ['VLLMKVCacheNearlyFull', 'kv_cache'], ['prefix_cache_miss', 'kv_cache'],
-    ['RequestQueueLong', 'queue'], ['VLLMBacklog', 'queue'],
+    ['VLLMHighTTFT', 'latency'],
+    ['VLLMTTFTHigh', 'latency'],
+    ['P95Latency', 'latency'],
+    ['VLLMKVCacheNearlyFull', 'kv_cache'],
+    ['prefix_cache_miss', 'kv_cache'],
+    ['RequestQueueLong', 'queue'],
+    ['VLLMBacklog', 'queue'],
     ['APIErrors', 'error_rate'],
-    ['GPUMemoryHigh', 'gpu_memory'], ['GPUOOMKilled', 'gpu_memory'], ['GpuOom', 'gpu_memory'], ['gpu_oom', 'gpu_memory'], ['FramebufferLeak', 'gpu_memory'],
-    ['ZoomRoomFull', 'unknown'], ['InstanceDown', 'unknown'], ['', 'unknown'],
+    ['GPUMemoryHigh', 'gpu_memory'],
+    ['GPUOOMKilled', 'gpu_memory'],
+    ['GpuOom', 'gpu_memory'],
+    ['gpu_oom', 'gpu_memory'],
+    ['FramebufferLeak', 'gpu_memory'],
+    ['ZoomRoomFull', 'unknown'],
+    ['InstanceDown', 'unknown'],
+    ['', 'unknown'],
   ])('%j → %s', (name, expected) => {
     expect(classifyAlert(alert({ alertname: name }))).toBe(expected);
   });

@@ -12,24 +12,43 @@ const at = (alert: Alert) => Date.parse(alert.startsAt) / 1000;
 
 describe('scope', () => {
   it('uses only series-identifying labels, never alertname, severity, kind or routing labels', () => {
-    const alert = { labels: { ...routingLabels, model_name: 'm', engine: '0', pod: 'p', namespace: 'ns', instance: 'i', job: 'j' } };
-    expect(scopeOf(alert, VLLM_SCOPE_LABELS)).toEqual(['model_name="m"', 'instance="i"', 'job="j"', 'namespace="ns"', 'pod="p"', 'engine="0"']);
-    expect(scopeOf({ labels: { ...routingLabels, UUID: 'GPU-1', gpu: '0', Hostname: 'h', modelName: 'NVIDIA H100' } }, DCGM_SCOPE_LABELS))
-      .toEqual(['gpu="0"', 'Hostname="h"', 'UUID="GPU-1"']);
+    const alert = {
+      labels: { ...routingLabels, model_name: 'm', engine: '0', pod: 'p', namespace: 'ns', instance: 'i', job: 'j' },
+    };
+    expect(scopeOf(alert, VLLM_SCOPE_LABELS)).toEqual([
+      'model_name="m"',
+      'instance="i"',
+      'job="j"',
+      'namespace="ns"',
+      'pod="p"',
+      'engine="0"',
+    ]);
+    expect(
+      scopeOf(
+        { labels: { ...routingLabels, UUID: 'GPU-1', gpu: '0', Hostname: 'h', modelName: 'NVIDIA H100' } },
+        DCGM_SCOPE_LABELS,
+      ),
+    ).toEqual(['gpu="0"', 'Hostname="h"', 'UUID="GPU-1"']);
   });
 
   it('escapes label values inside the queries sent, and aggregates by the identifying labels', async () => {
     const alert = ruleAlert({ ...routingLabels, model_name: 'org/"model"\\v2\n' }, 'x > 1', 'f');
     const { ctx, queries } = fakeContext([alert]);
     await ENRICHERS.queue.enrich(alert, ctx);
-    expect(queries()[0]).toBe('sum by (model_name) (vllm:num_requests_waiting{model_name="org/\\"model\\"\\\\v2\\n"})');
+    expect(queries()[0]).toBe(
+      'sum by (model_name) (vllm:num_requests_waiting{model_name="org/\\"model\\"\\\\v2\\n",model_name!=""})',
+    );
   });
 
   it('queries the whole fleet when the alert has no identifying label', async () => {
     const alert = ruleAlert(routingLabels, 'x > 1', 'f');
     const { ctx, queries } = fakeContext([alert]);
     await ENRICHERS.queue.enrich(alert, ctx);
-    expect(queries().slice(0, 2)).toEqual(['sum(vllm:num_requests_waiting)', 'sum(vllm:num_requests_running)']);
+    // The engines' series only: production-stack's router re-exports the queue gauges with no model_name.
+    expect(queries().slice(0, 2)).toEqual([
+      'sum(vllm:num_requests_waiting{model_name!=""})',
+      'sum(vllm:num_requests_waiting_by_reason{model_name!="",reason="capacity"})',
+    ]);
   });
 
   it('scopes HTTP counters by target labels only (they carry no model_name)', async () => {
@@ -39,7 +58,9 @@ describe('scope', () => {
     expect(queries()[0]).toBe(
       '(sum by (job) (rate(http_requests_total{status="5xx",job="vllm"}[5m])) or 0 * sum by (job) (rate(http_requests_total{job="vllm"}[5m]))) / sum by (job) (rate(http_requests_total{job="vllm"}[5m]))',
     );
-    expect(queries()[1]).toContain('rate(vllm:request_failure_total{model_name="m",job="vllm"}[5m])');
+    expect(queries()[1]).toContain(
+      'rate(vllm:request_failure_total{code!~"4..",model_name="m",job="vllm",model_name!=""}[5m])',
+    );
   });
 });
 
@@ -50,16 +71,17 @@ describe('metric names of both vLLM generations', () => {
     const { ctx, queries } = fakeContext([alert]);
     await ENRICHERS.kv_cache.enrich(alert, ctx);
     expect(queries()[0]).toBe(
-      'max by (model_name, engine) (vllm:kv_cache_usage_perc{model_name="m",engine="0"} or vllm:gpu_cache_usage_perc{model_name="m",engine="0"})',
+      'max by (model_name, engine) (vllm:kv_cache_usage_perc{model_name="m",engine="0",model_name!=""} or vllm:gpu_cache_usage_perc{model_name="m",engine="0",model_name!=""})',
     );
   });
 
   it('reads inter-token latency from the V1 histogram or the V0 one, and its top bucket from either', async () => {
     const { ctx, queries } = fakeContext([alert]);
     await ENRICHERS.latency.enrich(alert, ctx);
-    const tag = (e: string) => `label_replace(label_replace(${e}, "engine_generation", "v0", "engine", ""), "engine_generation", "v1", "engine", ".+")`;
+    const tag = (e: string) =>
+      `label_replace(label_replace(${e}, "engine_generation", "v0", "engine", ""), "engine_generation", "v1", "engine", ".+")`;
     expect(queries()).toContain(
-      `histogram_quantile(0.95, sum by (le, engine_generation, model_name, engine) (${tag('rate(vllm:inter_token_latency_seconds_bucket{model_name="m",engine="0"}[5m]) or rate(vllm:time_per_output_token_seconds_bucket{model_name="m",engine="0"}[5m])')}))`,
+      `histogram_quantile(0.95, sum by (le, engine_generation, model_name, engine) (${tag('rate(vllm:inter_token_latency_seconds_bucket{model_name="m",engine="0",model_name!=""}[5m]) or rate(vllm:time_per_output_token_seconds_bucket{model_name="m",engine="0",model_name!=""}[5m])')}))`,
     );
     expect(queries()).toContain(
       `count by (le, engine_generation, model_name, engine) (${tag('vllm:inter_token_latency_seconds_bucket{model_name="m",engine="0"} or vllm:time_per_output_token_seconds_bucket{model_name="m",engine="0"}')})`,
@@ -70,11 +92,18 @@ describe('metric names of both vLLM generations', () => {
 describe('signal values', () => {
   it('no series is null (no data, never 0), NaN stays NaN, and the value when the alert fired is read at startsAt', async () => {
     const alert = ruleAlert({}, 'x > 1', 'f');
-    const waiting = 'sum(vllm:num_requests_waiting)';
-    const { ctx, asked } = fakeContext([alert], { instant: { [`${waiting} @${NOW.getTime() / 1000}`]: [sample({}, Number.NaN)], [`${waiting} @${at(alert)}`]: [sample({}, 7)] } });
+    const waiting = 'sum(vllm:num_requests_waiting{model_name!=""})';
+    const { ctx, asked } = fakeContext([alert], {
+      instant: {
+        [`${waiting} @${NOW.getTime() / 1000}`]: [sample({}, Number.NaN)],
+        [`${waiting} @${at(alert)}`]: [sample({}, 7)],
+      },
+    });
     const { signals } = await ENRICHERS.queue.enrich(alert, ctx);
     expect(signals.map((s) => [s.name, s.value, s.atStart])).toEqual([
       ['requests_waiting', Number.NaN, 7],
+      ['requests_waiting_capacity', null, null],
+      ['requests_deferred', null, null],
       ['requests_running', null, null],
       ['generation_tokens_per_second', null, null],
       ['tpot_mean_seconds', null, null],
@@ -90,28 +119,49 @@ describe('gpu_memory', () => {
   const alert = ruleAlert({ gpu: '1' }, 'x > 1', 'f');
 
   it('gives no trend when the range query returns no series', async () => {
-    const { ctx, asked } = fakeContext([alert], { instant: { 'sum by (gpu) (DCGM_FI_DEV_FB_USED{gpu="1"})': [sample({ gpu: '1' }, 100)] } });
+    const { ctx, asked } = fakeContext([alert], {
+      instant: {
+        'sum by (gpu) (max by (gpu, Hostname, hostname, instance, UUID, GPU_I_ID) (DCGM_FI_DEV_FB_USED{gpu="1"}))': [
+          sample({ gpu: '1' }, 100),
+        ],
+      },
+    });
     const result = await ENRICHERS.gpu_memory.enrich(alert, ctx);
     expect(result.trend).toBeUndefined();
-    expect(result.signals.map((s) => [s.name, s.value])).toEqual([['gpu_memory_used_mib', 100], ['gpu_memory_total_mib', null]]);
-    expect(asked).toContain('range 21600 sum by (gpu) (DCGM_FI_DEV_FB_USED{gpu="1"})');
+    expect(result.signals.map((s) => [s.name, s.value])).toEqual([
+      ['gpu_memory_used_mib', 100],
+      ['gpu_memory_total_mib', null],
+    ]);
+    expect(asked).toContain(
+      'range 21600 sum by (gpu) (max by (gpu, Hostname, hostname, instance, UUID, GPU_I_ID) (DCGM_FI_DEV_FB_USED{gpu="1"}))',
+    );
   });
 
   it('reads a configured series in bytes as MiB, scoped by target labels, and names it in the trend', async () => {
     const rss = ruleAlert({ instance: 'i', job: 'vllm', gpu: '1' }, 'x > 1', 'r');
     const expr = 'sum by (instance, job) (process_resident_memory_bytes{instance="i",job="vllm"}) / 1048576';
     const points = Array.from({ length: 61 }, (_, i) => ({ time: 1_795_935_000 + i * 60, value: 2048 + i }));
-    const { ctx, queries } = fakeContext([rss], { range: { [expr]: [{ metric: { instance: 'i', job: 'vllm' }, points }] } }, { series: 'process_resident_memory_bytes', unit: 'bytes' });
+    const { ctx, queries } = fakeContext(
+      [rss],
+      { range: { [expr]: [{ metric: { instance: 'i', job: 'vllm' }, points }] } },
+      { series: 'process_resident_memory_bytes', unit: 'bytes' },
+    );
     const result = await ENRICHERS.gpu_memory.enrich(rss, ctx);
     expect(queries()).toEqual([expr]);
-    expect(result.signals.map((s) => [s.name, s.label, s.unit])).toEqual([['memory_used_mib', 'Memory used (process_resident_memory_bytes)', 'mebibytes']]);
+    expect(result.signals.map((s) => [s.name, s.label, s.unit])).toEqual([
+      ['memory_used_mib', 'Memory used (process_resident_memory_bytes)', 'mebibytes'],
+    ]);
     expect(result.trend).toMatchObject({ series: 'process_resident_memory_bytes', capacityMiB: null, growing: true });
     expect(result.trend!.growthMiBPerHour).toBeCloseTo(60, 9);
   });
 });
 
 describe('unknown', () => {
-  const alert: Alert = ruleAlert({ alertname: 'Busy', severity: 'info', model_name: 'b', instance: 'i' }, 'vllm:num_requests_running > 10', 'f');
+  const alert: Alert = ruleAlert(
+    { alertname: 'Busy', severity: 'info', model_name: 'b', instance: 'i' },
+    'vllm:num_requests_running > 10',
+    'f',
+  );
 
   it('re-evaluates the expression without its threshold, now and at startsAt, and picks the series of the alert', async () => {
     const { ctx, queries } = fakeContext([alert], {
@@ -124,11 +174,22 @@ describe('unknown', () => {
     });
     const { signals } = await ENRICHERS.unknown.enrich(alert, ctx);
     expect(queries()).toEqual(['vllm:num_requests_running']);
-    expect(signals).toEqual([{ name: 'expression_value', label: 'Rule expression', value: 2, atStart: 2, unit: 'none', query: 'vllm:num_requests_running' }]);
+    expect(signals).toEqual([
+      {
+        name: 'expression_value',
+        label: 'Rule expression',
+        value: 2,
+        atStart: 2,
+        unit: 'none',
+        query: 'vllm:num_requests_running',
+      },
+    ]);
   });
 
   it('is null when no series has the alert labels', async () => {
-    const { ctx } = fakeContext([alert], { instant: { 'vllm:num_requests_running': [sample({ model_name: 'c', instance: 'i' }, 3)] } });
+    const { ctx } = fakeContext([alert], {
+      instant: { 'vllm:num_requests_running': [sample({ model_name: 'c', instance: 'i' }, 3)] },
+    });
     expect((await ENRICHERS.unknown.enrich(alert, ctx)).signals[0]?.value).toBeNull();
   });
 
@@ -143,6 +204,14 @@ describe('unknown', () => {
 describe('ENRICHERS', () => {
   it('has one enricher per kind, each under its own kind', () => {
     for (const [kind, enricher] of Object.entries(ENRICHERS)) expect(enricher.kind).toBe(kind);
-    expect(Object.keys(ENRICHERS).sort()).toEqual(['error_rate', 'gpu_memory', 'kv_cache', 'latency', 'queue', 'target_down', 'unknown']);
+    expect(Object.keys(ENRICHERS).sort()).toEqual([
+      'error_rate',
+      'gpu_memory',
+      'kv_cache',
+      'latency',
+      'queue',
+      'target_down',
+      'unknown',
+    ]);
   });
 });

@@ -12,7 +12,11 @@ export interface FakeAnswers {
   range?: Record<string, Series[]>;
 }
 
-export const sample = (metric: Record<string, string>, value: number, time = NOW.getTime() / 1000): Sample => ({ metric, time, value });
+export const sample = (metric: Record<string, string>, value: number, time = NOW.getTime() / 1000): Sample => ({
+  metric,
+  time,
+  value,
+});
 
 /**
  * @returns the context and `asked`: one entry per call, `instant @<unix s> <expr>` or `range <window s>[/<step s>] <expr>`

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emfMetrics, NOTIFICATIONS_FAILED } from '../../../shared/metrics/emf.js';
 
 interface Emf {
-  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  _aws: {
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+  };
   [key: string]: unknown;
 }
 
@@ -43,7 +45,12 @@ describe('emfMetrics (one EMF line per recording)', () => {
         Metrics: [{ Name: 'llm_alert_pipeline_notifications_total', Unit: 'Count' }],
         fields: { channel: 'slack', outcome: 'failed', llm_alert_pipeline_notifications_total: 1 },
       },
-      { Namespace: 'Test', Dimensions: [[]], Metrics: [{ Name: NOTIFICATIONS_FAILED, Unit: 'Count' }], fields: { [NOTIFICATIONS_FAILED]: 1 } },
+      {
+        Namespace: 'Test',
+        Dimensions: [[]],
+        Metrics: [{ Name: NOTIFICATIONS_FAILED, Unit: 'Count' }],
+        fields: { [NOTIFICATIONS_FAILED]: 1 },
+      },
       {
         Namespace: 'Test',
         Dimensions: [[]],
@@ -71,7 +78,12 @@ describe('emfMetrics (one EMF line per recording)', () => {
       metrics.inc('alerts_received_total', {});
     });
     expect(lines.map(shape)).toEqual([
-      { Namespace: 'Test', Dimensions: [[]], Metrics: [{ Name: 'llm_alert_pipeline_alerts_received_total', Unit: 'Count' }], fields: { llm_alert_pipeline_alerts_received_total: 1 } },
+      {
+        Namespace: 'Test',
+        Dimensions: [[]],
+        Metrics: [{ Name: 'llm_alert_pipeline_alerts_received_total', Unit: 'Count' }],
+        fields: { llm_alert_pipeline_alerts_received_total: 1 },
+      },
     ]);
   });
 });

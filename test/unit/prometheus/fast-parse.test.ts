@@ -7,15 +7,22 @@ const viaSchemas = (json: unknown) => {
   const envelope = envelopeSchema.parse(json);
   return { data: queryDataSchema.parse(envelope.data), warnings: envelope.warnings ?? [] };
 };
-const body = (data: unknown, extra: Record<string, unknown> = {}) => JSON.parse(JSON.stringify({ status: 'success', data, ...extra }));
+const body = (data: unknown, extra: Record<string, unknown> = {}) =>
+  JSON.parse(JSON.stringify({ status: 'success', data, ...extra }));
 
 const VALID = {
   'a vector with every special value': body({
     resultType: 'vector',
-    result: ['1', '0.25', '-1e-05', '.5', '7.', 'NaN', '+Inf', 'Inf', '-Inf'].map((v, i) => ({ metric: { __name__: 'm', i: String(i) }, value: [1764420000.123, v] })),
+    result: ['1', '0.25', '-1e-05', '.5', '7.', 'NaN', '+Inf', 'Inf', '-Inf'].map((v, i) => ({
+      metric: { __name__: 'm', i: String(i) },
+      value: [1764420000.123, v],
+    })),
   }),
   'an empty vector': body({ resultType: 'vector', result: [] }),
-  'a vector with extra fields (dropped) and warnings': body({ resultType: 'vector', result: [{ metric: {}, value: [1, '2'], extra: 1 }], stats: {} }, { warnings: ['partial'] }),
+  'a vector with extra fields (dropped) and warnings': body(
+    { resultType: 'vector', result: [{ metric: {}, value: [1, '2'], extra: 1 }], stats: {} },
+    { warnings: ['partial'] },
+  ),
   'a matrix, one series without values': body({
     resultType: 'matrix',
     result: [
@@ -41,7 +48,9 @@ const LEFT_TO_SCHEMAS = {
   'a point of three': body({ resultType: 'vector', result: [{ metric: {}, value: [1, '2', 3] }] }),
   'a label value that is a number': body({ resultType: 'vector', result: [{ metric: { a: 1 }, value: [1, '2'] }] }),
   'no metric': body({ resultType: 'vector', result: [{ value: [1, '2'] }] }),
-  'a __proto__ label': JSON.parse('{"status":"success","data":{"resultType":"vector","result":[{"metric":{"__proto__":"x"},"value":[1,"2"]}]}}'),
+  'a __proto__ label': JSON.parse(
+    '{"status":"success","data":{"resultType":"vector","result":[{"metric":{"__proto__":"x"},"value":[1,"2"]}]}}',
+  ),
   'a native histogram': body({ resultType: 'vector', result: [{ metric: {}, histogram: [1, { count: '1' }] }] }),
   'warnings that are not text': body({ resultType: 'vector', result: [] }, { warnings: [1] }),
   'a matrix point that is no float': body({ resultType: 'matrix', result: [{ metric: {}, values: [[1, 'x']] }] }),

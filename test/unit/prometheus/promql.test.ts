@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, equalityMatchers, escapeRegex, groupMatchers, labelName, quoteString, selector, stripTrailingComparison } from '../../../shared/prometheus/promql.js';
+import {
+  aggregate,
+  equalityMatchers,
+  escapeRegex,
+  groupMatchers,
+  labelName,
+  quoteString,
+  selector,
+  stripTrailingComparison,
+} from '../../../shared/prometheus/promql.js';
 
 describe('quoteString', () => {
   it.each([
@@ -63,14 +72,20 @@ describe('stripTrailingComparison', () => {
 
 describe('escapeRegex', () => {
   it('escapes every RE2 metacharacter and nothing else', () => {
-    expect(escapeRegex('a.b+c*d?e(f)g|h[i]j{k}l^m$n\\o')).toBe('a\\.b\\+c\\*d\\?e\\(f\\)g\\|h\\[i\\]j\\{k\\}l\\^m\\$n\\\\o');
+    expect(escapeRegex('a.b+c*d?e(f)g|h[i]j{k}l^m$n\\o')).toBe(
+      'a\\.b\\+c\\*d\\?e\\(f\\)g\\|h\\[i\\]j\\{k\\}l\\^m\\$n\\\\o',
+    );
     expect(escapeRegex('qwen3-8b_v2/模型')).toBe('qwen3-8b_v2/模型');
   });
 });
 
 describe('groupMatchers', () => {
   it('uses equality for one shared value and a sorted alternation for several', () => {
-    const sets = [{ model_name: 'b', job: 'vllm' }, { model_name: 'a.1', job: 'vllm' }, { model_name: 'b', job: 'vllm' }];
+    const sets = [
+      { model_name: 'b', job: 'vllm' },
+      { model_name: 'a.1', job: 'vllm' },
+      { model_name: 'b', job: 'vllm' },
+    ];
     expect(groupMatchers(sets, ['model_name', 'job'])).toEqual(['model_name=~"a\\\\.1|b"', 'job="vllm"']);
   });
 
@@ -96,8 +111,13 @@ describe('label and metric names that are not classic identifiers (Prometheus 3 
   });
 
   it('quotes such names in matchers, groupings and as the metric inside the braces', () => {
-    expect(equalityMatchers({ 'service.name': 'vllm', job: 'x' }, ['service.name', 'job'])).toEqual(['"service.name"="vllm"', 'job="x"']);
-    expect(groupMatchers([{ 'k8s.pod.name': 'a' }, { 'k8s.pod.name': 'b' }], ['k8s.pod.name'])).toEqual(['"k8s.pod.name"=~"a|b"']);
+    expect(equalityMatchers({ 'service.name': 'vllm', job: 'x' }, ['service.name', 'job'])).toEqual([
+      '"service.name"="vllm"',
+      'job="x"',
+    ]);
+    expect(groupMatchers([{ 'k8s.pod.name': 'a' }, { 'k8s.pod.name': 'b' }], ['k8s.pod.name'])).toEqual([
+      '"k8s.pod.name"=~"a|b"',
+    ]);
     expect(aggregate('sum', ['service.name', 'job'], 'x')).toBe('sum by ("service.name", job) (x)');
     expect(selector('http.server.duration', ['job="a"'])).toBe('{"http.server.duration",job="a"}');
     expect(selector('http.server.duration', [])).toBe('{"http.server.duration"}');

@@ -13,11 +13,14 @@ describe('rangeStep', () => {
     expect(rangeStep(0)).toBe(1);
   });
 
-  it.each([11_000, 11_001, 22_000, 86_400 * 30, 86_400 * 365])('keeps %i s under the 11,000-point limit even when asked for more', (range) => {
-    const step = rangeStep(range, 1_000_000);
-    expect(range / step).toBeLessThanOrEqual(MAX_POINTS_PER_SERIES);
-    expect(range / (step - 1)).toBeGreaterThan(MAX_POINTS_PER_SERIES);
-  });
+  it.each([11_000, 11_001, 22_000, 86_400 * 30, 86_400 * 365])(
+    'keeps %i s under the 11,000-point limit even when asked for more',
+    (range) => {
+      const step = rangeStep(range, 1_000_000);
+      expect(range / step).toBeLessThanOrEqual(MAX_POINTS_PER_SERIES);
+      expect(range / (step - 1)).toBeGreaterThan(MAX_POINTS_PER_SERIES);
+    },
+  );
 
   it('throws on a negative or infinite range and on no points', () => {
     expect(() => rangeStep(-1)).toThrow(RangeError);

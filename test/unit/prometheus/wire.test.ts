@@ -29,12 +29,21 @@ describe('parseSampleValue', () => {
 
 describe('queryDataSchema', () => {
   it('turns vector values into numbers and keeps labels as sent', () => {
-    const data = queryDataSchema.parse({ resultType: 'vector', result: [{ metric: { Hostname: 'gpu-node-1' }, value: [1.5, '-Inf'] }] });
-    expect(data).toEqual({ resultType: 'vector', result: [{ metric: { Hostname: 'gpu-node-1' }, value: { time: 1.5, value: -Infinity } }] });
+    const data = queryDataSchema.parse({
+      resultType: 'vector',
+      result: [{ metric: { Hostname: 'gpu-node-1' }, value: [1.5, '-Inf'] }],
+    });
+    expect(data).toEqual({
+      resultType: 'vector',
+      result: [{ metric: { Hostname: 'gpu-node-1' }, value: { time: 1.5, value: -Infinity } }],
+    });
   });
 
   it('reads a matrix series without values as one without points, and a bad sample value by its path', () => {
-    expect(queryDataSchema.parse({ resultType: 'matrix', result: [{ metric: { a: 'b' } }] })).toEqual({ resultType: 'matrix', result: [{ metric: { a: 'b' }, values: [] }] });
+    expect(queryDataSchema.parse({ resultType: 'matrix', result: [{ metric: { a: 'b' } }] })).toEqual({
+      resultType: 'matrix',
+      result: [{ metric: { a: 'b' }, values: [] }],
+    });
     const issue = queryDataSchema.safeParse({
       resultType: 'matrix',
       result: [
@@ -51,6 +60,9 @@ describe('queryDataSchema', () => {
   });
 
   it('rejects a vector sample without a value (a native histogram)', () => {
-    expect(queryDataSchema.safeParse({ resultType: 'vector', result: [{ metric: {}, histogram: [1, { count: '1' }] }] }).success).toBe(false);
+    expect(
+      queryDataSchema.safeParse({ resultType: 'vector', result: [{ metric: {}, histogram: [1, { count: '1' }] }] })
+        .success,
+    ).toBe(false);
   });
 });

@@ -13,8 +13,18 @@ import type { Notification } from '../../../shared/render/notification.js';
 import { stormNotification } from '../../helpers/notifications.js';
 
 const QUEUEING = CAUSE_RULES.find((r) => r.id === 'queueing')!;
-const queueing: LikelyCause = { rule: 'queueing', cause: QUEUEING.cause, action: QUEUEING.action, evidence: ['Requests waiting 40 (≥ 1)'] };
-const kvPressure: LikelyCause = { rule: 'kv_cache_pressure', cause: 'KV-cache pressure: …', action: 'Give the KV cache more memory.', evidence: [] };
+const queueing: LikelyCause = {
+  rule: 'queueing',
+  cause: QUEUEING.cause,
+  action: QUEUEING.action,
+  evidence: ['Requests waiting 40 (≥ 1)'],
+};
+const kvPressure: LikelyCause = {
+  rule: 'kv_cache_pressure',
+  cause: 'KV-cache pressure: …',
+  action: 'Give the KV cache more memory.',
+  evidence: [],
+};
 
 /** A queue alert enrichment with `waiting` requests waiting now, and a cause. */
 function waiting(value: number | null, cause?: LikelyCause): Enrichment {
@@ -38,8 +48,10 @@ function enrichedStorm(): Notification {
 describe('a digest of an enriched storm', () => {
   it('ranks the top alerts by the main value among equal severity, and finds the cause most share', () => {
     const d = summarize(enrichedStorm());
-    expect(d.top.map((a) => (a.enrichment.status === 'enriched' ? a.enrichment.signals[0]!.value : undefined))).toEqual([999, 998, 997, 996, 995, 994, 993, 992, 991, 990]);
-    expect(d.sharedCause).toEqual({ cause: queueing, alerts: 700 });
+    expect(d.top.map((a) => (a.enrichment.status === 'enriched' ? a.enrichment.signals[0]!.value : undefined))).toEqual(
+      [999, 998, 997, 996, 995, 994, 993, 992, 991, 990],
+    );
+    expect(d.sharedCause).toMatchObject({ cause: queueing, alerts: 700, found: { likelyCause: queueing } });
   });
 
   it('keeps severity first, and alerts without a value after those with one', () => {
@@ -47,11 +59,17 @@ describe('a digest of an enriched storm', () => {
     n.alerts[3]!.labels.severity = 'critical';
     n.alerts[5]!.labels.severity = 'critical';
     const d = summarize(n);
-    expect(d.top.slice(0, 3).map((a) => a.fingerprint)).toEqual([n.alerts[5]!.fingerprint, n.alerts[3]!.fingerprint, n.alerts[999]!.fingerprint]);
+    expect(d.top.slice(0, 3).map((a) => a.fingerprint)).toEqual([
+      n.alerts[5]!.fingerprint,
+      n.alerts[3]!.fingerprint,
+      n.alerts[999]!.fingerprint,
+    ]);
   });
 
   it('Slack: each top line carries its value, the summary the shared cause and what to try', () => {
-    const blocks = renderSlack(enrichedStorm()).blocks.flatMap((b: SlackBlock) => (b.type === 'section' ? [b.text.text] : []));
+    const blocks = renderSlack(enrichedStorm()).blocks.flatMap((b: SlackBlock) =>
+      b.type === 'section' ? [b.text.text] : [],
+    );
     expect(blocks[0]).toContain('*Likely cause of 700 of 1,000 alerts*: Queueing: requests wait');
     expect(blocks[0]).toContain('Try: Add capacity (replicas), or raise --max-num-seqs');
     expect(blocks[1]).toContain('*Top 10 by severity, then value*');
@@ -61,11 +79,11 @@ describe('a digest of an enriched storm', () => {
   it('Feishu (zh-CN) and text say the same', () => {
     const n = enrichedStorm();
     const divs = renderFeishu(n).card.elements.flatMap((e: FeishuElement) => (e.tag === 'div' ? [e.text.content] : []));
-    expect(divs[0]).toContain('1,000 条告警中 700 条的可能原因: Queueing');
-    expect(divs[0]).toContain('建议: Add capacity');
+    expect(divs[0]).toContain('1,000 条告警中 700 条的可能原因：请求排队：');
+    expect(divs[0]).toContain('建议：扩容（加副本）');
     expect(divs[0]).not.toContain('Try:');
     expect(divs[1]).toContain('最严重的 10 条（同级按数值）');
-    expect(divs[1]).toContain('Requests waiting 999');
+    expect(divs[1]).toContain('排队请求数 999');
     const text = renderText(n);
     expect(text).toContain('Likely cause of 700 of 1,000 alerts: Queueing');
     expect(text).toContain('· Requests waiting 998');

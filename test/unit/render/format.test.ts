@@ -36,7 +36,15 @@ describe('formatSignalValue', () => {
 });
 
 describe('formatMemoryTrend', () => {
-  const trend: MemoryTrend = { growthMiBPerHour: 1200, rSquared: 0.98, usedMiB: 61440, capacityMiB: 72960, hoursToFull: 9.6, windowSeconds: 21600, points: 360 };
+  const trend: MemoryTrend = {
+    growthMiBPerHour: 1200,
+    rSquared: 0.98,
+    usedMiB: 61440,
+    capacityMiB: 72960,
+    hoursToFull: 9.6,
+    windowSeconds: 21600,
+    points: 360,
+  };
 
   it('gives growth, time to full and fit quality', () => {
     expect(formatMemoryTrend(trend)).toBe('+1,200 MiB/h · full in ~9.6 h · R² 0.98');
@@ -47,7 +55,9 @@ describe('formatMemoryTrend', () => {
   });
 
   it('shows slow growth with a decimal and long horizons in days', () => {
-    expect(formatMemoryTrend({ ...trend, growthMiBPerHour: 3.46, hoursToFull: 60, rSquared: 0.5 })).toBe('+3.5 MiB/h · full in ~2.5 d · R² 0.50');
+    expect(formatMemoryTrend({ ...trend, growthMiBPerHour: 3.46, hoursToFull: 60, rSquared: 0.5 })).toBe(
+      '+3.5 MiB/h · full in ~2.5 d · R² 0.50',
+    );
   });
 
   it('says there is no upward trend when memory is flat or shrinking', () => {
@@ -59,8 +69,13 @@ describe('formatMemoryTrend', () => {
 
 describe('silenceUrl', () => {
   it('pre-fills Alertmanager’s new-silence form with the alert’s labels, alertname first', () => {
-    const url = silenceUrl('http://am.example.com:9093/', { model_name: 'qwen3-8b', alertname: 'VLLMKVCacheNearlyFull' });
-    expect(url).toBe('http://am.example.com:9093/#/silences/new?filter=%7Balertname%3D%22VLLMKVCacheNearlyFull%22%2Cmodel_name%3D%22qwen3-8b%22%7D');
+    const url = silenceUrl('http://am.example.com:9093/', {
+      model_name: 'qwen3-8b',
+      alertname: 'VLLMKVCacheNearlyFull',
+    });
+    expect(url).toBe(
+      'http://am.example.com:9093/#/silences/new?filter=%7Balertname%3D%22VLLMKVCacheNearlyFull%22%2Cmodel_name%3D%22qwen3-8b%22%7D',
+    );
   });
 
   it('escapes quotes and backslashes in matcher values', () => {
@@ -75,5 +90,4 @@ describe('formatTime', () => {
     expect(formatTime('2026-11-29T12:42:23.143Z')).toBe('2026-11-29 12:42:23 UTC');
     expect(formatTime('2026-11-29T13:42:23.143456789+01:00')).toBe('2026-11-29 12:42:23 UTC');
   });
-
 });

@@ -23,7 +23,11 @@ const withGrafana = (n: Notification): Notification => ({ ...n, grafanaUrl: GRAF
 describe('the Grafana link in messages', () => {
   it('is one of the alert links, after the Graph, in every channel', () => {
     const n = withGrafana(fixtureNotification('firing-kv-cache-critical'));
-    expect(alertLinks(n.alerts[0]!, n.externalURL, n.grafanaUrl).map((l) => l.label)).toEqual(['Graph', 'Grafana', 'Silence']);
+    expect(alertLinks(n.alerts[0]!, n.externalURL, n.grafanaUrl).map((l) => l.label)).toEqual([
+      'Graph',
+      'Grafana',
+      'Silence',
+    ]);
     expect(alertLinks(n.alerts[0]!, n.externalURL, n.grafanaUrl)[1]!.url).toBe(KV_LINK);
   });
 
@@ -35,8 +39,17 @@ describe('the Grafana link in messages', () => {
   it('Feishu: a button, labelled in the locale', () => {
     const n = withGrafana(fixtureNotification('firing-kv-cache-critical'));
     const json = JSON.stringify(renderFeishu(n, { locale: 'en' }));
-    expect(json).toContain(JSON.stringify({ tag: 'button', text: { tag: 'plain_text', content: 'Grafana' }, type: 'default', url: KV_LINK }));
-    expect(JSON.stringify(renderFeishu(n))).toContain(JSON.stringify({ tag: 'button', text: { tag: 'plain_text', content: 'Grafana 看板' }, type: 'default', url: KV_LINK }));
+    expect(json).toContain(
+      JSON.stringify({ tag: 'button', text: { tag: 'plain_text', content: 'Grafana' }, type: 'default', url: KV_LINK }),
+    );
+    expect(JSON.stringify(renderFeishu(n))).toContain(
+      JSON.stringify({
+        tag: 'button',
+        text: { tag: 'plain_text', content: 'Grafana 看板' },
+        type: 'default',
+        url: KV_LINK,
+      }),
+    );
   });
 
   it('SNS and the console: spelled out on its own line', () => {

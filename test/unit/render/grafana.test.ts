@@ -8,12 +8,21 @@ const HOUR = 3_600_000;
 
 /** A rule's graph link as Prometheus writes it (`g0.expr`). */
 const graph = (expr: string) => `http://prometheus:9090/graph?g0.expr=${encodeURIComponent(expr)}&g0.tab=1`;
-const TTFT_RULE = graph('histogram_quantile(0.99, sum by (model_name, le) (rate(vllm:time_to_first_token_seconds_bucket[5m]))) > 5');
+const TTFT_RULE = graph(
+  'histogram_quantile(0.99, sum by (model_name, le) (rate(vllm:time_to_first_token_seconds_bucket[5m]))) > 5',
+);
 
 type LinkedAlert = Pick<Alert, 'labels' | 'startsAt' | 'endsAt' | 'status' | 'generatorURL'>;
 
 function alert(labels: Record<string, string>, over: Partial<LinkedAlert> = {}): LinkedAlert {
-  return { labels: { alertname: 'VLLMHighTTFT', ...labels }, startsAt: STARTS_AT, endsAt: '0001-01-01T00:00:00Z', status: 'firing', generatorURL: TTFT_RULE, ...over };
+  return {
+    labels: { alertname: 'VLLMHighTTFT', ...labels },
+    startsAt: STARTS_AT,
+    endsAt: '0001-01-01T00:00:00Z',
+    status: 'firing',
+    generatorURL: TTFT_RULE,
+    ...over,
+  };
 }
 
 const params = (url: string | undefined) => Object.fromEntries(new URL(url!).searchParams);
@@ -26,7 +35,9 @@ describe('grafanaUrl', () => {
 
   it("opens the shipped dashboard on the alert's model and instance, an hour either side of startsAt (epoch ms)", () => {
     const url = grafanaUrl('https://grafana.example.com', alert({ model_name: 'kv-model', instance: '10.0.1.7:8000' }));
-    expect(url).toBe(`https://grafana.example.com/d/${DASHBOARD_UID}/vllm-fleet?var-model=kv-model&var-instance=10.0.1.7%3A8000&from=${START_MS - HOUR}&to=${START_MS + HOUR}`);
+    expect(url).toBe(
+      `https://grafana.example.com/d/${DASHBOARD_UID}/vllm-fleet?var-model=kv-model&var-instance=10.0.1.7%3A8000&from=${START_MS - HOUR}&to=${START_MS + HOUR}`,
+    );
   });
 
   it('encodes model names with slashes, spaces and query characters so they survive as one value', () => {
@@ -49,7 +60,10 @@ describe('grafanaUrl', () => {
   });
 
   it('leaves out the variables the alert has no label for (the dashboard then shows All)', () => {
-    expect(params(grafanaUrl('https://g.example.com', alert({})))).toEqual({ from: String(START_MS - HOUR), to: String(START_MS + HOUR) });
+    expect(params(grafanaUrl('https://g.example.com', alert({})))).toEqual({
+      from: String(START_MS - HOUR),
+      to: String(START_MS + HOUR),
+    });
   });
 
   it("does not pass a dcgm-exporter's instance (Hostname or hostname): it is the exporter, not a vLLM server", () => {
@@ -60,9 +74,18 @@ describe('grafanaUrl', () => {
   });
 
   it('reaches past the end of a resolved alert, and never shortens the hour after the start', () => {
-    const longer = grafanaUrl('https://g.example.com', alert({}, { status: 'resolved', endsAt: '2026-11-29T15:00:00Z' }));
-    expect(params(longer)).toMatchObject({ from: String(START_MS - HOUR), to: String(START_MS + 3 * HOUR + 10 * 60_000) });
-    const shorter = grafanaUrl('https://g.example.com', alert({}, { status: 'resolved', endsAt: '2026-11-29T12:05:00Z' }));
+    const longer = grafanaUrl(
+      'https://g.example.com',
+      alert({}, { status: 'resolved', endsAt: '2026-11-29T15:00:00Z' }),
+    );
+    expect(params(longer)).toMatchObject({
+      from: String(START_MS - HOUR),
+      to: String(START_MS + 3 * HOUR + 10 * 60_000),
+    });
+    const shorter = grafanaUrl(
+      'https://g.example.com',
+      alert({}, { status: 'resolved', endsAt: '2026-11-29T12:05:00Z' }),
+    );
     expect(params(shorter)).toMatchObject({ to: String(START_MS + HOUR) });
   });
 
@@ -70,13 +93,38 @@ describe('grafanaUrl', () => {
     const base = 'https://g.example.com';
     // The pipeline's own alerts and a web service's: an unrelated dashboard would only mislead.
     expect(
-      grafanaUrl(base, alert({ instance: 'pipeline:8080', job: 'llm-alert-pipeline' }, { generatorURL: graph('rate(llm_alert_pipeline_notifications_total{result="failed"}[5m]) > 0') })),
+      grafanaUrl(
+        base,
+        alert(
+          { instance: 'pipeline:8080', job: 'llm-alert-pipeline' },
+          { generatorURL: graph('rate(llm_alert_pipeline_notifications_total{result="failed"}[5m]) > 0') },
+        ),
+      ),
     ).toBeUndefined();
-    expect(grafanaUrl(base, alert({ alertname: 'AlertingPipelineHeartbeatMissing' }, { generatorURL: '' }))).toBeUndefined();
-    expect(grafanaUrl(base, alert({ instance: 'web:80' }, { generatorURL: graph('sum(rate(http_requests_total{status="5xx"}[5m])) > 1') }))).toBeUndefined();
+    expect(
+      grafanaUrl(base, alert({ alertname: 'AlertingPipelineHeartbeatMissing' }, { generatorURL: '' })),
+    ).toBeUndefined();
+    expect(
+      grafanaUrl(
+        base,
+        alert({ instance: 'web:80' }, { generatorURL: graph('sum(rate(http_requests_total{status="5xx"}[5m])) > 1') }),
+      ),
+    ).toBeUndefined();
     // A server that stopped answering scrapes: only its rule says vLLM.
-    expect(params(grafanaUrl(base, alert({ instance: '10.0.1.7:8000', job: 'vllm' }, { generatorURL: graph('up{job=~"(?i).*vllm.*"} == 0') })))).toMatchObject({ 'var-instance': '10.0.1.7:8000' });
-    for (const labels of [{ model_name: 'm' }, { engine: '0' }, { Hostname: 'gpu-node-1' }, { hostname: 'gpu-node-1' }] as Record<string, string>[]) {
+    expect(
+      params(
+        grafanaUrl(
+          base,
+          alert({ instance: '10.0.1.7:8000', job: 'vllm' }, { generatorURL: graph('up{job=~"(?i).*vllm.*"} == 0') }),
+        ),
+      ),
+    ).toMatchObject({ 'var-instance': '10.0.1.7:8000' });
+    for (const labels of [
+      { model_name: 'm' },
+      { engine: '0' },
+      { Hostname: 'gpu-node-1' },
+      { hostname: 'gpu-node-1' },
+    ] as Record<string, string>[]) {
       expect(grafanaUrl(base, alert(labels, { generatorURL: '' }))).toBeDefined();
     }
     expect(grafanaUrl(base, alert({}, { generatorURL: graph('DCGM_FI_DEV_FB_USED > 70000') }))).toBeDefined();

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { alertLines, alertLinks, PLAIN } from '../../../shared/render/content.js';
-import { cutAlert, cutText, labelsCut, MAX_FIELD_BYTES, reduceNotification, REDUCED_FIELD_BYTES } from '../../../shared/render/reduce.js';
+import {
+  cutAlert,
+  cutText,
+  labelsCut,
+  MAX_FIELD_BYTES,
+  reduceNotification,
+  REDUCED_FIELD_BYTES,
+} from '../../../shared/render/reduce.js';
 import { alertJsonForRecord, fromJson, MAX_RECORD_JSON_BYTES } from '../../../shared/store/alert-record-items.js';
 import { fixtureNotification } from '../../helpers/notifications.js';
 
@@ -57,14 +64,22 @@ describe('cutAlert', () => {
     const strict = cutAlert(a, REDUCED_FIELD_BYTES, true);
     expect(strict.generatorURL).toBe('');
     expect(strict.cut).toEqual(expect.arrayContaining(['generatorURL', 'annotations.runbook_url']));
-    expect(alertLinks({ ...strict, enrichment: { status: 'unavailable', kind: 'queue', reason: 'x' } }, 'http://am:9093').map((l) => l.label)).toEqual(['Silence']);
+    expect(
+      alertLinks(
+        { ...strict, enrichment: { status: 'unavailable', kind: 'queue', reason: 'x' } },
+        'http://am:9093',
+      ).map((l) => l.label),
+    ).toEqual(['Silence']);
   });
 });
 
 describe('how a cut alert is shown', () => {
   it('says what was cut right under the title, and gives no links made of cut fields', () => {
     const n = fixtureNotification('firing-queue-backlog-two-models');
-    const a = { ...n.alerts[0]!, ...cutAlert({ ...n.alerts[0]!, labels: { ...n.alerts[0]!.labels, model_name: 'm\ud800' } }, MAX_FIELD_BYTES) };
+    const a = {
+      ...n.alerts[0]!,
+      ...cutAlert({ ...n.alerts[0]!, labels: { ...n.alerts[0]!.labels, model_name: 'm\ud800' } }, MAX_FIELD_BYTES),
+    };
     expect(alertLines(a, PLAIN)[1]).toBe('(cut) too long or not valid text, shown in part: model_name');
     expect(alertLinks(a, n.externalURL).map((l) => l.label)).toEqual(['Graph', 'Runbook']);
   });
@@ -98,7 +113,7 @@ describe('alertJsonForRecord', () => {
     const enrichment = JSON.stringify({ big: 'e'.repeat(100 * 1024) });
     const json = alertJsonForRecord(a, enrichment);
     expect(bytes(json) + bytes(enrichment)).toBeLessThanOrEqual(MAX_RECORD_JSON_BYTES);
-    const stored = fromJson<typeof a & { cut: string[] }>(json);
+    const stored = fromJson(json) as typeof a & { cut: string[] };
     expect(stored.annotations.summary).toBe(a.annotations.summary);
     expect(stored.cut).toHaveLength(40);
   });

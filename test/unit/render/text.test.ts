@@ -41,15 +41,24 @@ describe('console channel', () => {
     expect(channel.name).toBe('console');
     expect(written).toHaveLength(1);
     expect(written[0]).toContain(`\n${consoleText(renderText(n))}\n`);
-    expect(written[0]).toContain('\n│ 🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)\n│\n│ 🔥 KV cache 97% full on qwen3-8b\n');
+    expect(written[0]).toContain(
+      '\n│ 🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)\n│\n│ 🔥 KV cache 97% full on qwen3-8b\n',
+    );
     expect(written[0]?.endsWith('\n')).toBe(true);
   });
 });
 
 describe('links of a resolved alert', () => {
   it('offer the graph and runbook but no silence', () => {
-    const alert = { ...loadFixture('resolved-queue-backlog-two-models').alerts[0]!, enrichment: { status: 'unavailable' as const, kind: 'queue' as const, reason: 'test' } };
+    const alert = {
+      ...loadFixture('resolved-queue-backlog-two-models').alerts[0]!,
+      enrichment: { status: 'unavailable' as const, kind: 'queue' as const, reason: 'test' },
+    };
     expect(alertLinks(alert, 'http://am:9093').map((l) => l.label)).toEqual(['Graph', 'Runbook']);
-    expect(alertLinks({ ...alert, status: 'firing' }, 'http://am:9093').map((l) => l.label)).toEqual(['Graph', 'Runbook', 'Silence']);
+    expect(alertLinks({ ...alert, status: 'firing' }, 'http://am:9093').map((l) => l.label)).toEqual([
+      'Graph',
+      'Runbook',
+      'Silence',
+    ]);
   });
 });

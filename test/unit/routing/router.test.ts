@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { parseMatchers } from '../../../shared/alertmanager/matchers/index.js';
 import { createRouter, type Route } from '../../../shared/routing/router.js';
 
-const route = (matchers: string, channels: string[], cont = false): Route => ({ matchers: matchers ? parseMatchers(matchers) : [], channels, continue: cont });
+const route = (matchers: string, channels: string[], cont = false): Route => ({
+  matchers: matchers ? parseMatchers(matchers) : [],
+  channels,
+  continue: cont,
+});
 
 describe('createRouter', () => {
   const routes = [
@@ -17,7 +21,11 @@ describe('createRouter', () => {
     ['first match wins', { severity: 'critical', kind: 'kv_cache', model_name: 'llama' }, ['pager', 'slack']],
     ['later routes when earlier ones do not match', { severity: 'critical', kind: 'error_rate' }, ['slack-critical']],
     ['continue adds the next match', { severity: 'warning', model_name: 'qwen3-8b' }, ['qwen-feishu', 'slack']],
-    ['continue then the first of the rest only', { severity: 'critical', kind: 'kv_cache', model_name: 'qwen3-8b' }, ['qwen-feishu', 'pager', 'slack']],
+    [
+      'continue then the first of the rest only',
+      { severity: 'critical', kind: 'kv_cache', model_name: 'qwen3-8b' },
+      ['qwen-feishu', 'pager', 'slack'],
+    ],
     ['the default when nothing matches', { severity: 'info' }, ['fallback']],
   ])('%s', (_name, labels, expected) => {
     expect(router(labels)).toEqual(expected);

@@ -24,21 +24,47 @@ describe('acknowledgement and escalation settings', () => {
   });
 
   it('takes the previous key only with the end of its grace period, and only beside a current key', () => {
-    const c = loadConfig({ ACK_SECRET: SECRET, ACK_SECRET_PREVIOUS: 'b'.repeat(32), ACK_SECRET_PREVIOUS_UNTIL: '2026-12-01T00:00:00Z' });
+    const c = loadConfig({
+      ACK_SECRET: SECRET,
+      ACK_SECRET_PREVIOUS: 'b'.repeat(32),
+      ACK_SECRET_PREVIOUS_UNTIL: '2026-12-01T00:00:00Z',
+    });
     expect(c.ackPreviousSecret?.untilMs).toBe(Date.parse('2026-12-01T00:00:00Z'));
     expect(`${c.ackPreviousSecret?.secret}`).toBe('<redacted>');
-    expect(problems({ ACK_SECRET: SECRET, ACK_SECRET_PREVIOUS: 'b'.repeat(32) })).toEqual(['ACK_SECRET_PREVIOUS_UNTIL: required with ACK_SECRET_PREVIOUS (the end of its grace period)']);
-    expect(problems({ ACK_SECRET_PREVIOUS: 'b'.repeat(32), ACK_SECRET_PREVIOUS_UNTIL: '2026-12-01T00:00:00Z' })).toEqual(['ACK_SECRET_PREVIOUS: set, but ACK_SECRET is not']);
+    expect(problems({ ACK_SECRET: SECRET, ACK_SECRET_PREVIOUS: 'b'.repeat(32) })).toEqual([
+      'ACK_SECRET_PREVIOUS_UNTIL: required with ACK_SECRET_PREVIOUS (the end of its grace period)',
+    ]);
+    expect(
+      problems({ ACK_SECRET_PREVIOUS: 'b'.repeat(32), ACK_SECRET_PREVIOUS_UNTIL: '2026-12-01T00:00:00Z' }),
+    ).toEqual(['ACK_SECRET_PREVIOUS: set, but ACK_SECRET is not']);
     // The message says how to make one, not only what is wrong.
-    expect(problems({ ACK_SECRET: 'too-short' })).toEqual(['ACK_SECRET: must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)']);
-    expect(problems({ ACK_SECRET: SECRET, ACK_SECRET_PREVIOUS: 'short', ACK_SECRET_PREVIOUS_UNTIL: 'next week' }).map((p) => p.split(':')[0]).sort()).toEqual(['ACK_SECRET_PREVIOUS', 'ACK_SECRET_PREVIOUS_UNTIL']);
+    expect(problems({ ACK_SECRET: 'too-short' })).toEqual([
+      'ACK_SECRET: must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)',
+    ]);
+    expect(
+      problems({ ACK_SECRET: SECRET, ACK_SECRET_PREVIOUS: 'short', ACK_SECRET_PREVIOUS_UNTIL: 'next week' })
+        .map((p) => p.split(':')[0])
+        .sort(),
+    ).toEqual(['ACK_SECRET_PREVIOUS', 'ACK_SECRET_PREVIOUS_UNTIL']);
   });
 
   it('turns escalation on with a target, and wants the scheduler settings all together', () => {
-    const c = loadConfig({ ...ACK_LINKS, ESCALATION_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:escalations', ESCALATION_DELAY_SECONDS: '120' });
-    expect(c.escalation).toEqual({ delaySeconds: 120, snsTopicArn: 'arn:aws:sns:eu-west-1:123456789012:escalations', slackWebhookUrl: undefined, scheduler: undefined });
-    expect(problems({ ESCALATION_SLACK_WEBHOOK_URL: 'http://hooks.slack.com/x' })[0]).toMatch(/^ESCALATION_SLACK_WEBHOOK_URL: must be an https URL/);
-    expect(problems({ ESCALATION_SCHEDULE_GROUP: 'g' })).toEqual(['ESCALATION_SCHEDULE_GROUP: set ESCALATION_SCHEDULE_GROUP, ESCALATION_FUNCTION_ARN and ESCALATION_ROLE_ARN together, or none']);
+    const c = loadConfig({
+      ...ACK_LINKS,
+      ESCALATION_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:escalations',
+      ESCALATION_DELAY_SECONDS: '120',
+    });
+    expect(c.escalation).toEqual({
+      delaySeconds: 120,
+      targets: [{ name: 'escalation-sns', type: 'sns', topicArn: 'arn:aws:sns:eu-west-1:123456789012:escalations' }],
+      scheduler: undefined,
+    });
+    expect(problems({ ESCALATION_SLACK_WEBHOOK_URL: 'http://hooks.slack.com/x' })[0]).toMatch(
+      /^ESCALATION_SLACK_WEBHOOK_URL: must be an https URL/,
+    );
+    expect(problems({ ESCALATION_SCHEDULE_GROUP: 'g' })).toEqual([
+      'ESCALATION_SCHEDULE_GROUP: set ESCALATION_SCHEDULE_GROUP, ESCALATION_FUNCTION_ARN and ESCALATION_ROLE_ARN together, or none',
+    ]);
     const wired = loadConfig({
       ...ACK_LINKS,
       ESCALATION_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x',
@@ -46,11 +72,15 @@ describe('acknowledgement and escalation settings', () => {
       ESCALATION_FUNCTION_ARN: 'arn:aws:lambda:eu-west-1:123456789012:function:check',
       ESCALATION_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
     });
-    expect(wired.escalation?.scheduler).toEqual({ groupName: 'esc', functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:check', roleArn: 'arn:aws:iam::123456789012:role/scheduler' });
+    expect(wired.escalation?.scheduler).toEqual({
+      groupName: 'esc',
+      functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:check',
+      roleArn: 'arn:aws:iam::123456789012:role/scheduler',
+    });
     expect(wired.escalation?.delaySeconds).toBe(900);
   });
 
-  it('passes the schedules\' dead-letter queue on with the scheduler settings, and names a bad ARN', () => {
+  it("passes the schedules' dead-letter queue on with the scheduler settings, and names a bad ARN", () => {
     const wiring = {
       ...ACK_LINKS,
       ESCALATION_SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x',
@@ -59,8 +89,14 @@ describe('acknowledgement and escalation settings', () => {
       ESCALATION_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
     };
     const queue = 'arn:aws:sqs:eu-west-1:123456789012:escalation-dead-letters';
-    expect(loadConfig({ ...wiring, ESCALATION_DEAD_LETTER_QUEUE_ARN: queue }).escalation?.scheduler?.deadLetterQueueArn).toBe(queue);
-    expect(problems({ ...wiring, ESCALATION_DEAD_LETTER_QUEUE_ARN: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q' })).toEqual(['ESCALATION_DEAD_LETTER_QUEUE_ARN: must be an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME)']);
-    expect(problems({ ESCALATION_DEAD_LETTER_QUEUE_ARN: queue })).toEqual(['ESCALATION_DEAD_LETTER_QUEUE_ARN: set, but the scheduler settings (ESCALATION_SCHEDULE_GROUP, ...) are not']);
+    expect(
+      loadConfig({ ...wiring, ESCALATION_DEAD_LETTER_QUEUE_ARN: queue }).escalation?.scheduler?.deadLetterQueueArn,
+    ).toBe(queue);
+    expect(
+      problems({ ...wiring, ESCALATION_DEAD_LETTER_QUEUE_ARN: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q' }),
+    ).toEqual(['ESCALATION_DEAD_LETTER_QUEUE_ARN: must be an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME)']);
+    expect(problems({ ESCALATION_DEAD_LETTER_QUEUE_ARN: queue })).toEqual([
+      'ESCALATION_DEAD_LETTER_QUEUE_ARN: set, but the scheduler settings (ESCALATION_SCHEDULE_GROUP, ...) are not',
+    ]);
   });
 });

@@ -43,15 +43,17 @@ describe('routing that sends an alert nowhere', () => {
 });
 
 describe('escalation nobody can stop', () => {
-  it.each<Record<string, string>>([{ ESCALATION_SLACK_WEBHOOK_URL: SLACK }, { ESCALATION_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:esc' }])(
-    'refuses %o without PUBLIC_URL and ACK_SECRET',
-    (env) => {
-      const name = Object.keys(env)[0]!;
-      expect(problems(env)).toEqual([expect.stringMatching(new RegExp(`^${name}: .*PUBLIC_URL.*ACK_SECRET`))]);
-      expect(problems({ ...env, PUBLIC_URL: ACK.PUBLIC_URL })).toEqual([expect.stringMatching(new RegExp(`^${name}: .*ACK_SECRET`))]);
-      expect(loadConfig({ ...env, ...ACK }).escalation).toBeDefined();
-    },
-  );
+  it.each<Record<string, string>>([
+    { ESCALATION_SLACK_WEBHOOK_URL: SLACK },
+    { ESCALATION_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:esc' },
+  ])('refuses %o without PUBLIC_URL and ACK_SECRET', (env) => {
+    const name = Object.keys(env)[0]!;
+    expect(problems(env)).toEqual([expect.stringMatching(new RegExp(`^${name}: .*PUBLIC_URL.*ACK_SECRET`))]);
+    expect(problems({ ...env, PUBLIC_URL: ACK.PUBLIC_URL })).toEqual([
+      expect.stringMatching(new RegExp(`^${name}: .*ACK_SECRET`)),
+    ]);
+    expect(loadConfig({ ...env, ...ACK }).escalation).toBeDefined();
+  });
 });
 
 describe('durations have an upper bound', () => {
@@ -66,12 +68,17 @@ describe('durations have an upper bound', () => {
     ['DEDUPE_TTL_SECONDS', '99999999999'],
     ['MEMORY_TREND_WINDOW_HOURS', '100000'],
   ])('%s=%s is refused, naming the setting and its range', (name, value) => {
-    const found = problems({ [name]: value, ...(name.startsWith('ESCALATION') && { ESCALATION_SLACK_WEBHOOK_URL: SLACK, ...ACK }) });
+    const found = problems({
+      [name]: value,
+      ...(name.startsWith('ESCALATION') && { ESCALATION_SLACK_WEBHOOK_URL: SLACK, ...ACK }),
+    });
     expect(found).toEqual([expect.stringMatching(new RegExp(`^${name}: .*\\d`))]);
   });
 
   it('refuses a Prometheus query time-out longer than the whole enrichment budget', () => {
-    expect(problems({ PROMETHEUS_QUERY_TIMEOUT_MS: '9000', ENRICHMENT_TIMEOUT_MS: '2000' })).toEqual([expect.stringMatching(/^PROMETHEUS_QUERY_TIMEOUT_MS: .*ENRICHMENT_TIMEOUT_MS/)]);
+    expect(problems({ PROMETHEUS_QUERY_TIMEOUT_MS: '9000', ENRICHMENT_TIMEOUT_MS: '2000' })).toEqual([
+      expect.stringMatching(/^PROMETHEUS_QUERY_TIMEOUT_MS: .*ENRICHMENT_TIMEOUT_MS/),
+    ]);
   });
 
   it.each([
@@ -85,24 +92,67 @@ describe('durations have an upper bound', () => {
 });
 
 describe('webhook URLs with credentials', () => {
-  it.each(['SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'ESCALATION_SLACK_WEBHOOK_URL'])('%s with user:password@ is refused without echoing it', (name) => {
-    const found = problems({ [name]: 'https://user:HookPassword222@hooks.example.com/services/T1/B1/HookSecret333', ...ACK });
-    expect(found).toEqual([expect.stringMatching(new RegExp(`^${name}: .*credentials`))]);
-    expect(found.join('\n')).not.toMatch(/HookPassword222|HookSecret333/);
-  });
+  it.each(['SLACK_WEBHOOK_URL', 'FEISHU_WEBHOOK_URL', 'ESCALATION_SLACK_WEBHOOK_URL'])(
+    '%s with user:password@ is refused without echoing it',
+    (name) => {
+      const found = problems({
+        [name]: 'https://user:HookPassword222@hooks.example.com/services/T1/B1/HookSecret333',
+        ...ACK,
+      });
+      expect(found).toEqual([expect.stringMatching(new RegExp(`^${name}: .*credentials`))]);
+      expect(found.join('\n')).not.toMatch(/HookPassword222|HookSecret333/);
+    },
+  );
 
   it('the same in a routing file secret', () => {
-    const file = routingFile('channels:\n  team: { type: feishu, webhookUrl: { secret: FEISHU_TEAM } }\ndefault:\n  channels: [team]\n');
-    const found = problems({ ROUTING_FILE: file, FEISHU_TEAM: 'https://user:FeishuPw222@open.feishu.cn/open-apis/bot/v2/hook/abcd-1234' });
-    expect(found).toEqual([expect.stringMatching(/channels\.team\.webhookUrl: setting FEISHU_TEAM must not contain credentials/)]);
+    const file = routingFile(
+      'channels:\n  team: { type: feishu, webhookUrl: { secret: FEISHU_TEAM } }\ndefault:\n  channels: [team]\n',
+    );
+    const found = problems({
+      ROUTING_FILE: file,
+      FEISHU_TEAM: 'https://user:FeishuPw222@open.feishu.cn/open-apis/bot/v2/hook/abcd-1234',
+    });
+    expect(found).toEqual([
+      expect.stringMatching(/channels\.team\.webhookUrl: setting FEISHU_TEAM must not contain credentials/),
+    ]);
     expect(found.join('\n')).not.toMatch(/FeishuPw222|abcd-1234/);
   });
 });
 
 describe('ACK_SECRET_PREVIOUS_UNTIL', () => {
   const rotation = { ACK_SECRET: 'y'.repeat(32), ACK_SECRET_PREVIOUS: 'x'.repeat(32) };
-  it.each(['Dec 1', '2026-12-01', '2026-12-01T00:00:00', '12/01/2026', '1 December 2026 00:00 UTC', '-1', '1e9'])('refuses %j: a time without a zone or in a loose form', (until) => {
-    expect(problems({ ...rotation, ACK_SECRET_PREVIOUS_UNTIL: until })).toEqual([expect.stringMatching(/^ACK_SECRET_PREVIOUS_UNTIL: .*RFC 3339.*Unix seconds/)]);
+  it.each(['Dec 1', '2026-12-01', '2026-12-01T00:00:00', '12/01/2026', '1 December 2026 00:00 UTC', '-1', '1e9'])(
+    'refuses %j: a time without a zone or in a loose form',
+    (until) => {
+      expect(problems({ ...rotation, ACK_SECRET_PREVIOUS_UNTIL: until })).toEqual([
+        expect.stringMatching(/^ACK_SECRET_PREVIOUS_UNTIL: .*RFC 3339.*Unix seconds/),
+      ]);
+    },
+  );
+
+  it.each(['1764547200000', '1764547200000000'])(
+    'refuses %j: milliseconds (what Date.now() gives), which read as seconds would keep the retired key for ever',
+    (until) => {
+      expect(problems({ ...rotation, ACK_SECRET_PREVIOUS_UNTIL: until })).toEqual([
+        expect.stringMatching(/^ACK_SECRET_PREVIOUS_UNTIL: must be Unix seconds, not milliseconds/),
+      ]);
+    },
+  );
+
+  it('refuses a time further ahead than the links live (ACK_TOKEN_TTL_SECONDS)', () => {
+    const inDays = (d: number) => new Date(Date.now() + d * 86_400_000).toISOString();
+    expect(problems({ ...rotation, ACK_SECRET_PREVIOUS_UNTIL: inDays(8) })).toEqual([
+      expect.stringMatching(/^ACK_SECRET_PREVIOUS_UNTIL: is further ahead than ACK_TOKEN_TTL_SECONDS \(604800 s\)/),
+    ]);
+    expect(
+      problems({ ...rotation, ACK_SECRET_PREVIOUS_UNTIL: String(Math.floor(Date.now() / 1000) + 99_999_999) }),
+    ).toHaveLength(1);
+    expect(
+      loadConfig({ ...rotation, ACK_SECRET_PREVIOUS_UNTIL: inDays(6) }).ackPreviousSecret?.untilMs,
+    ).toBeGreaterThan(Date.now());
+    expect(
+      problems({ ...rotation, ACK_TOKEN_TTL_SECONDS: '86400', ACK_SECRET_PREVIOUS_UNTIL: inDays(2) }),
+    ).toHaveLength(1);
   });
 
   it.each([
@@ -130,7 +180,12 @@ describe('Prometheus and Alertmanager base URLs', () => {
   });
 
   it('accepts a base URL with a path prefix', () => {
-    expect(loadConfig({ PROMETHEUS_URL: 'http://ops.example.com/prometheus/', ALERTMANAGER_URL: 'http://ops.example.com/alertmanager' })).toMatchObject({
+    expect(
+      loadConfig({
+        PROMETHEUS_URL: 'http://ops.example.com/prometheus/',
+        ALERTMANAGER_URL: 'http://ops.example.com/alertmanager',
+      }),
+    ).toMatchObject({
       prometheusUrl: 'http://ops.example.com/prometheus',
       alertmanagerUrl: 'http://ops.example.com/alertmanager',
     });

@@ -10,8 +10,12 @@ describe('GRAFANA_URL', () => {
 
   it('takes a root URL with a path prefix, a dashboard URL and a query such as orgId, without the trailing slash', () => {
     expect(loadConfig({ GRAFANA_URL: 'https://grafana.example.com/' }).grafanaUrl).toBe('https://grafana.example.com');
-    expect(loadConfig({ GRAFANA_URL: 'https://ops.example.com/grafana' }).grafanaUrl).toBe('https://ops.example.com/grafana');
-    expect(loadConfig({ GRAFANA_URL: 'https://g.example.com/d/abc123/vllm?orgId=2' }).grafanaUrl).toBe('https://g.example.com/d/abc123/vllm?orgId=2');
+    expect(loadConfig({ GRAFANA_URL: 'https://ops.example.com/grafana' }).grafanaUrl).toBe(
+      'https://ops.example.com/grafana',
+    );
+    expect(loadConfig({ GRAFANA_URL: 'https://g.example.com/d/abc123/vllm?orgId=2' }).grafanaUrl).toBe(
+      'https://g.example.com/d/abc123/vllm?orgId=2',
+    );
     expect(loadConfig({ GRAFANA_URL: 'http://127.0.0.1:3000' }).grafanaUrl).toBe('http://127.0.0.1:3000');
   });
 

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AckLinks } from '../../../shared/ack/links.js';
 import { loadConfig } from '../../../shared/runtime/config.js';
 import { withSecretSettings } from '../../../shared/runtime/settings-secret.js';
+import { envChannel } from '../../helpers/config.js';
 
 const ACK_SECRET = 'ack-secret-0123456789abcdefghijklmnop';
 const TOKEN = 'webhook-token-0123456789';
@@ -33,10 +34,17 @@ describe('settings with surrounding whitespace', () => {
     expect(config.ackSecret?.reveal()).toBe(ACK_SECRET);
     expect(config.webhookToken?.reveal()).toBe(TOKEN);
     expect(config.publicUrl).toBe('https://ops.example.com/alerts');
-    expect(config.feishu?.webhookUrl.reveal()).toBe('https://open.feishu.cn/open-apis/bot/v2/hook/abc');
-    expect(config.feishu?.secret?.reveal()).toBe('feishu-sign-secret');
+    expect(envChannel(config, 'feishu')?.webhookUrl.reveal()).toBe('https://open.feishu.cn/open-apis/bot/v2/hook/abc');
+    expect(envChannel(config, 'feishu')?.signingSecret?.reveal()).toBe('feishu-sign-secret');
     expect(config.alertmanagerUrl).toBe('http://alertmanager:9093');
-    expect(settingsOf(config.warnings)).toEqual(['ACK_SECRET', 'ALERTMANAGER_URL', 'FEISHU_SECRET', 'FEISHU_WEBHOOK_URL', 'PUBLIC_URL', 'WEBHOOK_TOKEN']);
+    expect(settingsOf(config.warnings)).toEqual([
+      'ACK_SECRET',
+      'ALERTMANAGER_URL',
+      'FEISHU_SECRET',
+      'FEISHU_WEBHOOK_URL',
+      'PUBLIC_URL',
+      'WEBHOOK_TOKEN',
+    ]);
     const printed = JSON.stringify(config.warnings);
     for (const value of [ACK_SECRET, TOKEN, 'feishu-sign-secret', 'hook/abc']) expect(printed).not.toContain(value);
     expect(config.warnings[0]!.problem).toMatch(/whitespace/);
@@ -45,14 +53,20 @@ describe('settings with surrounding whitespace', () => {
   it('signs links with the trimmed secret, so a link made by a process whose secret lacked the newline verifies', () => {
     const withNewline = loadConfig({ ACK_SECRET: `${ACK_SECRET}\n`, PUBLIC_URL: 'https://ops.example.com/alerts\n' });
     const without = loadConfig({ ACK_SECRET, PUBLIC_URL: 'https://ops.example.com/alerts' });
-    const link = (c: typeof without) => new AckLinks({ publicUrl: c.publicUrl!, keys: { current: c.ackSecret! }, ttlSeconds: 60 }).url(['fp'], 'g', 'slack', 1_800_000_000_000);
+    const link = (c: typeof without) =>
+      new AckLinks({ publicUrl: c.publicUrl!, keys: { current: c.ackSecret! }, ttlSeconds: 60 }).url(
+        [{ fingerprint: 'fp', startsAt: '2026-11-29T12:00:00Z' }],
+        'g',
+        'slack',
+        1_800_000_000_000,
+      );
     expect(link(withNewline)).toBe(link(without));
     expect(link(withNewline)).toMatch(/^https:\/\/ops\.example\.com\/alerts\/v1\/ack\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
   });
 
   it('treats a setting that is only whitespace as unset, and says so', () => {
     const config = loadConfig({ SLACK_WEBHOOK_URL: '\n', ACK_SECRET: '  ' });
-    expect(config.slack).toBeUndefined();
+    expect(envChannel(config, 'slack')).toBeUndefined();
     expect(config.ackSecret).toBeUndefined();
     expect(settingsOf(config.warnings)).toEqual(['ACK_SECRET', 'SLACK_WEBHOOK_URL']);
   });
@@ -63,7 +77,10 @@ describe('settings with surrounding whitespace', () => {
 
   it('trims the settings a routing file references as secrets', () => {
     const path = join(dir, 'routing.yml');
-    writeFileSync(path, 'channels:\n  ops: { type: slack, webhookUrl: { secret: OPS_SLACK } }\ndefault: { channels: [ops] }\n');
+    writeFileSync(
+      path,
+      'channels:\n  ops: { type: slack, webhookUrl: { secret: OPS_SLACK } }\ndefault: { channels: [ops] }\n',
+    );
     const config = loadConfig({ ROUTING_FILE: `${path}\n`, OPS_SLACK: 'https://hooks.slack.com/services/T/B/ops\n' });
     const ops = config.routing!.channels[0]!;
     expect(ops.type === 'slack' && ops.webhookUrl.reveal()).toBe('https://hooks.slack.com/services/T/B/ops');
@@ -71,13 +88,23 @@ describe('settings with surrounding whitespace', () => {
   });
 
   it('applies the same rule to the settings secret (AWS)', async () => {
-    const secret = JSON.stringify({ ACK_SECRET: `${ACK_SECRET}\n`, WEBHOOK_TOKEN: `${TOKEN}\n`, SLACK_WEBHOOK_URL: ' \n' });
-    const env = await withSecretSettings({ SETTINGS_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:s', SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/env' }, { send: async () => ({ SecretString: secret }) } as never);
+    const secret = JSON.stringify({
+      ACK_SECRET: `${ACK_SECRET}\n`,
+      WEBHOOK_TOKEN: `${TOKEN}\n`,
+      SLACK_WEBHOOK_URL: ' \n',
+    });
+    const env = await withSecretSettings(
+      {
+        SETTINGS_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:s',
+        SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/env',
+      },
+      { send: async () => ({ SecretString: secret }) } as never,
+    );
     const config = loadConfig(env);
     expect(config.ackSecret?.reveal()).toBe(ACK_SECRET);
     expect(config.webhookToken?.reveal()).toBe(TOKEN);
     expect(settingsOf(config.warnings)).toEqual(['ACK_SECRET', 'WEBHOOK_TOKEN']);
     // A key that is only whitespace is as good as absent: it does not replace the environment's value.
-    expect(config.slack?.webhookUrl.reveal()).toBe('https://hooks.slack.com/services/T/B/env');
+    expect(envChannel(config, 'slack')?.webhookUrl.reveal()).toBe('https://hooks.slack.com/services/T/B/env');
   });
 });

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { keyPart, MAX_KEY_PART_BYTES } from '../../../shared/store/keys.js';
-import { eventKey } from '../../../shared/store/dedupe.js';
-import { historyKey, recordKey } from '../../../shared/store/alert-record-items.js';
+import { eventKey } from '../../../shared/store/keys.js';
+import { historyKey, recordKey } from '../../../shared/store/keys.js';
 
 describe('keyPart', () => {
   it('keeps ordinary fingerprints, so the keys of deployed tables keep their meaning', () => {
     expect(keyPart('c10780c1bb3d6376')).toBe('c10780c1bb3d6376');
-    expect(eventKey({ fingerprint: 'c10780c1bb3d6376', startsAt: '2026-11-29T12:42:23.143000000Z', status: 'firing' })).toBe('event#c10780c1bb3d6376#2026-11-29T12:42:23.143Z#firing');
+    expect(
+      eventKey({ fingerprint: 'c10780c1bb3d6376', startsAt: '2026-11-29T12:42:23.143000000Z', status: 'firing' }),
+    ).toBe('event#c10780c1bb3d6376#2026-11-29T12:42:23.143Z#firing');
     expect(recordKey('c10780c1bb3d6376')).toBe('alert#c10780c1bb3d6376');
     expect(historyKey('c10780c1bb3d6376', 7)).toBe('history#c10780c1bb3d6376#0000000007');
     const longest = 'a'.repeat(MAX_KEY_PART_BYTES);

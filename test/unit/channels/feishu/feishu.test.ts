@@ -1,9 +1,20 @@
 import { webcrypto } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { FEISHU_MAX_BODY_BYTES, feishuSign, headerTemplate, renderFeishu, type FeishuElement } from '../../../../shared/channels/feishu/index.js';
+import {
+  FEISHU_MAX_BODY_BYTES,
+  feishuSign,
+  headerTemplate,
+  renderFeishu,
+  type FeishuElement,
+} from '../../../../shared/channels/feishu/index.js';
 import { fixtureNotification, manyAlertsNotification } from '../../../helpers/notifications.js';
 
-const button = (content: string, url: string) => ({ tag: 'button', text: { tag: 'plain_text', content }, type: 'default', url });
+const button = (content: string, url: string) => ({
+  tag: 'button',
+  text: { tag: 'plain_text', content },
+  type: 'default',
+  url,
+});
 const divs = (elements: FeishuElement[]) => elements.flatMap((e) => (e.tag === 'div' ? [e.text.content] : []));
 
 describe('renderFeishu', () => {
@@ -12,7 +23,10 @@ describe('renderFeishu', () => {
       msg_type: 'interactive',
       card: {
         config: { wide_screen_mode: true },
-        header: { title: { tag: 'plain_text', content: '🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)' }, template: 'red' },
+        header: {
+          title: { tag: 'plain_text', content: '🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)' },
+          template: 'red',
+        },
         elements: [
           {
             tag: 'div',
@@ -28,7 +42,10 @@ describe('renderFeishu', () => {
           {
             tag: 'action',
             actions: [
-              button('Graph', 'http://prometheus.example.com:9090/graph?g0.expr=vllm%3Agpu_cache_usage_perc+%3E+0.95&g0.tab=1'),
+              button(
+                'Graph',
+                'http://prometheus.example.com:9090/graph?g0.expr=vllm%3Agpu_cache_usage_perc+%3E+0.95&g0.tab=1',
+              ),
               button(
                 'Silence',
                 'http://alertmanager.example.com:9093/#/silences/new?filter=%7Balertname%3D%22VLLMKVCacheNearlyFull%22%2Cinstance%3D%22127.0.0.1%3A9800%22%2Cjob%3D%22vllm%22%2Ckind%3D%22cache%22%2Cmodel_name%3D%22qwen3-8b%22%2Cseverity%3D%22critical%22%7D',
@@ -45,7 +62,11 @@ describe('renderFeishu', () => {
     expect(card.header.template).toBe('orange');
     expect(card.elements.map((e) => e.tag)).toEqual(['div', 'action', 'hr', 'div', 'action']);
     const actions = card.elements[1]!;
-    expect(actions.tag === 'action' && actions.actions.map((a) => a.text.content)).toEqual(['Graph', 'Runbook', 'Silence']);
+    expect(actions.tag === 'action' && actions.actions.map((a) => a.text.content)).toEqual([
+      'Graph',
+      'Runbook',
+      'Silence',
+    ]);
     expect(divs(card.elements)[1]).toContain('\nenrichment unavailable: Prometheus query timed out after 2000 ms\n');
   });
 
@@ -78,8 +99,12 @@ describe('renderFeishu', () => {
   it('shows as many alerts as fit, by bytes: the next one would pass the limit (ASCII and CJK text)', () => {
     const bytes = (m: unknown) => Buffer.byteLength(JSON.stringify(m));
     const reserve = 128; // the signature's room
-    // The first alert grows a byte (or a 3-byte character) at a time, so the limit falls at every offset within an alert.
-    const pads = [...Array.from({ length: 700 }, (_, i) => 'x'.repeat(i)), ...Array.from({ length: 240 }, (_, i) => '告'.repeat(i))];
+    // The first alert grows by strides prime to an alert's size (7 bytes, 5 three-byte characters), so the limit
+    // falls at offsets spread over an alert, each 5 to 7 bytes from the next (every offset: 940 renders, ~20 s loaded).
+    const pads = [
+      ...Array.from({ length: 100 }, (_, i) => 'x'.repeat(7 * i)),
+      ...Array.from({ length: 48 }, (_, i) => '告'.repeat(5 * i)),
+    ];
     for (const pad of pads) {
       const n = manyAlertsNotification(60, 3);
       n.alerts[0]!.annotations.description = pad;
@@ -87,10 +112,17 @@ describe('renderFeishu', () => {
       const shown = divs(message.card.elements).length;
       expect(bytes(message) + reserve).toBeLessThanOrEqual(FEISHU_MAX_BODY_BYTES);
       // The next alert's elements as the card would show them (after a rule), and the note then one fewer.
-      const pair = renderFeishu({ ...n, alerts: [n.alerts[0]!, n.alerts[shown]!] }, { locale: 'en', digestAbove: 1000 }).card.elements;
+      const pair = renderFeishu({ ...n, alerts: [n.alerts[0]!, n.alerts[shown]!] }, { locale: 'en', digestAbove: 1000 })
+        .card.elements;
       const next = pair.slice(pair.findIndex((e) => e.tag === 'hr')).filter((e) => e.tag !== 'note');
-      const note = { tag: 'note', elements: [{ tag: 'plain_text', content: `+${59 - shown} more alerts · +3 not included by Alertmanager` }] };
-      const fuller = { ...message, card: { ...message.card, elements: [...message.card.elements.slice(0, -1), ...next, note] } };
+      const note = {
+        tag: 'note',
+        elements: [{ tag: 'plain_text', content: `+${59 - shown} more alerts · +3 not included by Alertmanager` }],
+      };
+      const fuller = {
+        ...message,
+        card: { ...message.card, elements: [...message.card.elements.slice(0, -1), ...next, note] },
+      };
       expect(bytes(fuller) + reserve, `pad ${pad.length} chars, ${shown} shown`).toBeGreaterThan(FEISHU_MAX_BODY_BYTES);
     }
   });
@@ -113,7 +145,9 @@ describe('renderFeishu in Chinese (the default)', () => {
   it('says what was left out in Chinese', () => {
     const { card } = renderFeishu(manyAlertsNotification(60, 3), { digestAbove: 1000 });
     const last = card.elements.at(-1)!;
-    expect(last.tag === 'note' && last.elements[0]!.content).toMatch(/^另有 \d+ 条告警 · 另有 3 条未被 Alertmanager 包含$/);
+    expect(last.tag === 'note' && last.elements[0]!.content).toMatch(
+      /^另有 \d+ 条告警 · 另有 3 条未被 Alertmanager 包含$/,
+    );
   });
 });
 
@@ -127,7 +161,13 @@ describe('feishuSign', () => {
   });
 
   it('matches WebCrypto HMAC over an empty message, keyed with timestamp + "\\n" + secret', async () => {
-    const key = await webcrypto.subtle.importKey('raw', new TextEncoder().encode(`${timestamp}\n${secret}`), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const key = await webcrypto.subtle.importKey(
+      'raw',
+      new TextEncoder().encode(`${timestamp}\n${secret}`),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    );
     const mac = Buffer.from(await webcrypto.subtle.sign('HMAC', key, new Uint8Array(0))).toString('base64');
     expect(feishuSign(secret, timestamp)).toBe(mac);
     expect(feishuSign(secret, timestamp + 1)).not.toBe(mac);

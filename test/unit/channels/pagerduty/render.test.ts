@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { alertDedupKey, groupDedupKey } from '../../../../shared/channels/pagerduty/dedup-key.js';
 import { pagerDutySeverity } from '../../../../shared/channels/pagerduty/payload.js';
 import { renderPagerDuty, type RenderedEvent } from '../../../../shared/channels/pagerduty/render.js';
-import { PAGERDUTY_MAX_DEDUP_KEY_CHARS, PAGERDUTY_MAX_EVENT_BYTES, PAGERDUTY_MAX_SUMMARY_CHARS, type PagerDutyTrigger } from '../../../../shared/channels/pagerduty/wire.js';
+import {
+  PAGERDUTY_MAX_DEDUP_KEY_CHARS,
+  PAGERDUTY_MAX_EVENT_BYTES,
+  PAGERDUTY_MAX_SUMMARY_CHARS,
+  type PagerDutyTrigger,
+} from '../../../../shared/channels/pagerduty/wire.js';
 import type { Enrichment } from '../../../../shared/enrich/types.js';
 import type { Notification } from '../../../../shared/render/notification.js';
 import { fixtureNotification, KV_CACHE_ENRICHMENT, stormNotification } from '../../../helpers/notifications.js';
@@ -25,7 +30,12 @@ const WITH_CAUSE: Enrichment = {
 
 function kvCache(overrides: Partial<Notification> = {}): Notification {
   const n = fixtureNotification('firing-kv-cache-critical');
-  return { ...n, acknowledgeUrl: ACK_URL, alerts: n.alerts.map((a) => ({ ...a, enrichment: WITH_CAUSE })), ...overrides };
+  return {
+    ...n,
+    acknowledgeUrl: ACK_URL,
+    alerts: n.alerts.map((a) => ({ ...a, enrichment: WITH_CAUSE })),
+    ...overrides,
+  };
 }
 const triggers = (events: RenderedEvent[]) => events as Omit<PagerDutyTrigger, 'routing_key'>[];
 
@@ -51,14 +61,27 @@ describe('renderPagerDuty', () => {
           signals: { 'KV cache usage': '97.3%', 'Waiting requests': '12', Preemptions: '1.2/s', 'TTFT p95': '850 ms' },
           started: '2026-11-29 12:42:23 UTC',
           fingerprint: '936e109b8c52c001',
-          labels: { alertname: 'VLLMKVCacheNearlyFull', instance: '127.0.0.1:9800', job: 'vllm', kind: 'cache', model_name: 'qwen3-8b', severity: 'critical' },
+          labels: {
+            alertname: 'VLLMKVCacheNearlyFull',
+            instance: '127.0.0.1:9800',
+            job: 'vllm',
+            kind: 'cache',
+            model_name: 'qwen3-8b',
+            severity: 'critical',
+          },
           annotations: { summary: 'KV cache 97% full on qwen3-8b' },
         },
       },
       links: [
         { href: ACK_URL, text: 'Acknowledge' },
-        { href: 'http://prometheus.example.com:9090/graph?g0.expr=vllm%3Agpu_cache_usage_perc+%3E+0.95&g0.tab=1', text: 'Graph' },
-        { href: expect.stringMatching(/^http:\/\/alertmanager\.example\.com:9093\/#\/silences\/new\?filter=/), text: 'Silence' },
+        {
+          href: 'http://prometheus.example.com:9090/graph?g0.expr=vllm%3Agpu_cache_usage_perc+%3E+0.95&g0.tab=1',
+          text: 'Graph',
+        },
+        {
+          href: expect.stringMatching(/^http:\/\/alertmanager\.example\.com:9093\/#\/silences\/new\?filter=/),
+          text: 'Silence',
+        },
       ],
       client: 'llm-alert-pipeline',
       client_url: 'http://alertmanager.example.com:9093/',
@@ -74,7 +97,9 @@ describe('renderPagerDuty', () => {
 
   it('an acknowledged follow-up: one acknowledge per alert, with the generation of the re-fire it acknowledges', () => {
     const n = kvCache({ kind: 'acknowledged', generations: { '936e109b8c52c001': 2 } });
-    expect(renderPagerDuty(n)).toEqual([{ event_action: 'acknowledge', dedup_key: '936e109b8c52c001/2026-11-29T12:42:23.143Z/2' }]);
+    expect(renderPagerDuty(n)).toEqual([
+      { event_action: 'acknowledge', dedup_key: '936e109b8c52c001/2026-11-29T12:42:23.143Z/2' },
+    ]);
   });
 
   it('an escalation sends nothing: PagerDuty escalates with its own policy', () => {
@@ -95,11 +120,19 @@ describe('renderPagerDuty', () => {
     expect(events[0]).toMatchObject({
       event_action: 'trigger',
       dedup_key: groupDedupKey(storm.groupKey),
-      payload: { summary: 'Alert storm: 150 alerts (120 firing) · GPUMemoryLeak, VLLMErrorRateHigh, VLLMKVCacheNearlyFull, VLLMQueueBacklog, VLLMTimeToFirstTokenHigh', severity: 'critical' },
+      payload: {
+        summary:
+          'Alert storm: 150 alerts (120 firing) · GPUMemoryLeak, VLLMErrorRateHigh, VLLMKVCacheNearlyFull, VLLMQueueBacklog, VLLMTimeToFirstTokenHigh',
+        severity: 'critical',
+      },
       links: [{ href: ACK_URL, text: 'Acknowledge' }, { text: 'Silence' }],
     });
     expect(events[0]!.payload.custom_details?.firing_fingerprints).toHaveLength(100);
-    const resolved = { ...storm, status: 'resolved' as const, alerts: storm.alerts.map((a) => ({ ...a, status: 'resolved' as const })) };
+    const resolved = {
+      ...storm,
+      status: 'resolved' as const,
+      alerts: storm.alerts.map((a) => ({ ...a, status: 'resolved' as const })),
+    };
     expect(renderPagerDuty(resolved)).toEqual([{ event_action: 'resolve', dedup_key: groupDedupKey(storm.groupKey) }]);
     // A channel instance may digest earlier.
     expect(renderPagerDuty(stormNotification(11), { digestAbove: 10 })).toHaveLength(1);
@@ -109,14 +142,23 @@ describe('renderPagerDuty', () => {
   it('keeps PagerDuty’s limits: summary 1,024 characters, dedup_key 255, event 512 KB', () => {
     const n = kvCache();
     const alert = n.alerts[0]!;
-    const huge = { ...alert, fingerprint: 'f'.repeat(400), annotations: { summary: '🔥'.repeat(2000), description: 'x'.repeat(600_000) } };
+    const huge = {
+      ...alert,
+      fingerprint: 'f'.repeat(400),
+      annotations: { summary: '🔥'.repeat(2000), description: 'x'.repeat(600_000) },
+    };
     const [event] = triggers(renderPagerDuty({ ...n, alerts: [huge] }));
     expect(event!.payload.summary.length).toBeLessThanOrEqual(PAGERDUTY_MAX_SUMMARY_CHARS);
     expect(event!.payload.summary).toMatch(/…$/);
     expect(event!.dedup_key).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(event!.dedup_key.length).toBeLessThanOrEqual(PAGERDUTY_MAX_DEDUP_KEY_CHARS);
-    expect(Buffer.byteLength(JSON.stringify({ routing_key: 'k'.repeat(32), ...event }))).toBeLessThanOrEqual(PAGERDUTY_MAX_EVENT_BYTES);
-    expect(event!.payload.custom_details).toMatchObject({ likely_cause: expect.any(String), details_cut: expect.any(String) });
+    expect(Buffer.byteLength(JSON.stringify({ routing_key: 'k'.repeat(32), ...event }))).toBeLessThanOrEqual(
+      PAGERDUTY_MAX_EVENT_BYTES,
+    );
+    expect(event!.payload.custom_details).toMatchObject({
+      likely_cause: expect.any(String),
+      details_cut: expect.any(String),
+    });
   });
 });
 
@@ -126,7 +168,14 @@ describe('dedup keys', () => {
     expect(alertDedupKey({ ...a, startsAt: '2026-11-29T12:42:23.143000000Z' })).toBe(alertDedupKey(a));
     expect(alertDedupKey({ ...a, startsAt: '2026-11-29T13:42:23.143+01:00' })).toBe(alertDedupKey(a));
     expect(alertDedupKey(a, 0)).toBe(alertDedupKey(a));
-    expect(new Set([alertDedupKey(a), alertDedupKey(a, 1), alertDedupKey(a, 2), alertDedupKey({ ...a, startsAt: '2026-11-29T12:50:00Z' })]).size).toBe(4);
+    expect(
+      new Set([
+        alertDedupKey(a),
+        alertDedupKey(a, 1),
+        alertDedupKey(a, 2),
+        alertDedupKey({ ...a, startsAt: '2026-11-29T12:50:00Z' }),
+      ]).size,
+    ).toBe(4);
   });
 });
 

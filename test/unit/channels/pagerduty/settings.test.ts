@@ -14,7 +14,7 @@ import { createLogger } from '../../../../shared/core/logger.js';
 import { routingSecretNames } from '../../../../shared/routing/load.js';
 import { redactSecrets } from '../../../../shared/core/secret.js';
 import { SECRET_SETTINGS, withSecretSettings } from '../../../../shared/runtime/settings-secret.js';
-import { configProblems as problems } from '../../../helpers/config.js';
+import { envChannel, configProblems as problems } from '../../../helpers/config.js';
 
 const KEY = 'e93facc04764012d7bfb002500d5d1a6';
 const dir = mkdtempSync(join(tmpdir(), 'pd-routing-'));
@@ -24,36 +24,62 @@ describe('PagerDuty settings', () => {
   it('PAGERDUTY_ROUTING_KEY turns the pagerduty channel on; the key prints redacted and is scrubbed from any text', () => {
     const config = loadConfig({ PAGERDUTY_ROUTING_KEY: KEY });
     expect(buildChannels(config).map((c) => c.name)).toEqual(['pagerduty']);
-    expect(config.pagerduty?.routingKey.reveal()).toBe(KEY);
-    const printed = [JSON.stringify(config), inspect(config, { depth: 5 }), `${config.pagerduty?.routingKey}`].join('\n');
+    const routingKey = envChannel(config, 'pagerduty')?.routingKey;
+    expect(routingKey?.reveal()).toBe(KEY);
+    const printed = [JSON.stringify(config), inspect(config, { depth: 5 }), `${routingKey}`].join('\n');
     expect(printed).not.toContain(KEY);
-    expect(redactSecrets(`PagerDuty said: unknown routing_key ${KEY} (${encodeURIComponent(KEY)})`)).toBe('PagerDuty said: unknown routing_key <redacted> (<redacted>)');
+    expect(redactSecrets(`PagerDuty said: unknown routing_key ${KEY} (${encodeURIComponent(KEY)})`)).toBe(
+      'PagerDuty said: unknown routing_key <redacted> (<redacted>)',
+    );
     const lines: string[] = [];
     createLogger('info', (l) => lines.push(l)).error('channel refused content', { error: `HTTP 400: ${KEY}` });
     expect(lines.join('\n')).not.toContain(KEY);
   });
 
   it('names a malformed routing key without echoing it', () => {
-    for (const bad of ['https://events.pagerduty.com/v2/enqueue', `${KEY}x`, 'u+sdfgh5431jhg87654dfghj34gfhjk-', KEY.slice(0, 31)]) {
+    for (const bad of [
+      'https://events.pagerduty.com/v2/enqueue',
+      `${KEY}x`,
+      'u+sdfgh5431jhg87654dfghj34gfhjk-',
+      KEY.slice(0, 31),
+    ]) {
       const found = problems({ PAGERDUTY_ROUTING_KEY: bad });
-      expect(found).toEqual([expect.stringMatching(/^PAGERDUTY_ROUTING_KEY: must be the 32-character integration key/)]);
+      expect(found).toEqual([
+        expect.stringMatching(/^PAGERDUTY_ROUTING_KEY: must be the 32-character integration key/),
+      ]);
       expect(found.join('\n')).not.toContain(bad);
     }
   });
 
   it('PAGERDUTY_EVENTS_URL is checked at start like the other URLs: https, or http to loopback', () => {
-    expect(loadConfig({ PAGERDUTY_ROUTING_KEY: KEY, PAGERDUTY_EVENTS_URL: 'http://127.0.0.1:9/v2/enqueue' }).pagerdutyEventsUrl).toBe('http://127.0.0.1:9/v2/enqueue');
-    expect(loadConfig({ PAGERDUTY_EVENTS_URL: 'https://events.eu.pagerduty.com/v2/enqueue' }).pagerdutyEventsUrl).toBe('https://events.eu.pagerduty.com/v2/enqueue');
-    expect(problems({ PAGERDUTY_EVENTS_URL: 'http://events.pagerduty.com/v2/enqueue' })).toEqual(['PAGERDUTY_EVENTS_URL: must be an https URL (http only to loopback)']);
-    expect(problems({ PAGERDUTY_EVENTS_URL: 'events.pagerduty.com' })).toEqual(['PAGERDUTY_EVENTS_URL: must be an https URL']);
+    const eventsUrl = (url: string) =>
+      envChannel(loadConfig({ PAGERDUTY_ROUTING_KEY: KEY, PAGERDUTY_EVENTS_URL: url }), 'pagerduty')?.eventsUrl;
+    expect(eventsUrl('http://127.0.0.1:9/v2/enqueue')).toBe('http://127.0.0.1:9/v2/enqueue');
+    expect(eventsUrl('https://events.eu.pagerduty.com/v2/enqueue')).toBe('https://events.eu.pagerduty.com/v2/enqueue');
+    expect(problems({ PAGERDUTY_EVENTS_URL: 'http://events.pagerduty.com/v2/enqueue' })).toEqual([
+      'PAGERDUTY_EVENTS_URL: must be an https URL (http only to loopback)',
+    ]);
+    expect(problems({ PAGERDUTY_EVENTS_URL: 'events.pagerduty.com' })).toEqual([
+      'PAGERDUTY_EVENTS_URL: must be an https URL',
+    ]);
   });
 
   it('the settings secret may hold PAGERDUTY_ROUTING_KEY and the routing file’s routing keys', async () => {
     expect(SECRET_SETTINGS).toContain('PAGERDUTY_ROUTING_KEY');
     const routing = join(dir, 'secret.yml');
-    writeFileSync(routing, 'channels:\n  gpu-pager: { type: pagerduty, routingKey: { secret: PD_GPU_KEY } }\ndefault: { channels: [gpu-pager] }\n');
-    const client = { send: async () => ({ SecretString: JSON.stringify({ PAGERDUTY_ROUTING_KEY: KEY, PD_GPU_KEY: KEY.toUpperCase() }) }) };
-    const env = await withSecretSettings({ SETTINGS_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:s', ROUTING_FILE: routing }, client as never);
+    writeFileSync(
+      routing,
+      'channels:\n  gpu-pager: { type: pagerduty, routingKey: { secret: PD_GPU_KEY } }\ndefault: { channels: [gpu-pager] }\n',
+    );
+    const client = {
+      send: async () => ({
+        SecretString: JSON.stringify({ PAGERDUTY_ROUTING_KEY: KEY, PD_GPU_KEY: KEY.toUpperCase() }),
+      }),
+    };
+    const env = await withSecretSettings(
+      { SETTINGS_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:s', ROUTING_FILE: routing },
+      client as never,
+    );
     expect(env).toMatchObject({ PAGERDUTY_ROUTING_KEY: KEY, PD_GPU_KEY: KEY.toUpperCase() });
     expect(routingSecretNames(routing)).toEqual(['PD_GPU_KEY']);
   });
@@ -69,7 +95,12 @@ describe('PagerDuty settings', () => {
         'default: { channels: [gpu-pager, llm-pager, pagerduty] }',
       ].join('\n'),
     );
-    const config = loadConfig({ ROUTING_FILE: routing, PAGERDUTY_ROUTING_KEY: KEY, PD_GPU_KEY: KEY.toUpperCase(), PD_LLM_KEY: KEY.replace(/e/g, 'f') });
+    const config = loadConfig({
+      ROUTING_FILE: routing,
+      PAGERDUTY_ROUTING_KEY: KEY,
+      PD_GPU_KEY: KEY.toUpperCase(),
+      PD_LLM_KEY: KEY.replace(/e/g, 'f'),
+    });
     expect(buildChannels(config).map((c) => c.name)).toEqual(['pagerduty', 'gpu-pager', 'llm-pager']);
     const found = problems({ ROUTING_FILE: routing, PD_GPU_KEY: 'not-a-key', PD_LLM_KEY: '' });
     expect(found).toEqual([
@@ -78,6 +109,8 @@ describe('PagerDuty settings', () => {
       `ROUTING_FILE: ${routing}:3: channels.llm-pager.routingKey: setting PD_LLM_KEY is not set (an environment variable, or a key of the settings secret in AWS)`,
     ]);
     writeFileSync(routing, `channels:\n  p: { type: pagerduty, routingKey: ${KEY} }\ndefault: { channels: [p] }\n`);
-    expect(problems({ ROUTING_FILE: routing })[0]).toMatch(/channels\.p\.routingKey: must be \{ secret: SETTING_NAME \}/);
+    expect(problems({ ROUTING_FILE: routing })[0]).toMatch(
+      /channels\.p\.routingKey: must be \{ secret: SETTING_NAME \}/,
+    );
   });
 });

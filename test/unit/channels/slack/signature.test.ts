@@ -17,25 +17,52 @@ describe('Slack request signature', () => {
   });
 
   it('accepts a timestamp up to 5 minutes either side of now, refuses one beyond', () => {
-    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE }, BODY, AT + 300_000)).toBeUndefined();
-    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE }, BODY, AT - 300_000)).toBeUndefined();
-    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE }, BODY, AT + 301_000)).toMatch(/more than 5 minutes/);
-    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE }, BODY, AT - 301_000)).toMatch(/more than 5 minutes/);
+    expect(
+      slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE }, BODY, AT + 300_000),
+    ).toBeUndefined();
+    expect(
+      slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE }, BODY, AT - 300_000),
+    ).toBeUndefined();
+    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE }, BODY, AT + 301_000)).toMatch(
+      /more than 5 minutes/,
+    );
+    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE }, BODY, AT - 301_000)).toMatch(
+      /more than 5 minutes/,
+    );
   });
 
   it('refuses a changed body, timestamp, signature or secret', () => {
-    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE }, `${BODY}x`, AT)).toMatch(/does not match/);
-    expect(slackSignatureProblem(SECRET, { timestamp: '1531420619', signature: SIGNATURE }, BODY, AT)).toMatch(/does not match/);
-    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE.replace(/3$/, '4') }, BODY, AT)).toMatch(/does not match/);
-    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE.toUpperCase() }, BODY, AT)).toMatch(/does not match/);
-    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: 'v0=ab' }, BODY, AT)).toMatch(/does not match/);
-    expect(slackSignatureProblem(new Secret('another-signing-secret-000'), { timestamp: TIMESTAMP, signature: SIGNATURE }, BODY, AT)).toMatch(/does not match/);
+    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE }, `${BODY}x`, AT)).toMatch(
+      /does not match/,
+    );
+    expect(slackSignatureProblem(SECRET, { timestamp: '1531420619', signature: SIGNATURE }, BODY, AT)).toMatch(
+      /does not match/,
+    );
+    expect(
+      slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE.replace(/3$/, '4') }, BODY, AT),
+    ).toMatch(/does not match/);
+    expect(
+      slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: SIGNATURE.toUpperCase() }, BODY, AT),
+    ).toMatch(/does not match/);
+    expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP, signature: 'v0=ab' }, BODY, AT)).toMatch(
+      /does not match/,
+    );
+    expect(
+      slackSignatureProblem(
+        new Secret('another-signing-secret-000'),
+        { timestamp: TIMESTAMP, signature: SIGNATURE },
+        BODY,
+        AT,
+      ),
+    ).toMatch(/does not match/);
   });
 
   it('refuses missing headers and a timestamp that is not epoch seconds', () => {
     expect(slackSignatureProblem(SECRET, { signature: SIGNATURE }, BODY, AT)).toMatch(/missing/);
     expect(slackSignatureProblem(SECRET, { timestamp: TIMESTAMP }, BODY, AT)).toMatch(/missing/);
-    expect(slackSignatureProblem(SECRET, { timestamp: '1531420618.5', signature: SIGNATURE }, BODY, AT)).toMatch(/epoch seconds/);
+    expect(slackSignatureProblem(SECRET, { timestamp: '1531420618.5', signature: SIGNATURE }, BODY, AT)).toMatch(
+      /epoch seconds/,
+    );
   });
 
   it('never names the secret in a problem', () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { renderSlack, SLACK_MAX_BLOCKS, SLACK_MAX_HEADER_CHARS, SLACK_MAX_SECTION_CHARS, type SlackBlock } from '../../../../shared/channels/slack/index.js';
+import {
+  renderSlack,
+  SLACK_MAX_BLOCKS,
+  SLACK_MAX_HEADER_CHARS,
+  SLACK_MAX_SECTION_CHARS,
+  type SlackBlock,
+} from '../../../../shared/channels/slack/index.js';
 import type { Notification } from '../../../../shared/render/notification.js';
 import { fixtureNotification, manyAlertsNotification, stormNotification } from '../../../helpers/notifications.js';
 
@@ -13,7 +19,10 @@ describe('renderSlack', () => {
     expect(renderSlack(fixtureNotification('firing-kv-cache-critical'))).toEqual({
       text: '🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)\nKV cache 97% full on qwen3-8b',
       blocks: [
-        { type: 'header', text: { type: 'plain_text', text: '🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)', emoji: true } },
+        {
+          type: 'header',
+          text: { type: 'plain_text', text: '🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)', emoji: true },
+        },
         {
           type: 'section',
           text: {
@@ -57,13 +66,17 @@ describe('renderSlack', () => {
     });
   });
 
-  it('marks a resolved group, shows end times, missing values and unavailable enrichment', () => {
+  it('marks a resolved group, shows end times, signals the server does not expose on one line, and unavailable enrichment', () => {
     const { blocks } = renderSlack(fixtureNotification('resolved-queue-backlog-two-models'));
-    expect(blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: '✅ RESOLVED · warning · VLLMQueueBacklog (2)', emoji: true } });
+    expect(blocks[0]).toEqual({
+      type: 'header',
+      text: { type: 'plain_text', text: '✅ RESOLVED · warning · VLLMQueueBacklog (2)', emoji: true },
+    });
     expect(sectionTexts(blocks)).toEqual([
       '✅ *llama-3.1-70b: 85 requests waiting*\n' +
         'model_name: llama-3.1-70b\n' +
-        'Waiting requests: *85* · TTFT p95: *no data (NaN)* · Running requests: *no data*\n' +
+        'Waiting requests: *85* · TTFT p95: *no data (NaN)*\n' +
+        '_1 signal not exposed by this server: Running requests_\n' +
         'Started 2026-11-29 12:42:23 UTC · Ended 2026-11-29 12:42:30 UTC\n' +
         'Requests are queueing faster than the engine admits them.',
       '✅ *qwen3-8b: 80 requests waiting*\n' +
@@ -73,14 +86,19 @@ describe('renderSlack', () => {
         'Requests are queueing faster than the engine admits them.',
     ]);
     const context = blocks[2];
-    expect(context?.type === 'context' && context.elements[0]?.text).toContain('<https://runbooks.example.com/vllm/queue-backlog|Runbook>');
+    expect(context?.type === 'context' && context.elements[0]?.text).toContain(
+      '<https://runbooks.example.com/vllm/queue-backlog|Runbook>',
+    );
   });
 
   it('fits 60 alerts into 50 blocks and says how many are left out (digest off)', () => {
     const { blocks, text } = renderSlack(manyAlertsNotification(60), { digestAbove: 1000 });
     expect(blocks).toHaveLength(SLACK_MAX_BLOCKS);
     // header + 24 × (section + context) + the "+N more" section
-    expect(blocks.at(-1)).toEqual({ type: 'section', text: { type: 'mrkdwn', text: '+36 more alerts', verbatim: true } });
+    expect(blocks.at(-1)).toEqual({
+      type: 'section',
+      text: { type: 'mrkdwn', text: '+36 more alerts', verbatim: true },
+    });
     expect(sectionTexts(blocks)[23]).toContain('model-24: requests waiting');
     expect(text).toContain('(60)');
   });
@@ -142,7 +160,11 @@ describe('renderSlack', () => {
 describe('right-to-left text in the header and the storm digest', () => {
   const RLO = '\u202E';
   const isolated = (text: string) => `\u2068${text}\u2069`;
-  const withLabels = (notification: Notification, labels: Record<string, string>, common: Record<string, string> = labels): Notification => ({
+  const withLabels = (
+    notification: Notification,
+    labels: Record<string, string>,
+    common: Record<string, string> = labels,
+  ): Notification => ({
     ...notification,
     commonLabels: { ...notification.commonLabels, ...common },
     alerts: notification.alerts.map((a) => ({ ...a, labels: { ...a.labels, ...labels } })),
@@ -150,7 +172,10 @@ describe('right-to-left text in the header and the storm digest', () => {
   const headerOf = (blocks: SlackBlock[]) => (blocks[0]?.type === 'header' ? blocks[0].text.text : undefined);
 
   it('isolates the alert name and severity in the header block (FSI … PDI), so they reorder nothing after them', () => {
-    const hostile = withLabels(fixtureNotification('firing-kv-cache-critical'), { alertname: `KVCache${RLO}Full`, severity: `${RLO}critical` });
+    const hostile = withLabels(fixtureNotification('firing-kv-cache-critical'), {
+      alertname: `KVCache${RLO}Full`,
+      severity: `${RLO}critical`,
+    });
     const { blocks, text } = renderSlack(hostile);
     expect(headerOf(blocks)).toBe(`🔥 FIRING · ${isolated(`${RLO}critical`)} · ${isolated(`KVCache${RLO}Full`)} (1)`);
     expect(text.split('\n')[0]).toBe(headerOf(blocks));
@@ -158,13 +183,20 @@ describe('right-to-left text in the header and the storm digest', () => {
 
   it('isolates each alert name of a group without a common one', () => {
     const two = manyAlertsNotification(2);
-    const hostile: Notification = { ...two, commonLabels: {}, alerts: two.alerts.map((a, i) => ({ ...a, labels: { ...a.labels, alertname: i ? 'Queue' : `A${RLO}b` } })) };
+    const hostile: Notification = {
+      ...two,
+      commonLabels: {},
+      alerts: two.alerts.map((a, i) => ({ ...a, labels: { ...a.labels, alertname: i ? 'Queue' : `A${RLO}b` } })),
+    };
     expect(headerOf(renderSlack(hostile).blocks)).toBe(`🔥 FIRING · warning · ${isolated(`A${RLO}b`)}, Queue (2)`);
   });
 
   it("isolates the storm digest's alert name, in its header, its counts and its top alerts", () => {
     const named = withLabels(stormNotification(40), { alertname: `Queue${RLO}Backlog` });
-    const storm: Notification = { ...named, alerts: named.alerts.map((a) => ({ ...a, annotations: { summary: `${RLO}backlog` } })) };
+    const storm: Notification = {
+      ...named,
+      alerts: named.alerts.map((a) => ({ ...a, annotations: { summary: `${RLO}backlog` } })),
+    };
     const { blocks } = renderSlack(storm);
     expect(headerOf(blocks)).toBe(`🔥 FIRING · critical · Alert storm · ${isolated(`Queue${RLO}Backlog`)} (40)`);
     const sections = sectionTexts(blocks).join('\n');
@@ -172,11 +204,14 @@ describe('right-to-left text in the header and the storm digest', () => {
     // Each top alert's title among its severity and model @ instance: an override in it reorders nothing after it.
     const top = sections.split('\n').filter((l) => l.includes(`${RLO}backlog`));
     expect(top).toHaveLength(10);
-    for (const line of top) expect(line).toMatch(/^🔥 \S+ · \u2068\u202Ebacklog\u2069 · model-\d+ @ 10\.0\.0\.\d+:8000$/);
+    for (const line of top)
+      expect(line).toMatch(/^🔥 \S+ · \u2068\u202Ebacklog\u2069 · model-\d+ @ 10\.0\.0\.\d+:8000$/);
   });
 
   it('leaves left-to-right text byte for byte as before', () => {
-    expect(headerOf(renderSlack(fixtureNotification('firing-kv-cache-critical')).blocks)).toBe('🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)');
+    expect(headerOf(renderSlack(fixtureNotification('firing-kv-cache-critical')).blocks)).toBe(
+      '🔥 FIRING · critical · VLLMKVCacheNearlyFull (1)',
+    );
     expect(sectionTexts(renderSlack(stormNotification(40)).blocks).join('\n')).not.toMatch(/[\u2068\u2069]/);
   });
 });

@@ -8,8 +8,17 @@ import { fixtureNotification, manyAlertsNotification } from '../../../helpers/no
 const NOW = Date.parse('2026-11-30T12:10:00Z');
 const two = fixtureNotification('firing-queue-backlog-two-models');
 const [a, b] = two.alerts;
-const thread: SlackThread = { channel: 'C0', ts: '1.000001', content: { text: 't', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h', emoji: true } }] }, firing: [] };
-const resolvedOf = (n: Notification, endsAt: string): Notification => ({ ...n, status: 'resolved', alerts: n.alerts.map((x) => ({ ...x, status: 'resolved', endsAt })) });
+const thread: SlackThread = {
+  channel: 'C0',
+  ts: '1.000001',
+  content: { text: 't', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h', emoji: true } }] },
+  firing: [],
+};
+const resolvedOf = (n: Notification, endsAt: string): Notification => ({
+  ...n,
+  status: 'resolved',
+  alerts: n.alerts.map((x) => ({ ...x, status: 'resolved', endsAt })),
+});
 
 describe('Slack thread state', () => {
   it('closes only when the last firing alert of the thread resolves, at its endsAt', () => {
@@ -23,7 +32,14 @@ describe('Slack thread state', () => {
   });
 
   it('is idempotent: a retried delivery applies the same notification twice to the same state', () => {
-    const ack: Notification = { ...two, kind: 'acknowledged', alerts: two.alerts.map((x) => ({ ...x, acknowledgement: { by: 'alice', at: '2026-11-30T12:05:00.000Z', channel: 'slack' } })) };
+    const ack: Notification = {
+      ...two,
+      kind: 'acknowledged',
+      alerts: two.alerts.map((x) => ({
+        ...x,
+        acknowledgement: { by: 'alice', at: '2026-11-30T12:05:00.000Z', channel: 'slack' },
+      })),
+    };
     for (const n of [two, ack, { ...two, kind: 'escalation' as const }, resolvedOf(two, '2026-11-30T12:30:00Z')]) {
       const once = advance(advance(thread, two, NOW), n, NOW);
       expect(advance(once, n, NOW + 60_000)).toEqual(once);
@@ -31,7 +47,11 @@ describe('Slack thread state', () => {
   });
 
   it('keeps the first acknowledgement', () => {
-    const by = (name: string): Notification => ({ ...two, kind: 'acknowledged', alerts: [{ ...a!, acknowledgement: { by: name, at: '2026-11-30T12:05:00.000Z', channel: 'slack' } }] });
+    const by = (name: string): Notification => ({
+      ...two,
+      kind: 'acknowledged',
+      alerts: [{ ...a!, acknowledgement: { by: name, at: '2026-11-30T12:05:00.000Z', channel: 'slack' } }],
+    });
     expect(advance(advance(thread, by('alice'), NOW), by('bob'), NOW).acknowledgedBy).toBe('alice');
   });
 
@@ -45,12 +65,26 @@ describe('Slack thread state', () => {
   });
 
   it('renders the state under the header, escaping the name, and drops the buttons once acknowledged', () => {
-    const withButton = { ...thread.content, blocks: [...thread.content.blocks, { type: 'actions', elements: [] }] } as unknown as SlackThread['content'];
-    const acked = { ...thread, firing: ['x'], acknowledgedBy: '<!channel> & co', acknowledgedAt: '2026-11-30T12:05:00Z' };
-    expect(stateLine(acked)).toBe('🔥 *Firing* (1 alert) · 👀 Acknowledged by &lt;!channel&gt; &amp; co at 2026-11-30 12:05:00 UTC');
+    const withButton = {
+      ...thread.content,
+      blocks: [...thread.content.blocks, { type: 'actions', elements: [] }],
+    } as unknown as SlackThread['content'];
+    const acked = {
+      ...thread,
+      firing: ['x'],
+      acknowledgedBy: '<!channel> & co',
+      acknowledgedAt: '2026-11-30T12:05:00Z',
+    };
+    expect(stateLine(acked)).toBe(
+      '🔥 *Firing* (1 alert) · 👀 Acknowledged by &lt;!channel&gt; &amp; co at 2026-11-30 12:05:00 UTC',
+    );
     const out = withState(withButton, acked);
     expect(out.blocks.map((x) => x.type)).toEqual(['header', 'context']);
-    expect(withState(withButton, { ...thread, firing: ['x'] }).blocks.map((x) => x.type)).toEqual(['header', 'context', 'actions']);
+    expect(withState(withButton, { ...thread, firing: ['x'] }).blocks.map((x) => x.type)).toEqual([
+      'header',
+      'context',
+      'actions',
+    ]);
   });
 
   it('a full message keeps within 50 blocks with its state line, still ending with what is left out', () => {

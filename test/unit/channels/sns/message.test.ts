@@ -10,7 +10,7 @@ import {
   snsSubject,
 } from '../../../../shared/channels/sns/message.js';
 import { renderText } from '../../../../shared/render/text.js';
-import { eventKey } from '../../../../shared/store/dedupe.js';
+import { eventKey } from '../../../../shared/store/keys.js';
 import { createHash } from 'node:crypto';
 import { fixtureNotification, manyAlertsNotification } from '../../../helpers/notifications.js';
 
@@ -58,7 +58,9 @@ describe('smsText', () => {
   });
 
   it('counts alerts Alertmanager truncated, names a storm and speaks the locale', () => {
-    expect(smsText(manyAlertsNotification(3, 1497), { locale: 'zh-CN' })).toBe('告警 warning 告警风暴 (1,500): model-1: requests waiting');
+    expect(smsText(manyAlertsNotification(3, 1497), { locale: 'zh-CN' })).toBe(
+      '告警 warning 告警风暴 (1,500): model-1: requests waiting',
+    );
   });
 });
 
@@ -67,7 +69,11 @@ describe('subject and attributes at their limits', () => {
     const n = fixtureNotification('firing-kv-cache-critical');
     delete n.commonLabels.severity;
     n.alerts[0]!.labels.severity = '';
-    for (const [length, expected] of [[88, 100], [89, 100], [87, 99]] as const) {
+    for (const [length, expected] of [
+      [88, 100],
+      [89, 100],
+      [87, 99],
+    ] as const) {
       n.commonLabels.alertname = 'A'.repeat(length);
       // "[FIRING:1] " is 11 characters.
       expect(snsSubject(n)).toHaveLength(Math.min(expected, 11 + length));
@@ -95,7 +101,9 @@ describe('FIFO topics', () => {
     const reversed = { ...n, alerts: [...n.alerts].reverse() };
     expect(renderSns(reversed, `${TOPIC}.fifo`).MessageDeduplicationId).toBe(input.MessageDeduplicationId);
     // The same events re-rendered with other text (another locale) are still the same message to SNS.
-    expect(renderSns(n, `${TOPIC}.fifo`, { locale: 'zh-CN' }).MessageDeduplicationId).toBe(input.MessageDeduplicationId);
+    expect(renderSns(n, `${TOPIC}.fifo`, { locale: 'zh-CN' }).MessageDeduplicationId).toBe(
+      input.MessageDeduplicationId,
+    );
     const resolved = fixtureNotification('resolved-queue-backlog-two-models');
     expect(renderSns(resolved, `${TOPIC}.fifo`).MessageDeduplicationId).not.toBe(input.MessageDeduplicationId);
   });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { classifySnsError, regionFromTopicArn, renderSns, SNS_MAX_MESSAGE_BYTES, SNS_MAX_SUBJECT_CHARS, snsSubject } from '../../../../shared/channels/sns/index.js';
+import {
+  classifySnsError,
+  regionFromTopicArn,
+  renderSns,
+  SNS_MAX_MESSAGE_BYTES,
+  SNS_MAX_SUBJECT_CHARS,
+  snsSubject,
+} from '../../../../shared/channels/sns/index.js';
 import { attributeBytes } from '../../../../shared/channels/sns/message.js';
 import { ContentRefusedError } from '../../../../shared/channels/channel.js';
 import { renderText } from '../../../../shared/render/text.js';
@@ -25,7 +32,9 @@ describe('renderSns', () => {
   it('spells links out in the message', () => {
     const { Message } = renderSns(fixtureNotification('firing-queue-backlog-two-models'), TOPIC);
     expect(Message).toContain('\nRunbook: https://runbooks.example.com/vllm/queue-backlog\n');
-    expect(Message).toContain('\nGraph: http://prometheus.example.com:9090/graph?g0.expr=sum+by+%28model_name%29+%28vllm%3Anum_requests_waiting%29+%3E+50&g0.tab=1\n');
+    expect(Message).toContain(
+      '\nGraph: http://prometheus.example.com:9090/graph?g0.expr=sum+by+%28model_name%29+%28vllm%3Anum_requests_waiting%29+%3E+50&g0.tab=1\n',
+    );
   });
 
   it('leaves out empty attributes, which SNS rejects', () => {
@@ -57,7 +66,9 @@ describe('renderSns', () => {
 
 describe('snsSubject', () => {
   it('names status, count, alert and severity', () => {
-    expect(snsSubject(fixtureNotification('resolved-queue-backlog-two-models'))).toBe('[RESOLVED:2] VLLMQueueBacklog warning');
+    expect(snsSubject(fixtureNotification('resolved-queue-backlog-two-models'))).toBe(
+      '[RESOLVED:2] VLLMQueueBacklog warning',
+    );
   });
 
   it('strips line breaks and non-ASCII, and cuts at 100 characters', () => {
@@ -108,7 +119,13 @@ describe('regionFromTopicArn and classifySnsError', () => {
     ['URIError', 'URI malformed', true],
     ['NotFoundException', 'Topic does not exist', false],
   ])('%s "%s" → refusal of the content: %s', (name, message, content) => {
-    const mapped = classifySnsError(Object.assign(new Error(message), { name, $fault: 'client', $metadata: name === 'URIError' ? undefined : { httpStatusCode: 400 } }));
+    const mapped = classifySnsError(
+      Object.assign(new Error(message), {
+        name,
+        $fault: 'client',
+        $metadata: name === 'URIError' ? undefined : { httpStatusCode: 400 },
+      }),
+    );
     expect(mapped instanceof ContentRefusedError).toBe(content);
     expect(mapped.retryable).toBe(false);
   });

@@ -1,5 +1,5 @@
 /**
- * The likely-cause rules for rows 3–7 of the vLLM troubleshooting table (README, "Likely causes"):
+ * The likely-cause rules for rows 3–7 of the vLLM troubleshooting table (docs/enrichment.md, "Likely-cause rules"):
  * each holds on its evidence at its thresholds, states the values with units, and stays silent one
  * step past a threshold or without the evidence (no DCGM data: never a guess).
  */
@@ -10,7 +10,7 @@ import {
   FLAT_THROUGHPUT_FACTOR,
   GPU_BUSY_RATIO,
   GPU_IDLE_RATIO,
-  GPU_MEMORY_FULL_RATIO,
+  GPU_MEMORY_OVER_SHARE_FACTOR,
   HIGH_4XX_RATIO,
   LENGTH_CAPPED_RATIO,
   SLOW_DECODE_SECONDS,
@@ -23,6 +23,8 @@ import { TARGET_DOWN_GPU_SIGNALS, TARGET_DOWN_SIGNALS } from '../../../../shared
 import { KV_CACHE_GPU_SIGNALS, KV_CACHE_SIGNALS } from '../../../../shared/enrich/kinds/kv-cache.js';
 import { LATENCY_GPU_SIGNALS, LATENCY_SIGNALS } from '../../../../shared/enrich/kinds/latency.js';
 import { QUEUE_GPU_SIGNALS, QUEUE_SIGNALS } from '../../../../shared/enrich/kinds/queue.js';
+// SGLang's error-rate profile reads its aborted share besides vLLM's signals.
+import { ABORTED_RATIO } from '../../../../shared/enrich/signals/sglang.js';
 import type { AlertKind, Signal, SignalUnit } from '../../../../shared/enrich/types.js';
 
 const UNITS: Record<string, [string, SignalUnit]> = {
@@ -39,6 +41,10 @@ const UNITS: Record<string, [string, SignalUnit]> = {
   prompt_tokens_mean: ['Mean prompt (tokens)', 'count'],
   http_5xx_ratio: ['HTTP 5xx share', 'ratio'],
   http_4xx_ratio: ['HTTP 4xx share', 'ratio'],
+  rejected_ratio: ['Rejected share (4xx, vLLM)', 'ratio'],
+  gpu_memory_configured_ratio: ['GPU memory share configured', 'ratio'],
+  requests_deferred: ['Waiting, deferred (KV transfer, LoRA)', 'count'],
+  requests_waiting_capacity: ['Waiting for capacity', 'count'],
   failed_per_second: ['Failed (vLLM)', 'per_second'],
   tpot_mean_seconds: ['Mean time per output token', 'seconds'],
   length_capped_ratio: ['Length-capped share', 'ratio'],
@@ -58,21 +64,36 @@ function facts(values: Record<string, Reading>): Facts {
 
 const cause = (kind: AlertKind, values: Record<string, Reading>) => likelyCause(kind, facts(values));
 const ruleOf = (kind: AlertKind, values: Record<string, Reading>) => cause(kind, values)?.rule;
-const without = (values: Record<string, Reading>, name: string) => Object.fromEntries(Object.entries(values).filter(([n]) => n !== name));
+const without = (values: Record<string, Reading>, name: string) =>
+  Object.fromEntries(Object.entries(values).filter(([n]) => n !== name));
 
 describe('row 3 — GPU busy, throughput flat: decode_bound', () => {
-  const busy = { gpu_utilization_ratio: 0.97, generation_tokens_per_second: [1200, 1210] as Reading, itl_p95_seconds: 0.12, requests_waiting: 12 };
+  const busy = {
+    gpu_utilization_ratio: 0.97,
+    generation_tokens_per_second: [1200, 1210] as Reading,
+    itl_p95_seconds: 0.12,
+    requests_waiting: 12,
+  };
 
   it('holds on a busy GPU, flat tokens/s since fired and slow tokens, before queueing', () => {
     expect(cause('queue', busy)).toMatchObject({
       rule: 'decode_bound',
-      evidence: ['GPU utilization 97% (≥ 90%)', 'Generation tokens 1,200/s → 1,210/s since fired (×1.01, ≤ ×1.1)', 'Inter-token latency p95 120 ms (≥ 50 ms)'],
+      evidence: [
+        'GPU utilization 97% (≥ 90%)',
+        'Generation tokens 1,200/s → 1,210/s since fired (×1.01, ≤ ×1.1)',
+        'Inter-token latency p95 120 ms (≥ 50 ms)',
+      ],
     });
     expect(ruleOf('latency', busy)).toBe('decode_bound');
   });
 
   it('holds at each threshold and not one step past it', () => {
-    const at = { ...busy, gpu_utilization_ratio: GPU_BUSY_RATIO, generation_tokens_per_second: [1000, 1000 * FLAT_THROUGHPUT_FACTOR] as Reading, itl_p95_seconds: SLOW_DECODE_SECONDS };
+    const at = {
+      ...busy,
+      gpu_utilization_ratio: GPU_BUSY_RATIO,
+      generation_tokens_per_second: [1000, 1000 * FLAT_THROUGHPUT_FACTOR] as Reading,
+      itl_p95_seconds: SLOW_DECODE_SECONDS,
+    };
     expect(ruleOf('queue', at)).toBe('decode_bound');
     expect(ruleOf('queue', { ...at, gpu_utilization_ratio: 0.89 })).toBe('queueing');
     expect(ruleOf('queue', { ...at, generation_tokens_per_second: [1000, 1111] })).toBe('queueing');
@@ -95,7 +116,12 @@ describe('row 3 — GPU busy, throughput flat: decode_bound', () => {
 });
 
 describe('row 4 — GPU idle, memory full: memory_bound', () => {
-  const full = { gpu_utilization_ratio: 0.3, kv_cache_usage_ratio: 0.98, requests_running: 6, preemptions_per_second: 0.2 };
+  const full = {
+    gpu_utilization_ratio: 0.3,
+    kv_cache_usage_ratio: 0.98,
+    requests_running: 6,
+    preemptions_per_second: 0.2,
+  };
 
   it('holds on an idle GPU with a full KV cache, before kv_cache_pressure', () => {
     expect(cause('kv_cache', full)).toMatchObject({
@@ -115,17 +141,30 @@ describe('row 4 — GPU idle, memory full: memory_bound', () => {
 
   it('is silent without DCGM data (the existing KV-cache rule speaks instead)', () => {
     expect(ruleOf('kv_cache', without(full, 'gpu_utilization_ratio'))).toBe('kv_cache_pressure');
-    expect(ruleOf('kv_cache', without({ ...full, preemptions_per_second: 0 }, 'gpu_utilization_ratio'))).toBeUndefined();
+    expect(
+      ruleOf('kv_cache', without({ ...full, preemptions_per_second: 0 }, 'gpu_utilization_ratio')),
+    ).toBeUndefined();
   });
 });
 
 describe('row 5 — GPU idle, few requests running: low_concurrency', () => {
-  const few = { gpu_utilization_ratio: 0.12, requests_running: 1, requests_waiting: 0, generation_tokens_per_second: 45, prompt_tokens_mean: 600 };
+  const few = {
+    gpu_utilization_ratio: 0.12,
+    requests_running: 1,
+    requests_waiting: 0,
+    generation_tokens_per_second: 45,
+    prompt_tokens_mean: 600,
+  };
 
   it('holds on an idle GPU with one or two requests running and none waiting', () => {
     expect(cause('latency', few)).toMatchObject({
       rule: 'low_concurrency',
-      evidence: ['GPU utilization 12% (< 50%)', 'Requests running 1 (≤ 2)', 'Requests waiting 0 (< 1)', 'Generation tokens 45/s (> 0/s)'],
+      evidence: [
+        'GPU utilization 12% (< 50%)',
+        'Requests running 1 (≤ 2)',
+        'Requests waiting 0 (< 1)',
+        'Generation tokens 45/s (> 0/s)',
+      ],
     });
     expect(ruleOf('latency', { ...few, requests_running: FEW_RUNNING_REQUESTS })).toBe('low_concurrency');
   });
@@ -143,7 +182,13 @@ describe('row 5 — GPU idle, few requests running: low_concurrency', () => {
 });
 
 describe('row 6 — an occasional request very slow: preemption_reprefill', () => {
-  const tail = { e2e_p50_seconds: 4, e2e_p99_seconds: 32, preemptions_per_second: 0.3, kv_cache_usage_ratio: 0.8, requests_waiting: 0 };
+  const tail = {
+    e2e_p50_seconds: 4,
+    e2e_p99_seconds: 32,
+    preemptions_per_second: 0.3,
+    kv_cache_usage_ratio: 0.8,
+    requests_waiting: 0,
+  };
 
   it('holds when p99 is at least 5× p50 and requests are preempted, naming both', () => {
     expect(cause('latency', tail)).toMatchObject({
@@ -167,21 +212,32 @@ describe('row 6 — an occasional request very slow: preemption_reprefill', () =
 });
 
 describe('row 7 — success rate low: out_of_memory, context_length_exceeded, input_validation', () => {
-  it("out of memory: failures (either generation's evidence) with GPU memory ≥ 95%", () => {
-    expect(cause('error_rate', { http_5xx_ratio: 0.2, gpu_memory_used_ratio: 0.99 })).toMatchObject({
+  it("out of memory: failures (either generation's evidence) with GPU memory beyond the share the server was configured to take", () => {
+    expect(
+      cause('error_rate', { http_5xx_ratio: 0.2, gpu_memory_used_ratio: 0.99, gpu_memory_configured_ratio: 0.9 }),
+    ).toMatchObject({
       rule: 'out_of_memory',
-      evidence: ['HTTP 5xx share 20% (> 0%)', 'GPU memory used 99% (≥ 95%)'],
+      evidence: ['HTTP 5xx share 20% (> 0%)', 'GPU memory used 99% = 1.1× GPU memory share configured 90% (≥ 1.02×)'],
     });
-    expect(cause('error_rate', { http_5xx_ratio: null, failed_per_second: 0.5, gpu_memory_used_ratio: GPU_MEMORY_FULL_RATIO })?.evidence).toEqual([
-      'Failed (vLLM) 0.5/s (> 0/s)',
-      'GPU memory used 95% (≥ 95%)',
-    ]);
+    expect(
+      cause('error_rate', {
+        http_5xx_ratio: null,
+        failed_per_second: 0.5,
+        gpu_memory_used_ratio: 0.9 * GPU_MEMORY_OVER_SHARE_FACTOR,
+        gpu_memory_configured_ratio: 0.9,
+      })?.rule,
+    ).toBe('out_of_memory');
   });
 
-  it('out of memory is silent with memory to spare, with no failures, or without DCGM data', () => {
-    expect(ruleOf('error_rate', { http_5xx_ratio: 0.2, gpu_memory_used_ratio: 0.94 })).toBeUndefined();
-    expect(ruleOf('error_rate', { http_5xx_ratio: 0, gpu_memory_used_ratio: 0.99 })).toBeUndefined();
-    expect(ruleOf('error_rate', { http_5xx_ratio: 0.2 })).toBeUndefined();
+  it("out of memory is silent at the server's steady state (95% used at 0.95), with no failures, or without DCGM data or the configured share", () => {
+    const full = { http_5xx_ratio: 0.2, gpu_memory_used_ratio: 0.96, gpu_memory_configured_ratio: 0.95 };
+    expect(ruleOf('error_rate', full)).toBeUndefined();
+    expect(
+      ruleOf('error_rate', { ...full, gpu_memory_used_ratio: 0.9 * 1.01, gpu_memory_configured_ratio: 0.9 }),
+    ).toBeUndefined();
+    expect(ruleOf('error_rate', { ...full, http_5xx_ratio: 0, gpu_memory_used_ratio: 0.99 })).toBeUndefined();
+    expect(ruleOf('error_rate', { http_5xx_ratio: 0.2, gpu_memory_configured_ratio: 0.9 })).toBeUndefined();
+    expect(ruleOf('error_rate', { http_5xx_ratio: 0.2, gpu_memory_used_ratio: 0.99 })).toBeUndefined();
   });
 
   it('context length exceeded: at least 25% of finished requests capped by length', () => {
@@ -203,8 +259,23 @@ describe('row 7 — success rate low: out_of_memory, context_length_exceeded, in
     expect(ruleOf('error_rate', { http_4xx_ratio: Number.NaN })).toBeUndefined();
   });
 
+  it("input validation: or vLLM's own count of rejected requests (4xx) at least 10% of those it answered", () => {
+    expect(cause('error_rate', { http_4xx_ratio: null, rejected_ratio: 0.3 })).toMatchObject({
+      rule: 'input_validation',
+      evidence: ['Rejected share (4xx, vLLM) 30% (≥ 10%)'],
+    });
+    expect(ruleOf('error_rate', { rejected_ratio: 0.09 })).toBeUndefined();
+  });
+
   it('none of them answers for another kind', () => {
-    expect(ruleOf('latency', { http_4xx_ratio: 0.5, length_capped_ratio: 0.5, http_5xx_ratio: 0.5, gpu_memory_used_ratio: 1 })).toBeUndefined();
+    expect(
+      ruleOf('latency', {
+        http_4xx_ratio: 0.5,
+        length_capped_ratio: 0.5,
+        http_5xx_ratio: 0.5,
+        gpu_memory_used_ratio: 1,
+      }),
+    ).toBeUndefined();
   });
 });
 
@@ -239,13 +310,17 @@ describe('every signal a rule names is read for one of its kinds', () => {
     latency: [...LATENCY_SIGNALS, ...LATENCY_GPU_SIGNALS].map((d) => d.name),
     queue: [...QUEUE_SIGNALS, ...QUEUE_GPU_SIGNALS].map((d) => d.name),
     kv_cache: [...KV_CACHE_SIGNALS, ...KV_CACHE_GPU_SIGNALS].map((d) => d.name),
-    error_rate: [...ERROR_RATE_SIGNALS, ...ERROR_RATE_GPU_SIGNALS].map((d) => ('breakdown' in d && d.breakdown ? `${d.name}:` : d.name)),
+    error_rate: [...ERROR_RATE_SIGNALS, ...ERROR_RATE_GPU_SIGNALS, ABORTED_RATIO].map((d) =>
+      'breakdown' in d && d.breakdown ? `${d.name}:` : d.name,
+    ),
     gpu_memory: ['gpu_memory_used_mib', 'gpu_memory_total_mib', 'memory_used_mib'],
     target_down: [...TARGET_DOWN_SIGNALS, ...TARGET_DOWN_GPU_SIGNALS].map((d) => d.name),
     unknown: ['expression_value'],
   };
-  const names = (c: Condition): string[] => ('any' in c ? c.any.flatMap(names) : 'trend' in c ? [] : 'of' in c ? [c.signal, c.of] : [c.signal]);
-  const isRead = (kind: AlertKind, name: string) => READ[kind].some((n) => n === name || (n.endsWith(':') && name.startsWith(n)));
+  const names = (c: Condition): string[] =>
+    'any' in c ? c.any.flatMap(names) : 'trend' in c ? [] : 'of' in c ? [c.signal, c.of] : [c.signal];
+  const isRead = (kind: AlertKind, name: string) =>
+    READ[kind].some((n) => n === name || (n.endsWith(':') && name.startsWith(n)));
 
   it.each(CAUSE_RULES.map((r) => [r.id, r] as const))('%s', (_, rule) => {
     for (const condition of rule.when) {

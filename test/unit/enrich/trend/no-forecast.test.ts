@@ -4,13 +4,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Point } from '../../../../shared/prometheus/client.js';
-import { fitMemoryTrend, MIN_FORECAST_POINTS, MIN_FORECAST_R_SQUARED, MIN_FORECAST_SECONDS } from '../../../../shared/enrich/trend/index.js';
+import {
+  fitMemoryTrend,
+  MIN_FORECAST_POINTS,
+  MIN_FORECAST_R_SQUARED,
+  MIN_FORECAST_SECONDS,
+} from '../../../../shared/enrich/trend/index.js';
 import { formatMemoryTrend } from '../../../../shared/enrich/values.js';
 
 const T0 = 1_795_934_700;
 
 function series(count: number, stepSeconds: number, f: (hours: number, i: number) => number): Point[] {
-  return Array.from({ length: count }, (_, i) => ({ time: T0 + i * stepSeconds, value: f((i * stepSeconds) / 3600, i) }));
+  return Array.from({ length: count }, (_, i) => ({
+    time: T0 + i * stepSeconds,
+    value: f((i * stepSeconds) / 3600, i),
+  }));
 }
 
 describe('a memory trend without a forecast says why', () => {
@@ -19,7 +27,11 @@ describe('a memory trend without a forecast says why', () => {
       series(13, 30, (h) => 30_000 + 2_000 * h),
       81_559,
     )!;
-    expect(trend).toMatchObject({ growing: false, hoursToFull: null, noForecast: { reason: 'short_history', seconds: 360, neededSeconds: MIN_FORECAST_SECONDS } });
+    expect(trend).toMatchObject({
+      growing: false,
+      hoursToFull: null,
+      noForecast: { reason: 'short_history', seconds: 360, neededSeconds: MIN_FORECAST_SECONDS },
+    });
     expect(trend.growthMiBPerHour).toBeCloseTo(2_000, 6);
     expect(formatMemoryTrend(trend)).toBe('not enough history (6 min of the 30 min needed)');
   });

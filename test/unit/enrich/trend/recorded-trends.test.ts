@@ -11,7 +11,9 @@ import { GPU_CAPACITY_MIB, GPU_SLOPES } from '../../../fixtures/prometheus/scena
 
 /** The recorded window of GPU `gpu`, parsed as the client parses it. */
 function recordedPoints(gpu: number) {
-  const exchange = loadExchanges('memory-ranges').find((e) => e.params.query?.startsWith(`DCGM_FI_DEV_FB_USED{gpu="${gpu}"`));
+  const exchange = loadExchanges('memory-ranges').find((e) =>
+    e.params.query?.startsWith(`DCGM_FI_DEV_FB_USED{gpu="${gpu}"`),
+  );
   const data = queryDataSchema.parse(envelopeSchema.parse(exchange!.body).data);
   if (data.resultType !== 'matrix') throw new Error(data.resultType);
   return data.result[0]!.values;

@@ -23,7 +23,10 @@ describe('theilSen', () => {
 
   it('thins more than MAX_FIT_POINTS points evenly and keeps the slope', () => {
     const xs = Array.from({ length: 11_000 }, (_, i) => i / 60);
-    const line = theilSen(xs, xs.map((x) => 500 * x + 1000));
+    const line = theilSen(
+      xs,
+      xs.map((x) => 500 * x + 1000),
+    );
     expect(MAX_FIT_POINTS).toBeLessThan(11_000);
     expect(line.slope).toBeCloseTo(500, 9);
     expect(line.intercept).toBeCloseTo(1000, 6);

@@ -1,0 +1,71 @@
+/**
+ * The stack as `cdk synth` and `cdk deploy` build it: every setting read from the app's context
+ * (`cdk.json` "context" or `-c key=value`) and checked by `context.ts`. `infra/app.ts` calls it on the
+ * CLI's app; the tests call it on an app of their own with the documented context values, so what they
+ * synthesize is what a user's command line synthesizes.
+ */
+import type { Construct } from 'constructs';
+import {
+  alarmEmailFromContext,
+  ampFromContext,
+  ampWorkspaceFromContext,
+  ContextError,
+  escalationFromContext,
+  refuseUnknownContextKeys,
+  routingFileFromContext,
+  settingsFromContext,
+  vpcFromContext,
+} from './context.js';
+import { regionProblem } from './regions.js';
+import { LlmAlertPipelineStack } from './stack.js';
+
+/** The stack's name in the cloud assembly (`LlmAlertPipeline.template.json`) and in CloudFormation. */
+export const STACK_NAME = 'LlmAlertPipeline';
+
+/**
+ * Where `cdk deploy` will put the (environment-agnostic) stack, when known at synth: the CDK CLI sets
+ * `CDK_DEFAULT_REGION` and `CDK_DEFAULT_ACCOUNT` from the profile it deploys with.
+ */
+export interface DeployTarget {
+  region?: string;
+  account?: string;
+}
+
+/** Thrown when the target region cannot take the stack (no function URLs there). */
+export class RegionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RegionError';
+  }
+}
+
+/**
+ * Adds the pipeline's stack to `scope` (the app, or a stage of it), configured from the context there.
+ * @param target where it will be deployed, when known (checked: region, and an `ampTopicArn`'s account and region)
+ * @throws ContextError naming the context key of a bad value; RoutingError for a bad routing file; RegionError
+ */
+export function definePipeline(scope: Construct, target: DeployTarget = {}): LlmAlertPipelineStack {
+  const context = (key: string) => scope.node.tryGetContext(key);
+  const problem = regionProblem(target.region);
+  if (problem) throw new RegionError(problem);
+  refuseUnknownContextKeys(Object.keys(scope.node.getAllContext()));
+  const settings = settingsFromContext(context);
+  const escalation = escalationFromContext(context);
+  // The functions refuse escalation without acknowledgement links (nobody could stop one): name the key at synth.
+  if (escalation && !settings.publicUrl)
+    throw new ContextError(
+      'publicUrl',
+      'escalation (escalationDelaySeconds) needs it, and ACK_SECRET in the settings secret: without acknowledgement ' +
+        'links every critical alert would escalate',
+    );
+  return new LlmAlertPipelineStack(scope, STACK_NAME, {
+    description: 'llm-alert-pipeline: Alertmanager webhook receiver for vLLM fleets',
+    settings,
+    routingFile: routingFileFromContext(context),
+    escalation,
+    alarmEmail: alarmEmailFromContext(context),
+    amp: ampFromContext(context, target),
+    ampWorkspaceArn: ampWorkspaceFromContext(context),
+    vpc: vpcFromContext(context),
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * Functions a reader can hold in their head: no product function (shared/, functions/, infra/) over
+ * {@link MAX_LINES} lines or with more than {@link MAX_PARAMS} parameters (take a context object instead),
+ * read with the TypeScript parser. The functions that still exceed a bound are listed by file and name
+ * with their size today: one that grows, or a new one over a bound, fails here; one brought under its
+ * bound must leave the list (the list only shrinks).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const MAX_LINES = 40;
+const MAX_PARAMS = 4;
+
+/** `file name` → its lines (or parameters) today; to be split (or given a context object), never grown. */
+const LONG: Record<string, number> = {
+  'shared/ack/acknowledge.ts acknowledge': 42,
+  'shared/ack/routes.ts submit': 44,
+  'shared/ack/routes.ts #page': 53,
+  'shared/ack/slack-interactions.ts handle': 44,
+  'shared/amp/receive.ts receiveOne': 44,
+  'shared/channels/feishu/api-errors.ts feishuApiError': 45,
+  'shared/channels/feishu/app-channel.ts createFeishuAppChannel': 124,
+  'shared/channels/http.ts postJson': 46,
+  'shared/channels/pagerduty/index.ts createPagerDutyChannel': 44,
+  'shared/channels/slack/app-channel.ts createSlackAppChannel': 64,
+  'shared/channels/slack/web-api.ts createSlackApi': 52,
+  'shared/channels/slack/web-api.ts classifySlackError': 49,
+  'shared/chart/render.ts option': 113,
+  'shared/chart/routes.ts chartRoutes': 49,
+  'shared/enrich/context.ts createContext': 46,
+  'shared/enrich/signals/read.ts readSignals': 47,
+  'shared/enrich/signals/read.ts signalsOf': 47,
+  'shared/enrich/trend/index.ts fitMemoryTrend': 46,
+  'shared/escalation/escalation.ts checkEscalation': 50,
+  'shared/heartbeat/alert.ts heartbeatMissingMessage': 46,
+  'shared/heartbeat/check.ts checkHeartbeats': 45,
+  'shared/heartbeat/check.ts checkOne': 47,
+  'shared/heartbeat/receive.ts heartbeatReceiver': 50,
+  'shared/http/app.ts createApp': 102,
+  'shared/prometheus/http.ts attempt': 51,
+  'shared/render/content.ts identifyingLines': 52,
+  'shared/render/digest.ts digestText': 52,
+  'shared/runtime/ack.ts createAckRuntime': 91,
+  'shared/runtime/config.ts loadConfig': 85,
+  'shared/runtime/deps.ts createDeps': 103,
+  'functions/server.ts (function)': 54,
+  'infra/amp.ts (function)': 49,
+  'infra/escalation.ts (function)': 51,
+  'infra/operations.ts (function)': 46,
+  'infra/stack.ts (function)': 95,
+};
+const MANY_PARAMS: Record<string, number> = {
+  'shared/ack/feishu-callback.ts answerCard': 5,
+  'shared/ack/links.ts urlForAll': 5,
+  'shared/ack/links.ts #storeSet': 5,
+  'shared/ack/page-words.ts acknowledgedBy': 5,
+  'shared/alert-state/alertmanager.ts statesOfName': 5,
+  'shared/alert-state/prometheus.ts statesOfName': 5,
+  'shared/channels/channel.ts (function)': 5,
+  'shared/channels/feishu/api-errors.ts (function)': 5,
+  'shared/channels/feishu/open-api.ts replyCard': 5,
+  'shared/channels/feishu/open-api.ts #call': 5,
+  'shared/channels/feishu/open-api.ts #request': 6,
+  'shared/channels/http.ts postJson': 5,
+  'shared/chart/render.ts line': 5,
+  'shared/enrich/signals/read.ts signalsOf': 6,
+  'shared/prometheus/batch.ts range': 5,
+  'shared/prometheus/http.ts send': 5,
+  'shared/prometheus/http.ts attempt': 5,
+  'shared/routing/load.ts resolveChannel': 5,
+  'shared/runtime/ack.ts createAckRuntime': 5,
+  'shared/runtime/setting-rules.ts wholeNumber': 5,
+  'shared/runtime/settings-secret.ts secretTokenSource': 5,
+  'shared/store/heartbeat.ts #forget': 5,
+  'infra/alarms.ts watchFunction': 5,
+  'infra/alarms.ts watchQueue': 5,
+};
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? files(join(dir, e.name))
+      : e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')
+        ? [join(dir, e.name)]
+        : [],
+  );
+}
+
+/** A function's name as the lists give it: its own, its variable's or property's, else `(function)`. */
+function nameOf(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string {
+  if (node.name) return node.name.getText(source);
+  const parent = node.parent;
+  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && parent.name)
+    return parent.name.getText(source);
+  return '(function)';
+}
+
+/** Every function with a body: `file name` → the largest lines and parameters among those of that name. */
+function measure(): { lines: Map<string, number>; params: Map<string, number> } {
+  const lines = new Map<string, number>();
+  const params = new Map<string, number>();
+  for (const path of ['shared', 'functions', 'infra'].flatMap((d) => files(join(ROOT, d)))) {
+    const file = relative(ROOT, path);
+    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node) => {
+      if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+        const key = `${file} ${nameOf(node, source)}`;
+        const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+        const end = source.getLineAndCharacterOfPosition(node.end).line;
+        lines.set(key, Math.max(lines.get(key) ?? 0, end - start + 1));
+        params.set(key, Math.max(params.get(key) ?? 0, node.parameters.length));
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return { lines, params };
+}
+
+const measured = measure();
+
+describe.each([
+  ['lines', MAX_LINES, measured.lines, LONG],
+  ['parameters', MAX_PARAMS, measured.params, MANY_PARAMS],
+] as const)('functions by %s', (_, max, sizes, known) => {
+  it(`none over ${max} but those listed, and none of those grown`, () => {
+    const over = [...sizes].filter(([key, n]) => n > max && n > (known[key] ?? max)).map(([key, n]) => `${key}: ${n}`);
+    expect(over).toEqual([]);
+  });
+
+  it('the list names only functions still over the bound', () => {
+    expect(Object.keys(known).filter((key) => (sizes.get(key) ?? 0) <= max)).toEqual([]);
+  });
+});
