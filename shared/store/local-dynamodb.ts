@@ -6,9 +6,16 @@
  * DynamoDB's TTL deletes expired items in the background; dynalite never does, so a long-running
  * `npm start` would keep every record until it stops. {@link sweepExpired} plays DynamoDB's part,
  * on a timer ({@link SWEEP_EVERY_MS}); reads already treat an expired item as absent either way.
+ *
+ * Closing waits for the requests dynalite is answering ({@link drainOnClose}): dynalite closes its
+ * database as soon as its HTTP server closes, and a request still queued behind an item lock then
+ * meets a closed database, an error dynalite throws out of its handler (it has no status code), which
+ * ends the process. Requests arriving while the store closes are answered 503, a transient error the
+ * SDK and the pipeline already treat as such.
  */
 import { DeleteItemCommand, DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ifConditionHolds } from './conditional.js';
 import { ensureTable, PARTITION_KEY, TTL_ATTRIBUTE } from './table.js';
@@ -33,6 +40,7 @@ const SWEEP_EVERY_MS = 10 * 60_000;
 export async function startLocalDynamoDb(tableName: string, options: { path?: string } = {}): Promise<LocalDynamoDb> {
   unpooledBuffers();
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: options.path });
+  const drain = drainOnClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
@@ -57,12 +65,54 @@ export async function startLocalDynamoDb(tableName: string, options: { path?: st
     close: async () => {
       clearInterval(timer);
       await sweeping;
+      await drain();
       client.destroy();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
     },
+  };
+}
+
+/** How long closing waits for the requests in flight, milliseconds (a store request takes well under one). */
+const DRAIN_MS = 5_000;
+
+/**
+ * Puts a gate before dynalite's request handler: it counts the requests being answered and, once
+ * closing, answers new ones `503` with `Connection: close`.
+ * @returns a function that starts closing and resolves when no request is in flight (or after {@link DRAIN_MS})
+ */
+function drainOnClose(server: Server): () => Promise<void> {
+  const [handler] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (!handler) throw new Error('dynalite has no request handler to put the close gate before');
+  let inFlight = 0;
+  let closing = false;
+  let idle: (() => void) | undefined;
+  server.removeListener('request', handler);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (closing) {
+      res.writeHead(503, { connection: 'close', 'content-type': 'application/x-amz-json-1.0' });
+      res.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ServiceUnavailable', message: 'closing' }));
+      return;
+    }
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) idle?.();
+    });
+    handler.call(server, req, res);
+  });
+  return () => {
+    closing = true;
+    if (inFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, DRAIN_MS).unref();
+      idle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   };
 }
 
