@@ -188,9 +188,9 @@ const ZH_CN: PageWords = {
   silenceFailed: (error) => h` · 静默失败：${error}`,
   resultCount: (n) => `${count(n)} 条告警`,
   setStarted: (n, by, hours) =>
-    h`正在以 ${by} 的名义确认全部 ${count(n)} 条告警${hours ? `，并静默 ${hours} 小时` : ''}。确认在后台进行，每几秒约一千条；消息会随之更新，刷新本页可看到每条告警的状态。`,
+    h`正在以 ${by} 的名义认领全部 ${count(n)} 条告警${hours ? `，并静默 ${hours} 小时` : ''}。认领在后台进行，每几秒约一千条；消息会随之更新，刷新本页可看到每条告警的状态。`,
   setDecided: (n, by, at) =>
-    h`这 ${count(n)} 条告警已由 ${by} 于 ${at} 一并确认（已完成或仍在后台进行），本次没有改变任何内容。`,
+    h`这 ${count(n)} 条告警已由 ${by} 于 ${at} 一并认领（已完成或仍在后台进行），本次没有改变任何内容。`,
   notified: (channel, ok) => `${channel} ${ok ? '已通知' : '通知失败'}`,
   channels: (list) => h`通知渠道：${list}。`,
   silenceFor: '静默时长',
