@@ -1,7 +1,8 @@
 /**
  * Delivers one notification to one channel with bounded retries (p-retry runs the attempts; the
  * wait between them is exponential backoff with jitter, or the platform's `Retry-After` (Slack's and
- * PagerDuty's 429) instead, capped so the whole attempt stays inside the budget). Only `DeliveryError`s
+ * PagerDuty's 429) instead, when the wait and an attempt after it fit in the budget; else the delivery
+ * ends there, with the error carrying `retryAfterMs`). Only `DeliveryError`s
  * marked retryable are retried. Content the platform refuses gets one more try, reduced (see
  * {@link deliver}). The budget is kept and the waits are made on a {@link DeliveryClock}: real time by
  * default, a test's clock in tests (p-retry's own timers are not used, so a test's clock moves instead
@@ -136,18 +137,20 @@ async function afterFailedAttempt(
   const unknown = isOutcomeUnknown(error);
   attempts.unknown ||= unknown;
   const retry = isRetryable(error) && retriesLeft > 0 && !last;
+  const waitMs = !retry
+    ? undefined
+    : unknown
+      ? waitAfterUnknown(remaining(), options.timeoutMs)
+      : waitBefore(attemptNumber, error, remaining(), options.timeoutMs);
   options.logger.warn('channel attempt failed', {
     channel: channel.name,
     attempt: attemptNumber,
-    retry,
+    retry: waitMs !== undefined,
     ...(unknown && { outcome: 'unknown' }),
     error: error.message,
   });
   if (last) throw mayHaveBeenDelivered(error);
   if (!retry) return;
-  const waitMs = unknown
-    ? waitAfterUnknown(remaining(), options.timeoutMs)
-    : waitBefore(attemptNumber, error, remaining(), options.timeoutMs);
   if (waitMs === undefined) throw error;
   await options.clock.sleep(waitMs);
 }
@@ -173,13 +176,15 @@ function mayHaveBeenDelivered(error: Error): Error {
 }
 
 /**
- * The wait before retry number `attemptNumber`, milliseconds: the platform's `Retry-After` when it sent one
- * (capped so a whole attempt fits in what is left), else the backoff; `undefined` when no attempt fits.
+ * The wait before retry number `attemptNumber`, milliseconds: the platform's `Retry-After` when it sent one,
+ * else the backoff; `undefined` when no attempt fits. A `Retry-After` that leaves no room for an attempt
+ * after it ends the delivery: a request inside the platform's window is refused again (and Slack may
+ * lengthen the window), so the failure goes back to whoever retries later (Alertmanager, after a 5xx; a
+ * kept follow-up, after the `Retry-After` itself).
  */
 function waitBefore(attemptNumber: number, error: Error, remainingMs: number, timeoutMs: number): number | undefined {
   const retryAfterMs = error instanceof DeliveryError ? error.retryAfterMs : undefined;
-  if (retryAfterMs !== undefined)
-    return remainingMs > 0 ? Math.max(0, Math.min(retryAfterMs, remainingMs - timeoutMs)) : undefined;
+  if (retryAfterMs !== undefined) return retryAfterMs + timeoutMs <= remainingMs ? retryAfterMs : undefined;
   const backoffMs = Math.min(
     MAX_BACKOFF_MS,
     Math.round((1 + Math.random()) * MIN_BACKOFF_MS * 2 ** (attemptNumber - 1)),

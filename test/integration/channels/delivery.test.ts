@@ -62,6 +62,23 @@ describe('deliver with the real channels', () => {
     });
   });
 
+  it('gives up at once when Slack’s Retry-After outlasts the budget: a try inside the window is refused again', async () => {
+    const { lines, logger } = capture();
+    const channel = createSlackChannel({ webhookUrl: new Secret(slack.url), name: 'slack-platform' });
+    slack.rateLimit(5, 30);
+    const before = slack.arrivals.length;
+    const clock = testClock();
+    const err = await deliver(channel, n(), { timeoutMs: 2000, retries: 2, budgetMs: 10_000, logger, clock })
+      .catch((e: unknown) => e)
+      .finally(() => slack.rateLimit(0, 1));
+    expect(err).toBeInstanceOf(DeliveryError);
+    expect((err as DeliveryError).retryAfterMs).toBe(30_000);
+    // One request: no wait cut short to fit the budget, no second request that Slack would refuse again.
+    expect(slack.arrivals.length - before).toBe(1);
+    expect(clock.waits).toEqual([]);
+    expect(lines.find((l) => l.event === 'channel attempt failed')).toMatchObject({ attempt: 1, retry: false });
+  });
+
   it('logs Slack’s plain-text error with the channel name and does not retry it', async () => {
     const { lines, logger } = capture();
     const hook = await startLoopback({
