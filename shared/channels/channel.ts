@@ -52,10 +52,17 @@ export type DeliveryFailureReason =
   | 'other';
 
 /**
+ * What an attempt that timed out when the platform may have had the whole message says: after its body
+ * was sent (plain HTTP channels), or at any point of a platform SDK's request (it does not tell).
+ */
+export const UNKNOWN_OUTCOME_MESSAGE =
+  'request timed out or was aborted after the whole message was sent: it may have been delivered';
+
+/**
  * A failed delivery. `retryable` is true for 5xx, 429, time-outs and network errors;
  * false for other 4xx and platform errors that mean bad configuration.
- * `outcomeUnknown`: the platform had the whole message and no answer came in time (the attempt timed out
- * after its body was sent): it may have been delivered. `deliver` tries such a message at most once more.
+ * `outcomeUnknown`: the platform may have had the whole message and no answer came in time (the attempt
+ * timed out after its body was sent, or inside a platform SDK's request): it may have been delivered. `deliver` tries such a message at most once more.
  */
 export class DeliveryError extends PipelineError<DeliveryFailureReason> {
   readonly outcomeUnknown: boolean;

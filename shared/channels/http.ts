@@ -6,7 +6,7 @@
  */
 import { BodyTooLargeError, failedAfterBodySent, httpRequest, type HttpAnswer } from '../core/http-request.js';
 import { redactedExcerpt, type Secret } from '../core/secret.js';
-import { ContentRefusedError, DeliveryError, httpFailureReason } from './channel.js';
+import { ContentRefusedError, DeliveryError, httpFailureReason, UNKNOWN_OUTCOME_MESSAGE } from './channel.js';
 
 /** Longest excerpt of a reply body quoted in an error message (characters). */
 const BODY_EXCERPT_CHARS = 200;
@@ -17,10 +17,6 @@ const BODY_EXCERPT_CHARS = 200;
  * hold it all in memory until the attempt's time-out. Past it the reply counts as empty: its status decides.
  */
 export const MAX_REPLY_BYTES = 1024 * 1024;
-
-/** What an attempt that timed out after its whole body was sent says (the platform may have taken it). */
-export const UNKNOWN_OUTCOME_MESSAGE =
-  'request timed out or was aborted after the whole message was sent: it may have been delivered';
 
 /** A 2xx reply. */
 export interface HttpReply {

@@ -7,7 +7,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createAckRuntime, type AckClients, type AckRuntime } from '../../shared/runtime/ack.js';
 import { createApp } from '../../shared/http/app.js';
 import { DeliveryError, type Channel } from '../../shared/channels/channel.js';
-import { UNKNOWN_OUTCOME_MESSAGE } from '../../shared/channels/http.js';
+import { UNKNOWN_OUTCOME_MESSAGE } from '../../shared/channels/channel.js';
 import type { Locale } from '../../shared/core/locale.js';
 import { loadConfig, type Config } from '../../shared/runtime/config.js';
 import { testDeps } from '../helpers/pipeline-deps.js';

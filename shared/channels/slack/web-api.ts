@@ -20,7 +20,7 @@
 import type { ErrorCode, LogLevel, Logger as SlackLogger, WebClient } from '@slack/web-api';
 import { lazyAsync } from '../../core/lazy.js';
 import type { Secret } from '../../core/secret.js';
-import { ContentRefusedError, DeliveryError } from '../channel.js';
+import { ContentRefusedError, DeliveryError, UNKNOWN_OUTCOME_MESSAGE } from '../channel.js';
 import type { SlackBlock } from './index.js';
 
 /** The Web API's base URL (`SLACK_API_URL` overrides it for tests). */
@@ -194,7 +194,8 @@ export function createSlackApi(options: {
  * - `channel_not_found`, `not_in_channel`, `is_archived`: permanent, naming the channel setting;
  * - content codes ({@link SLACK_API_CONTENT_ERRORS}): {@link ContentRefusedError};
  * - other platform codes: permanent, `platform_error`, the code quoted;
- * - HTTP 5xx: retryable; other HTTP statuses: permanent; time-outs and network errors: retryable.
+ * - HTTP 5xx: retryable; other HTTP statuses: permanent; network errors: retryable;
+ * - time-outs (`aborted`): retryable with `outcomeUnknown` (Slack may have posted the message).
  * A `DeliveryError` is returned unchanged. Messages never contain the token.
  * @param aborted whether the attempt's signal had fired (a time-out, not a network error)
  */
@@ -232,12 +233,13 @@ export function classifySlackError(
       );
     }
     case CODE.RequestError:
-      return new DeliveryError(
-        `${name}: ${aborted ? 'request timed out or was aborted' : `request failed (${networkCode(coded.original)})`}`,
-        true,
-        undefined,
-        aborted ? 'timeout' : 'network',
-      );
+      // The client does not say whether Slack had the request when the signal fired: it may have
+      // posted the message, so a time-out is an unknown outcome (one more try at most, not one per attempt).
+      if (aborted)
+        return new DeliveryError(`${name}: ${UNKNOWN_OUTCOME_MESSAGE}`, true, undefined, 'timeout', {
+          outcomeUnknown: true,
+        });
+      return new DeliveryError(`${name}: request failed (${networkCode(coded.original)})`, true, undefined, 'network');
     default:
       return new DeliveryError(
         `${name}: ${(err as Error)?.name ?? 'unknown error'} from the Slack client`,

@@ -6,7 +6,13 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { RenderOptions } from '../../render/digest.js';
 import { renderSns, type SnsMessageStructure } from './message.js';
-import { ContentRefusedError, DeliveryError, httpFailureReason, type Channel } from '../channel.js';
+import {
+  ContentRefusedError,
+  DeliveryError,
+  httpFailureReason,
+  UNKNOWN_OUTCOME_MESSAGE,
+  type Channel,
+} from '../channel.js';
 import { redactedExcerpt } from '../../core/secret.js';
 
 export {
@@ -135,7 +141,13 @@ export function createSnsChannel(
           abortSignal: signal,
         });
       } catch (err) {
-        throw classifySnsError(err, name);
+        throw signal.aborted && TRANSIENT.has((err as Error)?.name)
+          ? // The SDK does not say whether SNS had the request when the signal fired: it may have published it.
+            new DeliveryError(`${name}: ${UNKNOWN_OUTCOME_MESSAGE}`, true, undefined, 'timeout', {
+              cause: err,
+              outcomeUnknown: true,
+            })
+          : classifySnsError(err, name);
       }
     },
   };

@@ -216,6 +216,36 @@ describe('deliver with the real channels', () => {
     });
   });
 
+  it('a slow success through the AWS SDK (SNS) is an unknown outcome too: two publishes, not one per attempt', async () => {
+    const published = `<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><PublishResult><MessageId>m-1</MessageId></PublishResult><ResponseMetadata><RequestId>r-1</RequestId></ResponseMetadata></PublishResponse>`;
+    const slow = await startLoopback({
+      status: 200,
+      headers: { 'content-type': 'text/xml' },
+      body: published,
+      delayMs: 600,
+    });
+    const client = new SNSClient({
+      endpoint: slow.url,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      maxAttempts: 1,
+    });
+    const channel = createSnsChannel({
+      client,
+      topicArn: 'arn:aws:sns:eu-west-1:123456789012:pager',
+      name: 'sns-pager',
+    });
+    const { lines, logger } = capture();
+    const clock = withRealTime();
+    const attempts = await deliver(channel, n(), { timeoutMs: 300, retries: 3, budgetMs: 10_000, logger, clock });
+    await slow.close();
+    client.destroy();
+    expect(attempts).toBe(2);
+    expect(slow.requests).toHaveLength(2);
+    expect(clock.waits).toEqual([UNKNOWN_OUTCOME_MIN_WAIT_MS]);
+    expect(lines.find((l) => l.event === 'channel attempt failed')).toMatchObject({ attempt: 1, outcome: 'unknown' });
+  });
+
   it('sends one reduced rendering after a refusal of the content, which the platform accepts', async () => {
     const { lines, logger } = capture();
     const channel = createSlackChannel({ webhookUrl: new Secret(slack.url), name: 'slack-content' });

@@ -11,6 +11,7 @@ import type { Notification } from '../../../shared/render/notification.js';
 import { Secret } from '../../../shared/core/secret.js';
 import { DynamoDbSlackThreadStore } from '../../../shared/store/slack-threads.js';
 import { startLoopback } from '../../helpers/loopback.js';
+import { UNKNOWN_OUTCOME_MESSAGE } from '../../../shared/channels/channel.js';
 import { SLACK_CHANNEL_ID, slackError, startFakeSlackApi, type FakeSlackApi } from '../../helpers/slack-api.js';
 import { fixtureNotification } from '../../helpers/notifications.js';
 
@@ -255,13 +256,15 @@ describe('Slack app channel', () => {
       expect(await failure()).toMatchObject({ retryable: false, reason: 'client_error' });
     });
 
-    it('no answer within the signal: retryable timeout', async () => {
+    it('no answer within the signal: retryable timeout, outcome unknown', async () => {
       slack.server.reply({ hang: true });
       const err = await channel.send(firing(), AbortSignal.timeout(200)).then(
         () => undefined,
         (e: unknown) => e,
       );
-      expect(err).toMatchObject({ retryable: true, reason: 'timeout' });
+      // Slack had the whole request and may have posted it: an unknown outcome (one more try, at most).
+      expect(err).toMatchObject({ retryable: true, reason: 'timeout', outcomeUnknown: true });
+      expect((err as Error).message).toBe(`slack: ${UNKNOWN_OUTCOME_MESSAGE}`);
     });
 
     it('a redirect is not followed (the token travels in a header)', async () => {
