@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 const table = process.env.TABLE_NAME;
 const db = new DynamoDBClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
 const units = { rcu: 0, wcu: 0 };
-const server = createServer(async (req, res) => {
+async function handle(req, res) {
   if (req.method === 'GET') return void res.writeHead(200).end(JSON.stringify(units));
   let body = '';
   for await (const chunk of req) body += chunk;
@@ -55,6 +55,16 @@ const server = createServer(async (req, res) => {
       })
     : { ok: true };
   res.writeHead(sent.ok ? 200 : 502).end();
-});
+}
+
+// A failed store call or send answers 500 with its message (the bench reports it); unanswered, the async
+// handler's rejection would end this process and every later post would read "other side closed".
+const server = createServer((req, res) =>
+  handle(req, res).catch((err) => {
+    console.error(`dedupe relay: ${err.name}: ${err.message}`);
+    if (!res.headersSent) res.writeHead(500);
+    res.end(`${err.name}: ${err.message}`);
+  }),
+);
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
