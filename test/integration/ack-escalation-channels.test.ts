@@ -1,7 +1,7 @@
 /**
  * `ESCALATION_CHANNELS`: escalation to a channel instance of the routing file by name, through the real
  * app and runtime (`loadConfig`, `createDeps`: the routing file's channels, the in-process escalation
- * timer) on dynalite, with loopback Feishu robots checking each wire format (signature). The team's chat
+ * timer) on dynalite, with loopback Feishu robots checking each wire format (signature). The routed chat
  * gets the alert by its route; the on-call chat, named only by `ESCALATION_CHANNELS`, gets the escalation
  * once, in Chinese, with an Acknowledge link of its own; the acknowledgement follows it there (the resolve,
  * as for the `ESCALATION_*` targets, goes where the alert's routes send it).
@@ -122,7 +122,7 @@ describe('escalation to a routing-file channel instance (ESCALATION_CHANNELS)', 
     resolved.alerts[0]!.status = 'resolved';
     resolved.alerts[0]!.endsAt = '2026-11-29T13:00:00Z';
     expect((await post(resolved)).status).toBe(200);
-    // The resolve goes where the alert's routes send it, as for every escalation target: the team's chat.
+    // The resolve goes where the alert's routes send it, as for every escalation target: the routed chat.
     expect(titles(team)).toEqual([
       '🔥 告警 · critical · VLLMKVCacheNearlyFull (1)',
       '👀 已认领 · critical · VLLMKVCacheNearlyFull (1)',
