@@ -1,6 +1,7 @@
 /**
  * The chart renderer: {@link ChartData} → SVG (Apache ECharts, server-side rendering without a DOM)
- * → PNG (resvg compiled to WebAssembly), with the DejaVu Sans font bundled. Loaded lazily (see
+ * → PNG (resvg compiled to WebAssembly), with the DejaVu Sans font bundled, and a CJK subset of Noto Sans SC
+ * (`zh-font.ts`) for the zh-CN words (`words.ts`). Times are in `TIME_ZONE`. Loaded lazily (see
  * `load.ts`): none of it is in the receiver's cold start or main bundle.
  *
  * Why these: a chart must be drawn inside Lambda (Node, arm64) with no browser and no native addon
