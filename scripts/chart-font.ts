@@ -36,7 +36,8 @@ function zhTexts(): string[] {
     [`${name}:v0`, `${name}:v1`].map((n) => signalLabel({ name: n, label: `x${HOST_AVERAGE}` }, 'zh-CN')),
   );
   return [
-    ...[w.fired, w.now, w.threshold, w.capacity, w.trend, w.noData, w.colon, w.comma, w.noSeries, w.upTitle],
+    ...[w.fired, w.now, w.threshold, w.capacity, w.trend, w.noData, w.colon, w.comma, w.noSeries, w.unnamed],
+    w.upTitle,
     ...[w.unavailable, ...Object.values(w.failure), w.timeAxis('x')],
     ...[t.noUpwardTrend, t.fullIn('1'), t.hours('1'), t.days('1')],
     ...Object.values(SIGNAL_LABELS_ZH),

@@ -77,7 +77,7 @@ export function chartSpec(alert: ChartableAlert, locale: Locale = 'en'): ChartSp
   // Alertmanager's zero time (`0001-01-01…`, AMP's default text) is an unknown start: nothing to mark.
   if (!hasKnownStart(alert) || !Number.isFinite(firedAtMs)) return undefined;
   const base = { labels: alert.labels, firedAt: Math.floor(firedAtMs / 1000) };
-  const name = alert.labels.alertname ?? 'alert';
+  const name = alert.labels.alertname ?? chartWords(locale).unnamed;
   const e = alert.enrichment;
   if (e?.status === 'enriched' && e.kind === 'gpu_memory' && e.trend) {
     const used = e.signals.find((s) => s.unit === 'mebibytes');

@@ -33,6 +33,8 @@ export interface ChartWords {
   timeAxis(zone: string): string;
   /** The note over an empty chart. */
   noSeries: string;
+  /** The title of an alert without an `alertname` label. */
+  unnamed: string;
   /** The title of an `up` chart (a scrape target not answering), after the alert's name. */
   upTitle: string;
   /** The 503 image's heading and its sentence per cause. */
@@ -52,6 +54,7 @@ const EN: ChartWords = {
   trendWords: EN_TREND_WORDS,
   timeAxis: (zone) => `time (${zone})`,
   noSeries: 'No data for this alert\u2019s series in Prometheus',
+  unnamed: 'alert',
   upTitle: 'up (target answering scrapes)',
   unavailable: 'Chart unavailable',
   failure: {
@@ -75,6 +78,7 @@ const ZH_CN: ChartWords = {
   trendWords: ZH_TREND_WORDS,
   timeAxis: (zone) => `时间（${zone}）`,
   noSeries: 'Prometheus 中没有此告警的序列数据',
+  unnamed: '告警',
   upTitle: 'up（target 是否响应抓取）',
   unavailable: '趋势图暂不可用',
   failure: {

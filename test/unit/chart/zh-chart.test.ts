@@ -24,7 +24,7 @@ const KEPT = new Set(['prometheus', 'http', 'up', 'target', 'mib']);
 function englishWords(): Set<string> {
   const w = chartWords('en');
   const texts = [
-    ...[w.fired, w.now, w.threshold, w.capacity, w.trend, w.noData, w.noSeries, w.upTitle, w.unavailable],
+    ...[w.fired, w.now, w.threshold, w.capacity, w.trend, w.noData, w.noSeries, w.upTitle, w.unavailable, w.unnamed],
     ...[...Object.values(w.failure), w.timeAxis(''), w.trendWords.noUpwardTrend, w.trendWords.fullIn('')],
   ];
   const words = texts.flatMap((t) => t.toLowerCase().match(/[a-z]{2,}/g) ?? []);
