@@ -277,7 +277,7 @@ class AckPages {
     const pages = Math.max(1, Math.ceil(scope.fingerprints.length / PAGE_SIZE));
     const page = scope.list ? pageNumber(c.req.query('page'), pages) : 1;
     const shown = scope.list ? scope.fingerprints.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE) : scope.fingerprints;
-    const alerts = await this.#alerts(shown, now);
+    const alerts = await this.#alerts(shown, now, localeOf(c, claims));
     // A long list may have open alerts on other pages: its form stays (the result then says what each was).
     const open =
       alerts.some((a) => a.record && coversFiring(a.record, claims)) || (pages > 1 && !extra.result && !extra.setAck);
@@ -320,9 +320,10 @@ class AckPages {
 
   /**
    * The records of the alerts shown, their values now, chart and Grafana links. "Now" is read for every
-   * alert shown (a page of a long list): one enrichment, whose queries are per kind, not per alert.
+   * alert shown (a page of a long list): one enrichment, whose queries are per kind, not per alert. The
+   * charts are in the page's language.
    */
-  async #alerts(fingerprints: string[], now: number): Promise<PageAlert[]> {
+  async #alerts(fingerprints: string[], now: number, locale: Locale): Promise<PageAlert[]> {
     const found = await this.deps.stores.records.getMany(fingerprints, now);
     // By key part: a link carries an over-long fingerprint as its digest, the record keeps it whole.
     const records = new Map([...found.values()].map((r) => [keyPart(r.fingerprint), r]));
@@ -330,7 +331,8 @@ class AckPages {
     return fingerprints.map((fingerprint) => {
       const record = records.get(keyPart(fingerprint));
       if (!record) return { fingerprint };
-      const chart = chartUrl({ ...record.alert, enrichment: record.enrichment }, this.deps.charts, now);
+      const charts = this.deps.charts && { ...this.deps.charts, locale };
+      const chart = chartUrl({ ...record.alert, enrichment: record.enrichment }, charts, now);
       return { fingerprint, record, fresh: fresh?.get(record.fingerprint), ...(chart && { chartUrl: chart }) };
     });
   }

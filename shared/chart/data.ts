@@ -7,6 +7,7 @@
  * `step` keeps every chart under {@link TARGET_POINTS} points and never finer than
  * {@link MIN_STEP_SECONDS} (a usual scrape interval: finer steps only repeat samples).
  */
+import type { Locale } from '../core/locale.js';
 import type { Point, Series } from '../prometheus/client.js';
 import { rangeStep } from '../prometheus/step.js';
 import { fitMemoryTrend, lastRestartIndex } from '../enrich/trend/index.js';
@@ -45,6 +46,8 @@ export interface TrendLines {
 
 /** Everything the renderer needs, all times epoch seconds. */
 export interface ChartData {
+  /** The language of the chart's own words (its link's, see `token.ts`); default `en`. */
+  locale?: Locale;
   title: string;
   unit: SignalUnit;
   /** The x-axis: the window's start, and its end or the projection's end, whichever is later. */

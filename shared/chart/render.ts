@@ -1,6 +1,7 @@
 /**
  * The chart renderer: {@link ChartData} → SVG (Apache ECharts, server-side rendering without a DOM)
- * → PNG (resvg compiled to WebAssembly), with the DejaVu Sans font bundled. Loaded lazily (see
+ * → PNG (resvg compiled to WebAssembly), with the DejaVu Sans font bundled, and a CJK subset of Noto Sans SC
+ * (`zh-font.ts`) for the zh-CN words (`words.ts`). Times are in `TIME_ZONE`. Loaded lazily (see
  * `load.ts`): none of it is in the receiver's cold start or main bundle.
  *
  * Why these: a chart must be drawn inside Lambda (Node, arm64) with no browser and no native addon
@@ -34,7 +35,10 @@ import { SVGRenderer } from 'echarts/renderers';
 import type { EChartsCoreOption } from 'echarts/core';
 import { formatSignalValue } from '../enrich/values.js';
 import type { Point } from '../prometheus/client.js';
+import { timeZoneName, wallClock } from '../core/time-zone.js';
 import type { ChartData } from './data.js';
+import { chartWords, type ChartWords } from './words.js';
+import { ZH_FONT_BASE64 } from './zh-font.js';
 
 echarts.use([
   LineChart,
@@ -61,11 +65,14 @@ function asset(file: { bundled: string; module: string }): Buffer {
   return readFileSync(existsSync(beside) ? beside : createRequire(import.meta.url).resolve(file.module));
 }
 
-let ready: Promise<Buffer> | undefined;
-/** Instantiates the WebAssembly once per process and reads the font; a failure is retried next time. */
-function init(): Promise<Buffer> {
+let ready: Promise<Buffer[]> | undefined;
+/**
+ * Instantiates the WebAssembly once per process and reads the fonts: DejaVu Sans, then the CJK subset
+ * (`zh-font.ts`), which resvg falls back to for each character DejaVu Sans lacks. A failure is retried next time.
+ */
+function init(): Promise<Buffer[]> {
   ready ??= initWasm(asset(WASM_FILE))
-    .then(() => asset(FONT_FILE))
+    .then(() => [asset(FONT_FILE), Buffer.from(ZH_FONT_BASE64, 'base64')])
     .catch((err: unknown) => {
       ready = undefined;
       throw err;
@@ -85,37 +92,42 @@ const COLORS = {
 
 const ms = (s: number) => s * 1000;
 const DAY = 24 * 3600;
-const utc = (s: number) => new Date(ms(s)).toISOString().slice(11, 16);
+/** `HH:MM` of epoch seconds `s` in the process's time zone (`TIME_ZONE`). */
+const clock = (s: number) => wallClock(ms(s)).slice(11, 16);
 
-/** `HH:MM`, with the date before it (`YYYY-MM-DD HH:MM`) unless `s` is on the UTC day of `now`: a time alone reads as today's. */
-const utcOnDay = (s: number, now: number) => {
-  const iso = new Date(ms(s)).toISOString();
-  return iso.slice(0, 10) === new Date(ms(now)).toISOString().slice(0, 10)
-    ? iso.slice(11, 16)
-    : iso.slice(0, 16).replace('T', ' ');
+/** `HH:MM`, with the date before it (`YYYY-MM-DD HH:MM`) unless `s` is on the day of `now` (in `TIME_ZONE`): a time alone reads as today's. */
+const onDay = (s: number, now: number) => {
+  const [at, today] = [wallClock(ms(s)), wallClock(ms(now))];
+  return at.slice(0, 10) === today.slice(0, 10) ? at.slice(11, 16) : at.slice(0, 16);
 };
 
 /**
- * The subtitle: the values when fired and now (UTC; the fire time dated when it was not today), the
- * threshold, the trend. E.g. `fired 2026-11-28 14:05 UTC: 97.2% · now 09:12 UTC: 98.0% · threshold > 95%`.
+ * The subtitle, in the chart's language: the values when fired and now (in `TIME_ZONE`, which it names;
+ * the fire time dated when it was not today), the threshold, the trend. E.g.
+ * `fired 2026-11-28 14:05 UTC: 97.2% · now 09:12 UTC: 98.0% · threshold > 95%`, or in zh-CN
+ * `触发 2026-11-28 22:05 Asia/Shanghai：97.2% · 现在 17:12 Asia/Shanghai：98.0% · 阈值 > 95%`.
  */
 export function chartSubtitle(d: ChartData): string {
-  const value = (v: number | undefined) => (v === undefined ? 'no data' : formatSignalValue(v, d.unit));
+  const w = chartWords(d.locale);
+  const zone = timeZoneName();
+  const value = (v: number | undefined) => (v === undefined ? w.noData : formatSignalValue(v, d.unit));
   const parts = [
-    `fired ${utcOnDay(d.firedAt, d.now)} UTC: ${value(d.fired?.value)}`,
-    `now ${utc(d.now)} UTC: ${value(d.latest?.value)}`,
+    `${w.fired} ${onDay(d.firedAt, d.now)} ${zone}${w.colon}${value(d.fired?.value)}`,
+    `${w.now} ${clock(d.now)} ${zone}${w.colon}${value(d.latest?.value)}`,
   ];
-  if (d.threshold) parts.push(`threshold ${d.threshold.op} ${formatSignalValue(d.threshold.value, d.unit)}`);
-  if (d.trend) parts.push(d.trend.projection ? `trend ${trendWords(d)}` : 'no upward trend');
+  if (d.threshold) parts.push(`${w.threshold} ${d.threshold.op} ${formatSignalValue(d.threshold.value, d.unit)}`);
+  if (d.trend) parts.push(d.trend.projection ? `${w.trend} ${trendText(d, w)}` : w.trendWords.noUpwardTrend);
   return parts.join(' · ');
 }
 
-function trendWords(d: ChartData): string {
+/** `+1,500 MiB/h, full in ~8.5 h` (zh-CN `+1,500 MiB/h，约 8.5 小时后占满`). */
+function trendText(d: ChartData, w: ChartWords): string {
   const t = d.trend!.trend;
   const growth = `+${Math.round(t.growthMiBPerHour).toLocaleString('en-US')} MiB/h`;
-  return t.hoursToFull === null
-    ? growth
-    : `${growth}, full in ~${t.hoursToFull >= 48 ? `${(t.hoursToFull / 24).toFixed(1)} d` : `${t.hoursToFull.toFixed(1)} h`}`;
+  if (t.hoursToFull === null) return growth;
+  const h = t.hoursToFull;
+  const time = h >= 48 ? w.trendWords.days((h / 24).toFixed(1)) : w.trendWords.hours(h.toFixed(1));
+  return `${growth}${w.comma}${w.trendWords.fullIn(time)}`;
 }
 
 const line = (
@@ -156,11 +168,12 @@ export function markedPoints(d: ChartData): { point: Point; label: boolean }[] {
 }
 
 function option(d: ChartData): EChartsCoreOption {
+  const w = chartWords(d.locale);
   const markLines: object[] = [
     {
       xAxis: ms(d.firedAt),
       lineStyle: { color: COLORS.fired, type: 'dashed' },
-      label: { formatter: 'fired', color: COLORS.fired, position: 'end' },
+      label: { formatter: w.fired, color: COLORS.fired, position: 'end' },
     },
   ];
   if (d.threshold)
@@ -178,7 +191,7 @@ function option(d: ChartData): EChartsCoreOption {
       yAxis: d.capacityMiB,
       lineStyle: { color: COLORS.capacity, type: 'solid' },
       label: {
-        formatter: `capacity ${formatSignalValue(d.capacityMiB, d.unit)}`,
+        formatter: `${w.capacity} ${formatSignalValue(d.capacityMiB, d.unit)}`,
         color: COLORS.capacity,
         position: 'insideStartTop',
       },
@@ -248,17 +261,7 @@ function option(d: ChartData): EChartsCoreOption {
       subtextStyle: { fontSize: 12, color: COLORS.muted, fontFamily: FONT },
     },
     grid: GRID,
-    xAxis: {
-      type: 'time',
-      min: ms(d.xMin),
-      max: ms(d.xMax),
-      axisLabel: {
-        color: COLORS.muted,
-        hideOverlap: true,
-        formatter: d.xMax - d.xMin > DAY ? '{MM}-{dd} {HH}:{mm}' : '{HH}:{mm}',
-      },
-      splitLine: { show: false },
-    },
+    xAxis: timeAxis(d, w),
     yAxis: {
       type: 'value',
       scale: true,
@@ -269,11 +272,35 @@ function option(d: ChartData): EChartsCoreOption {
   };
 }
 
-/** Renders an SVG string to PNG bytes with the bundled font. */
+/**
+ * The time axis, its labels in `TIME_ZONE` and named by it (`time (Asia/Shanghai)`). ECharts knows only UTC
+ * and the host's zone: it places the ticks in UTC (on the hour in every zone a whole number of hours
+ * off UTC), and each label is the tick's instant read in `TIME_ZONE`, right across a DST change.
+ */
+function timeAxis(d: ChartData, w: ChartWords): object {
+  const long = d.xMax - d.xMin > DAY;
+  return {
+    type: 'time',
+    min: ms(d.xMin),
+    max: ms(d.xMax),
+    name: w.timeAxis(timeZoneName()),
+    nameLocation: 'middle',
+    nameGap: 22,
+    nameTextStyle: { color: COLORS.muted, fontSize: 11 },
+    axisLabel: {
+      color: COLORS.muted,
+      hideOverlap: true,
+      formatter: (v: number) => (long ? wallClock(v).slice(5, 16) : wallClock(v).slice(11, 16)),
+    },
+    splitLine: { show: false },
+  };
+}
+
+/** Renders an SVG string to PNG bytes with the bundled fonts. */
 async function toPng(svg: string): Promise<Uint8Array> {
-  const font = await init();
+  const fonts = await init();
   const resvg = new Resvg(svg, {
-    font: { fontBuffers: [font], defaultFontFamily: FONT, sansSerifFamily: FONT },
+    font: { fontBuffers: fonts, defaultFontFamily: FONT, sansSerifFamily: FONT },
     fitTo: { mode: 'original' },
     background: '#ffffff',
   });
@@ -312,28 +339,35 @@ function svgOf(opt: EChartsCoreOption): string {
  * An empty series draws the axes and says "no data" (never a line at 0).
  */
 export async function renderChartPng(data: ChartData): Promise<Uint8Array> {
+  return toPng(renderChartSvg(data));
+}
+
+/** The chart's SVG (what {@link renderChartPng} rasterises): its own words in `data.locale`, its times in `TIME_ZONE`. */
+export function renderChartSvg(data: ChartData): string {
   const opt = option(data);
-  if (data.points.length === 0)
-    (opt as { graphic?: object }).graphic = noteGraphic('No data for this alert\u2019s series in Prometheus');
-  return toPng(svgOf(opt));
+  if (data.points.length === 0) (opt as { graphic?: object }).graphic = noteGraphic(chartWords(data.locale).noSeries);
+  return svgOf(opt);
 }
 
 /** A PNG of the same size saying why there is no chart (e.g. Prometheus could not be reached). */
 export async function renderMessagePng(heading: string, message: string): Promise<Uint8Array> {
-  return toPng(
-    svgOf({
-      animation: false,
-      backgroundColor: '#ffffff',
-      title: {
-        text: heading,
-        subtext: message,
-        left: 'center',
-        top: 'middle',
-        textStyle: { fontFamily: FONT, color: COLORS.threshold, fontSize: 18 },
-        subtextStyle: { fontFamily: FONT, color: COLORS.muted, fontSize: 13 },
-      },
-    }),
-  );
+  return toPng(renderMessageSvg(heading, message));
+}
+
+/** The SVG of {@link renderMessagePng}. */
+export function renderMessageSvg(heading: string, message: string): string {
+  return svgOf({
+    animation: false,
+    backgroundColor: '#ffffff',
+    title: {
+      text: heading,
+      subtext: message,
+      left: 'center',
+      top: 'middle',
+      textStyle: { fontFamily: FONT, color: COLORS.threshold, fontSize: 18 },
+      subtextStyle: { fontFamily: FONT, color: COLORS.muted, fontSize: 13 },
+    },
+  });
 }
 
 function noteGraphic(text: string): object {

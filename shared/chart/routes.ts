@@ -18,6 +18,7 @@ import type { ChartRenderer } from './load.js';
 import { TOKEN_PROBLEM_STATUS, type SigningKeys } from '../core/signed-token.js';
 import { ChartTokenError, verifyChartToken } from './token.js';
 import { CHART_SUFFIX } from './url.js';
+import { chartWords, type FailureCause } from './words.js';
 
 /** How long a browser may reuse a chart, seconds. */
 export const CHART_MAX_AGE_SECONDS = 60;
@@ -139,7 +140,10 @@ interface Drawn {
   headers: Record<string, string>;
 }
 
-/** Reads the verified chart's series from Prometheus and draws it (200 PNG, or a 503 PNG naming the cause). */
+/**
+ * Reads the verified chart's series from Prometheus and draws it (200 PNG, or a 503 PNG naming the cause),
+ * its words in the token's language.
+ */
 async function draw(deps: ChartRouteDeps, verified: VerifiedChart): Promise<Drawn> {
   const renderer = await deps.renderer();
   const window = chartWindow(verified.spec, deps.now() / 1000);
@@ -147,14 +151,15 @@ async function draw(deps: ChartRouteDeps, verified: VerifiedChart): Promise<Draw
   if (series instanceof Error) {
     const cause = failureCause(series);
     deps.logger.warn('chart query failed', { cause, error: series.message });
-    const png = await renderer.renderMessagePng('Chart unavailable', FAILURE_TEXT[cause]);
+    const words = chartWords(verified.locale);
+    const png = await renderer.renderMessagePng(words.unavailable, words.failure[cause]);
     return {
       status: 503,
       png,
       headers: { ...NO_STORE, 'content-type': 'image/png', 'retry-after': String(RETRY_AFTER_SECONDS) },
     };
   }
-  const png = await renderer.renderChartPng(chartData(verified.spec, series, window));
+  const png = await renderer.renderChartPng({ ...chartData(verified.spec, series, window), locale: verified.locale });
   return {
     status: 200,
     png,
@@ -211,17 +216,6 @@ async function readSeries(deps: ChartRouteDeps, query: string, window: ChartWind
     return err instanceof Error ? err : new Error(String(err));
   }
 }
-
-type FailureCause = 'timeout' | 'unreachable' | 'too_large' | 'unavailable' | 'refused';
-
-/** What the 503 image says, by cause: never the query, the token or Prometheus's address. */
-const FAILURE_TEXT: Record<FailureCause, string> = {
-  timeout: 'Prometheus did not answer in time. Reload in a moment.',
-  unreachable: 'Prometheus could not be reached. Reload in a moment.',
-  too_large: "Prometheus's answer was too large to draw (too many series).",
-  unavailable: 'Prometheus is unavailable (HTTP 503). Reload in a moment.',
-  refused: 'Prometheus refused the query.',
-};
 
 /** Why the range query failed: our budget (`TimeoutError`) or the client's `PrometheusError` type. */
 function failureCause(err: Error): FailureCause {

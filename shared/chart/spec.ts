@@ -26,6 +26,9 @@ import { scopeSelectors } from '../prometheus/scope-selectors.js';
 import { DCGM_SCOPE_LABELS, TARGET_SCOPE_LABELS, VLLM_SCOPE_LABELS } from '../enrich/signals/scope.js';
 import type { Alert } from '../alertmanager/schema.js';
 import type { Enrichment, Signal, SignalUnit } from '../enrich/types.js';
+import type { Locale } from '../core/locale.js';
+import { signalLabel } from '../enrich/signals/labels.js';
+import { chartWords } from './words.js';
 
 /** An alert as the pipeline sends it (`EnrichedAlert`) or as the alert record keeps it (`enrichment` optional). */
 export type ChartableAlert = Alert & { enrichment?: Enrichment };
@@ -67,13 +70,14 @@ export function ruleThreshold(expr: string): Threshold | undefined {
  * The chart for an alert, or `undefined` when there is nothing to draw: no rule expression and no
  * enriched signal, or an unknown `startsAt`.
  * @param alert the alert with its enrichment, if any (its `startsAt` is RFC 3339)
+ * @param locale the title's language: the signal's name in it (the alert's name stays as sent); default `en`
  */
-export function chartSpec(alert: ChartableAlert): ChartSpec | undefined {
+export function chartSpec(alert: ChartableAlert, locale: Locale = 'en'): ChartSpec | undefined {
   const firedAtMs = Date.parse(alert.startsAt);
   // Alertmanager's zero time (`0001-01-01…`, AMP's default text) is an unknown start: nothing to mark.
   if (!hasKnownStart(alert) || !Number.isFinite(firedAtMs)) return undefined;
   const base = { labels: alert.labels, firedAt: Math.floor(firedAtMs / 1000) };
-  const name = alert.labels.alertname ?? 'alert';
+  const name = alert.labels.alertname ?? chartWords(locale).unnamed;
   const e = alert.enrichment;
   if (e?.status === 'enriched' && e.kind === 'gpu_memory' && e.trend) {
     const used = e.signals.find((s) => s.unit === 'mebibytes');
@@ -81,7 +85,7 @@ export function chartSpec(alert: ChartableAlert): ChartSpec | undefined {
       return {
         ...base,
         query: used.query,
-        title: `${name} · ${used.label}`,
+        title: `${name} · ${signalLabel(used, locale)}`,
         unit: 'mebibytes',
         memory: { windowSeconds: e.trend.windowSeconds, capacityMiB: e.trend.capacityMiB },
       };
@@ -90,7 +94,7 @@ export function chartSpec(alert: ChartableAlert): ChartSpec | undefined {
   if (expr && comparesUpWithZero(expr)) {
     const query = selector('up', equalityMatchers(alert.labels, ['job', 'instance']));
     // No threshold line: `== 0` would lie on the x-axis, and the drop from 1 to 0 says it.
-    return { ...base, query, title: `${name} · up (target answering scrapes)`, unit: 'count' };
+    return { ...base, query, title: `${name} · ${chartWords(locale).upTitle}`, unit: 'count' };
   }
   const threshold = expr ? ruleThreshold(expr) : undefined;
   const signals = e?.status === 'enriched' ? e.signals : [];
@@ -98,11 +102,11 @@ export function chartSpec(alert: ChartableAlert): ChartSpec | undefined {
   const comparedQuery = compared === undefined ? undefined : scopedQuery(compared, alert.labels);
   if (compared !== undefined && comparedQuery !== undefined) {
     const signal = comparedSignal(compared, signals);
-    const title = signal ? `${name} · ${signal.label}` : name;
+    const title = signal ? `${name} · ${signalLabel(signal, locale)}` : name;
     return { ...base, query: comparedQuery, title, unit: signal?.unit ?? 'none', threshold };
   }
   const main = signals[0];
-  if (main) return { ...base, query: main.query, title: `${name} · ${main.label}`, unit: main.unit };
+  if (main) return { ...base, query: main.query, title: `${name} · ${signalLabel(main, locale)}`, unit: main.unit };
   const query = expr && compared === undefined ? scopedQuery(expr.trim(), alert.labels) : undefined;
   return query === undefined ? undefined : { ...base, query, title: name, unit: 'none' };
 }

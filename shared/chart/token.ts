@@ -4,11 +4,13 @@
  * run a query of their choosing, alter the alert it charts, or stretch the link's life.
  *
  * Wire form: a signed token of `shared/core/signed-token.ts` (`<payload>.<signature>`, HMAC-SHA256 over
- * `chart.v1.` + `payload`), where `payload` is the UTF-8 JSON `{"v":1,"spec":{…},"exp":s}`. The domain
+ * `chart.v1.` + `payload`), where `payload` is the UTF-8 JSON `{"v":1,"spec":{…},"exp":s}`, with `"lang":"zh-CN"`
+ * when the chart's own words are Chinese (the link was made for a zh-CN channel or page). The domain
  * prefix differs from the acknowledgement tokens' (`ack.v1.`), so a chart token is never a valid
  * acknowledgement token, nor the reverse.
  */
 import * as z from '../core/zod.js';
+import { LOCALES, type Locale } from '../core/locale.js';
 import { PipelineError } from '../core/errors.js';
 import { openToken, signToken, type SigningKeys, type TokenDomain, type TokenProblem } from '../core/signed-token.js';
 import type { ChartSpec } from './spec.js';
@@ -37,7 +39,7 @@ const specSchema = z.object({
     z.object({ windowSeconds: z.number().check(z.nonnegative()), capacityMiB: z.nullable(z.number()) }),
   ),
 });
-const bodySchema = z.object({ v: z.literal(1), spec: specSchema, exp: z.number() });
+const bodySchema = z.object({ v: z.literal(1), spec: specSchema, exp: z.number(), lang: z.optional(z.enum(LOCALES)) });
 
 /** What the chart route says of a token refused before its body is read. */
 const REFUSED: Record<Exclude<TokenProblem, 'expired'>, string> = {
@@ -49,24 +51,31 @@ const REFUSED: Record<Exclude<TokenProblem, 'expired'>, string> = {
 /**
  * Signs a chart token with the current key.
  * @param expiresAt epoch seconds
+ * @param locale the language of the chart's own words; `en` (the default) is not written, so an English
+ *   link is the same as before languages existed
  * @returns the URL-safe token (no characters that need escaping in a path segment)
  */
-export function signChartToken(spec: ChartSpec, expiresAt: number, keys: Pick<SigningKeys, 'current'>): string {
-  return signToken(DOMAIN, { v: 1, spec, exp: Math.floor(expiresAt) }, keys);
+export function signChartToken(
+  spec: ChartSpec,
+  expiresAt: number,
+  keys: Pick<SigningKeys, 'current'>,
+  locale: Locale = 'en',
+): string {
+  return signToken(DOMAIN, { v: 1, spec, exp: Math.floor(expiresAt), ...(locale !== 'en' && { lang: locale }) }, keys);
 }
 
 /**
  * Verifies a token: shape, signature (current key, then the previous one within its grace period,
  * compared in constant time), then expiry.
  * @param nowMs current time, epoch milliseconds
- * @returns the chart it names and its expiry (epoch seconds)
+ * @returns the chart it names, its expiry (epoch seconds) and the language of its words (`en` when the token has none)
  * @throws ChartTokenError naming the problem
  */
 export function verifyChartToken(
   token: string,
   keys: SigningKeys,
   nowMs: number,
-): { spec: ChartSpec; expiresAt: number } {
+): { spec: ChartSpec; expiresAt: number; locale: Locale } {
   const opened = openToken(DOMAIN, token, keys, nowMs);
   if ('problem' in opened) throw new ChartTokenError(opened.problem, REFUSED[opened.problem]);
   const body = bodySchema.safeParse(opened.body);
@@ -74,5 +83,9 @@ export function verifyChartToken(
   if (body.data.exp * 1000 <= nowMs)
     throw new ChartTokenError('expired', `This chart link expired at ${new Date(body.data.exp * 1000).toISOString()}.`);
   const { threshold, memory, ...rest } = body.data.spec;
-  return { spec: { ...rest, ...(threshold && { threshold }), ...(memory && { memory }) }, expiresAt: body.data.exp };
+  return {
+    spec: { ...rest, ...(threshold && { threshold }), ...(memory && { memory }) },
+    expiresAt: body.data.exp,
+    locale: body.data.lang ?? 'en',
+  };
 }

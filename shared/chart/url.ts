@@ -3,6 +3,7 @@
  * the settings and the clock, so the pipeline (messages) and the acknowledgement page can each make
  * one; without `PUBLIC_URL`, `ACK_SECRET` or `PROMETHEUS_URL` there are no settings and no chart.
  */
+import type { Locale } from '../core/locale.js';
 import type { EnrichedAlert } from '../enrich/types.js';
 import { chartSpec, type ChartableAlert } from './spec.js';
 import type { SigningKeys } from '../core/signed-token.js';
@@ -28,6 +29,11 @@ export interface ChartLinkSettings {
   keys: SigningKeys;
   /** Link lifetime, seconds: `ACK_TOKEN_TTL_SECONDS`, so a message's chart lives as long as its Acknowledge link. */
   ttlSeconds: number;
+  /**
+   * The language of the chart's own words and title, signed into the link: the channel's (zh-CN for
+   * Feishu, DingTalk, WeCom) or the acknowledgement page's. Default `en`.
+   */
+  locale?: Locale;
 }
 
 /**
@@ -44,9 +50,9 @@ export function chartUrl(
   nowMs: number,
 ): string | undefined {
   if (!settings) return undefined;
-  const spec = chartSpec(alert);
+  const spec = chartSpec(alert, settings.locale);
   if (!spec) return undefined;
-  const token = signChartToken(spec, Math.ceil(nowMs / 1000) + settings.ttlSeconds, settings.keys);
+  const token = signChartToken(spec, Math.ceil(nowMs / 1000) + settings.ttlSeconds, settings.keys, settings.locale);
   const url = `${settings.publicUrl}${CHART_PATH}/${token}${CHART_SUFFIX}`;
   return url.length <= MAX_CHART_URL_CHARS ? url : undefined;
 }

@@ -5,6 +5,7 @@
  * The context is the one owner of what a group's stages remember: nothing a stage computes for a group
  * outlives it in a module-level cache. A new stage adds its result here, under the stage that writes it.
  */
+import type { Locale } from '../core/locale.js';
 import type { AckTracker, AckView } from '../ack/tracker.js';
 import type { Alert, WebhookMessage } from '../alertmanager/schema.js';
 import type { AlertStateSource } from '../alert-state/types.js';
@@ -142,7 +143,7 @@ export class GroupContext {
   /** fan out: what each channel did, in `deps.channels` order (none when it had nothing to send). */
   outcomes: { channel: string; outcome?: ChannelOutcome }[] = [];
   /** fan out: each alert as messages show it, detailed or listed, built once for all channels. */
-  readonly shown = new Map<ClaimedAlert, Partial<Record<'detailed' | 'listed', EnrichedAlert>>>();
+  readonly shown = new Map<ClaimedAlert, Partial<Record<`detailed ${Locale}` | 'listed', EnrichedAlert>>>();
   /**
    * record: the records written during fan-out (an alert every channel accepted: its record carries the
    * delivery mark), by event key, and the group's history events, written together at the end.

@@ -4,6 +4,7 @@
  * success goes to the delivery ledger at once. Counted (`notifications_total`, `delivery_duration_seconds`)
  * and logged (`channel delivered`, `channel failed`, `channel refused content`).
  */
+import type { Locale } from '../core/locale.js';
 import type { Alert } from '../alertmanager/schema.js';
 import { ContentRefusedError, DeliveryError, deliveryFailureReason, type Channel } from '../channels/channel.js';
 import { DEFAULT_DELIVERY_BUDGET_MS, deliver } from '../channels/deliver.js';
@@ -81,7 +82,7 @@ async function notificationFor(
   // Charts only for a message that shows its alerts in detail: a storm's digest shows none, and
   // signing thousands of URLs would only cost the storm's time budget.
   const detailed = mine.length + message.truncatedAlerts <= MAX_DETAILED_ALERTS;
-  const alerts = mine.map((c) => shown(group, c, detailed, nowMs));
+  const alerts = mine.map((c) => shown(group, c, { detailed, locale: channel.locale }, nowMs));
   const mentions = routeMentions(mine, channel.name, deps.mentions);
   const built = {
     ...buildNotification(message, alerts),
@@ -100,13 +101,19 @@ function routeMentions(mine: ClaimedAlert[], channel: string, mentions: MentionF
 }
 
 /**
- * The alert with its enrichment and, shown in detail, its signed chart URL (signed at `nowMs`). The
- * group's channels share it (`group.shown`): the chart token's HMAC and the copy are made once per alert.
+ * The alert with its enrichment and, shown in detail, its signed chart URL (signed at `nowMs`; its words
+ * and title in the channel's language). The group's channels share it (`group.shown`): the chart token's
+ * HMAC and the copy are made once per alert and language.
  */
-function shown(group: GroupContext, c: ClaimedAlert, detailed: boolean, nowMs: number): EnrichedAlert {
+function shown(
+  group: GroupContext,
+  c: ClaimedAlert,
+  { detailed, locale = 'en' }: { detailed: boolean; locale?: Locale },
+  nowMs: number,
+): EnrichedAlert {
   const built = group.shown.get(c) ?? {};
   group.shown.set(c, built);
-  const key = detailed ? 'detailed' : 'listed';
+  const key = detailed ? (`detailed ${locale}` as const) : 'listed';
   const known = built[key];
   if (known) return known;
   const enrichment = group.enrichments.get(c.alert.fingerprint);
@@ -119,7 +126,8 @@ function shown(group: GroupContext, c: ClaimedAlert, detailed: boolean, nowMs: n
       reasonZh: '未查询',
     },
   };
-  built[key] = withChartUrl(alert, detailed && enrichment !== undefined, group.deps.charts, nowMs);
+  const charts = group.deps.charts && { ...group.deps.charts, locale };
+  built[key] = withChartUrl(alert, detailed && enrichment !== undefined, charts, nowMs);
   return built[key];
 }
 

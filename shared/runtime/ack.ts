@@ -95,14 +95,15 @@ export function createAckRuntime(
     keys && config.publicUrl
       ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger)
       : undefined;
-  const targets = buildEscalationTargets(config, { sns: clients.sns });
+  const named = escalationChannels(config, channels);
+  const targets = [...buildEscalationTargets(config, { sns: clients.sns }), ...named];
   const endpoint = alertmanagerEndpoint(config);
   const alertmanager = endpoint && { ...endpoint, timeoutMs: config.delivery.timeoutMs };
   const escalation: EscalationDeps | undefined = targets.length
     ? {
         stores,
         targets,
-        threaded: channels.filter((c) => c.threaded),
+        threaded: channels.filter((c) => c.threaded && !named.includes(c)),
         links,
         delivery: config.delivery,
         alertState: createAlertStateSource(config, now),
@@ -146,13 +147,14 @@ export function createAckRuntime(
     logger,
     now,
   });
-  const followUps = createFollowUps(clients, config, { stores, channels: [...channels, ...targets], logger, now });
+  const everyChannel = [...channels, ...targets.filter((t) => !named.includes(t))];
+  const followUps = createFollowUps(clients, config, { stores, channels: everyChannel, logger, now });
   const page: AckRouteDeps | undefined = links && {
     stores,
     links,
     charts: chartLinkSettings(config),
     grafanaUrl: config.grafanaUrl,
-    channels: [...channels, ...targets],
+    channels: everyChannel,
     silences: endpoint && { alertmanager: endpoint, timeoutMs: config.delivery.timeoutMs },
     scheduler,
     delivery: config.delivery,
@@ -166,6 +168,20 @@ export function createAckRuntime(
     return timers ? resumeEscalations(stores, timers, logger, now) : { scheduled: 0, overdue: 0 };
   };
   return { tracker, page, escalation, timers, followUpTimers: followUps.timers, resume };
+}
+
+/**
+ * The channels `ESCALATION_CHANNELS` names (`config.escalation.channels`), as built for the routes: the
+ * escalation reaches each as its routed alerts do (its ledger name, threads, cards), and so do its follow-ups;
+ * a thread-keeping one gets it as a target, not a second time as a thread to update.
+ * @throws Error when a name has no channel (the configuration checked every name against the instances)
+ */
+function escalationChannels(config: Config, channels: Channel[]): Channel[] {
+  return (config.escalation?.channels ?? []).map((name) => {
+    const channel = channels.find((c) => c.name === name);
+    if (!channel) throw new Error(`ESCALATION_CHANNELS: no channel named "${name}"`);
+    return channel;
+  });
 }
 
 /** Arms `timers` again for every escalation still scheduled in the table (see `AckRuntime.resume`). */

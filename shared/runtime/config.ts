@@ -175,6 +175,8 @@ const envSchema = z.object({
   ACK_SECRET_PREVIOUS_UNTIL: optional(pointInTime()),
   ACK_TOKEN_TTL_SECONDS: wholeNumber(WEEK_SECONDS, 1, 90 * 24 * 3600, 'seconds'),
   ESCALATION_DELAY_SECONDS: positiveDecimal(15 * 60, WEEK_SECONDS, 'seconds'),
+  // Channel instances (the routing file's or the environment's) that get escalations too; checked by name below.
+  ESCALATION_CHANNELS: commaList(() => undefined),
   ESCALATION_SCHEDULE_GROUP: optional(
     matching(/^[0-9A-Za-z_.-]{1,64}$/, 'must be an EventBridge Scheduler group name'),
   ),
@@ -295,6 +297,12 @@ export interface Config {
     delaySeconds: number;
     /** The channels that get the escalation (`ESCALATION_SLACK_WEBHOOK_URL`: `escalation-slack`, …), in registry order. */
     targets: ChannelInstance[];
+    /**
+     * `ESCALATION_CHANNELS`: names of channel instances (the routing file's, or the environment's `slack`,
+     * `pagerduty`, …) that get the escalation too, each as the same channel that gets its routed alerts; in
+     * the setting's order, each once. Checked at start-up: every name is an instance.
+     */
+    channels: string[];
     /** EventBridge Scheduler wiring (the CDK stack sets it); unset: in-process timers (`npm start`). */
     scheduler?: { groupName: string; functionArn: string; roleArn: string; deadLetterQueueArn?: string };
   };
@@ -387,7 +395,7 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
   const channels = CHANNEL_ENV.read(channelSettings.data, env);
   const problems = [
     ...requires(e, 'WEBHOOK_TOKEN_PREVIOUS', 'WEBHOOK_TOKEN', 'a rotation needs the new token too'),
-    ...ackProblems(e, channels.escalation[0]?.setting),
+    ...ackProblems(e, channels.escalation[0]?.setting ?? (e.ESCALATION_CHANNELS && 'ESCALATION_CHANNELS')),
     ...heartbeatProblems(e),
     ...credentialProblems(e, 'PROMETHEUS'),
     ...credentialProblems(e, 'ALERTMANAGER'),
@@ -400,7 +408,8 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
     );
   }
   const routing = loadRouting(e.ROUTING_FILE, env, channels.channels, problems);
-  problems.push(...urgentProblems(channels.escalation.length > 0, routing));
+  const escalationChannels = escalationChannelNames(e, channels.channels, routing, problems);
+  problems.push(...urgentProblems(channels.escalation.length + escalationChannels.length > 0, routing));
   if (problems.length) throw new ConfigError(problems);
   return {
     port: e.PORT,
@@ -430,13 +439,7 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
         ? { secret: new Secret(e.ACK_SECRET_PREVIOUS), untilMs: e.ACK_SECRET_PREVIOUS_UNTIL }
         : undefined,
     ackTokenTtlSeconds: e.ACK_TOKEN_TTL_SECONDS,
-    escalation: channels.escalation.length
-      ? {
-          delaySeconds: e.ESCALATION_DELAY_SECONDS,
-          targets: channels.escalation.map((t) => t.instance),
-          scheduler: schedulerOf(e),
-        }
-      : undefined,
+    escalation: escalationOf(e, channels.escalation, escalationChannels),
     tableName: e.TABLE_NAME,
     timeZone: e.TIME_ZONE,
     ...(e.DATA_DIR && { dataDir: resolve(e.DATA_DIR) }),
@@ -476,6 +479,21 @@ export function settingValueProblems(name: string, value: string): string[] {
 function settingNames(env: Record<string, string | undefined>): string[] {
   const routingFile = env.ROUTING_FILE?.trim();
   return [...SETTING_NAMES, ...(routingFile ? routingReader().routingSecretNames(routingFile) : [])];
+}
+
+/** Escalation, on when a target is set (a channel's `ESCALATION_*` setting, or `ESCALATION_CHANNELS`). */
+function escalationOf(
+  e: z.infer<typeof envSchema>,
+  targets: { instance: ChannelInstance }[],
+  channels: string[],
+): Config['escalation'] {
+  if (targets.length + channels.length === 0) return undefined;
+  return {
+    delaySeconds: e.ESCALATION_DELAY_SECONDS,
+    targets: targets.map((t) => t.instance),
+    channels,
+    scheduler: schedulerOf(e),
+  };
 }
 
 /** EventBridge Scheduler's wiring of escalation checks (the CDK stack sets it), when set. */
@@ -543,10 +561,32 @@ function urgentProblems(escalation: boolean, routing: RoutingConfig | undefined)
   return (routing?.channels ?? []).flatMap((c) =>
     'urgent' in c && c.urgent
       ? [
-          `ROUTING_FILE: channels.${c.name}.urgent: set, but escalation is off (set ESCALATION_SNS_TOPIC_ARN or ESCALATION_SLACK_WEBHOOK_URL: urgent escalates a card nobody acknowledged in ESCALATION_DELAY_SECONDS)`,
+          `ROUTING_FILE: channels.${c.name}.urgent: set, but escalation is off (set ESCALATION_SNS_TOPIC_ARN, ESCALATION_SLACK_WEBHOOK_URL or ESCALATION_CHANNELS: urgent escalates a card nobody acknowledged in ESCALATION_DELAY_SECONDS)`,
         ]
       : [],
   );
+}
+
+/**
+ * `ESCALATION_CHANNELS`, checked against the channel instances: the routing file's and the environment's
+ * (`slack`, `pagerduty`, …). A name that is neither adds a problem naming it and the instances there are.
+ * @param routing `undefined` when `ROUTING_FILE` is unset or failed to load (its own problems name why)
+ * @returns the names, each once, in the setting's order
+ */
+function escalationChannelNames(
+  e: z.infer<typeof envSchema>,
+  envChannels: ChannelInstance[],
+  routing: RoutingConfig | undefined,
+  problems: string[],
+): string[] {
+  const names = [...new Set(e.ESCALATION_CHANNELS ?? [])];
+  if (e.ROUTING_FILE && !routing) return names;
+  const known = [...envChannels, ...(routing?.channels ?? [])].map((c) => c.name);
+  for (const name of names.filter((n) => !known.includes(n)))
+    problems.push(
+      `ESCALATION_CHANNELS: no channel instance named "${name}" (${known.length ? `known: ${known.join(', ')}` : 'none: name the instances of ROUTING_FILE'})`,
+    );
+  return names;
 }
 
 /** Heartbeat settings that mean nothing with the dead-man's switch off. */

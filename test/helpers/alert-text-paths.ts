@@ -93,7 +93,7 @@ export interface TextPath {
 export const TEXT_PATHS: TextPath[] = [
   { name: 'webhook schema', run: (m) => webhookSchema.parse(JSON.parse(JSON.stringify(m))) },
   { name: 'classification', run: (m) => m.alerts.map(classifyAlert) },
-  { name: 'chart spec', run: (m) => enriched(m).map(chartSpec) },
+  { name: 'chart spec', run: (m) => enriched(m).flatMap((a) => [chartSpec(a), chartSpec(a, 'zh-CN')]) },
   {
     name: 'enrichers',
     run: async (m) => {

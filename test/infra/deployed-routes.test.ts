@@ -8,10 +8,16 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionUrlEvent, functionUrlRequest } from '../../scripts/lambda-local.js';
 import { slackSignature } from '../../shared/channels/slack/signature.js';
+import { chartData, chartWindow } from '../../shared/chart/data.js';
+import { renderChartPng, renderMessagePng } from '../../shared/chart/render.js';
+import { setTimeZone } from '../../shared/core/time-zone.js';
+import { chartWords } from '../../shared/chart/words.js';
+import { ZH_FONT_BASE64 } from '../../shared/chart/zh-font.js';
 import { Secret } from '../../shared/core/secret.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { matrixResponder, risingRatio } from '../helpers/chart.js';
@@ -31,6 +37,8 @@ const ACK_SECRET = 'deployed-routes-ack-secret-0123456789abcdef';
 const SIGNING_SECRET = 'deployed-routes-signing-secret-0123';
 const BOT_TOKEN = 'xoxb-0000000000-deployed-routes';
 const PUBLIC_URL = 'https://alerts.example.com';
+/** The first pixel row below the time axis's labels: only the axis's name is drawn from here down. */
+const AXIS_NAME_ROW = 341;
 
 describe('the deployed receiver serves the acknowledgement page, Slack interactions and charts', () => {
   const receiver = deployedFunction('default', 'Receiver/Function');
@@ -81,7 +89,7 @@ describe('the deployed receiver serves the acknowledgement page, Slack interacti
   });
 
   /** One cold start running `events`; `-c publicUrl`, `-c prometheusUrl`, `-c slackChannel` set as the stack sets them. */
-  const invoke = (events: unknown[], prometheusUrl = prometheus.url) =>
+  const invoke = (events: unknown[], prometheusUrl = prometheus.url, more: Record<string, string> = {}) =>
     invokeDeployed(receiver, events, {
       endpoints: { dynamodb: db.endpoint, sns: sns.endpoint, secretsManager: secrets.endpoint },
       env: {
@@ -90,6 +98,7 @@ describe('the deployed receiver serves the acknowledgement page, Slack interacti
         SLACK_CHANNEL: SLACK_CHANNEL_ID,
         SLACK_API_URL: slack.url,
         NODE_V8_COVERAGE: coverage.dir,
+        ...more,
       },
     });
   const webhook = (body: string) => functionUrlEvent(body, { authorization: `Bearer ${TOKEN}` });
@@ -171,6 +180,38 @@ describe('the deployed receiver serves the acknowledgement page, Slack interacti
     expect(PNG.sync.read(Buffer.from(down.results[0].body, 'base64')).width).toBe(800);
   }, 90_000);
 
+  it("a zh-CN page's chart link draws the chart's own words in Chinese with the bundled CJK font", async () => {
+    // The page in Chinese (the browser's Accept-Language) links a zh-CN chart.
+    const page = await invoke([get(ackUrl, { 'accept-language': 'zh-CN,zh;q=0.9' })]);
+    const src = /<img src="([^"]+)"/.exec(page.results[0].body as string)![1]!.replaceAll('&amp;', '&');
+    expect(src).not.toBe(chartUrl);
+    const up = await invoke([get(src, { accept: 'image/png' })], prometheus.url, { TIME_ZONE: 'Asia/Shanghai' });
+    expect(up.results[0]).toMatchObject({ statusCode: 200, isBase64Encoded: true });
+    const drawn = expectDrawnChart(Buffer.from(up.results[0].body, 'base64'));
+    // Its time axis is named by TIME_ZONE in Chinese (`时间（Asia/Shanghai）`, the bottom rows): as the sources draw it.
+    setTimeZone('Asia/Shanghai');
+    const spec = { query: 'x', labels: {}, title: '', unit: 'none' as const, firedAt };
+    const local = { ...chartData(spec, [], chartWindow(spec, firedAt + 600)), locale: 'zh-CN' as const };
+    const axis = PNG.sync.read(Buffer.from(await renderChartPng(local)));
+    setTimeZone('UTC');
+    const utc = PNG.sync.read(Buffer.from(await renderChartPng(local)));
+    const rows = (png: PNG) => png.data.subarray(AXIS_NAME_ROW * png.width * 4);
+    const band = (a: PNG, b: PNG) => pixelmatch(rows(a), rows(b), undefined, a.width, a.height - AXIS_NAME_ROW);
+    expect(band(drawn, axis)).toBeLessThan(20);
+    expect(band(drawn, utc)).toBeGreaterThan(100);
+    // Prometheus down: the 503 image is all our own words, so it must be, pixel for pixel, what the sources
+    // draw with the CJK font (boxes, were the font missing from the bundle, would differ).
+    const down = await invoke([get(src)], 'http://127.0.0.1:9');
+    expect(down.results[0]).toMatchObject({ statusCode: 503, isBase64Encoded: true });
+    const w = chartWords('zh-CN');
+    const bundled = PNG.sync.read(Buffer.from(down.results[0].body, 'base64'));
+    const expected = PNG.sync.read(Buffer.from(await renderMessagePng(w.unavailable, w.failure.unreachable)));
+    const english = PNG.sync.read(Buffer.from(await renderMessagePng('Chart unavailable', 'x')));
+    const differ = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: 0.1 });
+    expect(differ(bundled, expected)).toBeLessThan(50);
+    expect(differ(bundled, english)).toBeGreaterThan(500);
+  }, 90_000);
+
   it('holds the renderer as a chunk only `await import()` reaches, its WebAssembly and font beside it', () => {
     const chunks = join(receiver.assetDir, 'chunks');
     for (const file of ['index_bg.wasm', 'DejaVuSans.ttf']) expect(existsSync(join(chunks, file)), file).toBe(true);
@@ -178,8 +219,12 @@ describe('the deployed receiver serves the acknowledgement page, Slack interacti
       (f) => f.endsWith('.mjs') && readFileSync(join(chunks, f), 'utf8').includes('renderToSVGString'),
     );
     expect(renderer).toEqual([expect.stringMatching(/^render-[A-Z0-9]+\.mjs$/)]);
+    // The CJK subset is inside the renderer's chunk (no file beside it), and not in the main bundle.
+    const fontLine = ZH_FONT_BASE64.trim().split('\n')[0]!;
+    expect(readFileSync(join(chunks, renderer[0]!), 'utf8')).toContain(fontLine);
     const main = readFileSync(join(receiver.assetDir, 'index.mjs'), 'utf8');
     expect(main).not.toContain('renderToSVGString');
+    expect(main).not.toContain(fontLine);
     expect(main).toContain(`import("./chunks/${renderer[0]}")`);
   });
 

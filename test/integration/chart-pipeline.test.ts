@@ -34,7 +34,7 @@ beforeEach(() => {
   received = [];
 });
 
-async function send(body: unknown, charts?: ChartLinkSettings): Promise<void> {
+async function send(body: unknown, charts?: ChartLinkSettings, more: Channel[] = []): Promise<void> {
   const tableName = `chart-pipeline-${++table}`;
   await ensureTable(db.client, tableName);
   const channel: Channel = { name: 'slack', send: async (n) => void received.push(n) };
@@ -43,7 +43,7 @@ async function send(body: unknown, charts?: ChartLinkSettings): Promise<void> {
     testDeps({
       table: { client: db.client, tableName },
       clock,
-      channels: [channel],
+      channels: [channel, ...more],
       enrich: async (alerts) =>
         new Map<string, Enrichment>(
           alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test' }]),
@@ -79,6 +79,24 @@ describe('chart URLs in the pipeline', () => {
         threshold: { op: '>', value: 50 },
       });
     }
+  });
+
+  it("signs a zh-CN channel's charts in Chinese, the English channel's as before", async () => {
+    const zh: Notification[] = [];
+    const feishu: Channel = { name: 'feishu', locale: 'zh-CN', send: async (n) => void zh.push(n) };
+    await send(fixture('firing-queue-backlog-two-models'), CHARTS, [feishu]);
+    const opened = (n: Notification | undefined) =>
+      verifyChartToken(
+        new URL(n!.alerts[0]!.chartUrl!).pathname
+          .split('/')
+          .pop()!
+          .replace(/\.png$/, ''),
+        { current: KEY },
+        clock.now(),
+      );
+    expect(opened(zh[0]).locale).toBe('zh-CN');
+    expect(opened(received[0]).locale).toBe('en');
+    expect(opened(zh[0]).spec.query).toBe(opened(received[0]).spec.query);
   });
 
   it('gives none when charts are off', async () => {

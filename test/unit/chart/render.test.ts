@@ -21,6 +21,7 @@ import {
 } from '../../../shared/chart/render.js';
 import type { ChartSpec } from '../../../shared/chart/spec.js';
 import type { Point } from '../../../shared/prometheus/client.js';
+import { setTimeZone } from '../../../shared/render/format.js';
 import { risingRatio } from '../../helpers/chart.js';
 import { pixelsNear } from '../../helpers/png.js';
 
@@ -70,7 +71,7 @@ function sampled(spec: ChartSpec, now: number, value: (t: number) => number) {
   return chartData(spec, [{ metric: {}, points }], w);
 }
 
-const FIXTURES = {
+const FIXTURES_EN = {
   'kv-cache-threshold': () => sampled(kv, FIRED + 1800, (t) => risingRatio(t, FIRED)),
   // 1,500 MiB/h with a deterministic ripple: fitted, projected toward 81,920 MiB.
   'memory-trend': () =>
@@ -82,6 +83,26 @@ const FIXTURES = {
   'no-data': () => chartData(kv, [], chartWindow(kv, FIRED + 1800)),
   'target-down-up': () => sampled(down, FIRED + 900, (t) => (t < FIRED - 60 ? 1 : 0)),
   'error-rate-ratio': () => sampled(errorRate, FIRED + 60, (t) => (t < FIRED - 300 ? 0.08 : 0.1071)),
+};
+const FIXTURES = {
+  ...FIXTURES_EN,
+  // zh-CN links (Feishu, DingTalk, WeCom, a Chinese page) with TIME_ZONE=Asia/Shanghai: every word of the
+  // chart's own is Chinese (the bundled CJK subset, no boxes), the times 8 h ahead of the UTC ones.
+  'memory-trend-zh-cn': () => ({
+    ...FIXTURES_EN['memory-trend'](),
+    title: 'GPUMemoryLeak · 显存用量',
+    locale: 'zh-CN' as const,
+  }),
+  'no-data-zh-cn': () => ({
+    ...FIXTURES_EN['no-data'](),
+    title: 'VLLMKVCacheNearlyFull · KV cache 使用率',
+    locale: 'zh-CN' as const,
+  }),
+};
+/** The fixtures drawn in a time zone other than UTC. */
+const ZONES: Partial<Record<keyof typeof FIXTURES, string>> = {
+  'memory-trend-zh-cn': 'Asia/Shanghai',
+  'no-data-zh-cn': 'Asia/Shanghai',
 };
 
 function compare(name: string, png: Uint8Array): number {
@@ -104,8 +125,13 @@ describe('chart renderer', () => {
   it.each(Object.keys(FIXTURES) as (keyof typeof FIXTURES)[])(
     '%s matches its golden image',
     async (name) => {
-      const png = await renderChartPng(FIXTURES[name]());
-      expect(compare(name, png)).toBeLessThanOrEqual(MAX_DIFF_RATIO);
+      setTimeZone(ZONES[name] ?? 'UTC');
+      try {
+        const png = await renderChartPng(FIXTURES[name]());
+        expect(compare(name, png)).toBeLessThanOrEqual(MAX_DIFF_RATIO);
+      } finally {
+        setTimeZone('UTC');
+      }
     },
     30_000,
   );

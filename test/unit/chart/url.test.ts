@@ -228,7 +228,7 @@ describe('chart URLs', () => {
     const [payload, signature] = tokenOf(url).split('.');
     expect(signature).toBe(createHmac('sha256', KEY.reveal()).update(`chart.v1.${payload}`).digest('base64url'));
     const verified = verifyChartToken(tokenOf(url), { current: KEY }, NOW);
-    expect(verified).toEqual({ spec: chartSpec(kvAlert()), expiresAt: NOW / 1000 + 3600 });
+    expect(verified).toEqual({ spec: chartSpec(kvAlert()), locale: 'en', expiresAt: NOW / 1000 + 3600 });
   });
 
   it('is undefined without settings (no PUBLIC_URL, ACK_SECRET or PROMETHEUS_URL), or when too long for Slack', () => {

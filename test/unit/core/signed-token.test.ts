@@ -39,6 +39,8 @@ describe('signed tokens', () => {
     expect(verifyChartToken(LEGACY_CHART, { current: KEY }, NOW)).toEqual({
       spec: chart,
       expiresAt: NOW / 1000 + 3600,
+      // A token from before languages: its chart is English.
+      locale: 'en',
     });
     expect(signAckToken(ackClaims, { current: KEY })).toBe(LEGACY_ACK);
     expect(signChartToken(chart, NOW / 1000 + 3600, { current: KEY })).toBe(LEGACY_CHART);

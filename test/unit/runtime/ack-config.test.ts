@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
 
 const SECRET = 'a'.repeat(32);
@@ -57,6 +60,7 @@ describe('acknowledgement and escalation settings', () => {
     expect(c.escalation).toEqual({
       delaySeconds: 120,
       targets: [{ name: 'escalation-sns', type: 'sns', topicArn: 'arn:aws:sns:eu-west-1:123456789012:escalations' }],
+      channels: [],
       scheduler: undefined,
     });
     expect(problems({ ESCALATION_SLACK_WEBHOOK_URL: 'http://hooks.slack.com/x' })[0]).toMatch(
@@ -98,5 +102,71 @@ describe('acknowledgement and escalation settings', () => {
     expect(problems({ ESCALATION_DEAD_LETTER_QUEUE_ARN: queue })).toEqual([
       'ESCALATION_DEAD_LETTER_QUEUE_ARN: set, but the scheduler settings (ESCALATION_SCHEDULE_GROUP, ...) are not',
     ]);
+  });
+
+  describe('ESCALATION_CHANNELS: channel instances by name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'escalation-channels-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const routingFile = join(dir, 'routing.yml');
+    writeFileSync(
+      routingFile,
+      [
+        'channels:',
+        '  oncall-pd:',
+        '    type: pagerduty',
+        '    routingKey: { secret: PD_ONCALL_KEY }',
+        '  qwen-feishu:',
+        '    type: feishu',
+        '    webhookUrl: { secret: FEISHU_QWEN_URL }',
+        '    locale: zh-CN',
+        'default:',
+        '  channels: [qwen-feishu]',
+        '',
+      ].join('\n'),
+    );
+    const routing = {
+      ...ACK_LINKS,
+      ROUTING_FILE: routingFile,
+      PD_ONCALL_KEY: 'R'.repeat(32),
+      FEISHU_QWEN_URL: 'https://open.feishu.cn/open-apis/bot/v2/hook/abc',
+    };
+
+    it("turns escalation on with the routing file's instances it names, each once, in its order", () => {
+      const c = loadConfig({ ...routing, ESCALATION_CHANNELS: 'qwen-feishu, oncall-pd,qwen-feishu' });
+      expect(c.escalation).toEqual({ delaySeconds: 900, targets: [], channels: ['qwen-feishu', 'oncall-pd'] });
+      // Beside a setting's target, which keeps its own name.
+      const both = loadConfig({
+        ...routing,
+        ESCALATION_CHANNELS: 'oncall-pd',
+        ESCALATION_SNS_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:escalations',
+      });
+      expect(both.escalation?.targets.map((t) => t.name)).toEqual(['escalation-sns']);
+      expect(both.escalation?.channels).toEqual(['oncall-pd']);
+    });
+
+    it('names a name that is no instance, with the instances there are', () => {
+      expect(problems({ ...routing, ESCALATION_CHANNELS: 'oncall-pd,oncall-pg' })).toEqual([
+        'ESCALATION_CHANNELS: no channel instance named "oncall-pg" (known: oncall-pd, qwen-feishu)',
+      ]);
+      expect(problems({ ...ACK_LINKS, ESCALATION_CHANNELS: 'oncall-pd' })).toEqual([
+        'ESCALATION_CHANNELS: no channel instance named "oncall-pd" (none: name the instances of ROUTING_FILE)',
+      ]);
+    });
+
+    it("takes the environment's channels by their names too, without a routing file", () => {
+      const c = loadConfig({
+        ...ACK_LINKS,
+        SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x',
+        ESCALATION_CHANNELS: 'slack',
+      });
+      expect(c.escalation?.channels).toEqual(['slack']);
+    });
+
+    it('wants acknowledgement links, as every escalation target does', () => {
+      const { PUBLIC_URL: _, ...withoutUrl } = routing;
+      expect(problems({ ...withoutUrl, ESCALATION_CHANNELS: 'oncall-pd' })).toEqual([
+        'ESCALATION_CHANNELS: escalation needs acknowledgement links, but PUBLIC_URL is not set (every critical alert would escalate, since nobody could acknowledge it)',
+      ]);
+    });
   });
 });

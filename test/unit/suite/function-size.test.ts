@@ -45,7 +45,7 @@ const LONG: Record<string, number> = {
   'shared/render/content.ts identifyingLines': 52,
   'shared/render/digest.ts digestText': 52,
   'shared/runtime/ack.ts createAckRuntime': 91,
-  'shared/runtime/config.ts loadConfig': 85,
+  'shared/runtime/config.ts loadConfig': 80,
   'shared/runtime/deps.ts createDeps': 103,
   'functions/server.ts (function)': 54,
   'infra/amp.ts (function)': 49,

@@ -1,0 +1,133 @@
+/**
+ * `ESCALATION_CHANNELS`: escalation to a channel instance of the routing file by name, through the real
+ * app and runtime (`loadConfig`, `createDeps`: the routing file's channels, the in-process escalation
+ * timer) on dynalite, with loopback Feishu robots checking each wire format (signature). The routed chat
+ * gets the alert by its route; the on-call chat, named only by `ESCALATION_CHANNELS`, gets the escalation
+ * once, in Chinese, with an Acknowledge link of its own; the acknowledgement follows it there (the resolve,
+ * as for the `ESCALATION_*` targets, goes where the alert's routes send it).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAckToken } from '../../shared/ack/token.js';
+import { silentLogger } from '../../shared/core/logger.js';
+import { Secret } from '../../shared/core/secret.js';
+import { createApp } from '../../shared/http/app.js';
+import { loadConfig } from '../../shared/runtime/config.js';
+import { createDeps } from '../../shared/runtime/deps.js';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
+import { ensureTable } from '../../shared/store/table.js';
+import { fixture } from '../helpers/fixtures.js';
+import { pollUntil } from '../helpers/processes.js';
+import { ACK_SECRET, FormClient, PUBLIC_URL, WEBHOOK_TOKEN } from './ack-harness.js';
+import { startFeishuPlatform, type FeishuPlatform } from './channels/platforms.js';
+
+const FP = '936e109b8c52c001';
+const ONCALL_SECRET = 'oncall-feishu-signing-secret';
+const ROUTING = `
+channels:
+  team-feishu: { type: feishu, webhookUrl: { secret: FEISHU_TEAM_URL } }
+  oncall-feishu:
+    type: feishu
+    webhookUrl: { secret: FEISHU_ONCALL_URL }
+    signingSecret: { secret: FEISHU_ONCALL_SECRET }
+default:
+  channels: [team-feishu]
+`;
+
+let db: LocalDynamoDb;
+let team: FeishuPlatform;
+let oncall: FeishuPlatform;
+let dir: string;
+
+beforeAll(async () => {
+  [db, team, oncall] = await Promise.all([
+    startLocalDynamoDb('ack-escalation-channels'),
+    startFeishuPlatform(),
+    startFeishuPlatform({ secret: ONCALL_SECRET }),
+  ]);
+  dir = mkdtempSync(join(tmpdir(), 'escalation-channels-'));
+  writeFileSync(join(dir, 'routing.yml'), ROUTING);
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await Promise.all([db, team, oncall].map((s) => s.close()));
+});
+
+async function start() {
+  const tableName = 'escalation-channels';
+  await ensureTable(db.client, tableName);
+  const config = loadConfig({
+    WEBHOOK_TOKEN,
+    PUBLIC_URL,
+    ACK_SECRET,
+    TABLE_NAME: tableName,
+    ROUTING_FILE: join(dir, 'routing.yml'),
+    FEISHU_TEAM_URL: team.url,
+    FEISHU_ONCALL_URL: oncall.url,
+    FEISHU_ONCALL_SECRET: ONCALL_SECRET,
+    ESCALATION_CHANNELS: 'oncall-feishu',
+    ESCALATION_DELAY_SECONDS: '0.2',
+    DELIVERY_RETRIES: '0',
+  });
+  return createApp(config, createDeps(config, { dynamodb: db.client }, silentLogger));
+}
+
+const auth = { authorization: `Bearer ${WEBHOOK_TOKEN}` };
+const tokenOf = (text: string) => /\/v1\/ack\/([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+const titles = (p: FeishuPlatform) => p.accepted.map((a) => a.card.header.title.content);
+
+describe('escalation to a routing-file channel instance (ESCALATION_CHANNELS)', () => {
+  it('reaches the named instance once, with its own link; the acknowledgement follows it there', async () => {
+    const app = await start();
+    const post = (body: unknown) =>
+      app.request('/v1/alertmanager', {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...auth },
+      });
+    expect((await post(fixture('firing-kv-cache-critical'))).status).toBe(200);
+    // The route's chat has the alert; the on-call chat nothing yet.
+    expect(titles(team)).toEqual(['🔥 告警 · critical · VLLMKVCacheNearlyFull (1)']);
+    expect(oncall.accepted).toHaveLength(0);
+    const channels = async () =>
+      ((await (await app.request(`/v1/alerts/${FP}`, { headers: auth })).json()) as { record: { channels: string[] } })
+        .record.channels;
+    await pollUntil(
+      async () => ((await channels()).includes('oncall-feishu') ? true : undefined),
+      () => `not escalated; the on-call chat got ${oncall.accepted.length}`,
+      { deadlineMs: 15_000, intervalMs: 50 },
+    );
+    expect(titles(oncall)).toEqual([expect.stringMatching(/^🚨 无人认领/)]);
+    const token = tokenOf(JSON.stringify(oncall.accepted[0]))!;
+    expect(verifyAckToken(token, { current: new Secret(ACK_SECRET) }, Date.now())).toMatchObject({
+      fingerprints: [FP],
+      channel: 'oncall-feishu',
+      locale: 'zh-CN',
+    });
+
+    const page = new FormClient(app);
+    await page.open(`/v1/ack/${token}`);
+    expect((await page.submit(`/v1/ack/${token}`, { name: 'lead' })).status).toBe(200);
+    await pollUntil(
+      async () => (oncall.accepted.length >= 2 ? true : undefined),
+      () => `no acknowledgement follow-up in the on-call chat: ${titles(oncall).join(' | ')}`,
+      { deadlineMs: 10_000, intervalMs: 50 },
+    );
+    expect(titles(oncall)[1]).toMatch(/^👀/);
+
+    const resolved = fixture('firing-kv-cache-critical');
+    resolved.status = 'resolved';
+    resolved.alerts[0]!.status = 'resolved';
+    resolved.alerts[0]!.endsAt = '2026-11-29T13:00:00Z';
+    expect((await post(resolved)).status).toBe(200);
+    // The resolve goes where the alert's routes send it, as for every escalation target: the routed chat.
+    expect(titles(team)).toEqual([
+      '🔥 告警 · critical · VLLMKVCacheNearlyFull (1)',
+      '👀 已认领 · critical · VLLMKVCacheNearlyFull (1)',
+      expect.stringMatching(/^✅ 已恢复/),
+    ]);
+    expect(oncall.accepted).toHaveLength(2);
+  }, 60_000);
+});
