@@ -233,13 +233,7 @@ export function classifySlackError(
       );
     }
     case CODE.RequestError:
-      // The client does not say whether Slack had the request when the signal fired: it may have
-      // posted the message, so a time-out is an unknown outcome (one more try at most, not one per attempt).
-      if (aborted)
-        return new DeliveryError(`${name}: ${UNKNOWN_OUTCOME_MESSAGE}`, true, undefined, 'timeout', {
-          outcomeUnknown: true,
-        });
-      return new DeliveryError(`${name}: request failed (${networkCode(coded.original)})`, true, undefined, 'network');
+      return unanswered(name, coded.original, aborted);
     default:
       return new DeliveryError(
         `${name}: ${(err as Error)?.name ?? 'unknown error'} from the Slack client`,
@@ -248,6 +242,17 @@ export function classifySlackError(
         'other',
       );
   }
+}
+
+/**
+ * A request that got no answer: a network error (retryable), or a time-out (`aborted`). The client does not
+ * say whether Slack had the request when the signal fired: it may have posted the message, so a time-out is
+ * an unknown outcome (one more try at most, not one per attempt).
+ */
+function unanswered(name: string, original: Error | undefined, aborted: boolean): DeliveryError {
+  if (!aborted)
+    return new DeliveryError(`${name}: request failed (${networkCode(original)})`, true, undefined, 'network');
+  return new DeliveryError(`${name}: ${UNKNOWN_OUTCOME_MESSAGE}`, true, undefined, 'timeout', { outcomeUnknown: true });
 }
 
 function platformError(code: string, name: string, settings: SlackSettingNames): DeliveryError {
