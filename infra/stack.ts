@@ -25,6 +25,7 @@ import {
   watchTopic,
 } from './alarms.js';
 import { ESCALATION_TIMEOUT_SECONDS, EscalationCheck } from './escalation.js';
+import { FollowUpRetries } from './follow-ups.js';
 import { HeartbeatCheck } from './heartbeat.js';
 import { Operations } from './operations.js';
 import { AMP_ALERTMANAGER_ACTIONS, AmpIngest, queryAmpWorkspace, useAmpAlertManager } from './amp.js';
@@ -84,6 +85,8 @@ export class LlmAlertPipelineStack extends Stack {
   readonly amp?: AmpIngest;
   /** Present when `vpc` was given. */
   readonly network?: PrivateNetwork;
+  /** Retries of acknowledgement follow-ups; present when `settings.publicUrl` is (acknowledgements need it). */
+  readonly followUps?: FollowUpRetries;
 
   constructor(scope: Construct, id: string, props: LlmAlertPipelineStackProps = {}) {
     super(scope, id, props);
@@ -122,6 +125,9 @@ export class LlmAlertPipelineStack extends Stack {
         useAmpAlertManager(this.receiver.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.receiver);
     }
     new HeartbeatCheck(this, 'Heartbeat', { receiver: this.receiver });
+    // Acknowledgements need their links (PUBLIC_URL): only then are there follow-ups to try again.
+    if (props.settings?.publicUrl)
+      this.followUps = new FollowUpRetries(this, 'FollowUps', { receiver: this.receiver, table: this.table });
     if (props.amp) this.amp = new AmpIngest(this, 'Amp', { receiver: this.receiver, ...props.amp });
 
     // The functions refuse escalation without acknowledgement links (nobody could stop one): say so at synth, not at cold start.
@@ -216,6 +222,14 @@ export class LlmAlertPipelineStack extends Stack {
     watchPipeline(ops);
     watchHeartbeat(ops, { checkDeployed: true });
     if (this.amp) watchAmp(ops, this.amp);
+    if (this.followUps)
+      watchQueue(
+        ops,
+        'FollowUpScheduleDeadLetters',
+        this.followUps.scheduleDeadLetters,
+        'acknowledgement follow-up tries EventBridge Scheduler could not invoke',
+        'a thread, card or incident may still show an alert as unacknowledged. Each message keeps {followUp: id}; look at it, then delete it.',
+      );
     if (this.escalation && this.escalationTopic) {
       const esc = this.escalation;
       watchFunction(
