@@ -10,13 +10,14 @@
  */
 import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Alias } from 'aws-cdk-lib/aws-kms';
+import { Alias, type IAlias } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import {
   watchAmp,
   watchFunction,
+  watchFollowUps,
   watchFunctionUrl,
   watchHeartbeat,
   watchPipeline,
@@ -130,40 +131,7 @@ export class LlmAlertPipelineStack extends Stack {
       this.followUps = new FollowUpRetries(this, 'FollowUps', { receiver: this.receiver, table: this.table });
     if (props.amp) this.amp = new AmpIngest(this, 'Amp', { receiver: this.receiver, ...props.amp });
 
-    // The functions refuse escalation without acknowledgement links (nobody could stop one): say so at synth, not at cold start.
-    if (props.escalation && !props.settings?.publicUrl)
-      throw new Error(
-        'escalation needs settings.publicUrl (context publicUrl) and ACK_SECRET in the settings secret: without acknowledgement links every critical alert would escalate',
-      );
-    if (props.escalation) {
-      this.escalationTopic = new Topic(this, 'EscalationTopic', {
-        displayName: 'LLM fleet escalations (unacknowledged critical alerts)',
-        masterKey: snsKey,
-        enforceSSL: true,
-      });
-      this.escalation = new EscalationCheck(this, 'Escalation', {
-        entry: props.escalation.entry,
-        delaySeconds: props.escalation.delaySeconds,
-        network: this.network,
-        settings: {
-          logLevel: props.settings?.logLevel,
-          publicUrl: props.settings?.publicUrl,
-          prometheusUrl: props.settings?.prometheusUrl,
-          alertmanagerUrl: props.settings?.alertmanagerUrl,
-          grafanaUrl: props.settings?.grafanaUrl,
-        },
-      })
-        .useTable(this.table)
-        .useTopic(this.escalationTopic)
-        .useSettingsSecret(this.settingsSecret)
-        .allowScheduling(this.receiver);
-      if (props.ampWorkspaceArn && !props.settings?.alertmanagerUrl)
-        useAmpAlertManager(this.escalation.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.check);
-      new CfnOutput(this, 'EscalationTopicArn', {
-        value: this.escalationTopic.topicArn,
-        description: 'subscribe the escalation contacts here',
-      });
-    }
+    if (props.escalation) [this.escalationTopic, this.escalation] = this.#escalate(props, snsKey);
     this.operations = this.#watch(props.alarmEmail);
 
     new CfnOutput(this, 'WebhookUrl', {
@@ -185,6 +153,42 @@ export class LlmAlertPipelineStack extends Stack {
         description: 'keys the routing file expects in the settings secret',
       });
     }
+  }
+
+  /**
+   * Escalation: its topic and check, scheduled by the receiver.
+   * @throws Error without `settings.publicUrl` (the functions refuse escalation without acknowledgement links)
+   */
+  #escalate(props: LlmAlertPipelineStackProps, snsKey: IAlias): [Topic, EscalationCheck] {
+    const escalation = props.escalation ?? {};
+    // Nobody could stop an escalation without acknowledgement links: say so at synth, not at cold start.
+    if (!props.settings?.publicUrl)
+      throw new Error(
+        'escalation needs settings.publicUrl (context publicUrl) and ACK_SECRET in the settings secret: without acknowledgement links every critical alert would escalate',
+      );
+    const topic = new Topic(this, 'EscalationTopic', {
+      displayName: 'LLM fleet escalations (unacknowledged critical alerts)',
+      masterKey: snsKey,
+      enforceSSL: true,
+    });
+    const { logLevel, publicUrl, prometheusUrl, alertmanagerUrl, grafanaUrl } = props.settings;
+    const check = new EscalationCheck(this, 'Escalation', {
+      entry: escalation.entry,
+      delaySeconds: escalation.delaySeconds,
+      network: this.network,
+      settings: { logLevel, publicUrl, prometheusUrl, alertmanagerUrl, grafanaUrl },
+    })
+      .useTable(this.table)
+      .useTopic(topic)
+      .useSettingsSecret(this.settingsSecret)
+      .allowScheduling(this.receiver);
+    if (props.ampWorkspaceArn && !alertmanagerUrl)
+      useAmpAlertManager(check.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.check);
+    new CfnOutput(this, 'EscalationTopicArn', {
+      value: topic.topicArn,
+      description: 'subscribe the escalation contacts here',
+    });
+    return [topic, check];
   }
 
   #settingsSecret(): Secret {
@@ -222,14 +226,7 @@ export class LlmAlertPipelineStack extends Stack {
     watchPipeline(ops);
     watchHeartbeat(ops, { checkDeployed: true });
     if (this.amp) watchAmp(ops, this.amp);
-    if (this.followUps)
-      watchQueue(
-        ops,
-        'FollowUpScheduleDeadLetters',
-        this.followUps.scheduleDeadLetters,
-        'acknowledgement follow-up tries EventBridge Scheduler could not invoke',
-        'a thread, card or incident may still show an alert as unacknowledged. Each message keeps {followUp: id}; look at it, then delete it.',
-      );
+    if (this.followUps) watchFollowUps(ops, this.followUps);
     if (this.escalation && this.escalationTopic) {
       const esc = this.escalation;
       watchFunction(

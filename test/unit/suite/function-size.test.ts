@@ -51,7 +51,7 @@ const LONG: Record<string, number> = {
   'infra/amp.ts (function)': 49,
   'infra/escalation.ts (function)': 51,
   'infra/operations.ts (function)': 46,
-  'infra/stack.ts (function)': 95,
+  'infra/stack.ts (function)': 65,
 };
 const MANY_PARAMS: Record<string, number> = {
   'shared/ack/feishu-callback.ts answerCard': 5,
