@@ -4,7 +4,8 @@
  * topic) go through the same pipeline (`shared/amp`; a thrown error makes Lambda retry the event); the
  * heartbeat schedule's event ({@link HEARTBEAT_CHECK_EVENT}) runs the dead-man's switch check; a kept
  * follow-up's schedule (`{followUp}`) runs its next try; an alert set's step (`{ackSetStep}`) runs that
- * step. Configuration is read and validated once, at cold start; the webhook tokens are re-read from the settings secret every minute. Metrics go to CloudWatch as EMF lines.
+ * step. Configuration is read and validated once, at cold start; the webhook tokens are re-read from the
+ * settings secret every minute. Metrics go to CloudWatch as EMF lines.
  * Every line an invocation logs carries its `awsRequestId` (Lambda's text log format does not add
  * it to lines written to stdout).
  */
@@ -34,7 +35,7 @@ const secrets = new SecretsManagerClient(AWS_CLIENT_DEFAULTS);
 const config = await loadConfigWhenReady(await withSecretSettings(process.env, secrets));
 const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
-/** This function's name and ARN, from the invocation's context: an alert set's next step and kept follow-ups invoke it. */
+/** This function's name and ARN, from the invocation's context: alert set steps and kept follow-ups invoke it. */
 let functionName = '';
 let invokedFunctionArn: string | undefined;
 const clients = {
