@@ -73,10 +73,13 @@ export class FollowUpRetries extends Construct {
       resourceName: `${group}/*`,
     });
     allow(fn, ['scheduler:CreateSchedule'], [schedules]);
+    const groupName = Stack.of(this).resolve(group);
+    const wildcard = `arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${groupName}/*`;
     Validations.of(fn.role!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${Stack.of(this).resolve(group)}/*]`,
+      id: `AwsSolutions-IAM5[Resource::${wildcard}]`,
       reason:
-        "The receiver names one schedule per follow-up try at run time (fu-<id>-<due>); the wildcard covers only the schedules of this stack's own follow-up group.",
+        'The receiver names one schedule per follow-up try at run time (fu-<id>-<due>); ' +
+        "the wildcard covers only the schedules of this stack's own follow-up group.",
     });
     allow(fn, ['iam:PassRole'], [this.schedulerRole.roleArn], {
       StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },

@@ -53,7 +53,7 @@ export interface FollowUpWiringDeps {
   now: () => number;
   /** EventBridge Scheduler's one-time schedules, loaded on the first use (Lambda). */
   schedules: LoadSchedules;
-  /** Whether this process acknowledges alerts (its links are configured): only then is a missing wiring worth a warning. */
+  /** Whether this process acknowledges alerts (links configured): only then is a missing wiring worth a warning. */
   acknowledges: boolean;
 }
 
@@ -86,7 +86,8 @@ export function createFollowUps(
     logger.warn('follow-up retries off', {
       reason:
         'no EventBridge Scheduler wiring (FOLLOW_UP_SCHEDULE_GROUP, FOLLOW_UP_ROLE_ARN; the CDK stack sets them): ' +
-        'in-process timers would not survive a frozen Lambda, so a follow-up a platform refuses for now is not tried again',
+        'in-process timers would not survive a frozen Lambda, ' +
+        'so a follow-up a platform refuses for now is not tried again',
     });
   return { resume: async () => 0 };
 }
