@@ -102,6 +102,17 @@ export function watchQueue(
   });
 }
 
+/** Tries of kept acknowledgement follow-ups EventBridge Scheduler could not invoke (`infra/follow-ups.ts`). */
+export function watchFollowUps(ops: Operations, followUps: { scheduleDeadLetters: IQueue }): void {
+  watchQueue(
+    ops,
+    'FollowUpScheduleDeadLetters',
+    followUps.scheduleDeadLetters,
+    'acknowledgement follow-up tries EventBridge Scheduler could not invoke',
+    'a thread, card or incident may still show an alert as unacknowledged. Each message keeps {followUp: id}; look at it, then delete it.',
+  );
+}
+
 /**
  * AMP's way in: its topic could not deliver to the receiver, SNS events that failed after Lambda's
  * retries or could not be delivered at all (both keep the SNS message), and bodies delivered unparsed.

@@ -10,13 +10,14 @@
  */
 import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Alias } from 'aws-cdk-lib/aws-kms';
+import { Alias, type IAlias } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import {
   watchAmp,
   watchFunction,
+  watchFollowUps,
   watchFunctionUrl,
   watchHeartbeat,
   watchPipeline,
@@ -25,6 +26,7 @@ import {
   watchTopic,
 } from './alarms.js';
 import { ESCALATION_TIMEOUT_SECONDS, EscalationCheck } from './escalation.js';
+import { FollowUpRetries } from './follow-ups.js';
 import { HeartbeatCheck } from './heartbeat.js';
 import { Operations } from './operations.js';
 import { AMP_ALERTMANAGER_ACTIONS, AmpIngest, queryAmpWorkspace, useAmpAlertManager } from './amp.js';
@@ -84,6 +86,8 @@ export class LlmAlertPipelineStack extends Stack {
   readonly amp?: AmpIngest;
   /** Present when `vpc` was given. */
   readonly network?: PrivateNetwork;
+  /** Retries of acknowledgement follow-ups; present when `settings.publicUrl` is (acknowledgements need it). */
+  readonly followUps?: FollowUpRetries;
 
   constructor(scope: Construct, id: string, props: LlmAlertPipelineStackProps = {}) {
     super(scope, id, props);
@@ -122,42 +126,12 @@ export class LlmAlertPipelineStack extends Stack {
         useAmpAlertManager(this.receiver.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.receiver);
     }
     new HeartbeatCheck(this, 'Heartbeat', { receiver: this.receiver });
+    // Acknowledgements need their links (PUBLIC_URL): only then are there follow-ups to try again.
+    if (props.settings?.publicUrl)
+      this.followUps = new FollowUpRetries(this, 'FollowUps', { receiver: this.receiver, table: this.table });
     if (props.amp) this.amp = new AmpIngest(this, 'Amp', { receiver: this.receiver, ...props.amp });
 
-    // The functions refuse escalation without acknowledgement links (nobody could stop one): say so at synth, not at cold start.
-    if (props.escalation && !props.settings?.publicUrl)
-      throw new Error(
-        'escalation needs settings.publicUrl (context publicUrl) and ACK_SECRET in the settings secret: without acknowledgement links every critical alert would escalate',
-      );
-    if (props.escalation) {
-      this.escalationTopic = new Topic(this, 'EscalationTopic', {
-        displayName: 'LLM fleet escalations (unacknowledged critical alerts)',
-        masterKey: snsKey,
-        enforceSSL: true,
-      });
-      this.escalation = new EscalationCheck(this, 'Escalation', {
-        entry: props.escalation.entry,
-        delaySeconds: props.escalation.delaySeconds,
-        network: this.network,
-        settings: {
-          logLevel: props.settings?.logLevel,
-          publicUrl: props.settings?.publicUrl,
-          prometheusUrl: props.settings?.prometheusUrl,
-          alertmanagerUrl: props.settings?.alertmanagerUrl,
-          grafanaUrl: props.settings?.grafanaUrl,
-        },
-      })
-        .useTable(this.table)
-        .useTopic(this.escalationTopic)
-        .useSettingsSecret(this.settingsSecret)
-        .allowScheduling(this.receiver);
-      if (props.ampWorkspaceArn && !props.settings?.alertmanagerUrl)
-        useAmpAlertManager(this.escalation.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.check);
-      new CfnOutput(this, 'EscalationTopicArn', {
-        value: this.escalationTopic.topicArn,
-        description: 'subscribe the escalation contacts here',
-      });
-    }
+    if (props.escalation) [this.escalationTopic, this.escalation] = this.#escalate(props, snsKey);
     this.operations = this.#watch(props.alarmEmail);
 
     new CfnOutput(this, 'WebhookUrl', {
@@ -179,6 +153,42 @@ export class LlmAlertPipelineStack extends Stack {
         description: 'keys the routing file expects in the settings secret',
       });
     }
+  }
+
+  /**
+   * Escalation: its topic and check, scheduled by the receiver.
+   * @throws Error without `settings.publicUrl` (the functions refuse escalation without acknowledgement links)
+   */
+  #escalate(props: LlmAlertPipelineStackProps, snsKey: IAlias): [Topic, EscalationCheck] {
+    const escalation = props.escalation ?? {};
+    // Nobody could stop an escalation without acknowledgement links: say so at synth, not at cold start.
+    if (!props.settings?.publicUrl)
+      throw new Error(
+        'escalation needs settings.publicUrl (context publicUrl) and ACK_SECRET in the settings secret: without acknowledgement links every critical alert would escalate',
+      );
+    const topic = new Topic(this, 'EscalationTopic', {
+      displayName: 'LLM fleet escalations (unacknowledged critical alerts)',
+      masterKey: snsKey,
+      enforceSSL: true,
+    });
+    const { logLevel, publicUrl, prometheusUrl, alertmanagerUrl, grafanaUrl } = props.settings;
+    const check = new EscalationCheck(this, 'Escalation', {
+      entry: escalation.entry,
+      delaySeconds: escalation.delaySeconds,
+      network: this.network,
+      settings: { logLevel, publicUrl, prometheusUrl, alertmanagerUrl, grafanaUrl },
+    })
+      .useTable(this.table)
+      .useTopic(topic)
+      .useSettingsSecret(this.settingsSecret)
+      .allowScheduling(this.receiver);
+    if (props.ampWorkspaceArn && !alertmanagerUrl)
+      useAmpAlertManager(check.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.check);
+    new CfnOutput(this, 'EscalationTopicArn', {
+      value: topic.topicArn,
+      description: 'subscribe the escalation contacts here',
+    });
+    return [topic, check];
   }
 
   #settingsSecret(): Secret {
@@ -216,6 +226,7 @@ export class LlmAlertPipelineStack extends Stack {
     watchPipeline(ops);
     watchHeartbeat(ops, { checkDeployed: true });
     if (this.amp) watchAmp(ops, this.amp);
+    if (this.followUps) watchFollowUps(ops, this.followUps);
     if (this.escalation && this.escalationTopic) {
       const esc = this.escalation;
       watchFunction(

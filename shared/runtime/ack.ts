@@ -26,7 +26,8 @@ import { AWS_CLIENT_DEFAULTS } from './aws-clients.js';
 import { DEFAULT_TABLE_NAME } from '../store/table.js';
 import type { Metrics } from '../metrics/catalogue.js';
 import type { FollowUpTimers } from '../ack/follow-up-timers.js';
-import { createFollowUps } from './follow-ups.js';
+import { createFollowUps, type FollowUpWiring } from './follow-ups.js';
+import { schedulesLoader, type LoadSchedules } from './schedules.js';
 import { DynamoDbAckSetJobStore } from '../store/ack-set-jobs.js';
 import type { AckSetDeps, AckSetDispatch } from '../ack/set-job.js';
 import { ackSetStepEvent } from '../ack/set-step-event.js';
@@ -52,6 +53,11 @@ export interface AckClients {
    * this process, one step after the other (`npm start`).
    */
   ackSetSteps?: { functionName(): string; lambda?: Pick<LambdaClient, 'send'> };
+  /**
+   * Lambda: this function's unqualified ARN, as the invocation's context names it. Kept follow-ups' schedules
+   * invoke it (`FOLLOW_UP_SCHEDULE_GROUP`…); unset (`npm start`, the escalation check): no such schedules.
+   */
+  functionArn?: () => string;
 }
 
 export interface AckRuntime {
@@ -64,6 +70,8 @@ export interface AckRuntime {
   timers?: TimerScheduler;
   /** The in-process timers of kept follow-ups (`npm start`; stop them on shutdown). */
   followUpTimers?: FollowUpTimers;
+  /** Lambda with the follow-up scheduler wiring: one try of a kept follow-up (its schedule fired). See `FollowUpWiring.run`. */
+  runFollowUp?: FollowUpWiring['run'];
   /**
    * Arms the in-process timers again for every escalation still `scheduled` in the table, and for every
    * follow-up still kept (call once at start: timers end with the process); overdue ones run at once.
@@ -114,30 +122,8 @@ export function createAckRuntime(
       }
     : undefined;
 
-  let scheduler: EscalationScheduler | undefined;
-  let timers: TimerScheduler | undefined;
-  const wiring = config.escalation?.scheduler;
-  if (escalation && wiring) {
-    scheduler = eventBridgeScheduler(clients.scheduler, wiring);
-  } else if (escalation && clients.inProcessTimers === false) {
-    logger.warn('escalation off', {
-      reason:
-        'no EventBridge Scheduler wiring (deploy with -c escalationDelaySeconds=...): in-process timers would not survive a frozen Lambda',
-    });
-  } else if (escalation) {
-    timers = new TimerScheduler(
-      // The check is loaded when a timer first fires, minutes after any webhook: not at start.
-      async (job) => void (await (await import('../http/off-webhook.js')).checkEscalation(job, escalation)),
-      (job, error, retryAtMs) =>
-        logger.error('escalation check failed', {
-          ...job,
-          error,
-          retryAt: retryAtMs === undefined ? 'none (given up until the next start)' : new Date(retryAtMs).toISOString(),
-        }),
-      now,
-    );
-    scheduler = timers;
-  }
+  const schedules = schedulesLoader(clients.scheduler);
+  const { scheduler, timers } = escalationScheduling(escalation, config, { clients, schedules, logger, now });
 
   const tracker = new AckTracker({
     stores,
@@ -148,7 +134,15 @@ export function createAckRuntime(
     now,
   });
   const everyChannel = [...channels, ...targets.filter((t) => !named.includes(t))];
-  const followUps = createFollowUps(clients, config, { stores, channels: everyChannel, logger, now });
+  const acknowledges = links !== undefined;
+  const followUps = createFollowUps(clients, config, {
+    stores,
+    channels: everyChannel,
+    logger,
+    now,
+    schedules,
+    acknowledges,
+  });
   const page: AckRouteDeps | undefined = links && {
     stores,
     links,
@@ -167,7 +161,41 @@ export function createAckRuntime(
     await followUps.resume();
     return timers ? resumeEscalations(stores, timers, logger, now) : { scheduled: 0, overdue: 0 };
   };
-  return { tracker, page, escalation, timers, followUpTimers: followUps.timers, resume };
+  return { tracker, page, escalation, timers, followUpTimers: followUps.timers, runFollowUp: followUps.run, resume };
+}
+
+/**
+ * Where escalation checks are scheduled: EventBridge Scheduler when the stack wired it, in-process timers
+ * under `npm start`, nowhere in a Lambda without the wiring (said once, at cold start).
+ */
+function escalationScheduling(
+  escalation: EscalationDeps | undefined,
+  config: Config,
+  deps: { clients: AckClients; schedules: LoadSchedules; logger: Logger; now: () => number },
+): { scheduler?: EscalationScheduler; timers?: TimerScheduler } {
+  const { logger, now } = deps;
+  const wiring = config.escalation?.scheduler;
+  if (!escalation) return {};
+  if (wiring) return { scheduler: eventBridgeScheduler(deps.schedules, wiring) };
+  if (deps.clients.inProcessTimers === false) {
+    logger.warn('escalation off', {
+      reason:
+        'no EventBridge Scheduler wiring (deploy with -c escalationDelaySeconds=...): in-process timers would not survive a frozen Lambda',
+    });
+    return {};
+  }
+  const timers = new TimerScheduler(
+    // The check is loaded when a timer first fires, minutes after any webhook: not at start.
+    async (job) => void (await (await import('../http/off-webhook.js')).checkEscalation(job, escalation)),
+    (job, error, retryAtMs) =>
+      logger.error('escalation check failed', {
+        ...job,
+        error,
+        retryAt: retryAtMs === undefined ? 'none (given up until the next start)' : new Date(retryAtMs).toISOString(),
+      }),
+    now,
+  );
+  return { scheduler: timers, timers };
 }
 
 /**
@@ -199,33 +227,18 @@ async function resumeEscalations(
   return report;
 }
 
-/**
- * EventBridge Scheduler, its SDK client and commands imported on the first schedule or cancel (an
- * alert that may escalate), not at cold init: a webhook of warnings or duplicates never needs them.
- */
-function eventBridgeScheduler(
-  client: Pick<SchedulerClient, 'send'> | undefined,
-  wiring: EventBridgeSchedulerSettings,
-): EscalationScheduler {
-  let loading: Promise<EscalationScheduler> | undefined;
-  const load = () => {
-    loading ??= Promise.all([
+/** Escalation checks as EventBridge Scheduler one-time schedules, their code loaded on the first schedule or cancel. */
+function eventBridgeScheduler(load: LoadSchedules, wiring: EventBridgeSchedulerSettings): EscalationScheduler {
+  const scheduler = async () => {
+    const [{ EventBridgeScheduler }, schedules] = await Promise.all([
       import('../escalation/eventbridge-scheduler.js'),
-      client ? undefined : import('@aws-sdk/client-scheduler'),
-    ])
-      .then(
-        ([{ EventBridgeScheduler }, sdk]) =>
-          new EventBridgeScheduler(client ?? new sdk!.SchedulerClient(AWS_CLIENT_DEFAULTS), wiring),
-      )
-      .catch((err: unknown) => {
-        loading = undefined;
-        throw err;
-      });
-    return loading;
+      load(wiring),
+    ]);
+    return new EventBridgeScheduler(schedules);
   };
   return {
-    schedule: async (job: EscalationJob, dueAtMs: number) => (await load()).schedule(job, dueAtMs),
-    cancel: async (job: EscalationJob) => (await load()).cancel(job),
+    schedule: async (job: EscalationJob, dueAtMs: number) => (await scheduler()).schedule(job, dueAtMs),
+    cancel: async (job: EscalationJob) => (await scheduler()).cancel(job),
   };
 }
 

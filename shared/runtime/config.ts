@@ -188,6 +188,15 @@ const envSchema = z.object({
       'must be an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME)',
     ),
   ),
+  // Kept acknowledgement follow-ups in Lambda (shared/ack/follow-up-schedules.ts): the CDK stack sets them.
+  FOLLOW_UP_SCHEDULE_GROUP: optional(matching(/^[0-9A-Za-z_.-]{1,64}$/, 'must be an EventBridge Scheduler group name')),
+  FOLLOW_UP_ROLE_ARN: optional(matching(/^arn:aws[a-z-]*:iam::\d{12}:role\//, 'must be an IAM role ARN')),
+  FOLLOW_UP_DEAD_LETTER_QUEUE_ARN: optional(
+    matching(
+      /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}$/,
+      'must be an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME)',
+    ),
+  ),
   // Channel instances and routes (shared/routing); read and checked here, once.
   ROUTING_FILE: optional(z.string()),
   TABLE_NAME: optional(
@@ -306,6 +315,13 @@ export interface Config {
     /** EventBridge Scheduler wiring (the CDK stack sets it); unset: in-process timers (`npm start`). */
     scheduler?: { groupName: string; functionArn: string; roleArn: string; deadLetterQueueArn?: string };
   };
+  /**
+   * EventBridge Scheduler wiring of kept acknowledgement follow-ups in Lambda (`FOLLOW_UP_SCHEDULE_GROUP`,
+   * `FOLLOW_UP_ROLE_ARN`, `FOLLOW_UP_DEAD_LETTER_QUEUE_ARN`; the CDK stack sets them). The schedules invoke the
+   * function that kept the follow-up (its own ARN, from the invocation). Unset: in-process timers under
+   * `npm start`; in Lambda a follow-up that fails is not tried again (a warning at cold start).
+   */
+  followUpScheduler?: { groupName: string; roleArn: string; deadLetterQueueArn?: string };
   /** DynamoDB table; unset for `npm start` means an embedded dynalite table. */
   tableName?: string;
   /** `TIME_ZONE`: the IANA time zone of every time shown (messages and the acknowledgement page); default `UTC`. */
@@ -434,12 +450,10 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
     alertmanagerUrl: e.ALERTMANAGER_URL,
     alertmanagerCredentials: credentialsOf(credentialValues(e, 'ALERTMANAGER')),
     grafanaUrl: e.GRAFANA_URL,
-    ackPreviousSecret:
-      e.ACK_SECRET_PREVIOUS && e.ACK_SECRET_PREVIOUS_UNTIL
-        ? { secret: new Secret(e.ACK_SECRET_PREVIOUS), untilMs: e.ACK_SECRET_PREVIOUS_UNTIL }
-        : undefined,
+    ackPreviousSecret: ackPreviousSecretOf(e),
     ackTokenTtlSeconds: e.ACK_TOKEN_TTL_SECONDS,
     escalation: escalationOf(e, channels.escalation, escalationChannels),
+    ...followUpSchedulerOf(e),
     tableName: e.TABLE_NAME,
     timeZone: e.TIME_ZONE,
     ...(e.DATA_DIR && { dataDir: resolve(e.DATA_DIR) }),
@@ -507,12 +521,41 @@ function schedulerOf(e: z.infer<typeof envSchema>): NonNullable<Config['escalati
   };
 }
 
+/** The previous `ACK_SECRET` and the end of its grace period, when both are set. */
+function ackPreviousSecretOf(e: z.infer<typeof envSchema>): Config['ackPreviousSecret'] {
+  if (!(e.ACK_SECRET_PREVIOUS && e.ACK_SECRET_PREVIOUS_UNTIL)) return undefined;
+  return { secret: new Secret(e.ACK_SECRET_PREVIOUS), untilMs: e.ACK_SECRET_PREVIOUS_UNTIL };
+}
+
+/** EventBridge Scheduler's wiring of kept follow-ups (the CDK stack sets it), as `{followUpScheduler}` when set. */
+function followUpSchedulerOf(e: z.infer<typeof envSchema>): Pick<Config, 'followUpScheduler'> {
+  if (!(e.FOLLOW_UP_SCHEDULE_GROUP && e.FOLLOW_UP_ROLE_ARN)) return {};
+  const dlq = e.FOLLOW_UP_DEAD_LETTER_QUEUE_ARN;
+  return {
+    followUpScheduler: {
+      groupName: e.FOLLOW_UP_SCHEDULE_GROUP,
+      roleArn: e.FOLLOW_UP_ROLE_ARN,
+      ...(dlq && { deadLetterQueueArn: dlq }),
+    },
+  };
+}
+
+/** The follow-up scheduler's settings that only make sense together. */
+function followUpProblems(e: z.infer<typeof envSchema>): string[] {
+  if (e.FOLLOW_UP_SCHEDULE_GROUP && e.FOLLOW_UP_ROLE_ARN) return [];
+  if (e.FOLLOW_UP_SCHEDULE_GROUP || e.FOLLOW_UP_ROLE_ARN)
+    return ['FOLLOW_UP_SCHEDULE_GROUP: set FOLLOW_UP_SCHEDULE_GROUP and FOLLOW_UP_ROLE_ARN together, or neither'];
+  return e.FOLLOW_UP_DEAD_LETTER_QUEUE_ARN
+    ? ['FOLLOW_UP_DEAD_LETTER_QUEUE_ARN: set, but FOLLOW_UP_SCHEDULE_GROUP and FOLLOW_UP_ROLE_ARN are not']
+    : [];
+}
+
 /**
  * Settings of `shared/ack` that only make sense together.
  * @param target the setting of the first escalation target, when one is set
  */
 function ackProblems(e: z.infer<typeof envSchema>, target: string | undefined): string[] {
-  const problems = requires(e, 'ACK_SECRET_PREVIOUS', 'ACK_SECRET');
+  const problems = [...requires(e, 'ACK_SECRET_PREVIOUS', 'ACK_SECRET'), ...followUpProblems(e)];
   if (e.ACK_SECRET_PREVIOUS && !e.ACK_SECRET_PREVIOUS_UNTIL)
     problems.push('ACK_SECRET_PREVIOUS_UNTIL: required with ACK_SECRET_PREVIOUS (the end of its grace period)');
   problems.push(...requires(e, 'ACK_SECRET_PREVIOUS_UNTIL', 'ACK_SECRET_PREVIOUS'));

@@ -5,7 +5,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { createAckRuntime, type AckClients } from './ack.js';
+import { createAckRuntime, type AckClients, type AckRuntime } from './ack.js';
 import { createAlertStateSource } from './alert-state.js';
 import { chartLinkSettings, chartRouteDeps } from './chart.js';
 import type { AppDeps } from '../http/app.js';
@@ -48,6 +48,8 @@ export interface RuntimeClients {
   workAfterAnswer?: boolean;
   /** Lambda: an alert set's steps run as asynchronous invocations of this function (`AckClients.ackSetSteps`). */
   ackSetSteps?: AckClients['ackSetSteps'];
+  /** Lambda: this function's unqualified ARN, which kept follow-ups' schedules invoke (`AckClients.functionArn`). */
+  functionArn?: AckClients['functionArn'];
 }
 
 /** The app's dependencies, and what the process must start besides serving requests. */
@@ -59,6 +61,8 @@ export interface RuntimeDeps extends AppDeps {
   checkFeishuApp?: () => Promise<string | undefined>;
   /** Picks up escalations still scheduled in the table (`npm start`: call once at start). See `AckRuntime.resume`. */
   resumeEscalations(): Promise<{ scheduled: number; overdue: number }>;
+  /** Lambda with the follow-up scheduler wiring: one try of a kept follow-up, its schedule's event `{followUp}`. */
+  runFollowUp?: AckRuntime['runFollowUp'];
 }
 
 /** Budget of the acknowledgement page's fresh Prometheus values, milliseconds (capped by `ENRICHMENT_TIMEOUT_MS`). */
@@ -112,7 +116,6 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
   };
   const signingSecret = config.channelOptions['slack-app']?.signingSecret;
   const defer = clients.workAfterAnswer ? afterAnswer(logger) : undefined;
-  const feishu = feishuOptions;
   return {
     checkFeishuApp:
       feishuContacts &&
@@ -121,13 +124,13 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
           () => undefined,
           (err: Error) => err.message,
         )),
-    feishuCallback: feishu &&
+    feishuCallback: feishuOptions &&
       feishuContacts &&
       ack.page && {
         ...ack.page,
-        appId: feishu.appId,
-        encryptKey: feishu.encryptKey,
-        verificationToken: feishu.verificationToken,
+        appId: feishuOptions.appId,
+        encryptKey: feishuOptions.encryptKey,
+        verificationToken: feishuOptions.verificationToken,
         events: new DynamoDbCallbackEventStore(clients.dynamodb, tableName),
         contacts: feishuContacts,
         defer,
@@ -162,6 +165,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     logger,
     now: () => Date.now(),
     resumeEscalations: ack.resume,
+    runFollowUp: ack.runFollowUp,
     metrics: clients.metrics,
     charts: chartLinkSettings(config),
     chartRoutes: chartRouteDeps(config, logger),

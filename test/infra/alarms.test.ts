@@ -66,6 +66,7 @@ describe('ops alarms (escalation on, alarm e-mail given)', () => {
       EscalationTopic: stack.escalationTopic!,
       FailedChecks: esc.failedChecks,
       ScheduleDeadLetters: esc.scheduleDeadLetters,
+      FollowUpDeadLetters: stack.followUps!.scheduleDeadLetters,
       OpsTopic: stack.operations.topic,
       OpsKey: stack.operations.key,
     });
@@ -100,6 +101,7 @@ describe('ops alarms (escalation on, alarm e-mail given)', () => {
         'AWS/Lambda Duration{FunctionName=Check} Maximum >= 48000 missing:notBreaching',
         'AWS/SQS ApproximateNumberOfMessagesVisible{QueueName=FailedChecks.QueueName} Maximum >= 1 missing:notBreaching',
         'AWS/SQS ApproximateNumberOfMessagesVisible{QueueName=ScheduleDeadLetters.QueueName} Maximum >= 1 missing:notBreaching',
+        'AWS/SQS ApproximateNumberOfMessagesVisible{QueueName=FollowUpDeadLetters.QueueName} Maximum >= 1 missing:notBreaching',
         'AWS/SNS NumberOfNotificationsFailed{TopicName=AlertTopic.TopicName} Sum >= 1 missing:notBreaching',
         'AWS/SNS NumberOfNotificationsFailed{TopicName=EscalationTopic.TopicName} Sum >= 1 missing:notBreaching',
         'AWS/DynamoDB ReadThrottleEvents{TableName=Table} Sum >= 1 missing:notBreaching',
@@ -121,6 +123,7 @@ describe('ops alarms (escalation on, alarm e-mail given)', () => {
         'EscalationCheckDuration',
         'FailedChecksDepth',
         'ScheduleDeadLettersDepth',
+        'FollowUpScheduleDeadLettersDepth',
         'AlertTopicNotificationsFailed',
         'EscalationTopicNotificationsFailed',
         'DedupeTableReadThrottles',

@@ -136,7 +136,8 @@ describe('LlmAlertPipelineStack with escalation', () => {
     expect(allows(statements, 'dynamodb:UpdateItem', { 'Fn::GetAtt': [id(stack.table), 'Arn'] })).toBe(true);
     expect(allows(statements, 'sns:Publish', { Ref: id(stack.escalationTopic!) })).toBe(true);
     expect(allows(statements, 'secretsmanager:GetSecretValue', { Ref: id(stack.settingsSecret) })).toBe(true);
-    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    // Escalation's, and the follow-ups' (acknowledgements are on: publicUrl).
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 2);
     template.hasOutput('EscalationTopicArn', { Value: { Ref: id(stack.escalationTopic!) } });
   });
 });

@@ -25,7 +25,7 @@ const AUDIT_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:llm-audit';
 const SDK_COMMANDS: Record<string, string[]> = {
   GetSecretValueCommand: ['secretsmanager:GetSecretValue'], // shared/runtime/settings-secret.ts, at cold start
   PublishCommand: ['sns:Publish'], // shared/channels/sns/index.ts
-  CreateScheduleCommand: ['scheduler:CreateSchedule', 'iam:PassRole'], // shared/escalation/eventbridge-scheduler.ts; PassRole: the target's RoleArn
+  CreateScheduleCommand: ['scheduler:CreateSchedule', 'iam:PassRole'], // shared/escalation/eventbridge-scheduler.ts (escalation checks, follow-up tries); PassRole: the target's RoleArn
   DeleteScheduleCommand: ['scheduler:DeleteSchedule'],
   GetCommand: ['dynamodb:GetItem'], // lib-dynamodb: shared/store/dedupe-dynamodb.ts, shared/store/alert-record-dynamodb.ts
   PutCommand: ['dynamodb:PutItem'],
@@ -35,9 +35,9 @@ const SDK_COMMANDS: Record<string, string[]> = {
   BatchWriteCommand: ['dynamodb:BatchWriteItem'],
   CreateTableCommand: [], // shared/store/table.ts: only npm start's local table; the stack creates the real one
   UpdateTimeToLiveCommand: [], // likewise
-  ScanCommand: [], // shared/store/alert-record-dynamodb.ts scheduledEscalations: only npm start's in-process scheduler re-arming at start; Lambda escalates through EventBridge Scheduler
+  ScanCommand: [], // alert-record-dynamodb.ts scheduledEscalations, follow-ups.ts list: only npm start re-arming its timers at start; Lambda schedules both through EventBridge Scheduler
   DeleteItemCommand: [], // shared/store/local-dynamodb.ts sweepExpired: only npm start's embedded dynalite, standing in for DynamoDB's TTL
-  DeleteCommand: [], // shared/store/follow-ups.ts: kept follow-ups, retried on npm start's in-process timers only (shared/runtime/follow-ups.ts: none in Lambda)
+  DeleteCommand: ['dynamodb:DeleteItem'], // shared/store/follow-ups.ts: a kept follow-up delivered or given up (the receiver only, followup# keys only)
 };
 
 /** What Lambda itself does with the function's role: its log streams, the async failure destination. */
@@ -55,6 +55,7 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
   let template: Template;
   let names: Map<string, string>;
   let group: string;
+  let followUpGroup: string;
   const grants = (role: Role) => grantsOf(template, stack.getLogicalId(role.node.defaultChild as never), names);
 
   beforeAll(() => {
@@ -79,7 +80,10 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
       FailedChecks: esc.failedChecks,
       ScheduleDeadLetters: esc.scheduleDeadLetters,
       AmpFailedEvents: stack.amp!.failedEvents,
+      FollowUpSchedulerRole: stack.followUps!.schedulerRole,
+      FollowUpDeadLetters: stack.followUps!.scheduleDeadLetters,
     });
+    followUpGroup = stack.resolve(stack.followUps!.scheduleGroup.scheduleGroupName) as string;
     group = stack.resolve(esc.scheduleGroup.scheduleGroupName) as string;
   });
   afterAll(() => scratch.dispose());
@@ -90,9 +94,14 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
 
   it('gives the receiver exactly: its log streams, the table items, the three topics, the secret, its schedules, its AMP failure queue, and invoking itself', () => {
     const schedules = `arn:\${AWS::Partition}:scheduler:\${AWS::Region}:\${AWS::AccountId}:schedule/${group}/*`;
+    const followUpSchedules = `arn:\${AWS::Partition}:scheduler:\${AWS::Region}:\${AWS::AccountId}:schedule/${followUpGroup}/*`;
     expect(grants(stack.receiver.function.role as Role)).toEqual(
       [
         ...TABLE,
+        // Kept follow-ups: dropped once delivered or given up, their items only; their tries scheduled.
+        'dynamodb:DeleteItem Table.Arn if {ForAllValues:StringLike: {dynamodb:LeadingKeys: followup#*}}',
+        `scheduler:CreateSchedule ${followUpSchedules}`,
+        'iam:PassRole FollowUpSchedulerRole.Arn if {StringEquals: {iam:PassedToService: scheduler.amazonaws.com}}',
         'iam:PassRole SchedulerRole.Arn if {StringEquals: {iam:PassedToService: scheduler.amazonaws.com}}',
         'lambda:InvokeFunction ReceiverFunction.Arn',
         'logs:CreateLogStream ReceiverLogs.Arn',
@@ -125,6 +134,26 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
     expect(grants(stack.escalation!.schedulerRole)).toEqual([
       'lambda:InvokeFunction CheckFunction.Arn',
       'sqs:SendMessage ScheduleDeadLetters.Arn',
+    ]);
+  });
+
+  it("lets Scheduler invoke the receiver for a follow-up's try (its unqualified ARN only) and dead-letter undeliverable tries", () => {
+    expect(grants(stack.followUps!.schedulerRole)).toEqual([
+      'lambda:InvokeFunction ReceiverFunction.Arn',
+      'sqs:SendMessage FollowUpDeadLetters.Arn',
+    ]);
+  });
+
+  it('trusts only Scheduler of this account with the follow-up role', () => {
+    const role =
+      template.toJSON().Resources[stack.getLogicalId(stack.followUps!.schedulerRole.node.defaultChild as never)];
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Action: 'sts:AssumeRole',
+        Effect: 'Allow',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      },
     ]);
   });
 

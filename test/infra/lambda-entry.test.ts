@@ -79,7 +79,7 @@ describe('the deployed receiver, in a Lambda-like process', () => {
   }, 60_000);
 
   it('runs a step of an alert set acknowledgement when invoked with its event (asynchronously, by itself)', async () => {
-    const { results, during } = await invokeDeployed(receiver, [{ ackSetStep: 'no-such-set' }], {
+    const { results, during, lines } = await invokeDeployed(receiver, [{ ackSetStep: 'no-such-set' }], {
       endpoints: { dynamodb: db.endpoint, sns: sns.endpoint, secretsManager: secrets.endpoint },
       env: {
         TABLE_NAME: db.tableName,
@@ -95,6 +95,19 @@ describe('the deployed receiver, in a Lambda-like process', () => {
     expect(during[0]).toContainEqual(
       expect.objectContaining({ event: 'alert set acknowledgement not found', set: 'no-such-set' }),
     );
+    // Acknowledgements on, without the stack's follow-up schedules (FOLLOW_UP_*): said once, at cold start.
+    expect(lines.filter((l) => l.event === 'follow-up retries off')).toEqual([
+      expect.objectContaining({ level: 'warn', reason: expect.stringContaining('FOLLOW_UP_SCHEDULE_GROUP') }),
+    ]);
+  }, 60_000);
+
+  it('answers a follow-up event with "off" when no follow-up schedules are wired (nothing kept to retry)', async () => {
+    const { results } = await invokeDeployed(receiver, [{ followUp: 'no-such-follow-up' }], {
+      endpoints: { dynamodb: db.endpoint, sns: sns.endpoint, secretsManager: secrets.endpoint },
+      env: { TABLE_NAME: db.tableName, ALLOW_UNAUTHENTICATED: 'true' },
+      contexts: [{ awsRequestId: 'req-fu-off', functionName: 'receiver' }],
+    });
+    expect(results).toEqual([{ followUp: 'off' }]);
   }, 60_000);
 
   it("dispatches a long alert set's next step by invoking itself: Lambda's Invoke, asynchronous, its own name", async () => {

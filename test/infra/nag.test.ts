@@ -87,6 +87,7 @@ describe('cdk-nag (AwsSolutions, Serverless)', () => {
   it('acknowledges exactly these findings, each with its reason', () => {
     const stack = stacks.get('escalation, routing file, alarm e-mail, AMP topic created')!;
     const group = stack.resolve(stack.escalation!.scheduleGroup.scheduleGroupName) as string;
+    const followUpGroup = stack.resolve(stack.followUps!.scheduleGroup.scheduleGroupName) as string;
     const acks = acknowledgments(stack);
     expect(acks.map((a) => `${a.rule} ${a.path}`).sort()).toEqual(
       [
@@ -103,6 +104,9 @@ describe('cdk-nag (AwsSolutions, Serverless)', () => {
         'Serverless-SQSRedrivePolicy Escalation/ScheduleDeadLetters',
         'AwsSolutions-SQS3 Amp/Undeliverable',
         'Serverless-SQSRedrivePolicy Amp/Undeliverable',
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${followUpGroup}/*] Receiver/Role`,
+        'AwsSolutions-SQS3 FollowUps/ScheduleDeadLetters',
+        'Serverless-SQSRedrivePolicy FollowUps/ScheduleDeadLetters',
         'AwsSolutions-SQS3 Amp/FailedEvents',
         'Serverless-SQSRedrivePolicy Amp/FailedEvents',
       ].sort(),

@@ -7,7 +7,12 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkEscalation } from '../../shared/escalation/escalation.js';
-import { atExpression, EventBridgeScheduler, scheduleName } from '../../shared/escalation/eventbridge-scheduler.js';
+import {
+  atExpression,
+  EventBridgeScheduler,
+  OneTimeSchedules,
+  scheduleName,
+} from '../../shared/escalation/eventbridge-scheduler.js';
 import { verifyAckToken } from '../../shared/ack/token.js';
 import { MAX_ESCALATIONS_PER_MESSAGE } from '../../shared/ack/tracker.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
@@ -274,7 +279,7 @@ describe('EventBridge Scheduler', () => {
       headers: { 'content-type': 'application/json' },
       body: '{"ScheduleArn":"arn:aws:scheduler:eu-west-1:123456789012:schedule/g/n"}',
     });
-    const scheduler = new EventBridgeScheduler(client(target.url), settings);
+    const scheduler = new EventBridgeScheduler(new OneTimeSchedules(client(target.url), settings));
     const due = Date.parse('2026-11-29T12:57:23.900Z');
     await scheduler.schedule(JOB, due);
     const conflict = {
@@ -326,10 +331,9 @@ describe('EventBridge Scheduler', () => {
   it("names the dead-letter queue in the schedule's target when the stack sets one", async () => {
     target = await startLoopback({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
     const deadLetterQueueArn = 'arn:aws:sqs:eu-west-1:123456789012:escalation-dead-letters';
-    await new EventBridgeScheduler(client(target.url), { ...settings, deadLetterQueueArn }).schedule(
-      JOB,
-      Date.parse('2026-11-29T12:57:23Z'),
-    );
+    await new EventBridgeScheduler(
+      new OneTimeSchedules(client(target.url), { ...settings, deadLetterQueueArn }),
+    ).schedule(JOB, Date.parse('2026-11-29T12:57:23Z'));
     expect(JSON.parse(target.requests[0]!.body.toString('utf8')).Target).toEqual({
       Arn: settings.functionArn,
       RoleArn: settings.roleArn,

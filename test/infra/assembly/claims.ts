@@ -39,6 +39,7 @@ export const CHUNK_CLAIMS: Record<string, Record<string, string>> = {
     receive: 'lambda-amp.test.ts',
     sigv4: 'lambda-amp.test.ts',
     'eventbridge-scheduler': 'deployed-escalation.test.ts',
+    'follow-up-schedules': 'deployed-follow-ups.test.ts',
     '@aws-sdk/client-scheduler': 'deployed-escalation.test.ts',
     '@aws-sdk/client-lambda': 'lambda-entry.test.ts',
     '@aws-sdk/credential-provider-ini': CREDENTIAL_CHAIN,
@@ -59,6 +60,8 @@ export const CHUNK_CLAIMS: Record<string, Record<string, string>> = {
     sigv4: 'deployed-escalation.test.ts',
     'eventbridge-scheduler': 'never: the check schedules nothing (ESCALATION_SCHEDULE_GROUP is set on the receiver)',
     '@aws-sdk/client-scheduler': 'never: the check schedules nothing (the receiver does)',
+    'follow-up-schedules':
+      'never: the check keeps no follow-ups (it acknowledges nothing; the receiver keeps them and schedules their tries)',
     '@aws-sdk/client-lambda': 'never: the check acknowledges no alert set (the receiver dispatches its steps)',
     '@aws-sdk/credential-provider-ini': ENVIRONMENT_CREDENTIALS,
     '@aws-sdk/credential-provider-process': ENVIRONMENT_CREDENTIALS,

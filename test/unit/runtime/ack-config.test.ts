@@ -169,4 +169,27 @@ describe('acknowledgement and escalation settings', () => {
       ]);
     });
   });
+
+  it('takes the follow-up scheduler settings together, the dead-letter queue only with them', () => {
+    const wiring = {
+      FOLLOW_UP_SCHEDULE_GROUP: 'follow-ups',
+      FOLLOW_UP_ROLE_ARN: 'arn:aws:iam::123456789012:role/follow-up-scheduler',
+    };
+    const queue = 'arn:aws:sqs:eu-west-1:123456789012:follow-up-dead-letters';
+    expect(loadConfig({}).followUpScheduler).toBeUndefined();
+    expect(loadConfig({ ...wiring, FOLLOW_UP_DEAD_LETTER_QUEUE_ARN: queue }).followUpScheduler).toEqual({
+      groupName: 'follow-ups',
+      roleArn: wiring.FOLLOW_UP_ROLE_ARN,
+      deadLetterQueueArn: queue,
+    });
+    expect(problems({ FOLLOW_UP_SCHEDULE_GROUP: 'follow-ups' })).toEqual([
+      'FOLLOW_UP_SCHEDULE_GROUP: set FOLLOW_UP_SCHEDULE_GROUP and FOLLOW_UP_ROLE_ARN together, or neither',
+    ]);
+    expect(problems({ FOLLOW_UP_DEAD_LETTER_QUEUE_ARN: queue })).toEqual([
+      'FOLLOW_UP_DEAD_LETTER_QUEUE_ARN: set, but FOLLOW_UP_SCHEDULE_GROUP and FOLLOW_UP_ROLE_ARN are not',
+    ]);
+    expect(problems({ ...wiring, FOLLOW_UP_ROLE_ARN: 'follow-up-scheduler' })).toEqual([
+      'FOLLOW_UP_ROLE_ARN: must be an IAM role ARN',
+    ]);
+  });
 });

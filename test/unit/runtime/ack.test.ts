@@ -37,3 +37,42 @@ describe('createAckRuntime escalation scheduling', () => {
     expect(lines.join('')).not.toContain('hooks.slack.com');
   });
 });
+
+describe('createAckRuntime follow-up retries in Lambda', () => {
+  const functionArn = () => 'arn:aws:lambda:eu-west-1:123456789012:function:receiver';
+  const wiring = {
+    FOLLOW_UP_SCHEDULE_GROUP: 'follow-ups',
+    FOLLOW_UP_ROLE_ARN: 'arn:aws:iam::123456789012:role/follow-up-scheduler',
+  };
+  const links = { PUBLIC_URL: 'https://alerts.example.com', ACK_SECRET: 'a'.repeat(32) };
+  const events = (env: Record<string, string>, clients: { functionArn?: () => string }) => {
+    const lines: string[] = [];
+    const runtime = createAckRuntime(
+      loadConfig(env),
+      { dynamodb, inProcessTimers: false, ...clients },
+      [],
+      createLogger('warn', (l) => lines.push(l)),
+    );
+    return { runtime, events: lines.map((l) => JSON.parse(l).event) };
+  };
+
+  it('go to EventBridge Scheduler when the stack set the wiring: a run for the schedules, no timers', () => {
+    const { runtime, events: logged } = events({ ...links, ...wiring }, { functionArn });
+    expect(runtime.runFollowUp).toBeDefined();
+    expect(runtime.page?.followUps).toBeDefined();
+    expect(runtime.followUpTimers).toBeUndefined();
+    expect(logged).toEqual([]);
+  });
+
+  it('are off, said once at cold start, in a Lambda that acknowledges without the wiring', () => {
+    const { runtime, events: logged } = events(links, { functionArn });
+    expect(runtime.runFollowUp).toBeUndefined();
+    expect(runtime.page?.followUps).toBeUndefined();
+    expect(logged).toEqual(['follow-up retries off']);
+  });
+
+  it('are not mentioned where nothing is acknowledged (no links) or nothing owns acknowledgements (the check)', () => {
+    expect(events({}, { functionArn }).events).toEqual([]);
+    expect(events(links, {}).events).toEqual([]);
+  });
+});

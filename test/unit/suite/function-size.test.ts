@@ -44,14 +44,14 @@ const LONG: Record<string, number> = {
   'shared/prometheus/http.ts attempt': 51,
   'shared/render/content.ts identifyingLines': 52,
   'shared/render/digest.ts digestText': 52,
-  'shared/runtime/ack.ts createAckRuntime': 91,
-  'shared/runtime/config.ts loadConfig': 80,
+  'shared/runtime/ack.ts createAckRuntime': 77,
+  'shared/runtime/config.ts loadConfig': 78,
   'shared/runtime/deps.ts createDeps': 103,
   'functions/server.ts (function)': 54,
   'infra/amp.ts (function)': 49,
   'infra/escalation.ts (function)': 51,
   'infra/operations.ts (function)': 46,
-  'infra/stack.ts (function)': 95,
+  'infra/stack.ts (function)': 65,
 };
 const MANY_PARAMS: Record<string, number> = {
   'shared/ack/feishu-callback.ts answerCard': 5,
