@@ -161,13 +161,8 @@ class AckPages {
       new URL(c.req.url).origin,
     ]);
     if (crossSite) return problem(403, pageWords(locale).problems.notAcknowledged, crossSite, locale);
-    const request = await this.#readForm(c, token, locale);
+    const request = await this.#takeForm(c, { token, expiresAt: claims.expiresAt }, locale);
     if ('html' in request) return request;
-    // Last before acting: a form refused above can be sent again; a replay of one taken finds it taken.
-    if (!(await this.deps.formNonces.take(request.nonce, claims.expiresAt * 1000))) {
-      const w = pageWords(locale).problems;
-      return problem(409, w.notAcknowledged, w.formUsed, locale);
-    }
     const scope = await linkScope(
       claims,
       { sets: this.deps.links.sets, logger: this.deps.logger },
@@ -248,6 +243,21 @@ class AckPages {
       const message = locale === 'en' ? err.message : w.token[err.problem];
       return problem(TOKEN_PROBLEM_STATUS[err.problem], w.linkNotValid, message, locale);
     }
+  }
+
+  /**
+   * The form's fields, once its nonce matched its cookie and was taken: last before acting, so a form refused
+   * for its fields can be sent again, and a replay of one taken finds it taken (409, nothing changed).
+   */
+  async #takeForm(
+    c: Context,
+    link: { token: string; expiresAt: number },
+    locale: Locale,
+  ): Promise<{ name: string; silenceHours?: number } | Page> {
+    const request = await this.#readForm(c, link.token, locale);
+    if ('html' in request || (await this.deps.formNonces.take(request.nonce, link.expiresAt * 1000))) return request;
+    const w = pageWords(locale).problems;
+    return problem(409, w.notAcknowledged, w.formUsed, locale);
   }
 
   /** The form's fields, once its nonce matched its cookie. */
