@@ -17,6 +17,7 @@ import {
   stateLine as feishuStateLine,
 } from '../../../shared/channels/feishu/app-render.js';
 import { AckLinks } from '../../../shared/ack/links.js';
+import { signAckToken } from '../../../shared/ack/token.js';
 import { Secret } from '../../../shared/core/secret.js';
 
 const NOW = Date.parse('2026-11-30T12:10:00Z');
@@ -111,17 +112,22 @@ describe('per-alert acknowledgement on a Feishu card', () => {
 });
 
 describe('Feishu card buttons whose token is over-long', () => {
-  // 50 alerts of 256-byte fingerprints (what a sender may set, `MAX_KEY_PART_BYTES`): a ~17 KB token.
-  const links = new AckLinks({
-    publicUrl: 'https://ack.example.com',
-    keys: { current: new Secret('ack-secret-for-tests-0123456789abcdef') },
-    ttlSeconds: 3600,
-  });
+  // Links name no more than fits `MAX_LINK_TOKEN_CHARS` now; a token signed as 50 alerts of 256-byte
+  // fingerprints was ~17 KB (a link of an older release, or any token over the button's limit).
+  const keys = { current: new Secret('ack-secret-for-tests-0123456789abcdef') };
+  const links = new AckLinks({ publicUrl: 'https://ack.example.com', keys, ttlSeconds: 3600 });
   const many = manyAlertsNotification(50);
-  many.alerts.forEach((alert, i) => {
-    alert.fingerprint = `${String(i).padStart(3, '0')}${'f'.repeat(253)}`;
-  });
-  const link = links.url(many.alerts, many.groupKey, 'feishu', NOW);
+  const longToken = signAckToken(
+    {
+      fingerprints: many.alerts.map((_, i) => `${String(i).padStart(3, '0')}${'f'.repeat(253)}`),
+      group: many.groupKey,
+      channel: 'feishu',
+      issuedAt: NOW / 1000,
+      expiresAt: NOW / 1000 + 3600,
+    },
+    keys,
+  );
+  const link = `https://ack.example.com/v1/ack/${longToken}`;
   const withLink: Notification = { ...many, acknowledgeUrl: link };
   const callbacks = (card: unknown) =>
     [...JSON.stringify(card).matchAll(/"value":\{"action":"[^"]*","token":"([^"]*)"/g)].map((m) => m[1]!);
