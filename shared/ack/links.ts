@@ -99,6 +99,32 @@ function latestStart(alerts: readonly LinkedAlert[]): number | undefined {
   return starts.length ? Math.max(...starts) : undefined;
 }
 
+/**
+ * Longest acknowledgement token a link carries, characters. Within Slack's button `value` (2,000) and URL
+ * (3,000) limits, Feishu's callback value (`FEISHU_MAX_CALLBACK_VALUE_CHARS`), and far under Node's 16 KiB
+ * request-header limit, past which opening the page answers 431. Reached by what the token names
+ * ({@link MAX_NAMED_CHARS}), never by cutting it.
+ */
+export const MAX_LINK_TOKEN_CHARS = 2000;
+/**
+ * Characters of fingerprints (as JSON strings, with their commas) a token names: 50 Alertmanager
+ * fingerprints (16 hex digits) take 950. Longer ones (a sender's own, up to 256 bytes each) are named as
+ * far as they fit; a storm link stores them all in its set, a link without a set store covers those named.
+ */
+const MAX_NAMED_CHARS = 1000;
+
+/** The first of `keys` (at most {@link MAX_TOKEN_ALERTS}) that fit {@link MAX_NAMED_CHARS}; at least one. */
+function namedInToken(keys: readonly string[]): string[] {
+  const named: string[] = [];
+  let chars = 0;
+  for (const key of keys.slice(0, MAX_TOKEN_ALERTS)) {
+    chars += JSON.stringify(key).length + 1;
+    if (chars > MAX_NAMED_CHARS && named.length) break;
+    named.push(key);
+  }
+  return named;
+}
+
 /** An alert set as stored for a link: its id and issue time (epoch seconds; its expiry follows from the link's lifetime). */
 interface StoredSet {
   id: string;
@@ -138,7 +164,8 @@ export class AckLinks {
   }
 
   /**
-   * @param alerts the firing alerts the link acknowledges (at most `MAX_TOKEN_ALERTS` are kept), with the
+   * @param alerts the firing alerts the link acknowledges (at most `MAX_TOKEN_ALERTS` are kept, and only as
+   *   many as fit {@link MAX_LINK_TOKEN_CHARS}: {@link urlForAll} stores the rest), with the
    *   `startsAt` of their current occurrence (the link covers occurrences that started by the latest); an
    *   over-long fingerprint is carried as its key digest (`keyPart`), which the store resolves to the same
    *   record, so one alert cannot make the whole group's link too long to accept
@@ -151,7 +178,7 @@ export class AckLinks {
     const startsAt = latestStart(alerts);
     const token = signAckToken(
       {
-        fingerprints: alerts.slice(0, MAX_TOKEN_ALERTS).map((a) => keyPart(a.fingerprint)),
+        fingerprints: namedInToken(alerts.map((a) => keyPart(a.fingerprint))),
         group,
         channel: channel.name,
         issuedAt,
@@ -165,7 +192,8 @@ export class AckLinks {
   }
 
   /**
-   * Like {@link url}, for any number of alerts: above {@link MAX_TOKEN_ALERTS} (a storm digest) the
+   * Like {@link url}, for any number of alerts: above {@link MAX_TOKEN_ALERTS} (a storm digest), or when
+   * their fingerprints are too long for the token to name them all ({@link MAX_LINK_TOKEN_CHARS}), the
    * fingerprints are stored as an alert set first (one write) and the token names the set. When the
    * write fails the link still goes out, covering the first alerts, and the failure is logged.
    * @param stored the group's sets so far (see {@link StoredSets}): each channel's digest of the same
@@ -179,8 +207,9 @@ export class AckLinks {
     stored: StoredSets = new Map(),
   ): Promise<string> {
     const channel = linkChannel(to);
-    if (alerts.length <= MAX_TOKEN_ALERTS || !this.sets) return this.url(alerts, group, channel, nowMs);
     const fingerprints = alerts.map((a) => a.fingerprint);
+    const named = namedInToken(fingerprints.map(keyPart));
+    if (named.length === alerts.length || !this.sets) return this.url(alerts, group, channel, nowMs);
     const key = `${group}\u0000${fingerprints.join('\u0000')}`;
     const pending = stored.get(key) ?? this.#storeSet(this.sets, fingerprints, group, channel.name, nowMs);
     stored.set(key, pending);
@@ -190,7 +219,7 @@ export class AckLinks {
     const expiresAt = issuedAt + this.settings.ttlSeconds;
     const startsAt = latestStart(alerts);
     const claims: AckClaims = {
-      fingerprints: fingerprints.slice(0, MAX_TOKEN_ALERTS).map(keyPart),
+      fingerprints: named,
       group,
       channel: channel.name,
       issuedAt,

@@ -75,6 +75,8 @@ export interface PageWords {
     methodNotAllowed: string;
     openInBrowser: string;
     notAcknowledged: string;
+    /** A replayed form: its nonce was taken. */
+    formUsed: string;
     silenceHours(hours: readonly number[]): string;
   };
   /** Colon between a heading and its value. */
@@ -159,6 +161,7 @@ const EN: PageWords = {
     methodNotAllowed: 'Method not allowed',
     openInBrowser: 'Open the link in a browser.',
     notAcknowledged: 'Not acknowledged',
+    formUsed: 'This form was already sent; it is taken once. Open the link again to see the alerts now.',
     silenceHours: (hours) => `Silences are offered for ${hours.join(', ')} hours when Alertmanager is configured.`,
   },
   colon: ': ',
@@ -240,6 +243,7 @@ const ZH_CN: PageWords = {
     methodNotAllowed: '不支持的请求方法',
     openInBrowser: '请在浏览器中打开此链接。',
     notAcknowledged: '未认领',
+    formUsed: '这个表单已经提交过，每个表单只能提交一次。请重新打开链接查看告警现在的状态。',
     silenceHours: (hours) => `配置了 Alertmanager 时可静默 ${hours.join('、')} 小时。`,
   },
   colon: '：',

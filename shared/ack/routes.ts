@@ -12,6 +12,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { acknowledge, type AcknowledgeDeps } from './acknowledge.js';
 import { CSRF_COOKIE, checkFormNonce, checkOrigin, issueFormNonce } from './csrf.js';
+import type { FormNonceStore } from '../store/form-nonces.js';
 import { coversFiring, type AckLinks } from './links.js';
 import { CHART_PATH, chartUrl, type ChartLinkSettings } from '../chart/url.js';
 import { pageHeaders, renderAckPage, renderProblemPage, type PageAlert, type PageModel } from './page.js';
@@ -55,6 +56,8 @@ export const PAGE_SIZE = 20;
 
 export interface AckRouteDeps extends AcknowledgeDeps {
   links: AckLinks;
+  /** The form's nonces, each taken once: a replayed POST changes nothing (`shared/store/form-nonces.ts`). */
+  formNonces: FormNonceStore;
   /**
    * Re-runs enrichment for the alerts shown (their values now), time-boxed; must never throw (like
    * `enrichAlerts`: Prometheus down gives `unavailable`). Unset: the page shows what the records kept.
@@ -77,7 +80,7 @@ export interface AckRouteDeps extends AcknowledgeDeps {
   };
 }
 
-type Page = { status: 200 | 400 | 403 | 405 | 410 | 503; html: string };
+type Page = { status: 200 | 400 | 403 | 405 | 409 | 410 | 503; html: string };
 
 /** Trims, drops control characters and collapses spaces; `''` when nothing is left. */
 export function cleanName(raw: unknown): string {
@@ -158,7 +161,7 @@ class AckPages {
       new URL(c.req.url).origin,
     ]);
     if (crossSite) return problem(403, pageWords(locale).problems.notAcknowledged, crossSite, locale);
-    const request = await this.#readForm(c, token, locale);
+    const request = await this.#takeForm(c, { token, expiresAt: claims.expiresAt }, locale);
     if ('html' in request) return request;
     const scope = await linkScope(
       claims,
@@ -242,8 +245,27 @@ class AckPages {
     }
   }
 
+  /**
+   * The form's fields, once its nonce matched its cookie and was taken: last before acting, so a form refused
+   * for its fields can be sent again, and a replay of one taken finds it taken (409, nothing changed).
+   */
+  async #takeForm(
+    c: Context,
+    link: { token: string; expiresAt: number },
+    locale: Locale,
+  ): Promise<{ name: string; silenceHours?: number } | Page> {
+    const request = await this.#readForm(c, link.token, locale);
+    if ('html' in request || (await this.deps.formNonces.take(request.nonce, link.expiresAt * 1000))) return request;
+    const w = pageWords(locale).problems;
+    return problem(409, w.notAcknowledged, w.formUsed, locale);
+  }
+
   /** The form's fields, once its nonce matched its cookie. */
-  async #readForm(c: Context, token: string, locale: Locale): Promise<{ name: string; silenceHours?: number } | Page> {
+  async #readForm(
+    c: Context,
+    token: string,
+    locale: Locale,
+  ): Promise<{ nonce: string; name: string; silenceHours?: number } | Page> {
     const w = pageWords(locale).problems;
     const form = await c.req.parseBody();
     const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : undefined);
@@ -254,13 +276,14 @@ class AckPages {
       this.deps.now(),
     );
     if (forged) return problem(403, w.notAcknowledged, forged, locale);
+    const nonce = field('nonce')!;
     const name = cleanName(field('name'));
-    if (field('action') !== 'ack-silence') return { name };
+    if (field('action') !== 'ack-silence') return { nonce, name };
     const silenceHours = Number(field('hours'));
     if (!this.deps.silences || !(SILENCE_HOURS as readonly number[]).includes(silenceHours)) {
       return problem(400, w.notAcknowledged, w.silenceHours(SILENCE_HOURS), locale);
     }
-    return { name, silenceHours };
+    return { nonce, name, silenceHours };
   }
 
   /** Renders the page with the alerts' current state; issues a fresh form nonce when something can be acknowledged. */

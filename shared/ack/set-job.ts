@@ -7,8 +7,9 @@
  *    what they match), and one follow-up per channel — except channels that count one event per alert
  *    against a rate limit (PagerDuty), which are left to step 2;
  * 2. paced events: the distinct PagerDuty `dedup_key`s of the alerts this job acknowledged
- *    ({@link pagerDutyAckKeys}), at most {@link PACED_STEP_EVENTS} per step and channel, at half the
- *    channel's documented rate, so the next real alert still gets through.
+ *    (`Channel.ackEventKeys`: a storm's alerts share its one key, sent once for the whole job), at most
+ *    {@link PACED_STEP_EVENTS} per step and channel, at half the channel's documented rate, so the next real
+ *    alert still gets through. The pacing counts the events sent, not the alerts.
  *
  * Each step moves a cursor with a conditional write; a repeated step (Lambda's retry of an asynchronous
  * invocation, a resumed job) re-acknowledges nothing: an alert is acknowledged once, by whichever step
@@ -17,6 +18,7 @@
 import type { AlertSetStore } from '../store/alert-set.js';
 import type { AckSetJob, AckSetJobStore } from '../store/ack-set-jobs.js';
 import type { AlertRecord } from '../store/alert-record.js';
+import type { Channel } from '../channels/channel.js';
 import { deliver } from '../channels/deliver.js';
 import { pagerDutyAckKey, pagerDutyAckKeys } from '../channels/pagerduty/ack-keys.js';
 import { noticeFromRecords } from '../escalation/notices.js';
@@ -32,7 +34,7 @@ import type { AckClaims } from './token.js';
 export const ACK_STEP_ALERTS = 1000;
 /** Paced events per step and channel: at one event per {@link pacedIntervalMs} (1 s for PagerDuty), ~20 s. */
 export const PACED_STEP_EVENTS = 20;
-/** Records read per paced step to find its events (a storm's alerts may share one `dedup_key`). */
+/** Records read per paced step to find its events (a storm's alerts share one `dedup_key`). */
 const PACED_SCAN_ALERTS = 1000;
 /** A job that has not moved for this long (its invocation failed for good) is resumed by a second click, ms. */
 export const RESUME_AFTER_MS = 120_000;
@@ -164,39 +166,73 @@ async function pacedStep(job: AckSetJob, fingerprints: string[], deps: AckSetDep
   const wait = Math.min(job.pacedNotBeforeMs - deps.now(), PACED_STEP_EVENTS * 60_000);
   if (paced.length && wait > 0) await deps.sleep(wait);
   const scan = fingerprints.slice(job.paced, job.paced + PACED_SCAN_ALERTS);
-  const found = paced.length ? await deps.stores.records.getMany(scan, deps.now()) : new Map<string, AlertRecord>();
-  // Only what this job acknowledged: an alert acknowledged before had its follow-up then.
-  const mine = (fp: string) => {
-    const r = found.get(fp);
-    return r?.acknowledgement?.by === job.by && r.acknowledgement.at === job.at ? r : undefined;
-  };
-  // Where this step ends: before the record that would give a channel more than its events of a step.
-  const keys = new Map(paced.map((c) => [c.name, new Set<string>()]));
-  let end = 0;
-  for (; end < scan.length; end++) {
-    const record = mine(scan[end]!);
-    if (!record) continue;
-    const key = pagerDutyAckKey(record);
-    const adds = record.channels.filter((c) => keys.get(c) && !keys.get(c)!.has(key));
-    if (adds.some((c) => keys.get(c)!.size >= PACED_STEP_EVENTS)) break;
-    for (const c of adds) keys.get(c)!.add(key);
-  }
-  const taken = scan.slice(0, end).flatMap((fp) => mine(fp) ?? []);
-  const plan = new Map(paced.map((c) => [c.name, pagerDutyAckKeys(taken.filter((r) => r.channels.includes(c.name)))]));
+  const mine = paced.length ? await acknowledgedByJob(job, scan, deps) : scan.map(() => undefined);
+  const plan = await planPaced(paced, mine, new Set(job.pacedKeys));
+  // The pacing counts the events sent, not the alerts they stand for.
   let slowest = 0;
   for (const channel of paced) {
-    const records = [...plan.get(channel.name)!.values()];
-    if (!records.length) continue;
-    await sendPaced(channel, records, deps);
-    slowest = Math.max(slowest, records.length * pacedIntervalMs(channel.eventsPerMinute!));
+    const events = plan.events.get(channel.name)!;
+    if (!events.size) continue;
+    await sendPaced(channel, [...events.values()], deps);
+    slowest = Math.max(slowest, events.size * pacedIntervalMs(channel.eventsPerMinute!));
   }
-  const moved = await deps.jobs.advance(
-    job.id,
-    'paced',
-    { from: job.paced, to: job.paced + end, pacedNotBeforeMs: deps.now() + slowest },
-    deps.now(),
-  );
-  return moved && job.paced + end < fingerprints.length ? 'more' : 'done';
+  const move = { from: job.paced, to: job.paced + plan.end, pacedNotBeforeMs: deps.now() + slowest };
+  const moved = await deps.jobs.advance(job.id, 'paced', { ...move, sentKeys: plan.shared }, deps.now());
+  return moved && job.paced + plan.end < fingerprints.length ? 'more' : 'done';
+}
+
+/** The records of `scan`, in its order, that this job acknowledged: one acknowledged before had its follow-up then. */
+async function acknowledgedByJob(
+  job: AckSetJob,
+  scan: string[],
+  deps: AckSetDeps,
+): Promise<(AlertRecord | undefined)[]> {
+  const found = await deps.stores.records.getMany(scan, deps.now());
+  return scan.map((fp) => {
+    const r = found.get(fp);
+    return r?.acknowledgement?.by === job.by && r.acknowledgement.at === job.at ? r : undefined;
+  });
+}
+
+/** A paced step's plan: where it ends, per channel the events to send (by key, the first record under it). */
+interface PacedPlan {
+  end: number;
+  events: Map<string, Map<string, AlertRecord>>;
+  /** `<channel> <key>` of the events sent under a key several alerts share (kept in the job). */
+  shared: string[];
+}
+
+/**
+ * Ends the step before the record that would give a channel more than {@link PACED_STEP_EVENTS} events;
+ * an event under a key already sent (this step, or an earlier one: `sent`) is not counted or sent again.
+ */
+async function planPaced(paced: Channel[], mine: (AlertRecord | undefined)[], sent: Set<string>): Promise<PacedPlan> {
+  const keys = await Promise.all(paced.map((c) => eventKeys(c, mine)));
+  const events = new Map(paced.map((c) => [c.name, new Map<string, AlertRecord>()]));
+  const shared: string[] = [];
+  let end = 0;
+  for (; end < mine.length; end++) {
+    const record = mine[end];
+    if (!record) continue;
+    const adds = paced.flatMap((c, i) => {
+      const key = keys[i]![end];
+      return key && !events.get(c.name)!.has(key) && !sent.has(`${c.name} ${key}`) ? [{ c, key }] : [];
+    });
+    if (adds.some(({ c }) => events.get(c.name)!.size >= PACED_STEP_EVENTS)) break;
+    for (const { c, key } of adds) {
+      events.get(c.name)!.set(key, record);
+      if (key !== pagerDutyAckKey(record)) shared.push(`${c.name} ${key}`);
+    }
+  }
+  return { end, events, shared };
+}
+
+/** Per record of `mine`, the key of the channel's event for it; `undefined` where none (or not its channel). */
+async function eventKeys(channel: Channel, mine: (AlertRecord | undefined)[]): Promise<(string | undefined)[]> {
+  const records = mine.filter((r): r is AlertRecord => r?.channels.includes(channel.name) === true);
+  const keys = await (channel.ackEventKeys?.(records) ?? pagerDutyAckKeys(records));
+  const byRecord = new Map(records.map((r, i) => [r, keys[i]]));
+  return mine.map((r) => r && byRecord.get(r));
 }
 
 async function sendPaced(channel: AckSetDeps['channels'][number], records: AlertRecord[], deps: AckSetDeps) {

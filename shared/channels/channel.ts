@@ -5,6 +5,7 @@
 import { PipelineError } from '../core/errors.js';
 import type { Locale } from '../core/locale.js';
 import type { Notification } from '../render/notification.js';
+import type { AlertRecord } from '../store/alert-record.js';
 
 export interface Channel {
   /** Stable name recorded in the delivery ledger (e.g. `slack`); renaming one re-sends in-flight repairs. */
@@ -21,6 +22,17 @@ export interface Channel {
    * about 120 per integration key). Follow-ups for a large alert set are then paced (`shared/ack/set-job.ts`).
    */
   readonly eventsPerMinute?: number;
+  /**
+   * With {@link eventsPerMinute}: the key of the one event an `acknowledged` follow-up sends for each stored
+   * alert (alerts sharing a key share that event: a PagerDuty storm's alerts its `group/<hash>`), `undefined`
+   * for one it sends none for. What the paced follow-ups of an alert set count and send by. Unset: one event
+   * per alert.
+   * @returns one entry per record, in order
+   * @throws the channel's store error
+   */
+  ackEventKeys?(
+    records: readonly Pick<AlertRecord, 'alert' | 'generation' | 'groupKey'>[],
+  ): Promise<(string | undefined)[]>;
   /**
    * Renders and sends one notification.
    * @param notification the group's new alerts for this channel

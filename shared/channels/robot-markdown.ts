@@ -7,7 +7,8 @@
  * escape for its markdown (a backslash shows as a backslash in one client and escapes in another). So
  * the characters that could start a link, an image, a mention, an HTML tag (WeCom's `<font>`, `<@userid>`)
  * or emphasis are shown as their full-width forms in alert text: `[`→`［`, `]`→`］`, `<`→`＜`, `>`→`＞`,
- * `*`→`＊`, `` ` ``→`｀`, `@`→`＠` (DingTalk highlights `@<mobile>` text as a mention). A reader sees the
+ * `*`→`＊`, `` ` ``→`｀`, `@`→`＠` (DingTalk highlights `@<mobile>` text as a mention), and `~`, `_` at a
+ * word's edge (strike, emphasis). A reader sees the
  * same text; no markup, link or mention comes from it. Label values (`model_name`, `instance`) hold
  * none of these characters in practice, so what an engineer copies from a message is unchanged.
  */
@@ -29,6 +30,7 @@ import {
 import { digestText, digestTitle, isStorm, type RenderOptions } from '../render/digest.js';
 import { linkLabel, messages, type Locale } from '../render/locale.js';
 import { truncateBytes, utf8Bytes } from '../core/truncate.js';
+import { showFormattingMarks } from '../render/formatting-marks.js';
 
 const FULL_WIDTH: Readonly<Record<string, string>> = {
   '[': '［',
@@ -40,8 +42,15 @@ const FULL_WIDTH: Readonly<Record<string, string>> = {
   '@': '＠',
 };
 
-/** Alert text as text in a robot's markdown (see the file's header). */
-export const escapeRobotMarkdown = (text: string): string => text.replace(/[[\]<>*`@]/g, (c) => FULL_WIDTH[c]!);
+/**
+ * Alert text as text in a robot's markdown (see the file's header); also `~` (strike) and `_` (emphasis) where
+ * they could open or close formatting (`shared/render/formatting-marks.ts`: `model_name` stays as typed).
+ */
+export const escapeRobotMarkdown = (text: string): string =>
+  showFormattingMarks(
+    text.replace(/[[\]<>*`@]/g, (c) => FULL_WIDTH[c]!),
+    '_~',
+  );
 
 /** Bold as both dialects write it; no italics (WeCom's markdown has none). */
 export const ROBOT_MARKUP: Markup = { bold: (s) => `**${s}**`, italic: (s) => s, escape: escapeRobotMarkdown };

@@ -85,17 +85,13 @@ export function chartRoutes(deps: ChartRouteDeps): Hono {
         'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
       });
     }
-    const token = c.req.param('file') ?? '';
-    const cached = answers.get(token, deps.now());
+    const key = chartKey(verified.spec);
+    const cached = answers.get(key, deps.now());
     if (cached) return c.body(cached.png as Uint8Array<ArrayBuffer>, cached.status, cached.headers);
     drawing++;
     try {
       const drawn = await draw(deps, verified);
-      answers.set(
-        token,
-        drawn,
-        deps.now() + (drawn.status === 200 ? CHART_MAX_AGE_SECONDS : RETRY_AFTER_SECONDS) * 1000,
-      );
+      answers.set(key, drawn, deps.now() + (drawn.status === 200 ? CHART_MAX_AGE_SECONDS : RETRY_AFTER_SECONDS) * 1000);
       return c.body(drawn.png as Uint8Array<ArrayBuffer>, drawn.status, drawn.headers);
     } catch (err) {
       deps.logger.error('chart failed', { error: err as Error });
@@ -172,29 +168,54 @@ async function draw(deps: ChartRouteDeps, verified: VerifiedChart): Promise<Draw
 }
 
 /**
- * Charts drawn lately, by token, each kept as long as its answer says (a minute; a failure for its
- * `Retry-After`): a link re-opened, unfurled or fetched by a mail scanner within that time costs no
- * query. A chart link lets anyone who holds it ask Prometheus for the alert's series for days, so
- * this bounds the rate per link, as {@link DEFAULT_MAX_CONCURRENT_CHARTS} bounds the concurrency.
+ * Charts drawn lately, by what their link means ({@link chartKey}: the alert, the query, the range),
+ * never by the token's text: each page view and each message signs the same chart anew (another
+ * expiry, another token). Each is kept as long as its answer says (a minute; a failure for its
+ * `Retry-After`): a link re-opened, unfurled, fetched by a mail scanner or minted again within that time
+ * costs no query. A chart link lets anyone who holds it ask Prometheus for the alert's series for days,
+ * so this bounds the rate per chart, as {@link DEFAULT_MAX_CONCURRENT_CHARTS} bounds the concurrency.
  */
 export const CACHED_CHARTS = 64;
+/** Most bytes of PNG the cache holds (a chart is tens of KB): beyond it, the oldest are dropped. */
+const CACHED_CHART_BYTES = 8 * 1024 * 1024;
 
-/** At most `max` answers, the oldest dropped first. */
+/**
+ * What a chart token means, as a cache key: everything of its spec that decides the drawing (the alert's
+ * labels, the query, the fire time that places the range, title, unit, threshold, memory fit), in a fixed
+ * order; not its expiry.
+ */
+function chartKey(spec: VerifiedChart['spec']): string {
+  const labels = Object.entries(spec.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const { query, title, unit, firedAt, threshold, memory } = spec;
+  return JSON.stringify([query, labels, firedAt, title, unit, threshold ?? null, memory ?? null]);
+}
+
+/** At most `max` answers and {@link CACHED_CHART_BYTES}, the oldest dropped first. */
 class AnswerCache {
   readonly #entries = new Map<string, Drawn & { untilMs: number }>();
+  #bytes = 0;
   constructor(readonly max: number) {}
 
-  get(token: string, nowMs: number): Drawn | undefined {
-    const entry = this.#entries.get(token);
+  get(key: string, nowMs: number): Drawn | undefined {
+    const entry = this.#entries.get(key);
     if (entry && entry.untilMs > nowMs) return entry;
-    if (entry) this.#entries.delete(token);
+    if (entry) this.#delete(key);
     return undefined;
   }
 
-  set(token: string, drawn: Drawn, untilMs: number): void {
-    this.#entries.delete(token);
-    this.#entries.set(token, { ...drawn, untilMs });
-    if (this.#entries.size > this.max) this.#entries.delete(this.#entries.keys().next().value!);
+  set(key: string, drawn: Drawn, untilMs: number): void {
+    this.#delete(key);
+    this.#entries.set(key, { ...drawn, untilMs });
+    this.#bytes += drawn.png.byteLength;
+    while (this.#entries.size > this.max || this.#bytes > CACHED_CHART_BYTES)
+      this.#delete(this.#entries.keys().next().value!);
+  }
+
+  #delete(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#bytes -= entry.png.byteLength;
+    this.#entries.delete(key);
   }
 }
 

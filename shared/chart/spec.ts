@@ -16,14 +16,13 @@
  *
  * The rule expression is the alert's text (whoever posts to Alertmanager's API writes it) and a chart
  * link re-runs it for days: every selector in it is narrowed to the alert's identifying labels
- * ({@link scopedQuery}), and one that would still read series it does not name exactly is not charted.
+ * (`scopedToLabels`, `enrich/signals/scope.ts`), and one that would still read series it does not name exactly is not charted.
  * The range, step and series a GET reads are bounded in `data.ts` and `routes.ts`.
  */
 import { alertExpression, hasKnownStart } from '../alertmanager/schema.js';
 import { equalityMatchers, selector, stripTrailingComparison, topLevelComparison } from '../prometheus/promql.js';
 import { comparesUpWithZero, metricNames } from '../prometheus/scan.js';
-import { scopeSelectors } from '../prometheus/scope-selectors.js';
-import { DCGM_SCOPE_LABELS, TARGET_SCOPE_LABELS, VLLM_SCOPE_LABELS } from '../enrich/signals/scope.js';
+import { scopedToLabels } from '../enrich/signals/scope.js';
 import type { Alert } from '../alertmanager/schema.js';
 import type { Enrichment, Signal, SignalUnit } from '../enrich/types.js';
 import type { Locale } from '../core/locale.js';
@@ -99,7 +98,7 @@ export function chartSpec(alert: ChartableAlert, locale: Locale = 'en'): ChartSp
   const threshold = expr ? ruleThreshold(expr) : undefined;
   const signals = e?.status === 'enriched' ? e.signals : [];
   const compared = expr && threshold ? stripTrailingComparison(expr) : undefined;
-  const comparedQuery = compared === undefined ? undefined : scopedQuery(compared, alert.labels);
+  const comparedQuery = compared === undefined ? undefined : scopedToLabels(compared, alert.labels);
   if (compared !== undefined && comparedQuery !== undefined) {
     const signal = comparedSignal(compared, signals);
     const title = signal ? `${name} · ${signalLabel(signal, locale)}` : name;
@@ -107,7 +106,7 @@ export function chartSpec(alert: ChartableAlert, locale: Locale = 'en'): ChartSp
   }
   const main = signals[0];
   if (main) return { ...base, query: main.query, title: `${name} · ${signalLabel(main, locale)}`, unit: main.unit };
-  const query = expr && compared === undefined ? scopedQuery(expr.trim(), alert.labels) : undefined;
+  const query = expr && compared === undefined ? scopedToLabels(expr.trim(), alert.labels) : undefined;
   return query === undefined ? undefined : { ...base, query, title: name, unit: 'none' };
 }
 
@@ -118,24 +117,4 @@ export function chartSpec(alert: ChartableAlert, locale: Locale = 'en'): ChartSp
 function comparedSignal(compared: string, signals: readonly Signal[]): Signal | undefined {
   const names = metricNames(compared);
   return signals.find((s) => [...metricNames(s.query)].some((m) => names.has(m)));
-}
-
-/**
- * The expression with every selector narrowed to the alert's identifying labels (as the enrichment
- * scopes its queries, `enrich/signals/scope.ts`: by the metric's family), as escaped equality
- * matchers, so a GET reads one alert's series, not the whole fleet's. This can change what a
- * fleet-relative expression computes (a share of the fleet's total): the chart shows the alert's own
- * series instead. A selector the alert names none of the labels of is kept only when it names its
- * metric exactly (what the rule itself reads at each evaluation).
- * @returns `undefined` when the expression is not to be run (see {@link scopeSelectors})
- */
-function scopedQuery(expr: string, labels: Readonly<Record<string, string>>): string | undefined {
-  return scopeSelectors(expr, (metric) => {
-    const names = metric?.startsWith('vllm:')
-      ? VLLM_SCOPE_LABELS
-      : metric?.startsWith('DCGM_')
-        ? DCGM_SCOPE_LABELS
-        : TARGET_SCOPE_LABELS;
-    return equalityMatchers(labels, names);
-  });
 }

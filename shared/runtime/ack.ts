@@ -11,6 +11,7 @@ import { buildEscalationTargets, type ChannelDeps } from './channels.js';
 import type { Config } from './config.js';
 import type { Logger } from '../core/logger.js';
 import { alertStores } from '../store/alert-stores.js';
+import { DynamoDbFormNonceStore } from '../store/form-nonces.js';
 import type { AlertStores } from '../store/alert-record.js';
 import { DynamoDbAlertSetStore } from '../store/alert-set.js';
 import type { EscalationDeps } from '../escalation/escalation.js';
@@ -146,6 +147,7 @@ export function createAckRuntime(
   const page: AckRouteDeps | undefined = links && {
     stores,
     links,
+    formNonces: new DynamoDbFormNonceStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME }),
     charts: chartLinkSettings(config),
     grafanaUrl: config.grafanaUrl,
     channels: everyChannel,

@@ -6,14 +6,15 @@
  *
  * Item: `ackjob#<set id>` in the dedupe table: the link's claims it needs again (group, channel, what the
  * link covers), the decision (`by`, `at`, silence hours), the set's size, two cursors (alerts
- * acknowledged; alerts whose PagerDuty events were sent), when the next paced event may go, and
- * `expiresAt` (TTL, epoch seconds).
+ * acknowledged; alerts whose PagerDuty events were sent), when the next paced event may go, the paced
+ * events' keys that several alerts share (a storm's one `acknowledge`, sent once by whichever step got to it
+ * first; a string set `pacedKeys`), and `expiresAt` (TTL, epoch seconds).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../core/zod.js';
 import { ifConditionHolds } from './conditional.js';
-import { parseOptional } from './stored-item.js';
+import { parseOptional, stringSet } from './stored-item.js';
 import { recordText } from './alert-record-items.js';
 
 /** What a job remembers of the signed link that started it. */
@@ -46,6 +47,11 @@ export interface AckSetJob {
   paced: number;
   /** Epoch milliseconds before which no further paced event may be sent. */
   pacedNotBeforeMs: number;
+  /**
+   * Paced events sent under a key several alerts share (`<channel> <dedup_key>`: a storm's), so that a later
+   * step does not send them again. Per-alert keys are not kept: each alert is in one step.
+   */
+  pacedKeys?: string[];
   /** Last step, epoch milliseconds: a job not moved for long can be resumed. */
   updatedAtMs: number;
 }
@@ -61,16 +67,22 @@ export interface AckSetJobStore {
   /** @throws the store's error */
   get(id: string): Promise<AckSetJob | undefined>;
   /**
-   * Moves a cursor from `from` to `to` (and the pacing time), only if it still is at `from`.
+   * Moves a cursor from `from` to `to` (and the pacing time; adds `sentKeys` to `pacedKeys`), only if it still
+   * is at `from`.
    * @returns false when another step moved it first
    * @throws the store's error
    */
-  advance(
-    id: string,
-    cursor: 'acked' | 'paced',
-    move: { from: number; to: number; pacedNotBeforeMs?: number },
-    nowMs: number,
-  ): Promise<boolean>;
+  advance(id: string, cursor: 'acked' | 'paced', move: PacedMove, nowMs: number): Promise<boolean>;
+}
+
+/** A cursor's move (see {@link AckSetJobStore.advance}). */
+export interface PacedMove {
+  from: number;
+  to: number;
+  /** Epoch milliseconds. */
+  pacedNotBeforeMs?: number;
+  /** Keys to add to {@link AckSetJob.pacedKeys}. */
+  sentKeys?: readonly string[];
 }
 
 const jobKey = (id: string) => `ackjob#${id}`;
@@ -81,6 +93,7 @@ const jobSchema = z.object({
   paced: z.number(),
   pacedNotBeforeMs: z.number(),
   updatedAtMs: z.number(),
+  pacedKeys: z.optional(stringSet()),
 });
 const fixedSchema = z.object({
   id: z.string(),
@@ -137,21 +150,17 @@ export class DynamoDbAckSetJobStore implements AckSetJobStore {
     if (!item) return undefined;
     const fixed = parseOptional(fixedSchema, JSON.parse(item.job));
     if (!fixed) return undefined;
-    const { job: _job, ...cursors } = item;
-    return { ...fixed, ...cursors };
+    const { job: _job, pacedKeys, ...cursors } = item;
+    return { ...fixed, ...cursors, ...(pacedKeys?.size && { pacedKeys: [...pacedKeys] }) };
   }
 
-  async advance(
-    id: string,
-    cursor: 'acked' | 'paced',
-    move: { from: number; to: number; pacedNotBeforeMs?: number },
-    nowMs: number,
-  ): Promise<boolean> {
+  async advance(id: string, cursor: 'acked' | 'paced', move: PacedMove, nowMs: number): Promise<boolean> {
     const pacing = move.pacedNotBeforeMs === undefined ? '' : ', pacedNotBeforeMs = :nb';
+    const keys = move.sentKeys?.length ? ' ADD pacedKeys :k' : '';
     const update = new UpdateCommand({
       TableName: this.#table,
       Key: { pk: jobKey(id) },
-      UpdateExpression: `SET #c = :to, updatedAtMs = :now${pacing}`,
+      UpdateExpression: `SET #c = :to, updatedAtMs = :now${pacing}${keys}`,
       ConditionExpression: '#c = :from',
       ExpressionAttributeNames: { '#c': cursor },
       ExpressionAttributeValues: {
@@ -159,6 +168,7 @@ export class DynamoDbAckSetJobStore implements AckSetJobStore {
         ':from': move.from,
         ':now': nowMs,
         ...(move.pacedNotBeforeMs !== undefined && { ':nb': move.pacedNotBeforeMs }),
+        ...(keys && { ':k': new Set(move.sentKeys) }),
       },
     });
     return (await ifConditionHolds(this.#doc.send(update))) !== undefined;

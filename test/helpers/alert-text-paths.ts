@@ -12,6 +12,9 @@ import { silenceUrl } from '../../shared/alertmanager/silence-link.js';
 import { convertAmpMessage } from '../../shared/amp/convert.js';
 import { chartSpec } from '../../shared/chart/spec.js';
 import { renderFeishu } from '../../shared/channels/feishu/index.js';
+import { renderAppCard } from '../../shared/channels/feishu/app-render.js';
+import { renderDingTalk } from '../../shared/channels/dingtalk/index.js';
+import { renderWeCom } from '../../shared/channels/wecom/index.js';
 import { renderPagerDuty } from '../../shared/channels/pagerduty/render.js';
 import { renderSlack } from '../../shared/channels/slack/index.js';
 import { renderSns } from '../../shared/channels/sns/message.js';
@@ -112,6 +115,9 @@ export const TEXT_PATHS: TextPath[] = [
       for (const notification of [n, reduceNotification(n)]) {
         renderSlack(notification);
         renderFeishu(notification);
+        renderAppCard(notification, { locale: 'en' }, { interactive: true, silence: true });
+        renderDingTalk(notification);
+        renderWeCom(notification);
         renderSns(notification, TOPIC);
         renderPagerDuty(notification);
         renderText(notification);

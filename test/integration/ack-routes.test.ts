@@ -222,6 +222,27 @@ describe('POST /v1/ack/:token', () => {
     expect(sns().received).toHaveLength(2);
   });
 
+  it('takes each form nonce once: a replayed POST (same nonce, MAC and cookie) answers 409 and changes nothing', async () => {
+    const path = await fire();
+    const alice = new FormClient(h.app);
+    await alice.open(path);
+    const captured = { hidden: alice.hidden(), cookies: new Map(alice.cookies) };
+    // A refused form (no silences without ALERTMANAGER_URL) does not spend its nonce: the form can be sent again.
+    expect((await alice.submit(path, { name: 'alice', action: 'ack-silence', hours: '4' })).status).toBe(400);
+    expect((await alice.submit(path, { name: 'alice' }, { hidden: captured.hidden })).status).toBe(200);
+    const before = await h.scan();
+    const received = slack().received.length;
+    for (const name of ['mallory', 'alice']) {
+      const replay = new FormClient(h.app);
+      for (const [k, v] of captured.cookies) replay.cookies.set(k, v);
+      const res = await replay.submit(path, { name }, { hidden: captured.hidden });
+      expect(res.status).toBe(409);
+      expect(await res.text()).toMatch(/This form was already sent/);
+    }
+    expect(await h.scan()).toBe(before);
+    expect(slack().received).toHaveLength(received);
+  });
+
   it('suppresses reminders, and the resolved message says who acked and how long it took', async () => {
     const path = await fire();
     const client = new FormClient(h.app);

@@ -83,3 +83,50 @@ describe('"Acknowledge all" on the page, beyond one step', () => {
     expect([...records.values()].filter((r) => r.acknowledgement?.by === 'erin')).toHaveLength(ALERTS);
   }, 180_000);
 });
+
+describe("paced events under a key several alerts share (a PagerDuty storm's)", () => {
+  it('sends each shared key once for the whole job, across its paced steps, and paces by events sent', async () => {
+    const invoked: string[] = [];
+    const lambda = {
+      send: async (command: InvokeCommand) => {
+        invoked.push(JSON.parse(new TextDecoder().decode(command.input.Payload as Uint8Array)).ackSetStep);
+        return {};
+      },
+    } as never;
+    const harness = await ackHarness(db, {}, { ackSetSteps: { functionName: () => 'receiver', lambda } });
+    const pager = harness.channels[1]!;
+    pager.eventsPerMinute = 120;
+    // Every third alert is a member of one storm (one key); the others go under their own keys.
+    const shared = new Set(
+      stormWebhook(ALERTS)
+        .alerts.filter((_, i) => i % 3 === 0)
+        .map((a) => a.fingerprint),
+    );
+    Object.assign(pager, {
+      ackEventKeys: async (records: { alert: { fingerprint: string } }[]) =>
+        records.map((r) => (shared.has(r.alert.fingerprint) ? 'group/storm' : `own/${r.alert.fingerprint}`)),
+    });
+    const waits: number[] = [];
+    const setJobs = harness.runtime.page!.setJobs!;
+    const deps = setJobs.deps;
+    setJobs.deps = () => ({ ...deps(), stepAlerts: STEP, sleep: async (ms: number) => void waits.push(ms) });
+    expect((await harness.webhook(stormWebhook(ALERTS))).status).toBe(200);
+    const path = new URL(harness.channels[0]!.received[0]!.acknowledgeUrl!).pathname;
+    const client = new FormClient(harness.app);
+    await client.open(path);
+    expect((await client.submit(path, { name: 'frank' })).status).toBe(200);
+    while (invoked.length) {
+      const id = invoked.shift()!;
+      if ((await runSetStep(id, setJobs.deps())) === 'more') await setJobs.deps().dispatch(id);
+    }
+    const sent = pager.received
+      .filter((n) => n.kind === 'acknowledged')
+      .flatMap((n) => n.alerts.map((a) => a.fingerprint));
+    // 80 own keys and one shared: 81 events, in 5 paced steps of at most 20.
+    expect(sent.filter((fp) => shared.has(fp))).toHaveLength(1);
+    expect(sent).toHaveLength(ALERTS - shared.size + 1);
+    expect(pager.received.filter((n) => n.kind === 'acknowledged').length).toBeGreaterThan(1);
+    // Each wait is for the events the step before sent (at most 20 at 1 s each), never for the alerts behind them.
+    for (const ms of waits) expect(ms).toBeLessThanOrEqual(20 * 1000);
+  }, 180_000);
+});

@@ -221,6 +221,23 @@ describe('GET /v1/chart/<token>.png', () => {
     expect(prometheus.requests).toHaveLength(asked);
   }, 30_000);
 
+  it('caches by what the link means, not its text: a new token per page view for the same chart costs no query', async () => {
+    const a = app(deps());
+    // Each page view (and each message) signs the chart anew: another expiry, another token, the same chart.
+    const paths = [0, 7, 30, 45].map((s) => pathOf(chartUrl(alert, settings, NOW + s * 1000)!));
+    expect(new Set(paths).size).toBe(paths.length);
+    for (const path of paths) expect((await a.request(path)).status).toBe(200);
+    expect(prometheus.requests).toHaveLength(1);
+    // Another alert's chart (other labels) is its own.
+    const other = { ...alert, labels: { ...alert.labels, instance: '127.0.0.1:9801' } };
+    expect((await a.request(pathOf(chartUrl(other, settings, NOW)!))).status).toBe(200);
+    expect(prometheus.requests).toHaveLength(2);
+    // Bounded in time: a minute on, the chart is drawn again.
+    now += 61_000;
+    expect((await a.request(paths[0]!)).status).toBe(200);
+    expect(prometheus.requests).toHaveLength(3);
+  }, 30_000);
+
   it('answers 503 text when the renderer cannot be loaded, and logs it', async () => {
     const res = await app(
       deps({ renderer: () => Promise.reject(new Error('Cannot find module chart/renderer.mjs')) }),

@@ -7,7 +7,8 @@
  *   the storm's alert resolves once, when its last alert resolves;
  * - a batch may come under another group key (Alertmanager regrouped): the same;
  * - acknowledging the storm's alerts on the page, one alert or the whole set, sends ONE acknowledge for
- *   the storm's key.
+ *   the storm's key; so does "Acknowledge all" of a 600-alert storm worked through as a paced job, whose
+ *   pacing waits for the events it sends, not for 600.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acknowledge } from '../../shared/ack/acknowledge.js';
@@ -16,7 +17,8 @@ import { loadConfig } from '../../shared/runtime/config.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { ensureTable } from '../../shared/store/table.js';
 import { silentLogger } from '../../shared/core/logger.js';
-import { createDeps } from '../../shared/runtime/deps.js';
+import { createDeps, type RuntimeClients } from '../../shared/runtime/deps.js';
+import { runSetStep } from '../../shared/ack/set-job.js';
 import { groupDedupKey } from '../../shared/channels/pagerduty/dedup-key.js';
 import type { WebhookMessage } from '../../shared/alertmanager/schema.js';
 import { startPagerDutyPlatform, type PagerDutyPlatform } from './channels/platforms.js';
@@ -34,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(async () => Promise.all([db.close(), pd.close()]));
 
-async function app() {
+async function app(clients: { ackSetSteps?: RuntimeClients['ackSetSteps'] } = {}) {
   const tableName = `pd-storm-${++tables}`;
   await ensureTable(db.client, tableName);
   const config = loadConfig({
@@ -46,7 +48,7 @@ async function app() {
     PAGERDUTY_EVENTS_URL: pd.url,
     DELIVERY_RETRIES: '0',
   });
-  const deps = createDeps(config, { dynamodb: db.client, inProcessTimers: false }, silentLogger);
+  const deps = createDeps(config, { dynamodb: db.client, inProcessTimers: false, ...clients }, silentLogger);
   const hono = createApp(config, deps);
   const webhook = async (body: unknown) => {
     const res = await hono.request('/v1/alertmanager', {
@@ -156,4 +158,38 @@ describe('a PagerDuty storm alert', () => {
     expect(result.followUps).toEqual({ pagerduty: true });
     expect(since(start)).toEqual([`trigger ${key}`, `acknowledge ${key}`]);
   });
+
+  it('is acknowledged by ONE event for its key when "Acknowledge all 600" runs as a paced job', async () => {
+    const invocations: string[] = [];
+    const lambda = {
+      send: async (command: { input: { Payload?: Uint8Array } }) => {
+        invocations.push(JSON.parse(new TextDecoder().decode(command.input.Payload)).ackSetStep);
+        return {};
+      },
+    } as never;
+    const { hono, webhook, ackDeps } = await app({ ackSetSteps: { functionName: () => 'receiver', lambda } });
+    const waits: number[] = [];
+    const setJobs = ackDeps.setJobs!;
+    const deps = setJobs.deps;
+    setJobs.deps = () => ({ ...deps(), stepAlerts: 250, sleep: async (ms: number) => void waits.push(ms) });
+    const storm = stormWebhook(600, 0, '2026-11-29T13:01:00.000Z');
+    const key = groupDedupKey(storm.groupKey);
+    const start = pd.accepted.length;
+    await webhook(storm);
+    const link = pd.accepted.at(-1)!.links?.find((l) => l.text === 'Acknowledge');
+    const path = new URL(link!.href).pathname;
+    const browser = new FormClient(hono);
+    await browser.open(path);
+    expect((await browser.submit(path, { name: 'carol' })).status).toBe(200);
+    let steps = 0;
+    while (invocations.length) {
+      const id = invocations.shift()!;
+      steps += 1;
+      if ((await runSetStep(id, setJobs.deps())) === 'more') await setJobs.deps().dispatch(id);
+    }
+    expect(steps).toBeGreaterThan(3);
+    expect(since(start)).toEqual([`trigger ${key}`, `acknowledge ${key}`]);
+    // One event sent: the job waits for one event's interval at most, not for 600 events' (~10 minutes).
+    expect(waits.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1_000);
+  }, 120_000);
 });

@@ -190,7 +190,7 @@ describe('enrichAlerts per kind', () => {
     expect(enriched(result, alerts.errorRateAlert.fingerprint).likelyCause).toBeUndefined();
   });
 
-  it('unknown: the rule expression without its threshold, series matched to the alert labels; +Inf kept', async () => {
+  it('unknown: the rule expression without its threshold, scoped to the alert labels; +Inf kept', async () => {
     const result = await enrichAgainst('unknown', [alerts.unknownAlert, alerts.infiniteAlert]);
     expect(signals(result, alerts.unknownAlert.fingerprint).expression_value).toEqual({
       name: 'expression_value',
@@ -198,7 +198,7 @@ describe('enrichAlerts per kind', () => {
       value: 12,
       atStart: 12,
       unit: 'none',
-      query: 'vllm:num_requests_running',
+      query: 'vllm:num_requests_running{model_name="qwen3-8b",instance="127.0.0.1:9800",job="vllm"}',
     });
     expect(signals(result, alerts.infiniteAlert.fingerprint).expression_value!.value).toBe(Number.POSITIVE_INFINITY);
   });

@@ -5,7 +5,8 @@
  * - the @-mentions from configuration as `<at>` tags in a `markdown` element (ids only: never alert text);
  * - the Acknowledge link turned into buttons whose clicks Feishu posts to `POST /v1/feishu/callback`
  *   (`card.action.trigger`): Acknowledge, Acknowledge and silence 1 h (with `ALERTMANAGER_URL`), and Open
- *   page, a link to the acknowledgement page (the fallback, and where longer silences are);
+ *   page, a link to the acknowledgement page (the fallback, and where longer silences are); a token over
+ *   {@link FEISHU_MAX_CALLBACK_VALUE_CHARS} keeps the page link alone;
  * - a state line at the top that each update rewrites (firing, acknowledged by whom, escalated, resolved);
  *   the buttons go once the group is acknowledged or resolved.
  * The words follow the instance's locale.
@@ -25,6 +26,19 @@ export const FEISHU_ACK_ACTION = 'acknowledge';
 export const FEISHU_ACK_SILENCE_ACTION = 'acknowledge_silence';
 /** Hours the "acknowledge and silence" button silences for (one of the page's `SILENCE_HOURS`). */
 export const FEISHU_SILENCE_HOURS = 1;
+/**
+ * Longest acknowledgement token a callback button carries in its `value`, characters. Feishu documents no
+ * limit of its own for a callback's `value`, but the whole card counts against the message's
+ * {@link FEISHU_MAX_CARD_BYTES}, and the two callback buttons would carry the token twice more beside the
+ * page link: a longer token (a link naming 50 alerts with 256-byte fingerprints is ~17 KB) gets no callback
+ * buttons, only the page link (as Slack's button over its 2,000-character `value`).
+ */
+export const FEISHU_MAX_CALLBACK_VALUE_CHARS = 2000;
+/**
+ * A card message's request body, bytes: "卡片及富文本消息请求体最大不能超过 30 KB".
+ * @see https://open.feishu.cn/document/server-docs/im-v1/message/create
+ */
+export const FEISHU_MAX_CARD_BYTES = 30 * 1024;
 
 type PlainText = { tag: 'plain_text'; content: string };
 type Button = {
@@ -84,7 +98,9 @@ export function renderAppCard(
   let buttons: Element | undefined;
   if (link) {
     const linkRow = elements.shift()!;
-    buttons = options.interactive ? buttonRow(link.url, render.locale, options.silence) : linkRow;
+    const token = new URL(link.url).pathname.split('/').pop() ?? '';
+    const callbacks = options.interactive && token.length <= FEISHU_MAX_CALLBACK_VALUE_CHARS;
+    buttons = callbacks ? buttonRow(link.url, token, render.locale, options.silence) : linkRow;
   }
   return {
     card: { config: { wide_screen_mode: true, update_multi: true }, header: card.header, elements },
@@ -94,9 +110,8 @@ export function renderAppCard(
   };
 }
 
-function buttonRow(pageUrl: string, locale: Locale, silence: boolean): Element {
+function buttonRow(pageUrl: string, token: string, locale: Locale, silence: boolean): Element {
   const w = WORDS[locale];
-  const token = new URL(pageUrl).pathname.split('/').pop() ?? '';
   const callback = (action: string, label: string, type: Button['type']): Button => ({
     tag: 'button',
     text: { tag: 'plain_text', content: label },

@@ -25,6 +25,7 @@ import { postJson } from '../http.js';
 import { ContentRefusedError, DeliveryError, type Channel } from '../channel.js';
 import type { RenderedEvent } from './render.js';
 import { planPagerDutyEvents } from './storms.js';
+import { pagerDutyAckKeys } from './ack-keys.js';
 import type { PagerDutyStormStore } from '../../store/pagerduty-storms.js';
 import { PAGERDUTY_EVENTS_PER_MINUTE, PAGERDUTY_EVENTS_URL } from './wire.js';
 
@@ -71,29 +72,14 @@ export function createPagerDutyChannel(options: PagerDutyChannelOptions): Channe
   return {
     name,
     eventsPerMinute: PAGERDUTY_EVENTS_PER_MINUTE,
+    ackEventKeys: (records) => pagerDutyAckKeys(records, plan.store && { ...plan, store: plan.store }),
     async send(notification, signal) {
       const p = progress.get(notification) ?? { accepted: new Set<string>(), refused: new Map<string, string>() };
       progress.set(notification, p);
-      const limit = pLimit(EVENT_CONCURRENCY);
-      let failed: unknown;
-      const sendOne = async (event: RenderedEvent) => {
-        const id = eventId(event);
-        // After a retryable or configuration error, the attempt is over: start nothing new.
-        if (failed !== undefined || p.accepted.has(id) || p.refused.has(id)) return;
-        try {
-          await post(event, signal);
-          p.accepted.add(id);
-        } catch (err) {
-          // A refused event does not stop the others.
-          if (err instanceof ContentRefusedError) p.refused.set(id, err.message.slice(name.length + 2));
-          else failed ??= err;
-        }
-      };
       const events = await planPagerDutyEvents(notification, plan).catch((err: Error) => {
         throw new DeliveryError(`${name}: storm store failed (${err.name})`, true, undefined, 'other');
       });
-      await Promise.all(events.map((event) => limit(() => sendOne(event))));
-      if (failed !== undefined) throw failed;
+      await sendEvents(events, p, (event) => post(event, signal), name);
       if (p.refused.size === 0) return;
       const refused = [...p.refused].map(([id, message]) => `${id}: ${message}`);
       // Not `reducedMayPass`: PagerDuty checks the fields the renderer sets, a reduced rendering is the same event.
@@ -102,4 +88,33 @@ export function createPagerDutyChannel(options: PagerDutyChannelOptions): Channe
       });
     },
   };
+}
+
+/**
+ * Posts the events not answered before, {@link EVENT_CONCURRENCY} at a time, noting each answer in `p`.
+ * @throws the first retryable or configuration error (nothing new starts after it); a refused event does not
+ *   stop the others
+ */
+async function sendEvents(
+  events: RenderedEvent[],
+  p: Progress,
+  post: (event: RenderedEvent) => Promise<unknown>,
+  name: string,
+): Promise<void> {
+  const limit = pLimit(EVENT_CONCURRENCY);
+  let failed: unknown;
+  const sendOne = async (event: RenderedEvent) => {
+    const id = eventId(event);
+    // After a retryable or configuration error, the attempt is over: start nothing new.
+    if (failed !== undefined || p.accepted.has(id) || p.refused.has(id)) return;
+    try {
+      await post(event);
+      p.accepted.add(id);
+    } catch (err) {
+      if (err instanceof ContentRefusedError) p.refused.set(id, err.message.slice(name.length + 2));
+      else failed ??= err;
+    }
+  };
+  await Promise.all(events.map((event) => limit(() => sendOne(event))));
+  if (failed !== undefined) throw failed;
 }

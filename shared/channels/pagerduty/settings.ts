@@ -16,6 +16,7 @@ import { envSettings, ifSet } from '../env.js';
 import { renderFields, secretRef, webhookUrlSetting, type ChannelType, type InstanceBase } from '../settings.js';
 import type { PagerDutyChannelOptions } from './index.js';
 import { deferredChannel } from '../deferred.js';
+import { lazyAsync } from '../../core/lazy.js';
 import { PAGERDUTY_EVENTS_PER_MINUTE, PAGERDUTY_ROUTING_KEY_CHARS } from './wire.js';
 
 /**
@@ -90,8 +91,11 @@ export const pagerduty = {
 
 /** The `pagerduty` channel of `options` (see `./index.ts`), its code loaded apart ({@link deferredChannel}). */
 export function pagerDutyChannel(options: PagerDutyChannelOptions): Channel {
-  const channel = deferredChannel(options.name ?? 'pagerduty', async () =>
-    (await import('./index.js')).createPagerDutyChannel(options),
-  );
-  return { ...channel, eventsPerMinute: PAGERDUTY_EVENTS_PER_MINUTE };
+  const load = lazyAsync(async () => (await import('./index.js')).createPagerDutyChannel(options));
+  const channel = deferredChannel(options.name ?? 'pagerduty', load);
+  return {
+    ...channel,
+    eventsPerMinute: PAGERDUTY_EVENTS_PER_MINUTE,
+    ackEventKeys: async (records) => (await load()).ackEventKeys!(records),
+  };
 }

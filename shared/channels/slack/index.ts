@@ -5,6 +5,7 @@
  * @see https://api.slack.com/reference/block-kit/blocks
  */
 import type { Notification } from '../../render/notification.js';
+import { showFormattingMarks } from '../../render/formatting-marks.js';
 import type { Secret } from '../../core/secret.js';
 import {
   alertImage,
@@ -114,11 +115,13 @@ export interface SlackMessage {
 }
 
 /**
- * Escapes Slack's three control characters in mrkdwn text.
+ * Alert text as text in mrkdwn: Slack's three control characters escaped (`&`, `<`, `>`: no `<!channel>`,
+ * `<@U…>` or `<url|text>` from it), and its formatting marks (`*`, `_`, `~`, `` ` ``) shown, not applied
+ * (`shared/render/formatting-marks.ts`).
  * @see https://api.slack.com/reference/surfaces/formatting#escaping
  */
 export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return showFormattingMarks(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
 }
 
 const SLACK_MARKUP: Markup = { bold: (s) => `*${s}*`, italic: (s) => `_${s}_`, escape: escapeMrkdwn };

@@ -5,6 +5,7 @@
  */
 import type { Alert } from '../../alertmanager/schema.js';
 import { equalityMatchers } from '../../prometheus/promql.js';
+import { scopeSelectors } from '../../prometheus/scope-selectors.js';
 
 /** Labels on vLLM's `vllm:*` metrics (engine labels plus the usual target labels). */
 export const VLLM_SCOPE_LABELS = ['model_name', 'instance', 'job', 'namespace', 'pod', 'engine'] as const;
@@ -48,4 +49,24 @@ export const TARGET_SCOPE_LABELS = ['instance', 'job', 'namespace', 'pod', 'cont
  */
 export function scopeOf(alert: Pick<Alert, 'labels'>, names: readonly string[]): string[] {
   return equalityMatchers(alert.labels, names);
+}
+
+/**
+ * A rule expression (alert text: whoever posts to Alertmanager's API writes it) with every selector
+ * narrowed to `labels`' identifying labels, by the metric's family (vLLM, DCGM, any scraped target), as
+ * escaped equality matchers, so it reads the alert's own series, not the whole fleet's. A selector
+ * `labels` name none of the labels of is kept only when it names its metric exactly (what the rule itself
+ * reads at each evaluation). What the chart links and the `unknown` enricher run.
+ * @returns `undefined` when the expression is not to be run: it holds what the reader does not follow,
+ *   or a selector that would still read series it does not name exactly (`{__name__=~".+"}`)
+ */
+export function scopedToLabels(expr: string, labels: Readonly<Record<string, string>>): string | undefined {
+  return scopeSelectors(expr, (metric) => {
+    const names = metric?.startsWith('vllm:')
+      ? VLLM_SCOPE_LABELS
+      : metric?.startsWith('DCGM_')
+        ? DCGM_SCOPE_LABELS
+        : TARGET_SCOPE_LABELS;
+    return equalityMatchers(labels, names);
+  });
 }

@@ -165,6 +165,12 @@ const PATH_PUMPS: Pump[] = [
   repeat(' - a = b\n'),
   repeat('Alerts Firing:\n'),
   repeat('Source: x\n\nAlerts Resolved:\nLabels:\n'),
+  // Chat control sequences, mentions and formatting marks; an expression no label can narrow.
+  repeat('<!channel>'),
+  repeat('<@U123><http://evil|click>'),
+  repeat('*_~`'),
+  repeat('@all '),
+  repeat('{__name__=~".+"} or '),
 ];
 
 describe('every path alert text takes', () => {

@@ -3,7 +3,13 @@
  * falls back to its first alerts when the set cannot be stored.
  */
 import { describe, expect, it } from 'vitest';
-import { AckLinks, CLOCK_SKEW_MS, linkCover, MAX_SENDER_AHEAD_MS } from '../../../shared/ack/links.js';
+import {
+  AckLinks,
+  CLOCK_SKEW_MS,
+  linkCover,
+  MAX_LINK_TOKEN_CHARS,
+  MAX_SENDER_AHEAD_MS,
+} from '../../../shared/ack/links.js';
 import { MAX_TOKEN_ALERTS, signAckToken, verifyAckToken, type AckClaims } from '../../../shared/ack/token.js';
 import { Secret } from '../../../shared/core/secret.js';
 import { silentLogger } from '../../../shared/core/logger.js';
@@ -55,6 +61,26 @@ describe('storm digest links', () => {
     const claims = verifyAckToken(tokenOf(url), { current: KEY }, NOW);
     expect(claims.set).toBeUndefined();
     expect(claims.fingerprints).toHaveLength(MAX_TOKEN_ALERTS);
+  });
+
+  it('stays short with over-long fingerprints: they go to a set, the token names what fits (a page link opens, a button carries it)', async () => {
+    // 256-byte fingerprints (the longest kept as they are): 50 of them made a ~17 KB token, over Node's
+    // 16 KiB request-header limit (431 for the page) and every platform's button limits.
+    const long = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(3, '0')}${'f'.repeat(253)}`);
+    const sets = new MemorySets();
+    const url = await new AckLinks(settings, sets).urlForAll(linked(long), 'g', 'slack', NOW);
+    expect(tokenOf(url).length).toBeLessThanOrEqual(MAX_LINK_TOKEN_CHARS);
+    const claims = verifyAckToken(tokenOf(url), { current: KEY }, NOW);
+    expect(claims.set?.alerts).toBe(50);
+    expect(sets.sets.get(claims.set!.id)?.set.fingerprints).toEqual(long);
+    expect(claims.fingerprints.length).toBeGreaterThan(0);
+    expect(long.slice(0, claims.fingerprints.length)).toEqual(claims.fingerprints);
+    // Without a set store the link names what fits: its first alerts.
+    const alone = new AckLinks(settings).url(linked(long), 'g', 'slack', NOW);
+    expect(tokenOf(alone).length).toBeLessThanOrEqual(MAX_LINK_TOKEN_CHARS);
+    // Ordinary fingerprints: all 50 named, no set.
+    const plain = await new AckLinks(settings, sets).urlForAll(linked(fingerprints.slice(0, 50)), 'g', 'slack', NOW);
+    expect(verifyAckToken(tokenOf(plain), { current: KEY }, NOW).fingerprints).toHaveLength(50);
   });
 
   it('cannot have its set swapped: the set id is under the signature', async () => {

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { alertLinks } from '../../../shared/render/content.js';
 import { createConsoleChannel } from '../../../shared/channels/console.js';
 import { renderFeishu, type FeishuMessage } from '../../../shared/channels/feishu/index.js';
-import { renderSlack, type SlackMessage } from '../../../shared/channels/slack/index.js';
+import { escapeMrkdwn, renderSlack, type SlackMessage } from '../../../shared/channels/slack/index.js';
+import { escapeRobotMarkdown } from '../../../shared/channels/robot-markdown.js';
+import fc from 'fast-check';
 import { renderSns } from '../../../shared/channels/sns/message.js';
 import { renderText } from '../../../shared/render/text.js';
 import { renderDingTalk } from '../../../shared/channels/dingtalk/index.js';
@@ -119,6 +121,11 @@ describe('Slack mrkdwn from alert text', () => {
     '<https://evil.example|Runbook>',
     '<javascript:alert(1)|click>',
     '&lt;!channel&gt;',
+    '*URGENT*',
+    '_call now_',
+    '~resolved~',
+    '`rm -rf`',
+    '```block```',
   ];
 
   it('cannot mention anyone or add a link, in any field that reaches the message', () => {
@@ -139,12 +146,54 @@ describe('Slack mrkdwn from alert text', () => {
     expect(slackTargets(message).map((url) => new URL(url).hostname)).not.toContain('evil.example');
     // `&lt;` typed in the alert stays visible as typed, not turned into `<`.
     expect(mrkdwn).toContain('&amp;lt;!channel&amp;gt;');
+    // Formatting characters of alert text are shown, not applied: no bold, italics, strike or code from it.
+    expect(mrkdwn).toContain('＊URGENT＊ ＿call now＿ ～resolved～ ｀rm -rf｀ ｀｀｀block｀｀｀');
+    // (Outside our own links' URLs, where Slack formats nothing.)
+    expect(mrkdwn.replace(/<https?:[^>]*>/g, '')).not.toMatch(/\*URGENT|_call|~resolved|`rm|```/);
+    expect(message.text).not.toMatch(/\*URGENT|_call|~resolved|`rm|```/);
     // Slack does not parse the text itself: a bare `@channel` or URL stays text.
     const objects = message.blocks.flatMap((b) =>
       b.type === 'section' ? [b.text] : b.type === 'context' ? b.elements : [],
     );
     expect(objects.length).toBeGreaterThan(0);
     for (const object of objects) expect(object).toMatchObject({ type: 'mrkdwn', verbatim: true });
+  });
+});
+
+describe('escaping alert text for Slack mrkdwn and robot markdown (property)', () => {
+  const PIECES = [
+    '<!channel>',
+    '<!here>',
+    '<@U123>',
+    '<#C1>',
+    '<http://evil|click>',
+    '&',
+    '<',
+    '>',
+    '*',
+    '_',
+    '~',
+    '`',
+  ];
+  const text = fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ maxLength: 4 })), { maxLength: 12 });
+  /** A formatting character Slack or a robot could pair: at the start or end of a word. */
+  const atBoundary = /(^|[^\p{L}\p{N}])[*_~`]|[*_~`]($|[^\p{L}\p{N}])/u;
+
+  it('leaves no control sequence, mention, link or formatting mark at a word boundary, and hides no character', () => {
+    fc.assert(
+      fc.property(text, (parts) => {
+        const raw = parts.join('');
+        const slack = escapeMrkdwn(raw);
+        expect(slack).not.toMatch(/[<>]|&(?!amp;|lt;|gt;)/);
+        expect(slack).not.toMatch(atBoundary);
+        const robot = escapeRobotMarkdown(raw);
+        expect(robot).not.toMatch(/[<>[\]@]/);
+        expect(robot).not.toMatch(atBoundary);
+        // Every character is still there to read (one for one, as its look-alike).
+        expect([...robot]).toHaveLength([...raw].length);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -193,6 +242,7 @@ describe('DingTalk and WeCom markdown from alert text', () => {
     '<font color="warning">fake</font>',
     '<https://evil.example>',
     '**bold** `code`',
+    '~~struck~~ _italic_ __bold__',
   ];
   const renderers = {
     dingtalk: (n: Parameters<typeof renderDingTalk>[0]) => renderDingTalk(n).markdown.text,
@@ -220,6 +270,7 @@ describe('DingTalk and WeCom markdown from alert text', () => {
         // The text is still there to read.
         expect(text).toContain('［click］(https://evil.example)');
         expect(text).toContain('＜＠all＞');
+        expect(text).toContain('～～struck～～ ＿italic＿ ＿＿bold＿＿');
       });
     }
 });

@@ -8,11 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { renderAppReply, stateLine } from '../../../shared/channels/slack/app-render.js';
 import { advance, type SlackThread } from '../../../shared/channels/slack/threads.js';
 import type { Notification } from '../../../shared/render/notification.js';
-import { fixtureNotification } from '../../helpers/notifications.js';
+import { fixtureNotification, manyAlertsNotification } from '../../helpers/notifications.js';
 import {
+  FEISHU_MAX_CALLBACK_VALUE_CHARS,
+  FEISHU_MAX_CARD_BYTES,
+  renderAppCard,
   renderAppReply as feishuReply,
   stateLine as feishuStateLine,
 } from '../../../shared/channels/feishu/app-render.js';
+import { AckLinks } from '../../../shared/ack/links.js';
+import { signAckToken } from '../../../shared/ack/token.js';
+import { Secret } from '../../../shared/core/secret.js';
 
 const NOW = Date.parse('2026-11-30T12:10:00Z');
 const two = fixtureNotification('firing-queue-backlog-two-models');
@@ -102,5 +108,43 @@ describe('per-alert acknowledgement on a Feishu card', () => {
     const text = (n: Notification) => JSON.stringify(feishuReply(n, { locale: 'en' }));
     expect(text({ ...only(b), acknowledgeUrl: url })).toContain(url);
     expect(text({ ...acked(b, 'bob'), acknowledgeUrl: url })).not.toContain(url);
+  });
+});
+
+describe('Feishu card buttons whose token is over-long', () => {
+  // Links name no more than fits `MAX_LINK_TOKEN_CHARS` now; a token signed as 50 alerts of 256-byte
+  // fingerprints was ~17 KB (a link of an older release, or any token over the button's limit).
+  const keys = { current: new Secret('ack-secret-for-tests-0123456789abcdef') };
+  const links = new AckLinks({ publicUrl: 'https://ack.example.com', keys, ttlSeconds: 3600 });
+  const many = manyAlertsNotification(50);
+  const longToken = signAckToken(
+    {
+      fingerprints: many.alerts.map((_, i) => `${String(i).padStart(3, '0')}${'f'.repeat(253)}`),
+      group: many.groupKey,
+      channel: 'feishu',
+      issuedAt: NOW / 1000,
+      expiresAt: NOW / 1000 + 3600,
+    },
+    keys,
+  );
+  const link = `https://ack.example.com/v1/ack/${longToken}`;
+  const withLink: Notification = { ...many, acknowledgeUrl: link };
+  const callbacks = (card: unknown) =>
+    [...JSON.stringify(card).matchAll(/"value":\{"action":"[^"]*","token":"([^"]*)"/g)].map((m) => m[1]!);
+
+  it('carry the token only within Feishu limits, else fall back to the page link, and the card fits', () => {
+    expect(new URL(link).pathname.length).toBeGreaterThan(FEISHU_MAX_CALLBACK_VALUE_CHARS);
+    const stored = renderAppCard(withLink, { locale: 'en' }, { interactive: true, silence: true });
+    for (const token of callbacks(stored)) expect(token.length).toBeLessThanOrEqual(FEISHU_MAX_CALLBACK_VALUE_CHARS);
+    expect(callbacks(stored)).toEqual([]);
+    expect(JSON.stringify(stored.buttons)).toContain(link);
+    const bytes = Buffer.byteLength(JSON.stringify({ ...stored.card, buttons: stored.buttons }), 'utf8');
+    expect(bytes).toBeLessThanOrEqual(FEISHU_MAX_CARD_BYTES);
+  });
+
+  it('keep the callback buttons for an ordinary token', () => {
+    const short = { ...two, acknowledgeUrl: links.url(two.alerts, two.groupKey, 'feishu', NOW) };
+    const stored = renderAppCard(short, { locale: 'en' }, { interactive: true, silence: true });
+    expect(callbacks(stored)).toHaveLength(2);
   });
 });

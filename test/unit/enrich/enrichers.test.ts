@@ -163,17 +163,19 @@ describe('unknown', () => {
     'f',
   );
 
-  it('re-evaluates the expression without its threshold, now and at startsAt, and picks the series of the alert', async () => {
+  const SCOPED = 'vllm:num_requests_running{model_name="b",instance="i"}';
+
+  it('re-evaluates the expression without its threshold, scoped to the alert, now and at startsAt, and picks the series of the alert', async () => {
     const { ctx, queries } = fakeContext([alert], {
       instant: {
-        'vllm:num_requests_running': [
+        [SCOPED]: [
           sample({ __name__: 'vllm:num_requests_running', model_name: 'a', instance: 'i' }, 1),
           sample({ __name__: 'vllm:num_requests_running', model_name: 'b', instance: 'i' }, 2),
         ],
       },
     });
     const { signals } = await ENRICHERS.unknown.enrich(alert, ctx);
-    expect(queries()).toEqual(['vllm:num_requests_running']);
+    expect(queries()).toEqual([SCOPED]);
     expect(signals).toEqual([
       {
         name: 'expression_value',
@@ -181,14 +183,35 @@ describe('unknown', () => {
         value: 2,
         atStart: 2,
         unit: 'none',
-        query: 'vllm:num_requests_running',
+        query: SCOPED,
       },
     ]);
   });
 
+  it('scopes a rule shared by several alerts to the labels they share, so they still share its queries', async () => {
+    const other = ruleAlert({ ...alert.labels, model_name: 'c' }, 'vllm:num_requests_running > 10', 'g');
+    const { ctx, queries } = fakeContext([alert, other]);
+    await ENRICHERS.unknown.enrich(alert, ctx);
+    await ENRICHERS.unknown.enrich(other, ctx);
+    expect(queries()).toEqual(['vllm:num_requests_running{instance="i"}']);
+  });
+
+  it.each([
+    '{__name__=~".+"} > 0',
+    'count({__name__=~"node_.*"}) > 0',
+    '{job="x"} > 1',
+    'sum(rate({__name__=~".+_total"}[5m])) > 1',
+    'up{job="x" > 0',
+  ])('runs no expression the alert cannot narrow, nor one it cannot read: %s', async (expr) => {
+    const hostile = ruleAlert({ alertname: 'Odd', severity: 'info' }, expr, 'h');
+    const { ctx, asked } = fakeContext([hostile]);
+    await expect(ENRICHERS.unknown.enrich(hostile, ctx)).rejects.toBeInstanceOf(EnrichmentUnavailable);
+    expect(asked).toEqual([]);
+  });
+
   it('is null when no series has the alert labels', async () => {
     const { ctx } = fakeContext([alert], {
-      instant: { 'vllm:num_requests_running': [sample({ model_name: 'c', instance: 'i' }, 3)] },
+      instant: { [SCOPED]: [sample({ model_name: 'c', instance: 'i' }, 3)] },
     });
     expect((await ENRICHERS.unknown.enrich(alert, ctx)).signals[0]?.value).toBeNull();
   });

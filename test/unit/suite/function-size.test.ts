@@ -25,7 +25,6 @@ const LONG: Record<string, number> = {
   'shared/channels/feishu/api-errors.ts feishuApiError': 45,
   'shared/channels/feishu/app-channel.ts createFeishuAppChannel': 124,
   'shared/channels/http.ts postJson': 46,
-  'shared/channels/pagerduty/index.ts createPagerDutyChannel': 44,
   'shared/channels/slack/app-channel.ts createSlackAppChannel': 64,
   'shared/channels/slack/web-api.ts classifySlackError': 44,
   'shared/channels/slack/web-api.ts createSlackApi': 52,
