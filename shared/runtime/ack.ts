@@ -107,21 +107,7 @@ export function createAckRuntime(
   const named = escalationChannels(config, channels);
   const targets = [...buildEscalationTargets(config, { sns: clients.sns }), ...named];
   const endpoint = alertmanagerEndpoint(config);
-  const alertmanager = endpoint && { ...endpoint, timeoutMs: config.delivery.timeoutMs };
-  const escalation: EscalationDeps | undefined = targets.length
-    ? {
-        stores,
-        targets,
-        threaded: channels.filter((c) => c.threaded && !named.includes(c)),
-        links,
-        delivery: config.delivery,
-        alertState: createAlertStateSource(config, now),
-        alertmanager,
-        grafanaUrl: config.grafanaUrl,
-        logger,
-        now,
-      }
-    : undefined;
+  const escalation = escalationDeps(config, { stores, targets, channels, named, links, logger, now });
 
   const schedules = schedulesLoader(clients.scheduler);
   const { scheduler, timers } = escalationScheduling(escalation, config, { clients, schedules, logger, now });
@@ -164,6 +150,28 @@ export function createAckRuntime(
     return timers ? resumeEscalations(stores, timers, logger, now) : { scheduled: 0, overdue: 0 };
   };
   return { tracker, page, escalation, timers, followUpTimers: followUps.timers, runFollowUp: followUps.run, resume };
+}
+
+/** What escalation needs, built once; `undefined` when no escalation target is set. */
+function escalationDeps(
+  config: Config,
+  parts: Pick<EscalationDeps, 'stores' | 'targets' | 'links' | 'logger' | 'now'> & {
+    channels: Channel[];
+    /** Channel instances named as targets (`ESCALATION_CHANNELS`): their own routes' threads, not another. */
+    named: Channel[];
+  },
+): EscalationDeps | undefined {
+  if (!parts.targets.length) return undefined;
+  const endpoint = alertmanagerEndpoint(config);
+  const { channels, named, ...deps } = parts;
+  return {
+    ...deps,
+    threaded: channels.filter((c) => c.threaded && !named.includes(c)),
+    delivery: config.delivery,
+    alertState: createAlertStateSource(config, parts.now),
+    alertmanager: endpoint && { ...endpoint, timeoutMs: config.delivery.timeoutMs },
+    grafanaUrl: config.grafanaUrl,
+  };
 }
 
 /**

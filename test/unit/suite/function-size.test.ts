@@ -43,7 +43,7 @@ const LONG: Record<string, number> = {
   'shared/prometheus/http.ts attempt': 51,
   'shared/render/content.ts identifyingLines': 52,
   'shared/render/digest.ts digestText': 52,
-  'shared/runtime/ack.ts createAckRuntime': 77,
+  'shared/runtime/ack.ts createAckRuntime': 64,
   'shared/runtime/config.ts loadConfig': 78,
   'shared/runtime/deps.ts createDeps': 103,
   'functions/server.ts (function)': 54,
