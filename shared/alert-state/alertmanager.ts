@@ -73,16 +73,23 @@ async function statesOfName(
     const cause = err instanceof AlertmanagerUnanswered ? err.detail : (err as Error).name;
     return allUnknown(alerts, 'alertmanager', `Alertmanager did not answer usably (${cause})`);
   }
-  // Alertmanager lists only alerts whose endsAt is ahead on its own clock; ours may be ahead of it.
-  const active = new Set(
-    listed.filter((a) => !(Date.parse(a.endsAt) <= nowMs - SENDER_CLOCK_SKEW_MS)).map((a) => a.fingerprint),
-  );
+  const active = new Set(listed.filter((a) => listedAsFiring(a.endsAt, nowMs)).map((a) => a.fingerprint));
   return new Map(
     alerts.map((a) => [
       a.fingerprint,
       { state: active.has(a.fingerprint) ? 'firing' : 'resolved', source: 'alertmanager' },
     ]),
   );
+}
+
+/**
+ * Whether an alert Alertmanager lists still fires: its `endsAt` (RFC 3339, Alertmanager's clock) is not
+ * past. Alertmanager lists only alerts whose `endsAt` is ahead on its own clock; ours may be ahead of it
+ * by up to {@link SENDER_CLOCK_SKEW_MS}.
+ * @param nowMs our clock, epoch milliseconds
+ */
+export function listedAsFiring(endsAt: string, nowMs: number): boolean {
+  return !(Date.parse(endsAt) <= nowMs - SENDER_CLOCK_SKEW_MS);
 }
 
 /** The first problem zod found in an answer, as `path: message` (e.g. `0.fingerprint: Invalid input: expected string, received number`). */

@@ -18,7 +18,7 @@ import type { EventBridgeSchedulerSettings } from '../escalation/eventbridge-sch
 import { AckLinks } from '../ack/links.js';
 import { chartLinkSettings } from './chart.js';
 import { alertmanagerEndpoint } from './endpoints.js';
-import { createAlertStateSource } from './alert-state.js';
+import { createPrometheusStateSource } from './alert-state.js';
 import type { AckRouteDeps } from '../ack/routes.js';
 import { TimerScheduler, type EscalationJob, type EscalationScheduler } from '../escalation/scheduler.js';
 import { AckTracker } from '../ack/tracker.js';
@@ -105,7 +105,7 @@ export function createAckRuntime(
         threaded: channels.filter((c) => c.threaded),
         links,
         delivery: config.delivery,
-        alertState: createAlertStateSource(config, now),
+        alertState: createPrometheusStateSource(config, now),
         alertmanager,
         grafanaUrl: config.grafanaUrl,
         logger,

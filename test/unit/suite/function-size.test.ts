@@ -35,7 +35,6 @@ const LONG: Record<string, number> = {
   'shared/enrich/signals/read.ts readSignals': 47,
   'shared/enrich/signals/read.ts signalsOf': 47,
   'shared/enrich/trend/index.ts fitMemoryTrend': 46,
-  'shared/escalation/escalation.ts checkEscalation': 50,
   'shared/heartbeat/alert.ts heartbeatMissingMessage': 46,
   'shared/heartbeat/check.ts checkHeartbeats': 45,
   'shared/heartbeat/check.ts checkOne': 47,
