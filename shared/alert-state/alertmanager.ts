@@ -32,14 +32,12 @@ export function alertmanagerAlertState(
       const verdicts = new Map<string, Verdict>();
       await Promise.all(
         [...byAlertname(alerts)].map(async ([name, group]) => {
-          for (const [fp, v] of await statesOfName(
+          const question = {
             alertmanager,
-            name,
-            group,
-            AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-            now(),
-          ))
-            verdicts.set(fp, v);
+            signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+            nowMs: now(),
+          };
+          for (const [fp, v] of await statesOfName(name, group, question)) verdicts.set(fp, v);
         }),
       );
       return verdicts;
@@ -47,12 +45,18 @@ export function alertmanagerAlertState(
   };
 }
 
+/** What one question about the alerts of one `alertname` needs: where to ask, its budget, the time now (epoch ms). */
+interface Question {
+  alertmanager: Endpoint;
+  signal: AbortSignal;
+  nowMs: number;
+}
+
+/** The verdicts of the alerts of `name`, from one `GET /api/v2/alerts?filter=alertname="…"`. */
 async function statesOfName(
-  alertmanager: Endpoint,
   name: string,
   alerts: Alert[],
-  signal: AbortSignal,
-  nowMs: number,
+  { alertmanager, signal, nowMs }: Question,
 ): Promise<Map<string, Verdict>> {
   if (!name) return allUnknown(alerts, 'alertmanager', 'alert has no alertname');
   const path = `/api/v2/alerts?${new URLSearchParams({ filter: `alertname=${quoteString(name)}` })}`;

@@ -57,8 +57,6 @@ const MANY_PARAMS: Record<string, number> = {
   'shared/ack/links.ts urlForAll': 5,
   'shared/ack/links.ts #storeSet': 5,
   'shared/ack/page-words.ts acknowledgedBy': 5,
-  'shared/alert-state/alertmanager.ts statesOfName': 5,
-  'shared/alert-state/prometheus.ts statesOfName': 5,
   'shared/channels/channel.ts (function)': 5,
   'shared/channels/feishu/api-errors.ts (function)': 5,
   'shared/channels/feishu/open-api.ts replyCard': 5,
