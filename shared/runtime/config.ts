@@ -28,6 +28,7 @@ import {
   optionalWholeNumber,
   pointInTime,
   positiveDecimal,
+  portNumber,
   wholeNumber,
 } from './setting-rules.js';
 import { trimTrailing } from '../core/trim.js';
@@ -137,7 +138,7 @@ const flag = () =>
 
 /** The service's own settings; each channel type declares its own (`CHANNEL_ENV`). */
 const envSchema = z.object({
-  PORT: wholeNumber(8080, 0, 65535, 'port', 'must be a port number 0–65535'),
+  PORT: portNumber(8080),
   WEBHOOK_TOKEN: optional(webhookTokenSchema),
   WEBHOOK_TOKEN_PREVIOUS: optional(webhookTokenSchema),
   ALLOW_UNAUTHENTICATED: flag(),
