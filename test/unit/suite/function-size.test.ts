@@ -63,7 +63,6 @@ const MANY_PARAMS: Record<string, number> = {
   'shared/channels/http.ts postJson': 5,
   'shared/chart/render.ts line': 5,
   'shared/enrich/signals/read.ts signalsOf': 6,
-  'shared/routing/load.ts resolveChannel': 5,
   'shared/runtime/ack.ts createAckRuntime': 5,
   'shared/runtime/settings-secret.ts secretTokenSource': 5,
   'shared/store/heartbeat.ts #forget': 5,
