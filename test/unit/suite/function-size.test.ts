@@ -65,7 +65,6 @@ const MANY_PARAMS: Record<string, number> = {
   'shared/enrich/signals/read.ts signalsOf': 6,
   'shared/runtime/ack.ts createAckRuntime': 5,
   'shared/runtime/settings-secret.ts secretTokenSource': 5,
-  'shared/store/heartbeat.ts #forget': 5,
   'infra/alarms.ts watchFunction': 5,
   'infra/alarms.ts watchQueue': 5,
 };
