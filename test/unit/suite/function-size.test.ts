@@ -31,7 +31,6 @@ const LONG: Record<string, number> = {
   'shared/channels/slack/web-api.ts classifySlackError': 49,
   'shared/chart/render.ts option': 113,
   'shared/chart/routes.ts chartRoutes': 49,
-  'shared/enrich/trend/index.ts fitMemoryTrend': 46,
   'shared/heartbeat/alert.ts heartbeatMissingMessage': 46,
   'shared/heartbeat/check.ts checkHeartbeats': 45,
   'shared/heartbeat/check.ts checkOne': 47,
