@@ -36,7 +36,6 @@ const LONG: Record<string, number> = {
   'shared/heartbeat/check.ts checkOne': 47,
   'shared/heartbeat/receive.ts heartbeatReceiver': 50,
   'shared/http/app.ts createApp': 102,
-  'shared/render/digest.ts digestText': 52,
   'shared/runtime/ack.ts createAckRuntime': 91,
   'shared/runtime/config.ts loadConfig': 85,
   'shared/runtime/deps.ts createDeps': 103,
