@@ -31,7 +31,6 @@ const LONG: Record<string, number> = {
   'shared/channels/slack/web-api.ts classifySlackError': 49,
   'shared/chart/render.ts option': 113,
   'shared/chart/routes.ts chartRoutes': 49,
-  'shared/heartbeat/receive.ts heartbeatReceiver': 50,
   'shared/http/app.ts createApp': 102,
   'shared/runtime/ack.ts createAckRuntime': 91,
   'shared/runtime/config.ts loadConfig': 85,
