@@ -21,7 +21,6 @@ const LONG: Record<string, number> = {
   'shared/ack/routes.ts submit': 44,
   'shared/ack/routes.ts #page': 53,
   'shared/ack/slack-interactions.ts handle': 44,
-  'shared/amp/receive.ts receiveOne': 44,
   'shared/channels/feishu/api-errors.ts feishuApiError': 45,
   'shared/channels/feishu/app-channel.ts createFeishuAppChannel': 124,
   'shared/channels/http.ts postJson': 46,
