@@ -85,87 +85,105 @@ export function createAckRuntime(
   logger: Logger,
   now: () => number = Date.now,
 ): AckRuntime {
-  const stores = alertStores(clients.dynamodb, {
-    tableName: config.tableName ?? DEFAULT_TABLE_NAME,
-    ttlSeconds: config.dedupeTtlSeconds,
-  });
-  const keys = config.ackSecret ? { current: config.ackSecret, previous: config.ackPreviousSecret } : undefined;
-  const sets = new DynamoDbAlertSetStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME });
-  const links =
-    keys && config.publicUrl
-      ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger)
-      : undefined;
+  const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
+  const stores = alertStores(clients.dynamodb, { tableName, ttlSeconds: config.dedupeTtlSeconds });
+  const links = ackLinks(config, clients, logger);
   const targets = buildEscalationTargets(config, { sns: clients.sns });
-  const endpoint = alertmanagerEndpoint(config);
-  const alertmanager = endpoint && { ...endpoint, timeoutMs: config.delivery.timeoutMs };
-  const escalation: EscalationDeps | undefined = targets.length
-    ? {
-        stores,
-        targets,
-        threaded: channels.filter((c) => c.threaded),
-        links,
-        delivery: config.delivery,
-        alertState: createPrometheusStateSource(config, now),
-        alertmanager,
-        grafanaUrl: config.grafanaUrl,
-        logger,
-        now,
-      }
+  const escalation = targets.length
+    ? escalationDeps(config, { stores, targets, threaded: channels.filter((c) => c.threaded), links, logger, now })
     : undefined;
-
-  let scheduler: EscalationScheduler | undefined;
-  let timers: TimerScheduler | undefined;
-  const wiring = config.escalation?.scheduler;
-  if (escalation && wiring) {
-    scheduler = eventBridgeScheduler(clients.scheduler, wiring);
-  } else if (escalation && clients.inProcessTimers === false) {
-    logger.warn('escalation off', {
-      reason:
-        'no EventBridge Scheduler wiring (deploy with -c escalationDelaySeconds=...): in-process timers would not survive a frozen Lambda',
-    });
-  } else if (escalation) {
-    timers = new TimerScheduler(
-      // The check is loaded when a timer first fires, minutes after any webhook: not at start.
-      async (job) => void (await (await import('../http/off-webhook.js')).checkEscalation(job, escalation)),
-      (job, error, retryAtMs) =>
-        logger.error('escalation check failed', {
-          ...job,
-          error,
-          retryAt: retryAtMs === undefined ? 'none (given up until the next start)' : new Date(retryAtMs).toISOString(),
-        }),
-      now,
-    );
-    scheduler = timers;
-  }
-
+  const { scheduler, timers } = escalation ? escalationScheduler(escalation, config, clients) : {};
+  const shared = { stores, logger, now };
   const tracker = new AckTracker({
-    stores,
+    ...shared,
     links,
     escalation:
       scheduler && config.escalation ? { delaySeconds: config.escalation.delaySeconds, scheduler } : undefined,
-    logger,
-    now,
   });
   const followUps = createFollowUps(clients, config, { stores, channels: [...channels, ...targets], logger, now });
-  const page: AckRouteDeps | undefined = links && {
-    stores,
-    links,
-    charts: chartLinkSettings(config),
-    grafanaUrl: config.grafanaUrl,
-    channels: [...channels, ...targets],
-    silences: endpoint && { alertmanager: endpoint, timeoutMs: config.delivery.timeoutMs },
-    scheduler,
-    delivery: config.delivery,
-    followUps: followUps.followUps,
-    logger,
-    now,
-  };
-  if (page) page.setJobs = setJobs(page, clients, config.tableName ?? DEFAULT_TABLE_NAME);
+  const reached = [...channels, ...targets];
+  const page =
+    links &&
+    ackPage(config, clients, { ...shared, links, channels: reached, scheduler, followUps: followUps.followUps });
   const resume = async () => {
     await followUps.resume();
     return timers ? resumeEscalations(stores, timers, logger, now) : { scheduled: 0, overdue: 0 };
   };
   return { tracker, page, escalation, timers, followUpTimers: followUps.timers, resume };
+}
+
+/** The acknowledgement page's dependencies: the runtime's `parts`, the settings it reads, and the alert sets' jobs. */
+function ackPage(
+  config: Config,
+  clients: AckClients,
+  parts: Pick<AckRouteDeps, 'stores' | 'links' | 'channels' | 'scheduler' | 'followUps' | 'logger' | 'now'>,
+): AckRouteDeps {
+  const endpoint = alertmanagerEndpoint(config);
+  const page: AckRouteDeps = {
+    ...parts,
+    charts: chartLinkSettings(config),
+    grafanaUrl: config.grafanaUrl,
+    silences: endpoint && { alertmanager: endpoint, timeoutMs: config.delivery.timeoutMs },
+    delivery: config.delivery,
+  };
+  page.setJobs = setJobs(page, clients, config.tableName ?? DEFAULT_TABLE_NAME);
+  return page;
+}
+
+/** The acknowledgement link signer, when `PUBLIC_URL` and `ACK_SECRET` are set (its alert sets in the dedupe table). */
+function ackLinks(config: Config, clients: AckClients, logger: Logger): AckLinks | undefined {
+  if (!config.ackSecret || !config.publicUrl) return undefined;
+  const keys = { current: config.ackSecret, previous: config.ackPreviousSecret };
+  const sets = new DynamoDbAlertSetStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME });
+  return new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger);
+}
+
+/** What the escalation check needs: the wiring given, with the delivery settings and the sources it asks. */
+function escalationDeps(
+  config: Config,
+  wiring: Pick<EscalationDeps, 'stores' | 'targets' | 'threaded' | 'links' | 'logger' | 'now'>,
+): EscalationDeps {
+  const endpoint = alertmanagerEndpoint(config);
+  return {
+    ...wiring,
+    delivery: config.delivery,
+    alertState: createPrometheusStateSource(config, wiring.now),
+    alertmanager: endpoint && { ...endpoint, timeoutMs: config.delivery.timeoutMs },
+    grafanaUrl: config.grafanaUrl,
+  };
+}
+
+/**
+ * Where escalation checks are scheduled: EventBridge Scheduler when the stack wired it; else in-process
+ * timers (`npm start`), unless the process may not keep them (Lambda: escalation is then off, logged).
+ */
+function escalationScheduler(
+  escalation: EscalationDeps,
+  config: Config,
+  clients: AckClients,
+): { scheduler?: EscalationScheduler; timers?: TimerScheduler } {
+  const { logger, now } = escalation;
+  const wiring = config.escalation?.scheduler;
+  if (wiring) return { scheduler: eventBridgeScheduler(clients.scheduler, wiring) };
+  if (clients.inProcessTimers === false) {
+    logger.warn('escalation off', {
+      reason:
+        'no EventBridge Scheduler wiring (deploy with -c escalationDelaySeconds=...): in-process timers would not survive a frozen Lambda',
+    });
+    return {};
+  }
+  const timers = new TimerScheduler(
+    // The check is loaded when a timer first fires, minutes after any webhook: not at start.
+    async (job) => void (await (await import('../http/off-webhook.js')).checkEscalation(job, escalation)),
+    (job, error, retryAtMs) =>
+      logger.error('escalation check failed', {
+        ...job,
+        error,
+        retryAt: retryAtMs === undefined ? 'none (given up until the next start)' : new Date(retryAtMs).toISOString(),
+      }),
+    now,
+  );
+  return { scheduler: timers, timers };
 }
 
 /** Arms `timers` again for every escalation still scheduled in the table (see `AckRuntime.resume`). */

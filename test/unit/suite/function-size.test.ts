@@ -31,7 +31,6 @@ const LONG: Record<string, number> = {
   'shared/chart/render.ts option': 113,
   'shared/chart/routes.ts chartRoutes': 49,
   'shared/http/app.ts createApp': 102,
-  'shared/runtime/ack.ts createAckRuntime': 91,
   'shared/runtime/config.ts loadConfig': 85,
   'shared/runtime/deps.ts createDeps': 103,
   'functions/server.ts (function)': 54,
