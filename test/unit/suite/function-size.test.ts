@@ -33,7 +33,6 @@ const LONG: Record<string, number> = {
   'shared/http/app.ts createApp': 102,
   'shared/runtime/config.ts loadConfig': 85,
   'shared/runtime/deps.ts createDeps': 103,
-  'functions/server.ts (function)': 54,
   'infra/amp.ts (function)': 49,
   'infra/escalation.ts (function)': 51,
   'infra/operations.ts (function)': 46,
