@@ -4,32 +4,15 @@
  * is a loopback stand-in answering its exact wire format (the real binary's answers:
  * ack-escalation-muted.test.ts and ack-escalation-over.test.ts), and counting the requests.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../shared/alertmanager/schema.js';
 import { checkEscalation } from '../../shared/escalation/escalation.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
-import { startLoopback, type Loopback } from '../helpers/loopback.js';
-import { ackHarness } from './ack-harness.js';
+import type { Loopback } from '../helpers/loopback.js';
+import { dynaliteSuite } from '../helpers/dynalite-suite.js';
+import { escalationHarness } from './ack-harness.js';
 import { critical, webhookFor } from './alertmanager-alerts.js';
 
-let db: LocalDynamoDb;
-const opened: Loopback[] = [];
-
-beforeAll(async () => {
-  db = await startLocalDynamoDb('ack-escalation-questions-0');
-}, 60_000);
-afterAll(async () => {
-  await db?.close();
-});
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((lb) => lb.close()));
-});
-
-async function loopback(...args: Parameters<typeof startLoopback>): Promise<Loopback> {
-  const server = await startLoopback(...args);
-  opened.push(server);
-  return server;
-}
+const { db, loopback } = dynaliteSuite('ack-escalation-questions-0');
 
 const json = (body: unknown) => ({
   status: 200,
@@ -69,11 +52,9 @@ describe('one escalation check asks Alertmanager once', () => {
     const am = await alertmanager(alert, status);
     const prometheus = withPrometheus ? await prometheusThatNeverSawIt() : undefined;
     const target = await loopback();
-    const h = await ackHarness(db, {
+    const h = await escalationHarness(db(), target, {
       ALERTMANAGER_URL: am.url,
       ...(prometheus && { PROMETHEUS_URL: prometheus.url }),
-      ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
-      ESCALATION_DELAY_SECONDS: '3600',
     });
     expect((await h.webhook(webhookFor(alert, startsAt))).status).toBe(200);
 
