@@ -5,11 +5,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { createAckRuntime, type AckClients } from './ack.js';
+import { createAckRuntime, type AckClients, type AckRuntime } from './ack.js';
 import { createAlertStateSource } from './alert-state.js';
 import { chartLinkSettings, chartRouteDeps } from './chart.js';
 import type { AppDeps } from '../http/app.js';
-import { buildChannels, snsClientsByRegion } from './channels.js';
+import { buildChannels, snsClientsByRegion, type ChannelDeps } from './channels.js';
 import type { Config } from './config.js';
 import { DynamoDbDedupeStore } from '../store/dedupe-dynamodb.js';
 import { enrichAlerts } from '../enrich/index.js';
@@ -68,32 +68,84 @@ const PAGE_REFRESH_TIMEOUT_MS = 3000;
 export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): RuntimeDeps {
   // Every time shown from here on (messages, pages, charts) is in TIME_ZONE.
   setTimeZone(config.timeZone);
-  const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
-  const slackThreads = new DynamoDbSlackThreadStore(clients.dynamodb, {
-    tableName,
-    ttlSeconds: config.dedupeTtlSeconds,
-  });
+  const wiring: Wiring = { config, clients, logger, tableName: config.tableName ?? DEFAULT_TABLE_NAME };
+  // One SNS client per region for the channels and the escalation targets.
+  const sns = clients.sns ?? snsClientsByRegion();
+  const { channels, feishuContacts } = channelsOf(wiring, sns);
+  const ack = createAckRuntime(config, { ...clients, sns }, channels, logger);
+  const enrich = enricher(config, logger);
+  return {
+    ...clickRoutes(wiring, ack.page, feishuContacts),
+    heartbeat: heartbeatOf(wiring),
+    ack: ack.tracker,
+    alerts: ack.tracker.stores,
+    // The page's values now: the same enrichment, time-boxed shorter (someone is waiting for the page).
+    ackPage: ack.page && {
+      ...ack.page,
+      refresh: (alerts: Alert[]) => enrich(alerts, Math.min(config.enrichment.timeoutMs, PAGE_REFRESH_TIMEOUT_MS)),
+    },
+    store: new DynamoDbDedupeStore(clients.dynamodb, {
+      tableName: wiring.tableName,
+      ttlSeconds: config.dedupeTtlSeconds,
+      leaseMs: config.dedupeLeaseMs,
+    }),
+    channels,
+    enrich: (alerts) => enrich(alerts),
+    delivery: config.delivery,
+    ...routingOf(config),
+    // Asked only for alerts firing again after their announced resolve (shared/pipeline/refire.ts).
+    alertState: createAlertStateSource(config),
+    logger,
+    now: () => Date.now(),
+    resumeEscalations: ack.resume,
+    metrics: clients.metrics,
+    charts: chartLinkSettings(config),
+    chartRoutes: chartRouteDeps(config, logger),
+    grafanaUrl: config.grafanaUrl,
+  };
+}
+
+/** The routing file's choice of channels and mentions per alert, and its flap window; without one, every channel gets every alert. */
+function routingOf(config: Config): Pick<RuntimeDeps, 'route' | 'mentions' | 'flapWindowMs'> {
+  return {
+    route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
+    mentions: config.routing && createMentionRouter(config.routing.routes),
+    flapWindowMs: config.routing?.flapWindowMs,
+  };
+}
+
+/** What the parts of {@link createDeps} are built from. */
+interface Wiring {
+  config: Config;
+  clients: RuntimeClients;
+  logger: Logger;
+  /** `TABLE_NAME`, or the default. */
+  tableName: string;
+}
+
+/** The configured channels, with the stores of their threads, cards and storms in the table; and the Feishu app's client. */
+function channelsOf({ config, clients, logger, tableName }: Wiring, sns: NonNullable<ChannelDeps['sns']>) {
+  const ttlSeconds = config.dedupeTtlSeconds;
   const feishuOptions = config.channelOptions['feishu-app'];
   const feishuContacts = feishuOptions && feishuAppClient(feishuOptions);
   const feishuApp = feishuContacts && {
     contacts: feishuContacts,
-    cards: new DynamoDbFeishuCardStore(clients.dynamodb, { tableName, ttlSeconds: config.dedupeTtlSeconds }),
+    cards: new DynamoDbFeishuCardStore(clients.dynamodb, { tableName, ttlSeconds }),
   };
-  // One SNS client per region for the channels and the escalation targets.
-  const sns = clients.sns ?? snsClientsByRegion();
   const channels = buildChannels(config, {
     sns,
     write: clients.write,
-    slackThreads,
+    slackThreads: new DynamoDbSlackThreadStore(clients.dynamodb, { tableName, ttlSeconds }),
     feishuApp,
-    pagerDutyStorms: new DynamoDbPagerDutyStormStore(clients.dynamodb, {
-      tableName,
-      ttlSeconds: config.dedupeTtlSeconds,
-    }),
+    pagerDutyStorms: new DynamoDbPagerDutyStormStore(clients.dynamodb, { tableName, ttlSeconds }),
     warn: (message, fields) => logger.warn(message, fields),
   });
-  const ack = createAckRuntime(config, { ...clients, sns }, channels, logger);
-  const enrich = (alerts: Alert[], timeoutMs = config.enrichment.timeoutMs) =>
+  return { channels, feishuContacts };
+}
+
+/** Enrichment as configured; `timeoutMs` the budget of one call (default `ENRICHMENT_TIMEOUT_MS`). */
+function enricher(config: Config, logger: Logger) {
+  return (alerts: Alert[], timeoutMs = config.enrichment.timeoutMs) =>
     enrichAlerts(alerts, {
       prometheusUrl: config.prometheusUrl,
       prometheusCredentials: config.prometheusCredentials,
@@ -105,14 +157,20 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
       queryTimeoutMs: config.enrichment.queryTimeoutMs,
       logger,
     });
-  // The page's values now: the same enrichment, time-boxed shorter (someone is waiting for the page).
-  const ackPage = ack.page && {
-    ...ack.page,
-    refresh: (alerts: Alert[]) => enrich(alerts, Math.min(config.enrichment.timeoutMs, PAGE_REFRESH_TIMEOUT_MS)),
-  };
+}
+
+/**
+ * What the platforms' clicks need (Feishu's card callback, Slack's interactions; each with the page's
+ * dependencies), and the start-up check of the Feishu app's credentials.
+ */
+function clickRoutes(
+  { config, clients, logger, tableName }: Wiring,
+  page: AckRuntime['page'],
+  feishuContacts: ReturnType<typeof feishuAppClient> | undefined,
+): Pick<RuntimeDeps, 'checkFeishuApp' | 'feishuCallback' | 'slackInteractions'> {
   const signingSecret = config.channelOptions['slack-app']?.signingSecret;
   const defer = clients.workAfterAnswer ? afterAnswer(logger) : undefined;
-  const feishu = feishuOptions;
+  const feishu = config.channelOptions['feishu-app'];
   return {
     checkFeishuApp:
       feishuContacts &&
@@ -123,8 +181,8 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
         )),
     feishuCallback: feishu &&
       feishuContacts &&
-      ack.page && {
-        ...ack.page,
+      page && {
+        ...page,
         appId: feishu.appId,
         encryptKey: feishu.encryptKey,
         verificationToken: feishu.verificationToken,
@@ -132,41 +190,22 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
         contacts: feishuContacts,
         defer,
       },
-    slackInteractions: signingSecret && ack.page && { ...ack.page, signingSecret, defer },
-    heartbeat:
-      config.heartbeat &&
-      heartbeatReceiver({
-        recognition: config.heartbeat,
-        store: new DynamoDbHeartbeatStore(clients.dynamodb, tableName, config.heartbeat.maxClusters),
-        metrics: clients.metrics ?? noMetrics,
-        now: () => Date.now(),
-        logger,
-      }),
-    ack: ack.tracker,
-    alerts: ack.tracker.stores,
-    ackPage,
-    store: new DynamoDbDedupeStore(clients.dynamodb, {
-      tableName,
-      ttlSeconds: config.dedupeTtlSeconds,
-      leaseMs: config.dedupeLeaseMs,
-    }),
-    channels,
-    enrich: (alerts) => enrich(alerts),
-    delivery: config.delivery,
-    // The routing file picks channels per alert; without one, every channel gets every alert.
-    route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
-    mentions: config.routing && createMentionRouter(config.routing.routes),
-    flapWindowMs: config.routing?.flapWindowMs,
-    // Asked only for alerts firing again after their announced resolve (shared/pipeline/refire.ts).
-    alertState: createAlertStateSource(config),
-    logger,
-    now: () => Date.now(),
-    resumeEscalations: ack.resume,
-    metrics: clients.metrics,
-    charts: chartLinkSettings(config),
-    chartRoutes: chartRouteDeps(config, logger),
-    grafanaUrl: config.grafanaUrl,
+    slackInteractions: signingSecret && page && { ...page, signingSecret, defer },
   };
+}
+
+/** The heartbeats' receiver, when the dead-man's switch is on (`HEARTBEAT_ALERTNAME`). */
+function heartbeatOf({ config, clients, logger, tableName }: Wiring): RuntimeDeps['heartbeat'] {
+  return (
+    config.heartbeat &&
+    heartbeatReceiver({
+      recognition: config.heartbeat,
+      store: new DynamoDbHeartbeatStore(clients.dynamodb, tableName, config.heartbeat.maxClusters),
+      metrics: clients.metrics ?? noMetrics,
+      now: () => Date.now(),
+      logger,
+    })
+  );
 }
 
 /** Runs a task after the response went out; its failure is logged (it has nobody else to tell). */

@@ -30,7 +30,6 @@ const LONG: Record<string, number> = {
   'shared/channels/slack/web-api.ts classifySlackError': 49,
   'shared/chart/render.ts option': 113,
   'shared/chart/routes.ts chartRoutes': 49,
-  'shared/runtime/deps.ts createDeps': 103,
   'infra/amp.ts (function)': 49,
   'infra/escalation.ts (function)': 51,
   'infra/operations.ts (function)': 46,
