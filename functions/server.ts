@@ -80,44 +80,15 @@ const server = serveApp(app, { port: config.port, hostname: host }, (info) => {
     channels: deps.channels.map((c) => c.name),
     prometheus: config.prometheusUrl ?? 'not set (messages go out not enriched)',
     alertmanager: config.alertmanagerUrl ?? 'not set (no silences from the page, no alert-state checks)',
-    acknowledge: deps.ackPage
-      ? `${config.publicUrl}/v1/ack/<token>`
-      : off([!config.publicUrl && 'PUBLIC_URL', !config.ackSecret && 'ACK_SECRET']),
-    slackInteractions: deps.slackInteractions
-      ? `${config.publicUrl}/v1/slack/interactions`
-      : off([
-          !config.channelOptions['slack-app']?.signingSecret && 'SLACK_SIGNING_SECRET',
-          !config.publicUrl && 'PUBLIC_URL',
-          !config.ackSecret && 'ACK_SECRET',
-        ]),
-    ...(config.channelOptions['feishu-app'] && {
-      feishuCallback: deps.feishuCallback
-        ? `${config.publicUrl}/v1/feishu/callback${config.channelOptions['feishu-app'].encryptKey ? '' : ' (refusing every callback: set FEISHU_ENCRYPT_KEY)'}`
-        : off([!config.publicUrl && 'PUBLIC_URL', !config.ackSecret && 'ACK_SECRET']),
-    }),
-    escalation: config.escalation
-      ? `after ${config.escalation.delaySeconds} s (${config.escalation.scheduler ? 'EventBridge Scheduler' : 'in-process timer'})`
-      : 'off (set ESCALATION_SLACK_WEBHOOK_URL or ESCALATION_SNS_TOPIC_ARN)',
+    ...featureFacts(),
     dynamodb: table.description,
     state: table.state,
-    heartbeat: config.heartbeat
-      ? `${config.heartbeat.alertname}, missing after ${config.heartbeat.timeoutSeconds} s`
-      : 'off (HEARTBEAT_ALERTNAME="")',
   });
   // Wrong app credentials or the wrong domain (a Lark tenant on open.feishu.cn) show now, not at the first alert.
   void deps.checkFeishuApp?.().then((problem) => {
     if (problem) logger.error('feishu app cannot send', { error: problem });
   });
-  if (!config.webhookToken && !loopbackOnly) {
-    if (config.allowUnauthenticated)
-      logger.warn('no WEBHOOK_TOKEN', {
-        detail: `ALLOW_UNAUTHENTICATED=true: anyone who can reach ${info.address}:${info.port} can post alerts`,
-      });
-    else
-      logger.error('no WEBHOOK_TOKEN', {
-        detail: `listening on ${info.address}:${info.port} without a token: every webhook is refused with 503; set WEBHOOK_TOKEN, HOST=127.0.0.1, or ALLOW_UNAUTHENTICATED=true`,
-      });
-  }
+  if (!config.webhookToken && !loopbackOnly) logNoToken(`${info.address}:${info.port}`);
 });
 server.once('error', (err: NodeJS.ErrnoException) => {
   fail(
@@ -146,6 +117,45 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  * and a margin, under the 30 s the container docs give `docker stop` (compose `stop_grace_period`).
  */
 const DRAIN_DEADLINE_MS = 25_000;
+
+/** The `listening` line's word on each feature: where it answers, or `off` and the settings it still needs. */
+function featureFacts(): Record<string, string> {
+  return {
+    acknowledge: deps.ackPage
+      ? `${config.publicUrl}/v1/ack/<token>`
+      : off([!config.publicUrl && 'PUBLIC_URL', !config.ackSecret && 'ACK_SECRET']),
+    slackInteractions: deps.slackInteractions
+      ? `${config.publicUrl}/v1/slack/interactions`
+      : off([
+          !config.channelOptions['slack-app']?.signingSecret && 'SLACK_SIGNING_SECRET',
+          !config.publicUrl && 'PUBLIC_URL',
+          !config.ackSecret && 'ACK_SECRET',
+        ]),
+    ...(config.channelOptions['feishu-app'] && {
+      feishuCallback: deps.feishuCallback
+        ? `${config.publicUrl}/v1/feishu/callback${config.channelOptions['feishu-app'].encryptKey ? '' : ' (refusing every callback: set FEISHU_ENCRYPT_KEY)'}`
+        : off([!config.publicUrl && 'PUBLIC_URL', !config.ackSecret && 'ACK_SECRET']),
+    }),
+    escalation: config.escalation
+      ? `after ${config.escalation.delaySeconds} s (${config.escalation.scheduler ? 'EventBridge Scheduler' : 'in-process timer'})`
+      : 'off (set ESCALATION_SLACK_WEBHOOK_URL or ESCALATION_SNS_TOPIC_ARN)',
+    heartbeat: config.heartbeat
+      ? `${config.heartbeat.alertname}, missing after ${config.heartbeat.timeoutSeconds} s`
+      : 'off (HEARTBEAT_ALERTNAME="")',
+  };
+}
+
+/** Listening beyond loopback without `WEBHOOK_TOKEN` (at `listen`, `address:port`): open to anyone, or refusing everything. */
+function logNoToken(listen: string): void {
+  if (config.allowUnauthenticated)
+    logger.warn('no WEBHOOK_TOKEN', {
+      detail: `ALLOW_UNAUTHENTICATED=true: anyone who can reach ${listen} can post alerts`,
+    });
+  else
+    logger.error('no WEBHOOK_TOKEN', {
+      detail: `listening on ${listen} without a token: every webhook is refused with 503; set WEBHOOK_TOKEN, HOST=127.0.0.1, or ALLOW_UNAUTHENTICATED=true`,
+    });
+}
 
 /** A feature's start-up state when off: the settings still missing, e.g. `off (set ACK_SECRET)`. */
 function off(missing: (string | false | undefined)[]): string {

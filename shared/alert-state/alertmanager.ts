@@ -32,14 +32,12 @@ export function alertmanagerAlertState(
       const verdicts = new Map<string, Verdict>();
       await Promise.all(
         [...byAlertname(alerts)].map(async ([name, group]) => {
-          for (const [fp, v] of await statesOfName(
+          const question = {
             alertmanager,
-            name,
-            group,
-            AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-            now(),
-          ))
-            verdicts.set(fp, v);
+            signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+            nowMs: now(),
+          };
+          for (const [fp, v] of await statesOfName(name, group, question)) verdicts.set(fp, v);
         }),
       );
       return verdicts;
@@ -47,12 +45,18 @@ export function alertmanagerAlertState(
   };
 }
 
+/** What one question about the alerts of one `alertname` needs: where to ask, its budget, the time now (epoch ms). */
+interface Question {
+  alertmanager: Endpoint;
+  signal: AbortSignal;
+  nowMs: number;
+}
+
+/** The verdicts of the alerts of `name`, from one `GET /api/v2/alerts?filter=alertname="…"`. */
 async function statesOfName(
-  alertmanager: Endpoint,
   name: string,
   alerts: Alert[],
-  signal: AbortSignal,
-  nowMs: number,
+  { alertmanager, signal, nowMs }: Question,
 ): Promise<Map<string, Verdict>> {
   if (!name) return allUnknown(alerts, 'alertmanager', 'alert has no alertname');
   const path = `/api/v2/alerts?${new URLSearchParams({ filter: `alertname=${quoteString(name)}` })}`;
@@ -73,16 +77,23 @@ async function statesOfName(
     const cause = err instanceof AlertmanagerUnanswered ? err.detail : (err as Error).name;
     return allUnknown(alerts, 'alertmanager', `Alertmanager did not answer usably (${cause})`);
   }
-  // Alertmanager lists only alerts whose endsAt is ahead on its own clock; ours may be ahead of it.
-  const active = new Set(
-    listed.filter((a) => !(Date.parse(a.endsAt) <= nowMs - SENDER_CLOCK_SKEW_MS)).map((a) => a.fingerprint),
-  );
+  const active = new Set(listed.filter((a) => listedAsFiring(a.endsAt, nowMs)).map((a) => a.fingerprint));
   return new Map(
     alerts.map((a) => [
       a.fingerprint,
       { state: active.has(a.fingerprint) ? 'firing' : 'resolved', source: 'alertmanager' },
     ]),
   );
+}
+
+/**
+ * Whether an alert Alertmanager lists still fires: its `endsAt` (RFC 3339, Alertmanager's clock) is not
+ * past. Alertmanager lists only alerts whose `endsAt` is ahead on its own clock; ours may be ahead of it
+ * by up to {@link SENDER_CLOCK_SKEW_MS}.
+ * @param nowMs our clock, epoch milliseconds
+ */
+export function listedAsFiring(endsAt: string, nowMs: number): boolean {
+  return !(Date.parse(endsAt) <= nowMs - SENDER_CLOCK_SKEW_MS);
 }
 
 /** The first problem zod found in an answer, as `path: message` (e.g. `0.fingerprint: Invalid input: expected string, received number`). */

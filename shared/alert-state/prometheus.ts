@@ -30,7 +30,7 @@ export function prometheusAlertState(
       const verdicts = new Map<string, Verdict>();
       await Promise.all(
         [...byAlertname(alerts)].map(async ([name, group]) => {
-          for (const [fp, v] of await statesOfName(client, name, group, now(), signal)) verdicts.set(fp, v);
+          for (const [fp, v] of await statesOfName(name, group, { client, nowMs: now(), signal })) verdicts.set(fp, v);
         }),
       );
       return verdicts;
@@ -38,12 +38,18 @@ export function prometheusAlertState(
   };
 }
 
+/** What one question about the alerts of one `alertname` needs: whom to ask, the time now (epoch ms), its budget. */
+interface Question {
+  client: Pick<PrometheusClient, 'instantQuery'>;
+  nowMs: number;
+  signal: AbortSignal;
+}
+
+/** The verdicts of the alerts of `name`, from two instant queries of their `ALERTS` series. */
 async function statesOfName(
-  client: Pick<PrometheusClient, 'instantQuery'>,
   name: string,
   alerts: Alert[],
-  nowMs: number,
-  signal: AbortSignal,
+  { client, nowMs, signal }: Question,
 ): Promise<Map<string, Verdict>> {
   if (!name) return allUnknown(alerts, 'prometheus', 'alert has no alertname');
   const series = selector('ALERTS', [`alertname=${quoteString(name)}`, 'alertstate="firing"']);

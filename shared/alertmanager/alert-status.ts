@@ -31,23 +31,62 @@ export class AlertStatusError extends PipelineError<'alertmanager_error'> {
   }
 }
 
+/** The alert as Alertmanager lists it: its status and when it ends on Alertmanager's clock (RFC 3339). */
+export interface ListedAlert {
+  status: AlertStatus;
+  endsAt: string;
+}
+
 /**
  * @param alertmanager `ALERTMANAGER_URL` (base URL without trailing slash) and its credentials
  * @param alert the alert's `fingerprint` and labels, as the webhook carried them
  * @param timeoutMs request time-out, milliseconds
  * @returns its status, or `undefined` when Alertmanager does not list it (resolved or expired there)
- * @throws AlertStatusError when Alertmanager is unreachable, times out, redirects, refuses the credentials or answers
- *   anything but 200 with a list
+ * @throws AlertStatusError as {@link listedAlert}
  */
 export async function alertStatus(
   alertmanager: Endpoint,
   alert: Pick<Alert, 'fingerprint' | 'labels'>,
   timeoutMs: number,
 ): Promise<AlertStatus | undefined> {
+  return (await listedAlert(alertmanager, alert, timeoutMs))?.status;
+}
+
+/**
+ * The alert as Alertmanager lists it, in one `GET /api/v2/alerts`: whether it still fires there (listed,
+ * `endsAt` ahead) and whether it is silenced or inhibited come from the same answer.
+ * @param alertmanager `ALERTMANAGER_URL` (base URL without trailing slash) and its credentials
+ * @param alert the alert's `fingerprint` and labels, as the webhook carried them
+ * @param timeoutMs request time-out, milliseconds
+ * @returns the listing, or `undefined` when Alertmanager does not list it (resolved or expired there)
+ * @throws AlertStatusError when Alertmanager is unreachable, times out, redirects, refuses the credentials or answers
+ *   anything but 200 with a list
+ */
+export async function listedAlert(
+  alertmanager: Endpoint,
+  alert: Pick<Alert, 'fingerprint' | 'labels'>,
+  timeoutMs: number,
+): Promise<ListedAlert | undefined> {
+  const listed = await alertsLike(alertmanager, alert.labels, timeoutMs);
+  const found = listed.find((a) => a.fingerprint === alert.fingerprint);
+  if (!found) return undefined;
+  const s = found.status ?? {};
+  const ids = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const state = s.state === 'suppressed' || s.state === 'unprocessed' ? s.state : 'active';
+  const endsAt = typeof found.endsAt === 'string' ? found.endsAt : '';
+  return { status: { state, silencedBy: ids(s.silencedBy), inhibitedBy: ids(s.inhibitedBy) }, endsAt };
+}
+
+/** The alerts Alertmanager lists with every one of `labels` (one equality matcher each), as it answered them. */
+async function alertsLike(
+  alertmanager: Endpoint,
+  labels: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ fingerprint?: unknown; endsAt?: unknown; status?: Partial<AlertStatus> }[]> {
   const query = new URLSearchParams(
-    Object.keys(alert.labels)
+    Object.keys(labels)
       .sort()
-      .map((name): [string, string] => ['filter', formatMatcher({ name, type: '=', value: alert.labels[name] ?? '' })]),
+      .map((name): [string, string] => ['filter', formatMatcher({ name, type: '=', value: labels[name] ?? '' })]),
   );
   let status: number;
   let text: string;
@@ -68,12 +107,5 @@ export async function alertStatus(
     listed = undefined;
   }
   if (!Array.isArray(listed)) throw new AlertStatusError('Alertmanager answered without a list of alerts');
-  const found = (listed as { fingerprint?: unknown; status?: Partial<AlertStatus> }[]).find(
-    (a) => a.fingerprint === alert.fingerprint,
-  );
-  if (!found) return undefined;
-  const s = found.status ?? {};
-  const ids = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-  const state = s.state === 'suppressed' || s.state === 'unprocessed' ? s.state : 'active';
-  return { state, silencedBy: ids(s.silencedBy), inhibitedBy: ids(s.inhibitedBy) };
+  return listed;
 }

@@ -82,10 +82,34 @@ function readEvent(event: SNSEvent, deps: AmpDeps): AmpMessage[] {
   }
 }
 
+/**
+ * One SNS message: converted to a webhook message (logged as received, unparsed or truncated), its
+ * heartbeats taken out, the rest sent as one group, then the heartbeats recorded.
+ * @throws AmpRetryError when a channel failed: Lambda retries the message, and the retry sends only what is missing
+ */
 async function receiveOne(m: AmpMessage, deps: AmpDeps): Promise<AmpOutcome> {
+  const conversion = convertAmpMessage(m);
+  logConversion(m, conversion, deps);
+  const { rest, record } = takeHeartbeats(
+    conversion.message,
+    deps.heartbeat,
+    conversion.message.externalURL || `amp:${m.topicArn}`,
+  );
+  const outcome: AmpOutcome = { messageId: m.messageId, body: conversion.kind, lost: conversion.lost };
+  if (rest) outcome.result = await processGroup(rest, deps);
+  if (outcome.result && !outcome.result.ok)
+    throw new AmpRetryError(
+      `SNS message ${m.messageId}: ${retryReason(outcome.result)}; Lambda retries it, and the retry sends only what is missing`,
+    );
+  // After the rest went out: a heartbeat the store cannot record (thrown: Lambda retries) never holds back its group.
+  await record();
+  return outcome;
+}
+
+/** Counts the message and its alerts, and says what became of it: received, not parsed (sent as raw text), truncated by AMP. */
+function logConversion(m: AmpMessage, conversion: ReturnType<typeof convertAmpMessage>, deps: AmpDeps): void {
   const log = deps.logger.child({ snsMessageId: m.messageId, topicArn: m.topicArn });
   const metrics = deps.metrics ?? noMetrics;
-  const conversion = convertAmpMessage(m);
   metrics.inc('amp_messages_total', { body: conversion.kind });
   metrics.inc('alerts_received_total', {}, conversion.message.alerts.length);
   const facts = {
@@ -111,20 +135,6 @@ async function receiveOne(m: AmpMessage, deps: AmpDeps): Promise<AmpOutcome> {
         'AMP cut the message at 256 KB: the alerts that arrived whole are delivered, the rest are shown as left out',
     });
   }
-  const { rest, record } = takeHeartbeats(
-    conversion.message,
-    deps.heartbeat,
-    conversion.message.externalURL || `amp:${m.topicArn}`,
-  );
-  const outcome: AmpOutcome = { messageId: m.messageId, body: conversion.kind, lost: conversion.lost };
-  if (rest) outcome.result = await processGroup(rest, deps);
-  if (outcome.result && !outcome.result.ok)
-    throw new AmpRetryError(
-      `SNS message ${m.messageId}: ${retryReason(outcome.result)}; Lambda retries it, and the retry sends only what is missing`,
-    );
-  // After the rest went out: a heartbeat the store cannot record (thrown: Lambda retries) never holds back its group.
-  await record();
-  return outcome;
 }
 
 function retryReason(result: GroupResult): string {

@@ -45,43 +45,56 @@ export function createContext(client: PrometheusClient, options: ContextOptions)
     signal,
     onWarnings: (query, warnings) => logger.warn('prometheus warnings', { query, warnings }),
   });
-  // Keyed by when (or over what window), then by the expression itself: a storm's expressions run to
-  // 100 KB, and concatenating one into a key per alert would copy it for every lookup.
-  const cache = new Map<string, Map<string, Promise<unknown>>>();
-  let sent = 0;
-  const byKind: Partial<Record<AlertKind, number>> = {};
-  const once = <T>(kind: AlertKind, when: string, expr: string, run: () => Promise<T>): Promise<T> => {
-    let exprs = cache.get(when);
-    if (!exprs) {
-      exprs = new Map();
-      cache.set(when, exprs);
-    }
-    let pending = exprs.get(expr) as Promise<T> | undefined;
-    if (!pending) {
-      byKind[kind] = (byKind[kind] ?? 0) + 1;
-      sent += 1;
-      logger.debug('enrich.query', { kind, query: `${when} ${expr}` });
-      pending = run();
-      exprs.set(expr, pending);
-    }
-    return pending;
-  };
+  const cache = new QueryCache(logger);
   return {
     forKind: (kind, peers) => ({
       instant: (expr, at = now) =>
-        once(kind, `instant @${at.getTime() / 1000}`, expr, () => batcher.instant(expr, at, alone(kind))),
+        cache.once(kind, `instant @${at.getTime() / 1000}`, expr, () => batcher.instant(expr, at, alone(kind))),
       range: (expr, windowSeconds, stepSeconds) => {
         const step = Math.max(stepSeconds ?? 0, rangeStep(windowSeconds));
-        return once(kind, `range ${windowSeconds}s/${step}s`, expr, () =>
-          batcher.range(expr, new Date(now.getTime() - windowSeconds * 1000), now, step, alone(kind)),
+        const window = { start: new Date(now.getTime() - windowSeconds * 1000), end: now, step };
+        return cache.once(kind, `range ${windowSeconds}s/${step}s`, expr, () =>
+          batcher.range(expr, window, alone(kind)),
         );
       },
       now,
       peers,
       memory: options.memory,
     }),
-    queryCount: () => sent,
-    queriesByKind: () => ({ ...byKind }),
+    queryCount: () => cache.sent,
+    queriesByKind: () => ({ ...cache.byKind }),
     requestCount: () => batcher.requests,
   };
+}
+
+/**
+ * The queries of one group, each sent once: keyed by when (or over what window), then by the expression
+ * itself. A storm's expressions run to 100 KB, and concatenating one into a key per alert would copy it
+ * for every lookup.
+ */
+class QueryCache {
+  readonly #pending = new Map<string, Map<string, Promise<unknown>>>();
+  /** Distinct queries sent so far, in all and by the kind that first asked. */
+  sent = 0;
+  readonly byKind: Partial<Record<AlertKind, number>> = {};
+
+  constructor(private readonly logger: Logger) {}
+
+  /** The answer to `expr` at `when`: `run`'s, started by the first kind that asks, shared with the later ones. */
+  once<T>(kind: AlertKind, when: string, expr: string, run: () => Promise<T>): Promise<T> {
+    let exprs = this.#pending.get(when);
+    if (!exprs) {
+      exprs = new Map();
+      this.#pending.set(when, exprs);
+    }
+    let pending = exprs.get(expr) as Promise<T> | undefined;
+    if (!pending) {
+      this.byKind[kind] = (this.byKind[kind] ?? 0) + 1;
+      this.sent += 1;
+      this.logger.debug('enrich.query', { kind, query: `${when} ${expr}` });
+      pending = run();
+      exprs.set(expr, pending);
+    }
+    return pending;
+  }
 }

@@ -51,20 +51,7 @@ export interface MissingHeartbeat {
 export function heartbeatMissingMessage(missing: MissingHeartbeat, resolvedAtMs?: number): WebhookMessage {
   const { labels } = missing;
   const alertmanager = labels.alertmanager ?? '';
-  const from = alertmanager.includes(PEER_SEPARATOR)
-    ? `any peer of the Alertmanager cluster ${alertmanager}`
-    : `Alertmanager ${alertmanager}`;
-  const annotations = {
-    // Resolved: the last heartbeat is the one that just came back, so the message says when it went missing.
-    summary:
-      resolvedAtMs === undefined
-        ? `No ${missing.heartbeatAlertname} heartbeat from ${from} since ${formatTime(new Date(missing.lastSeenMs).toISOString())}`
-        : `${missing.heartbeatAlertname} heartbeats from ${from} are back; missing since the alert was raised at ${formatTime(new Date(missing.sinceMs).toISOString())}`,
-    description:
-      `The alerting pipeline has received no ${missing.heartbeatAlertname} alert from ${from} for more than ` +
-      `${missing.timeoutSeconds} s (HEARTBEAT_TIMEOUT_SECONDS). Alerts routed through this Alertmanager may reach nobody: ` +
-      'check that it runs, that Prometheus reaches it, and that its route sends the heartbeat here.',
-  };
+  const annotations = missingAnnotations(missing, resolvedAtMs);
   const groupLabels = Object.fromEntries(Object.entries(labels).filter(([k]) => k !== 'severity'));
   const status = resolvedAtMs === undefined ? 'firing' : 'resolved';
   return {
@@ -92,6 +79,25 @@ export function heartbeatMissingMessage(missing: MissingHeartbeat, resolvedAtMs?
         fingerprint: fingerprintOf(labels),
       },
     ],
+  };
+}
+
+/** The alert's summary (missing since, or back) and description (what to check), naming the Alertmanager or its cluster. */
+function missingAnnotations(missing: MissingHeartbeat, resolvedAtMs: number | undefined) {
+  const alertmanager = missing.labels.alertmanager ?? '';
+  const from = alertmanager.includes(PEER_SEPARATOR)
+    ? `any peer of the Alertmanager cluster ${alertmanager}`
+    : `Alertmanager ${alertmanager}`;
+  return {
+    // Resolved: the last heartbeat is the one that just came back, so the message says when it went missing.
+    summary:
+      resolvedAtMs === undefined
+        ? `No ${missing.heartbeatAlertname} heartbeat from ${from} since ${formatTime(new Date(missing.lastSeenMs).toISOString())}`
+        : `${missing.heartbeatAlertname} heartbeats from ${from} are back; missing since the alert was raised at ${formatTime(new Date(missing.sinceMs).toISOString())}`,
+    description:
+      `The alerting pipeline has received no ${missing.heartbeatAlertname} alert from ${from} for more than ` +
+      `${missing.timeoutSeconds} s (HEARTBEAT_TIMEOUT_SECONDS). Alerts routed through this Alertmanager may reach nobody: ` +
+      'check that it runs, that Prometheus reaches it, and that its route sends the heartbeat here.',
   };
 }
 

@@ -54,20 +54,9 @@ export type HeartbeatState =
  */
 export async function checkHeartbeats(deps: HeartbeatCheckDeps): Promise<Record<string, HeartbeatState>> {
   const now = deps.now();
-  let snapshot: HeartbeatSnapshot;
-  try {
-    snapshot = await deps.store.snapshot(now);
-  } catch (err) {
-    deps.logger.error('heartbeat check failed', { error: err });
-    return {};
-  }
+  const snapshot = await readSnapshot(now, deps);
+  if (!snapshot) return {};
   const isMissing = (w: WatchdogRecord) => now - w.lastSeenMs > deps.settings.timeoutSeconds * 1000;
-  for (const { name, error } of snapshot.unreadable)
-    deps.logger.error('heartbeat check failed', {
-      name,
-      error,
-      detail: 'this record could not be read; the others are checked',
-    });
   const states: Record<string, HeartbeatState> = {};
   const watchdogs: WatchdogRecord[] = [];
   for (const w of snapshot.watchdogs) {
@@ -147,50 +136,75 @@ function reportPeers(snapshot: HeartbeatSnapshot, isMissing: (w: WatchdogRecord)
   }
 }
 
+/** The store's heartbeat records now (each unreadable one logged); `undefined` when the store cannot be read (logged). */
+async function readSnapshot(now: number, deps: HeartbeatCheckDeps): Promise<HeartbeatSnapshot | undefined> {
+  let snapshot: HeartbeatSnapshot;
+  try {
+    snapshot = await deps.store.snapshot(now);
+  } catch (err) {
+    deps.logger.error('heartbeat check failed', { error: err });
+    return undefined;
+  }
+  for (const { name, error } of snapshot.unreadable)
+    deps.logger.error('heartbeat check failed', {
+      name,
+      error,
+      detail: 'this record could not be read; the others are checked',
+    });
+  return snapshot;
+}
+
 function stateKey(watchdog: WatchdogRecord, all: WatchdogRecord[]): string {
   const peers = watchdog.peers.join(PEER_SEPARATOR);
   const shared = all.some((w) => w !== watchdog && w.peers.join(PEER_SEPARATOR) === peers);
   return shared ? `${peers} ${watchdog.fingerprint}` : peers;
 }
 
+/** One cluster's check: raise (or repeat) its missing-heartbeat alert, resolve it when heartbeats are back, or nothing. */
 async function checkOne(
   watchdog: WatchdogRecord,
   missing: boolean,
   now: number,
   deps: HeartbeatCheckDeps,
 ): Promise<HeartbeatState> {
+  if (missing) return raiseMissing(watchdog, now, deps);
+  return watchdog.raised ? resolveBack(watchdog, watchdog.raised, now, deps) : 'ok';
+}
+
+/** Raises the alert of a missing heartbeat (once, by the check that marks it), or sends it again while it stays missing. */
+async function raiseMissing(watchdog: WatchdogRecord, now: number, deps: HeartbeatCheckDeps): Promise<HeartbeatState> {
   const { fingerprint, lastSeenMs, raised } = watchdog;
   const { alertname: heartbeatAlertname, timeoutSeconds } = deps.settings;
-  if (missing) {
-    const alert = raised ?? { sinceMs: now, labels: missingHeartbeatLabels(watchdog.peers, fingerprint) };
-    // Of concurrent checks, the one that marks it raises it; the others find the mark next time.
-    if (!raised && !(await deps.store.markMissing(fingerprint, alert))) return 'missing';
-    if (!raised)
-      deps.logger.error('heartbeat missing', {
-        alertmanager: alert.labels.alertmanager,
-        fingerprint,
-        lastSeen: new Date(lastSeenMs).toISOString(),
-        timeoutSeconds,
-      });
-    await send(
-      heartbeatMissingMessage({
-        labels: alert.labels,
-        heartbeatAlertname,
-        lastSeenMs,
-        sinceMs: alert.sinceMs,
-        timeoutSeconds,
-      }),
-      deps,
-    );
-    return raised ? 'missing' : 'raised';
-  }
-  if (!raised) return 'ok';
+  const alert = raised ?? { sinceMs: now, labels: missingHeartbeatLabels(watchdog.peers, fingerprint) };
+  // Of concurrent checks, the one that marks it raises it; the others find the mark next time.
+  if (!raised && !(await deps.store.markMissing(fingerprint, alert))) return 'missing';
+  if (!raised)
+    deps.logger.error('heartbeat missing', {
+      alertmanager: alert.labels.alertmanager,
+      fingerprint,
+      lastSeen: new Date(lastSeenMs).toISOString(),
+      timeoutSeconds,
+    });
+  const missing = { labels: alert.labels, heartbeatAlertname, lastSeenMs, sinceMs: alert.sinceMs, timeoutSeconds };
+  await send(heartbeatMissingMessage(missing), deps);
+  return raised ? 'missing' : 'raised';
+}
+
+/** Resolves the raised alert of heartbeats that are back; the mark is cleared only once every channel has the resolve. */
+async function resolveBack(
+  watchdog: WatchdogRecord,
+  raised: NonNullable<WatchdogRecord['raised']>,
+  now: number,
+  deps: HeartbeatCheckDeps,
+): Promise<HeartbeatState> {
+  const { fingerprint, lastSeenMs } = watchdog;
+  const { alertname: heartbeatAlertname, timeoutSeconds } = deps.settings;
   // The labels raised, not today's peers: a peer that joined meanwhile must not orphan the alert.
   const message = heartbeatMissingMessage(
     { labels: raised.labels, heartbeatAlertname, lastSeenMs, sinceMs: raised.sinceMs, timeoutSeconds },
     now,
   );
-  // Cleared only once every channel has the resolved message; until then each check repairs it.
+  // Until every channel has it, each check repairs it.
   if (!(await send(message, deps))) return 'resolving';
   await deps.store.clearMissing(fingerprint, raised.sinceMs);
   deps.logger.info('heartbeat back', {

@@ -120,44 +120,15 @@ export interface HeartbeatReceiverDeps {
 
 /** The receiver of the heartbeats `deps.recognition` describes. */
 export function heartbeatReceiver(deps: HeartbeatReceiverDeps): HeartbeatReceiver {
-  const { recognition: r, store, metrics, now, logger } = deps;
-  const alertname = r.alertname;
-  const expectedUrls = r.externalUrls && new Set(r.externalUrls.map((u) => trimTrailing(u, '/')));
-  const expectedFingerprints = r.fingerprints && new Set(r.fingerprints);
-  const ignore = (reason: HeartbeatIgnoredReason, alertmanager: string, fingerprints: string[], detail: string) => {
-    metrics.inc('heartbeats_ignored_total', { reason }, fingerprints.length);
-    logger.warn('heartbeat ignored', { alertname, reason, alertmanager, fingerprints, detail });
-  };
+  const { recognition, logger } = deps;
+  const alertname = recognition.alertname;
+  const trusted = trustedOf(deps);
   return {
     alertname,
     seen: async (externalURL, given) => {
       const alertmanager = heartbeatSource(externalURL);
-      const fingerprints = given.map(keyPart);
-      if (fingerprints.length === 0) return;
-      if (expectedUrls && !expectedUrls.has(trimTrailing(externalURL, '/')))
-        return ignore('unexpected_alertmanager', alertmanager, fingerprints, 'not in HEARTBEAT_EXTERNAL_URLS');
-      const unexpected = expectedFingerprints ? fingerprints.filter((f) => !expectedFingerprints.has(f)) : [];
-      if (unexpected.length)
-        ignore('unexpected_fingerprint', alertmanager, unexpected, 'not in HEARTBEAT_FINGERPRINTS');
-      const expected = fingerprints.filter((f) => !unexpected.includes(f));
-      if (expected.length === 0) return;
-      const at = now();
-      const refused = await store.seen(alertmanager, expected, at);
-      if (refused.peer || refused.fingerprints.length) {
-        const names = refused.peer ? expected : refused.fingerprints;
-        metrics.inc('heartbeats_ignored_total', { reason: 'too_many' }, names.length);
-        logger.error('heartbeat not recorded', {
-          alertname,
-          alertmanager,
-          fingerprints: names,
-          reason: refused.peer ? 'too many Alertmanagers' : 'too many heartbeat alerts',
-          fix: `at most ${r.maxClusters} Alertmanagers and ${r.maxClusters} ${alertname} alerts are watched (HEARTBEAT_MAX_CLUSTERS): set HEARTBEAT_FINGERPRINTS or HEARTBEAT_EXTERNAL_URLS to the heartbeats you expect (alerts named ${alertname} can be posted to an Alertmanager's API by anyone who reaches it), or raise the limit`,
-        });
-      }
-      if (refused.peer) return;
-      metrics.set('heartbeat_last_seen_timestamp_seconds', { alertmanager }, at / 1000);
-      const recorded = expected.filter((f) => !refused.fingerprints.includes(f));
-      if (recorded.length) logger.info('heartbeat received', { alertname, alertmanager, fingerprints: recorded });
+      const expected = trusted(externalURL, alertmanager, given.map(keyPart));
+      if (expected.length) await record(alertmanager, expected, deps);
     },
     stopped: (externalURL, fingerprints) => {
       logger.warn('heartbeat resolved', {
@@ -168,4 +139,53 @@ export function heartbeatReceiver(deps: HeartbeatReceiverDeps): HeartbeatReceive
       });
     },
   };
+}
+
+/**
+ * The heartbeats of a message that can be trusted: from an Alertmanager of `HEARTBEAT_EXTERNAL_URLS`,
+ * with a fingerprint of `HEARTBEAT_FINGERPRINTS` (each when set); the others counted and logged as ignored.
+ */
+function trustedOf(
+  deps: HeartbeatReceiverDeps,
+): (externalURL: string, alertmanager: string, fingerprints: string[]) => string[] {
+  const { recognition: r, metrics, logger } = deps;
+  const expectedUrls = r.externalUrls && new Set(r.externalUrls.map((u) => trimTrailing(u, '/')));
+  const expectedFingerprints = r.fingerprints && new Set(r.fingerprints);
+  const ignore = (reason: HeartbeatIgnoredReason, alertmanager: string, fingerprints: string[], detail: string) => {
+    metrics.inc('heartbeats_ignored_total', { reason }, fingerprints.length);
+    logger.warn('heartbeat ignored', { alertname: r.alertname, reason, alertmanager, fingerprints, detail });
+  };
+  return (externalURL, alertmanager, fingerprints) => {
+    if (fingerprints.length === 0) return [];
+    if (expectedUrls && !expectedUrls.has(trimTrailing(externalURL, '/'))) {
+      ignore('unexpected_alertmanager', alertmanager, fingerprints, 'not in HEARTBEAT_EXTERNAL_URLS');
+      return [];
+    }
+    const unexpected = expectedFingerprints ? fingerprints.filter((f) => !expectedFingerprints.has(f)) : [];
+    if (unexpected.length) ignore('unexpected_fingerprint', alertmanager, unexpected, 'not in HEARTBEAT_FINGERPRINTS');
+    return fingerprints.filter((f) => !unexpected.includes(f));
+  };
+}
+
+/** Records the heartbeats of `alertmanager`; those the store refuses (`HEARTBEAT_MAX_CLUSTERS`) are counted and logged. */
+async function record(alertmanager: string, expected: string[], deps: HeartbeatReceiverDeps): Promise<void> {
+  const { recognition: r, metrics, logger } = deps;
+  const alertname = r.alertname;
+  const at = deps.now();
+  const refused = await deps.store.seen(alertmanager, expected, at);
+  if (refused.peer || refused.fingerprints.length) {
+    const names = refused.peer ? expected : refused.fingerprints;
+    metrics.inc('heartbeats_ignored_total', { reason: 'too_many' }, names.length);
+    logger.error('heartbeat not recorded', {
+      alertname,
+      alertmanager,
+      fingerprints: names,
+      reason: refused.peer ? 'too many Alertmanagers' : 'too many heartbeat alerts',
+      fix: `at most ${r.maxClusters} Alertmanagers and ${r.maxClusters} ${alertname} alerts are watched (HEARTBEAT_MAX_CLUSTERS): set HEARTBEAT_FINGERPRINTS or HEARTBEAT_EXTERNAL_URLS to the heartbeats you expect (alerts named ${alertname} can be posted to an Alertmanager's API by anyone who reaches it), or raise the limit`,
+    });
+  }
+  if (refused.peer) return;
+  metrics.set('heartbeat_last_seen_timestamp_seconds', { alertmanager }, at / 1000);
+  const recorded = expected.filter((f) => !refused.fingerprints.includes(f));
+  if (recorded.length) logger.info('heartbeat received', { alertname, alertmanager, fingerprints: recorded });
 }

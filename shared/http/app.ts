@@ -29,7 +29,7 @@ import type { SlackInteractionDeps } from '../ack/slack-interactions.js';
 import type { FeishuCallbackDeps } from '../ack/feishu-callback.js';
 import { takeHeartbeats, type HeartbeatReceiver } from '../heartbeat/receive.js';
 import type { Logger } from '../core/logger.js';
-import { noMetrics } from '../metrics/catalogue.js';
+import { noMetrics, type Metrics } from '../metrics/catalogue.js';
 import { processGroup, type PipelineDeps } from '../pipeline/index.js';
 import { mountLazy } from './lazy-routes.js';
 import { redactResponses } from './redact-responses.js';
@@ -81,17 +81,13 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
   // so a receiver URL written with a trailing slash would otherwise lose every notification.
   const app = new Hono({ strict: false });
   app.use(redactResponses());
-  const rejected = rejectionLogger(deps.logger);
-
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  const metrics = deps.metrics ?? noMetrics;
   const fixedTokens = { current: settings.webhookToken, previous: settings.webhookTokenPrevious };
-  const auth = requireBearer({
-    tokens: deps.webhookTokens ?? (() => fixedTokens),
-    allowUnauthenticated: settings.allowUnauthenticated,
-    logger: deps.logger,
-    metrics,
-  });
+  const metrics = deps.metrics ?? noMetrics;
+  const tokens = deps.webhookTokens ?? (() => fixedTokens);
+  const { allowUnauthenticated } = settings;
+  const auth = requireBearer({ tokens, allowUnauthenticated, logger: deps.logger, metrics });
+  const guard: Guard = { metrics, rejected: rejectionLogger(deps.logger), tokens, auth };
   if (deps.metricsScrape) {
     const scrape = deps.metricsScrape;
     app.get('/metrics', auth, async (c) => {
@@ -99,7 +95,22 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
       return c.body(body, 200, { 'content-type': contentType });
     });
   }
+  app.route(WEBHOOK_PATH, webhookRoutes(deps, guard));
+  mountClickRoutes(app, deps, auth);
+  answerTheRest(app, deps, guard);
+  return app;
+}
 
+/** What the routes share to admit a request or say why not: metrics, the rejection log, the bearer tokens and check. */
+interface Guard {
+  metrics: Metrics;
+  rejected: ReturnType<typeof rejectionLogger>;
+  tokens: NonNullable<AppDeps['webhookTokens']>;
+  auth: ReturnType<typeof requireBearer>;
+}
+
+/** `POST /v1/alertmanager`: counted, authenticated, size-limited, validated, then one group through the pipeline. */
+function webhookRoutes(deps: AppDeps, { metrics, rejected, auth }: Guard): Hono {
   const webhook = new Hono();
   webhook.use(async (c, next) => {
     await next();
@@ -135,9 +146,15 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     const failedChannel = Object.values(result.channels).some((o) => o.status === 'failed');
     return c.json(result, result.ok ? 200 : failedChannel ? 502 : 503);
   });
-  app.route(WEBHOOK_PATH, webhook);
-  // The routes people click (the page, the charts, Slack's buttons) load on their first request: a
-  // webhook never needs them, and a Lambda's cold init need not compile them (./lazy-routes.ts).
+  return webhook;
+}
+
+/**
+ * The routes people click (the page, the charts, Slack's buttons, Feishu's cards) and the audit route.
+ * The clicked ones load on their first request: a webhook never needs them, and a Lambda's cold init
+ * need not compile them (./lazy-routes.ts).
+ */
+function mountClickRoutes(app: Hono, deps: AppDeps, auth: Guard['auth']): void {
   const { ackPage, chartRoutes, slackInteractions, feishuCallback } = deps;
   if (ackPage) mountLazy(app, ACK_PATH, async () => (await import('./off-webhook.js')).ackRoutes(ackPage));
   // Signed like the acknowledgement links, not behind the bearer token: Slack and browsers fetch it.
@@ -153,13 +170,16 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     mountLazy(app, FEISHU_CALLBACK_PATH, async () =>
       (await import('./off-webhook.js')).feishuCallbackRoutes(feishuCallback),
     );
+}
 
+/** A path of no route (404, logged when it carries our token: a wrong receiver URL) and a request that failed (503). */
+function answerTheRest(app: Hono, deps: AppDeps, { metrics, rejected, tokens }: Guard): void {
   app.notFound(async (c) => {
     const error = `no route for ${c.req.method} ${c.req.path}`;
     metrics.inc('unsolicited_requests_total', { reason: 'unknown_path' });
     // A POST with our token to a wrong path is a sender's receiver URL that is wrong (Alertmanager
     // drops the 404); without it, and other methods, are browsers and scanners: noise only.
-    if (c.req.method === 'POST' && (await carriesOurToken(c, deps.webhookTokens ?? (() => fixedTokens)))) {
+    if (c.req.method === 'POST' && (await carriesOurToken(c, tokens))) {
       rejected(c, 404, error);
       // Counted with the webhook's answers, so `AlertPipelineWebhookRefused` sees a wrong URL too.
       metrics.inc('webhook_requests_total', { code: '404' });
@@ -176,7 +196,6 @@ export function createApp(settings: AppSettings, deps: AppDeps): Hono {
     // 5xx so Alertmanager retries (it drops 4xx); nothing was sent if the dedupe store failed.
     return c.json({ error: 'internal error, retry later' }, 503);
   });
-  return app;
 }
 
 /**

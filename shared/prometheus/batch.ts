@@ -128,10 +128,12 @@ export class QueryBatcher {
 
   /**
    * `expr` over `[start, end]` every `step` seconds, batched with the other range queries of that range.
+   * @param window `start` and `end`, and `step` in seconds
    * @param alone send it in a request of its own
    * @throws what {@link PrometheusClient.rangeQuery} throws for `expr` alone
    */
-  range(expr: string, start: Date, end: Date, step: number, alone = false): Promise<Series[]> {
+  range(expr: string, window: { start: Date; end: Date; step: number }, alone = false): Promise<Series[]> {
+    const { start, end, step } = window;
     const signal = this.#options.signal;
     const send = (e: string) => this.#client.rangeQuery(e, { start, end, step, signal });
     return alone

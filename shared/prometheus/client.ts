@@ -138,7 +138,7 @@ export class PrometheusClient {
     this.#waiting++;
     let answer: RawAnswer;
     try {
-      answer = await send(this.#endpoint, path, params, this.#transport, signal);
+      answer = await send(this.#endpoint, { path, params, signal }, this.#transport);
     } finally {
       this.#waiting--;
     }

@@ -48,32 +48,32 @@ export interface RawAnswer {
   text: string;
 }
 
+/** One API call: its path (e.g. `/api/v1/query`), its query parameters and the caller's overall budget. */
+export interface ApiCall {
+  path: string;
+  params: Record<string, string>;
+  /** Aborting it stops everything, with no retry. */
+  signal?: AbortSignal;
+}
+
 /**
  * Sends one API request, retrying once when Prometheus answered 503 or there was no answer.
  * @param endpoint Prometheus's base URL and credentials
- * @param path the API path, e.g. `/api/v1/query`
- * @param params query parameters; a `timeout` equal to the attempt's time-out is added
- * @param signal the caller's overall budget; aborting it stops everything, with no retry
+ * @param call the path and parameters (a `timeout` equal to the attempt's time-out is added), and the budget
  * @returns the last attempt's answer when it is not a 503 (any other status is the caller's to read)
  * @throws PrometheusError `network` (no answer, or one cut off before its end), `timeout` (the attempt's time-out fired), `redirect`
  *   (any 3xx: not followed, not retried), `too_large` (a body over `maxResponseBytes`: not retried), `credentials` (SigV4
  *   found no AWS credentials: nothing sent, not retried), or the 503 answer itself as `unavailable` after the retry
- * @throws the signal's reason when `signal` aborts
+ * @throws the signal's reason when `call.signal` aborts
  */
-export function send(
-  endpoint: Endpoint,
-  path: string,
-  params: Record<string, string>,
-  options: TransportOptions,
-  signal?: AbortSignal,
-): Promise<RawAnswer> {
-  const withTimeout = { ...params, timeout: `${Math.max(1, Math.round(options.queryTimeoutMs))}ms` };
+export function send(endpoint: Endpoint, call: ApiCall, options: TransportOptions): Promise<RawAnswer> {
+  const params = { ...call.params, timeout: `${Math.max(1, Math.round(options.queryTimeoutMs))}ms` };
   // One caller's signal is the budget of a whole enrichment (every query of a storm group): p-retry adds an
   // abort listener to the signal it gets while it waits to retry, so a shared signal would collect one per
   // query and Node would warn of a leak past 10. A signal of this request only (`AbortSignal.any` follows
   // its source without a listener on it) keeps one listener per request.
-  const request = signal && AbortSignal.any([signal]);
-  return pRetry(() => attempt(endpoint, path, withTimeout, options, signal), {
+  const request = call.signal && AbortSignal.any([call.signal]);
+  return pRetry(() => attempt(endpoint, { ...call, params }, options), {
     retries: 1,
     minTimeout: options.retryDelayMs,
     randomize: false,
@@ -83,56 +83,61 @@ export function send(
   });
 }
 
-async function attempt(
-  endpoint: Endpoint,
-  path: string,
-  params: Record<string, string>,
-  options: TransportOptions,
-  signal?: AbortSignal,
-): Promise<RawAnswer> {
-  const timeoutMs = options.queryTimeoutMs;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
-  // Encoded once: a batch's query runs to tens of KB.
-  const form = formEncode(params);
-  const get = endpoint.url.length + path.length + 1 + form.length <= MAX_GET_URL_CHARS;
+/** One attempt under its own time-out; its failures classified by {@link failure}. */
+async function attempt(endpoint: Endpoint, call: ApiCall, options: TransportOptions): Promise<RawAnswer> {
+  const timeout = AbortSignal.timeout(options.queryTimeoutMs);
   // Set once the status line arrived: a connection lost after it cut an answer, it did not fail to reach Prometheus.
   let answered: number | undefined;
   try {
-    const response = get
-      ? await endpointRequest(endpoint, `${path}?${form}`, {
-          method: 'GET',
-          headers: { accept: 'application/json' },
-          signal: both,
-        })
-      : await endpointRequest(endpoint, path, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-          body: form,
-          signal: both,
-        });
+    const response = await request(endpoint, call, call.signal ? AbortSignal.any([call.signal, timeout]) : timeout);
     answered = response.status;
     const text = await readText(response, options.maxResponseBytes);
     if (response.status === 503) throw unavailable(text);
     if (response.status >= 300 && response.status < 400) throw redirected(response.status);
     return { status: response.status, text };
   } catch (err) {
-    if (err instanceof PrometheusError) throw err;
-    if (signal?.aborted) throw signal.reason;
-    if (err instanceof SigningError)
-      throw new PrometheusError(`PROMETHEUS_SIGV4_REGION: ${err.message}`, { errorType: 'credentials', cause: err });
-    if (timeout.aborted)
-      throw new PrometheusError(`no answer within ${timeoutMs} ms`, { errorType: 'timeout', cause: err });
-    if (answered !== undefined)
-      throw new PrometheusError(
-        `Prometheus answered HTTP ${answered}, but the connection dropped before the answer ended (${networkErrorCode(err)})`,
-        { errorType: 'network', cause: err },
-      );
-    throw new PrometheusError(`Prometheus unreachable (${networkErrorCode(err)})`, {
-      errorType: 'network',
-      cause: err,
-    });
+    throw failure(err, { signal: call.signal, timeout, timeoutMs: options.queryTimeoutMs, answered });
   }
+}
+
+/** The request on the wire: GET when its URL fits {@link MAX_GET_URL_CHARS}, else a form-encoded POST. */
+function request(endpoint: Endpoint, call: ApiCall, signal: AbortSignal): Promise<HttpAnswer> {
+  // Encoded once: a batch's query runs to tens of KB.
+  const form = formEncode(call.params);
+  if (endpoint.url.length + call.path.length + 1 + form.length <= MAX_GET_URL_CHARS)
+    return endpointRequest(endpoint, `${call.path}?${form}`, {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      signal,
+    });
+  return endpointRequest(endpoint, call.path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: form,
+    signal,
+  });
+}
+
+/**
+ * What a failed attempt throws: a `PrometheusError` as it is, the caller's abort reason, else the
+ * error that says what happened (no credentials, the attempt's time-out, an answer cut off, no answer).
+ */
+function failure(
+  err: unknown,
+  at: { signal?: AbortSignal; timeout: AbortSignal; timeoutMs: number; answered?: number },
+): unknown {
+  if (err instanceof PrometheusError) return err;
+  if (at.signal?.aborted) return at.signal.reason;
+  if (err instanceof SigningError)
+    return new PrometheusError(`PROMETHEUS_SIGV4_REGION: ${err.message}`, { errorType: 'credentials', cause: err });
+  if (at.timeout.aborted)
+    return new PrometheusError(`no answer within ${at.timeoutMs} ms`, { errorType: 'timeout', cause: err });
+  if (at.answered !== undefined)
+    return new PrometheusError(
+      `Prometheus answered HTTP ${at.answered}, but the connection dropped before the answer ended (${networkErrorCode(err)})`,
+      { errorType: 'network', cause: err },
+    );
+  return new PrometheusError(`Prometheus unreachable (${networkErrorCode(err)})`, { errorType: 'network', cause: err });
 }
 
 /**

@@ -7,7 +7,7 @@ import { isolateBidi } from './bidi.js';
 import { severityRank } from '../alertmanager/severity.js';
 import { grafanaValuesText, sentByGrafana } from '../alertmanager/grafana.js';
 import { hasEnded, hasKnownStart } from '../alertmanager/schema.js';
-import type { EnrichedAlert, Signal } from '../enrich/types.js';
+import type { EnrichedAlert, Enrichment, Signal } from '../enrich/types.js';
 import {
   formatLabel,
   formatLikelyCause,
@@ -223,55 +223,83 @@ export function alertLines(alert: EnrichedAlert, m: Markup, options: AlertLineOp
 
 /** Everything {@link alertLines} shows but the description, none of it cut by a platform limit. */
 function identifyingLines(alert: EnrichedAlert, m: Markup, options: AlertLineOptions): string[] {
-  const t = messages(options.locale);
-  const icon = options.flapping && alert.status === 'firing' ? FLAPPING_ICON : statusIcon(alert.status);
-  const lines = [`${icon} ${m.bold(m.escape(isolateBidi(truncateChars(alertTitle(alert), MAX_TITLE_CHARS))))}`];
-  if (options.flapping && alert.status === 'firing')
+  const lines = [...headLines(alert, m, options), ...labelLines(alert, m, options.locale)];
+  const e = alert.enrichment;
+  if (e.status === 'unavailable')
     lines.push(
-      m.italic(t.flappingLine(options.flapping.count, formatTime(new Date(options.flapping.sinceMs).toISOString()))),
+      m.italic(m.escape(messages(options.locale).enrichmentUnavailable(unavailableReason(e, options.locale)))),
     );
-  // Right under the title, so the mark shows even when the platform's limit cuts the rest.
+  else lines.push(...enrichedLines(e, m, options.locale));
+  const times = timesLine(alert, options.locale);
+  if (times) lines.push(times);
+  const acked = acknowledgementLine(alert, m, options.locale);
+  if (acked) lines.push(acked);
+  return lines;
+}
+
+/** The title, and right under it (so they show even when the platform's limit cuts the rest) the marks: flapping, cut, firing again. */
+function headLines(alert: EnrichedAlert, m: Markup, options: AlertLineOptions): string[] {
+  const t = messages(options.locale);
+  const flapping = options.flapping && alert.status === 'firing' ? options.flapping : undefined;
+  const icon = flapping ? FLAPPING_ICON : statusIcon(alert.status);
+  const lines = [`${icon} ${m.bold(m.escape(isolateBidi(truncateChars(alertTitle(alert), MAX_TITLE_CHARS))))}`];
+  if (flapping)
+    lines.push(m.italic(t.flappingLine(flapping.count, formatTime(new Date(flapping.sinceMs).toISOString()))));
   if (alert.cut?.length)
     lines.push(m.italic(m.escape(t.cutLine(alert.cut.map((f) => f.replace(/^(labels|annotations)\./, ''))))));
   if (options.firingAgain && alert.status === 'firing') lines.push(m.italic(t.firingAgainLine));
+  return lines;
+}
+
+/** The key labels on one line, and Grafana's values of the alert on another (each when there are any). */
+function labelLines(alert: EnrichedAlert, m: Markup, locale: Locale | undefined): string[] {
+  const lines: string[] = [];
   const labels = KEY_LABELS.filter((name) => alert.labels[name]).map(
     (name) => `${name}: ${m.escape(isolateBidi(truncateChars(alert.labels[name] ?? '', MAX_KEY_LABEL_CHARS)))}`,
   );
   if (labels.length) lines.push(labels.join(' · '));
   const values = grafanaValuesText(alert);
-  if (values) lines.push(`${t.grafanaValues}: ${m.escape(isolateBidi(truncateChars(values, MAX_VALUES_CHARS)))}`);
-  const e = alert.enrichment;
-  if (e.status === 'unavailable') {
-    lines.push(m.italic(m.escape(t.enrichmentUnavailable(unavailableReason(e, options.locale)))));
-  } else {
-    const locale = options.locale;
-    // What is known first; the signals with no series now or when fired, one line for all of them.
-    const absent = e.signals.filter(notExposed);
-    const known = absent.length ? e.signals.filter((s) => !notExposed(s)) : e.signals;
-    const values = known.map((s) => {
-      const then = s.atStart === undefined ? '' : `${m.escape(formatReading(s.atStart, s, locale))} → `;
-      return `${m.escape(formatLabel(s, locale))}: ${then}${m.bold(m.escape(formatReading(s.value, s, locale)))}`;
-    });
-    const legend = known.some((s) => s.atStart !== undefined) ? `${t.whenFiredNow}: ` : '';
-    if (values.length) lines.push(legend + values.join(' · '));
-    // An engine without the metric says so by name; a series missing for this server, by the server.
-    for (const engine of new Set(absent.map((s) => s.notExposedBy))) {
-      const of = absent.filter((s) => s.notExposedBy === engine);
-      const labels = of.map((s) => formatLabel(s, locale)).join(locale === 'zh-CN' ? '、' : ', ');
-      lines.push(m.italic(m.escape(t.notExposed(of.length, labels, engine))));
-    }
-    if (e.trend) {
-      const basis = e.trend.method ? ` (${m.escape(formatTrendBasis(e.trend, options.locale))})` : '';
-      lines.push(`${t.memoryTrend}: ${formatTrend(e.trend, options.locale)}${basis}`);
-      if (e.trend.sparkline) lines.push(`${t.memoryOverWindow}: ${e.trend.sparkline}`);
-    }
-    if (e.likelyCause)
-      lines.push(...formatLikelyCause({ ...e, likelyCause: e.likelyCause }, locale).map((line) => m.escape(line)));
+  if (values)
+    lines.push(`${messages(locale).grafanaValues}: ${m.escape(isolateBidi(truncateChars(values, MAX_VALUES_CHARS)))}`);
+  return lines;
+}
+
+/** What the enrichment found: the signals (when fired → now), the memory trend, the likely cause. */
+function enrichedLines(
+  e: Extract<Enrichment, { status: 'enriched' }>,
+  m: Markup,
+  locale: Locale | undefined,
+): string[] {
+  const t = messages(locale);
+  const lines = signalLines(e.signals, m, locale);
+  if (e.trend) {
+    const basis = e.trend.method ? ` (${m.escape(formatTrendBasis(e.trend, locale))})` : '';
+    lines.push(`${t.memoryTrend}: ${formatTrend(e.trend, locale)}${basis}`);
+    if (e.trend.sparkline) lines.push(`${t.memoryOverWindow}: ${e.trend.sparkline}`);
   }
-  const times = timesLine(alert, options.locale);
-  if (times) lines.push(times);
-  const acked = acknowledgementLine(alert, m, options.locale);
-  if (acked) lines.push(acked);
+  if (e.likelyCause)
+    lines.push(...formatLikelyCause({ ...e, likelyCause: e.likelyCause }, locale).map((line) => m.escape(line)));
+  return lines;
+}
+
+/** What is known first; the signals with no series now or when fired, one line for all of them per engine. */
+function signalLines(signals: readonly Signal[], m: Markup, locale: Locale | undefined): string[] {
+  const t = messages(locale);
+  const lines: string[] = [];
+  const absent = signals.filter(notExposed);
+  const known = absent.length ? signals.filter((s) => !notExposed(s)) : signals;
+  const values = known.map((s) => {
+    const then = s.atStart === undefined ? '' : `${m.escape(formatReading(s.atStart, s, locale))} → `;
+    return `${m.escape(formatLabel(s, locale))}: ${then}${m.bold(m.escape(formatReading(s.value, s, locale)))}`;
+  });
+  const legend = known.some((s) => s.atStart !== undefined) ? `${t.whenFiredNow}: ` : '';
+  if (values.length) lines.push(legend + values.join(' · '));
+  // An engine without the metric says so by name; a series missing for this server, by the server.
+  for (const engine of new Set(absent.map((s) => s.notExposedBy))) {
+    const of = absent.filter((s) => s.notExposedBy === engine);
+    const labels = of.map((s) => formatLabel(s, locale)).join(locale === 'zh-CN' ? '、' : ', ');
+    lines.push(m.italic(m.escape(t.notExposed(of.length, labels, engine))));
+  }
   return lines;
 }
 

@@ -179,13 +179,38 @@ export function digestText(
 ): DigestText {
   const t = messages(locale);
   const d = summarize(notification, topAlerts);
-  const states = [d.firing ? t.digest.firing(d.firing) : '', d.resolved ? t.digest.resolved(d.resolved) : ''].filter(
-    Boolean,
-  );
-  const summary = [m.bold(t.digest.received(d.received)), states.join(' · ')];
+  const top = d.top.map((alert) => topLine(alert, m, Boolean(notification.flapping?.[alert.fingerprint]), locale));
+  const group = Object.keys(notification.groupLabels).length ? notification.groupLabels : notification.commonLabels;
+  return {
+    summary: summaryLines(notification, d, m, locale),
+    counts: countLines(d, m, locale),
+    topTitle: m.bold(
+      d.top.some((a) => mainSignal(a.enrichment)) ? t.digest.topByValue(d.top.length) : t.digest.top(d.top.length),
+    ),
+    top,
+    cause: sharedCauseLines(d, m, locale),
+    more: digestMoreText(notification, d.top.length, locale),
+    silenceUrl:
+      notification.externalURL && Object.keys(group).length
+        ? httpLink(silenceUrl(notification.externalURL, group))
+        : undefined,
+  };
+}
+
+/** How many alerts came, firing and resolved, not included by Alertmanager, and who acknowledged them. */
+function summaryLines(notification: Notification, d: Digest, m: Markup, locale: Locale | undefined): string[] {
+  const t = messages(locale);
+  const states = [d.firing ? t.digest.firing(d.firing) : '', d.resolved ? t.digest.resolved(d.resolved) : ''];
+  const summary = [m.bold(t.digest.received(d.received)), states.filter(Boolean).join(' · ')];
   if (d.notIncluded > 0) summary.push(t.notIncluded(d.notIncluded));
   const acked = acknowledgedLine(notification.alerts, m, locale);
   if (acked) summary.push(acked);
+  return summary;
+}
+
+/** The counts by severity, by alert name and by model, each at most {@link DIGEST_MAX_ENTRIES} entries. */
+function countLines(d: Digest, m: Markup, locale: Locale | undefined): string[] {
+  const t = messages(locale);
   const list = (title: string, entries: LabelCount[]) => {
     const shown = entries
       .slice(0, DIGEST_MAX_ENTRIES)
@@ -193,35 +218,22 @@ export function digestText(
     if (entries.length > DIGEST_MAX_ENTRIES) shown.push(t.digest.moreEntries(entries.length - DIGEST_MAX_ENTRIES));
     return `${title}: ${shown.join(' · ')}`;
   };
-  const counts = [
+  return [
     list(t.digest.bySeverity, d.bySeverity),
     list(t.digest.byAlertname, d.byAlertname),
     list(t.digest.byModel, d.byModel),
   ];
-  const top = d.top.map((alert) => topLine(alert, m, Boolean(notification.flapping?.[alert.fingerprint]), locale));
-  const group = Object.keys(notification.groupLabels).length ? notification.groupLabels : notification.commonLabels;
+}
+
+/** The likely cause most alerts share, and what to try; none when they share none. */
+function sharedCauseLines(d: Digest, m: Markup, locale: Locale | undefined): string[] {
+  const t = messages(locale);
   const shared = d.sharedCause && likelyCauseIn(d.sharedCause.found, locale);
-  const cause =
-    d.sharedCause && shared
-      ? [
-          `${m.bold(t.digest.sharedCause(d.sharedCause.alerts, d.received))}${t.likelyCause.colon}${m.escape(shared.cause)}`,
-          m.escape(`${t.likelyCause.try}${t.likelyCause.colon}${shared.action}`),
-        ]
-      : [];
-  return {
-    summary,
-    counts,
-    topTitle: m.bold(
-      d.top.some((a) => mainSignal(a.enrichment)) ? t.digest.topByValue(d.top.length) : t.digest.top(d.top.length),
-    ),
-    top,
-    cause,
-    more: digestMoreText(notification, d.top.length, locale),
-    silenceUrl:
-      notification.externalURL && Object.keys(group).length
-        ? httpLink(silenceUrl(notification.externalURL, group))
-        : undefined,
-  };
+  if (!d.sharedCause || !shared) return [];
+  return [
+    `${m.bold(t.digest.sharedCause(d.sharedCause.alerts, d.received))}${t.likelyCause.colon}${m.escape(shared.cause)}`,
+    m.escape(`${t.likelyCause.try}${t.likelyCause.colon}${shared.action}`),
+  ];
 }
 
 /**

@@ -116,9 +116,8 @@ export function loadRoutingFile(path: string, options: LoadRoutingOptions): Rout
   const envChannels = options.envChannels ?? [];
   checkReferences(data, envChannels, locate, problems);
   checkMentions(data, options.settings, locate, problems);
-  const channels = Object.entries(data.channels).map(([name, spec]) =>
-    resolveChannel(name, spec, options.settings, locate, problems),
-  );
+  const file = { settings: options.settings, locate, problems };
+  const channels = Object.entries(data.channels).map(([name, spec]) => resolveChannel(name, spec, file));
   if (problems.length) throw new RoutingError(problems);
   return {
     file: path,
@@ -196,12 +195,18 @@ function checkMentions(
   });
 }
 
+/**
+ * The channel `name` of the file, its secrets looked up in the settings; `undefined` when it has a problem.
+ * @param file the settings, where in the file a path is (`line 12: channels.x.field`), and the problems found so far
+ */
 function resolveChannel(
   name: string,
   spec: ChannelSpec,
-  settings: Record<string, string | undefined>,
-  locate: (p: Path) => string,
-  problems: string[],
+  {
+    settings,
+    locate,
+    problems,
+  }: { settings: Record<string, string | undefined>; locate: (p: Path) => string; problems: string[] },
 ): ChannelInstance | undefined {
   const problem = (field: string, message: string) => problems.push(`${locate(['channels', name, field])}: ${message}`);
   const secret = (ref: SecretRef, field: string, url: boolean): Secret | undefined => {

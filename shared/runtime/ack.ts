@@ -19,7 +19,7 @@ import type { EventBridgeSchedulerSettings } from '../escalation/eventbridge-sch
 import { AckLinks } from '../ack/links.js';
 import { chartLinkSettings } from './chart.js';
 import { alertmanagerEndpoint } from './endpoints.js';
-import { createAlertStateSource } from './alert-state.js';
+import { createPrometheusStateSource } from './alert-state.js';
 import type { AckRouteDeps } from '../ack/routes.js';
 import { TimerScheduler, type EscalationJob, type EscalationScheduler } from '../escalation/scheduler.js';
 import { AckTracker } from '../ack/tracker.js';
@@ -168,7 +168,7 @@ function escalationDeps(
     ...deps,
     threaded: channels.filter((c) => c.threaded && !named.includes(c)),
     delivery: config.delivery,
-    alertState: createAlertStateSource(config, parts.now),
+    alertState: createPrometheusStateSource(config, parts.now),
     alertmanager: endpoint && { ...endpoint, timeoutMs: config.delivery.timeoutMs },
     grafanaUrl: config.grafanaUrl,
   };

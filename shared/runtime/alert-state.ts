@@ -13,26 +13,45 @@ import { alertmanagerEndpoint, prometheusEndpoint } from './endpoints.js';
 
 export type { AlertStateSource } from '../alert-state/types.js';
 
+type SourceSettings = Pick<
+  Config,
+  'prometheusUrl' | 'prometheusCredentials' | 'alertmanagerUrl' | 'alertmanagerCredentials' | 'enrichment'
+>;
+
 /**
  * The sources `config` names, chained; `undefined` when none.
  * @param now clock, epoch milliseconds
  */
 export function createAlertStateSource(
-  config: Pick<
-    Config,
-    'prometheusUrl' | 'prometheusCredentials' | 'alertmanagerUrl' | 'alertmanagerCredentials' | 'enrichment'
-  >,
+  config: SourceSettings,
   now: () => number = Date.now,
 ): AlertStateSource | undefined {
-  const sources: AlertStateSource[] = [];
-  const prometheus = prometheusEndpoint(config);
+  const prometheus = prometheusSource(config, now);
   const alertmanager = alertmanagerEndpoint(config);
-  if (prometheus)
-    sources.push(
-      prometheusAlertState(new PrometheusClient(prometheus, { queryTimeoutMs: config.enrichment.queryTimeoutMs }), now),
-    );
-  if (alertmanager) sources.push(alertmanagerAlertState(alertmanager, config.enrichment.timeoutMs, now));
+  const sources = [
+    ...(prometheus ? [prometheus] : []),
+    ...(alertmanager ? [alertmanagerAlertState(alertmanager, config.enrichment.timeoutMs, now)] : []),
+  ];
   return sources.length ? chain(sources) : undefined;
+}
+
+/**
+ * Prometheus alone (`PROMETHEUS_URL`), chained (Grafana's alerts `unknown`); `undefined` without it. For
+ * the escalation check, which asks Alertmanager itself: once, for whether the alert fires and is muted.
+ * @param now clock, epoch milliseconds
+ */
+export function createPrometheusStateSource(
+  config: SourceSettings,
+  now: () => number = Date.now,
+): AlertStateSource | undefined {
+  const prometheus = prometheusSource(config, now);
+  return prometheus && chain([prometheus]);
+}
+
+function prometheusSource(config: SourceSettings, now: () => number): AlertStateSource | undefined {
+  const prometheus = prometheusEndpoint(config);
+  const client = prometheus && new PrometheusClient(prometheus, { queryTimeoutMs: config.enrichment.queryTimeoutMs });
+  return client && prometheusAlertState(client, now);
 }
 
 /**

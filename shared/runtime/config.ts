@@ -28,6 +28,7 @@ import {
   optionalWholeNumber,
   pointInTime,
   positiveDecimal,
+  portNumber,
   wholeNumber,
 } from './setting-rules.js';
 import { trimTrailing } from '../core/trim.js';
@@ -137,7 +138,7 @@ const flag = () =>
 
 /** The service's own settings; each channel type declares its own (`CHANNEL_ENV`). */
 const envSchema = z.object({
-  PORT: wholeNumber(8080, 0, 65535, 'port', 'must be a port number 0–65535'),
+  PORT: portNumber(8080),
   WEBHOOK_TOKEN: optional(webhookTokenSchema),
   WEBHOOK_TOKEN_PREVIOUS: optional(webhookTokenSchema),
   ALLOW_UNAUTHENTICATED: flag(),
@@ -399,16 +400,7 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
   const names = settingNames(raw);
   const { settings: env, warnings } = trimSettings(raw, names);
   warnings.push(...unknownSettings(raw, names));
-  // Parsed once per process: zod's compiled fast path (`new Function` per object schema) would cost more
-  // to generate than it saves (~40 ms of a Lambda cold start for this schema, bench/floor.ts).
-  const parsed = envSchema.safeParse(env, { jitless: true });
-  const channelSettings = CHANNEL_ENV.schema.safeParse(env, { jitless: true });
-  if (!parsed.success || !channelSettings.success) {
-    const issues = [...(parsed.error?.issues ?? []), ...(channelSettings.error?.issues ?? [])];
-    throw new ConfigError(issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  }
-  const e = parsed.data;
-  const channels = CHANNEL_ENV.read(channelSettings.data, env);
+  const { e, channels } = parseSettings(env);
   const problems = [
     ...requires(e, 'WEBHOOK_TOKEN_PREVIOUS', 'WEBHOOK_TOKEN', 'a rotation needs the new token too'),
     ...ackProblems(e, channels.escalation[0]?.setting ?? (e.ESCALATION_CHANNELS && 'ESCALATION_CHANNELS')),
@@ -427,32 +419,52 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
   const escalationChannels = escalationChannelNames(e, channels.channels, routing, problems);
   problems.push(...urgentProblems(channels.escalation.length + escalationChannels.length > 0, routing));
   if (problems.length) throw new ConfigError(problems);
+  return configOf(e, { channels, escalationChannels, routing, warnings });
+}
+
+type EnvSettings = z.infer<typeof envSchema>;
+type ChannelSettings = ReturnType<typeof CHANNEL_ENV.read>;
+
+/**
+ * The service's own settings and the channels' parsed, each on its own.
+ * @throws ConfigError naming each bad setting of either
+ */
+function parseSettings(env: Record<string, string | undefined>): { e: EnvSettings; channels: ChannelSettings } {
+  // Parsed once per process: zod's compiled fast path (`new Function` per object schema) would cost more
+  // to generate than it saves (~40 ms of a Lambda cold start for this schema, bench/floor.ts).
+  const parsed = envSchema.safeParse(env, { jitless: true });
+  const channelSettings = CHANNEL_ENV.schema.safeParse(env, { jitless: true });
+  if (!parsed.success || !channelSettings.success) {
+    const issues = [...(parsed.error?.issues ?? []), ...(channelSettings.error?.issues ?? [])];
+    throw new ConfigError(issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  return { e: parsed.data, channels: CHANNEL_ENV.read(channelSettings.data, env) };
+}
+
+/**
+ * The configuration that settings found valid make, with the channels, the routing and the start-up warnings;
+ * `escalationChannels` is `ESCALATION_CHANNELS`, already checked against the instances.
+ */
+function configOf(
+  e: EnvSettings,
+  parts: {
+    channels: ChannelSettings;
+    escalationChannels: string[];
+    routing: Config['routing'];
+    warnings: Config['warnings'];
+  },
+): Config {
   return {
     port: e.PORT,
     webhookToken: secretOf(e.WEBHOOK_TOKEN),
     webhookTokenPrevious: secretOf(e.WEBHOOK_TOKEN_PREVIOUS),
     allowUnauthenticated: e.ALLOW_UNAUTHENTICATED,
-    heartbeat: e.HEARTBEAT_ALERTNAME
-      ? {
-          alertname: e.HEARTBEAT_ALERTNAME,
-          timeoutSeconds: e.HEARTBEAT_TIMEOUT_SECONDS,
-          externalUrls: e.HEARTBEAT_EXTERNAL_URLS,
-          fingerprints: e.HEARTBEAT_FINGERPRINTS,
-          maxClusters: e.HEARTBEAT_MAX_CLUSTERS,
-        }
-      : undefined,
-    prometheusUrl: e.PROMETHEUS_URL,
-    prometheusCredentials: credentialsOf(credentialValues(e, 'PROMETHEUS')),
-    envChannels: channels.channels,
-    channelOptions: channels.options,
-    publicUrl: e.PUBLIC_URL,
-    ackSecret: secretOf(e.ACK_SECRET),
-    alertmanagerUrl: e.ALERTMANAGER_URL,
-    alertmanagerCredentials: credentialsOf(credentialValues(e, 'ALERTMANAGER')),
-    grafanaUrl: e.GRAFANA_URL,
-    ackPreviousSecret: ackPreviousSecretOf(e),
-    ackTokenTtlSeconds: e.ACK_TOKEN_TTL_SECONDS,
-    escalation: escalationOf(e, channels.escalation, escalationChannels),
+    heartbeat: heartbeatOf(e),
+    ...sourcesOf(e),
+    envChannels: parts.channels.channels,
+    channelOptions: parts.channels.options,
+    ...acknowledgementOf(e),
+    escalation: escalationOf(e, parts.channels.escalation, parts.escalationChannels),
     ...followUpSchedulerOf(e),
     tableName: e.TABLE_NAME,
     timeZone: e.TIME_ZONE,
@@ -466,11 +478,44 @@ export function loadConfig(raw: Record<string, string | undefined>): Config {
       memorySeriesUnit: e.MEMORY_SERIES_UNIT,
       queryTimeoutMs: e.PROMETHEUS_QUERY_TIMEOUT_MS,
     },
-    routing,
+    routing: parts.routing,
     dedupeTtlSeconds: e.DEDUPE_TTL_SECONDS,
     dedupeLeaseMs: e.DEDUPE_LEASE_MS,
     delivery: { timeoutMs: e.DELIVERY_TIMEOUT_MS, retries: e.DELIVERY_RETRIES },
-    warnings,
+    warnings: parts.warnings,
+  };
+}
+
+/** The dead-man's switch (`HEARTBEAT_*`); `undefined` when `HEARTBEAT_ALERTNAME` is empty (off). */
+function heartbeatOf(e: EnvSettings): Config['heartbeat'] {
+  if (!e.HEARTBEAT_ALERTNAME) return undefined;
+  return {
+    alertname: e.HEARTBEAT_ALERTNAME,
+    timeoutSeconds: e.HEARTBEAT_TIMEOUT_SECONDS,
+    externalUrls: e.HEARTBEAT_EXTERNAL_URLS,
+    fingerprints: e.HEARTBEAT_FINGERPRINTS,
+    maxClusters: e.HEARTBEAT_MAX_CLUSTERS,
+  };
+}
+
+/** Where the pipeline asks and links: Prometheus, Alertmanager (each with its credentials), Grafana. */
+function sourcesOf(e: EnvSettings) {
+  return {
+    prometheusUrl: e.PROMETHEUS_URL,
+    prometheusCredentials: credentialsOf(credentialValues(e, 'PROMETHEUS')),
+    alertmanagerUrl: e.ALERTMANAGER_URL,
+    alertmanagerCredentials: credentialsOf(credentialValues(e, 'ALERTMANAGER')),
+    grafanaUrl: e.GRAFANA_URL,
+  };
+}
+
+/** The acknowledgement links: the public URL, the signing secret (and the previous one until it expires), the tokens' lifetime. */
+function acknowledgementOf(e: EnvSettings) {
+  return {
+    publicUrl: e.PUBLIC_URL,
+    ackSecret: secretOf(e.ACK_SECRET),
+    ackPreviousSecret: ackPreviousSecretOf(e),
+    ackTokenTtlSeconds: e.ACK_TOKEN_TTL_SECONDS,
   };
 }
 

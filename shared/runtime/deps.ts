@@ -9,7 +9,7 @@ import { createAckRuntime, type AckClients, type AckRuntime } from './ack.js';
 import { createAlertStateSource } from './alert-state.js';
 import { chartLinkSettings, chartRouteDeps } from './chart.js';
 import type { AppDeps } from '../http/app.js';
-import { buildChannels, snsClientsByRegion } from './channels.js';
+import { buildChannels, snsClientsByRegion, type ChannelDeps } from './channels.js';
 import type { Config } from './config.js';
 import { DynamoDbDedupeStore } from '../store/dedupe-dynamodb.js';
 import { enrichAlerts } from '../enrich/index.js';
@@ -72,94 +72,31 @@ const PAGE_REFRESH_TIMEOUT_MS = 3000;
 export function createDeps(config: Config, clients: RuntimeClients, logger: Logger): RuntimeDeps {
   // Every time shown from here on (messages, pages, charts) is in TIME_ZONE.
   setTimeZone(config.timeZone);
-  const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
-  const slackThreads = new DynamoDbSlackThreadStore(clients.dynamodb, {
-    tableName,
-    ttlSeconds: config.dedupeTtlSeconds,
-  });
-  const feishuOptions = config.channelOptions['feishu-app'];
-  const feishuContacts = feishuOptions && feishuAppClient(feishuOptions);
-  const feishuApp = feishuContacts && {
-    contacts: feishuContacts,
-    cards: new DynamoDbFeishuCardStore(clients.dynamodb, { tableName, ttlSeconds: config.dedupeTtlSeconds }),
-  };
+  const wiring: Wiring = { config, clients, logger, tableName: config.tableName ?? DEFAULT_TABLE_NAME };
   // One SNS client per region for the channels and the escalation targets.
   const sns = clients.sns ?? snsClientsByRegion();
-  const channels = buildChannels(config, {
-    sns,
-    write: clients.write,
-    slackThreads,
-    feishuApp,
-    pagerDutyStorms: new DynamoDbPagerDutyStormStore(clients.dynamodb, {
-      tableName,
-      ttlSeconds: config.dedupeTtlSeconds,
-    }),
-    warn: (message, fields) => logger.warn(message, fields),
-  });
+  const { channels, feishuContacts } = channelsOf(wiring, sns);
   const ack = createAckRuntime(config, { ...clients, sns }, channels, logger);
-  const enrich = (alerts: Alert[], timeoutMs = config.enrichment.timeoutMs) =>
-    enrichAlerts(alerts, {
-      prometheusUrl: config.prometheusUrl,
-      prometheusCredentials: config.prometheusCredentials,
-      timeoutMs,
-      memoryTrendWindowHours: config.enrichment.memoryTrendWindowHours,
-      gpuMemoryCapacityMiB: config.enrichment.gpuMemoryCapacityMiB,
-      memorySeries: config.enrichment.memorySeries,
-      memorySeriesUnit: config.enrichment.memorySeriesUnit,
-      queryTimeoutMs: config.enrichment.queryTimeoutMs,
-      logger,
-    });
-  // The page's values now: the same enrichment, time-boxed shorter (someone is waiting for the page).
-  const ackPage = ack.page && {
-    ...ack.page,
-    refresh: (alerts: Alert[]) => enrich(alerts, Math.min(config.enrichment.timeoutMs, PAGE_REFRESH_TIMEOUT_MS)),
-  };
-  const signingSecret = config.channelOptions['slack-app']?.signingSecret;
-  const defer = clients.workAfterAnswer ? afterAnswer(logger) : undefined;
+  const enrich = enricher(config, logger);
   return {
-    checkFeishuApp:
-      feishuContacts &&
-      (() =>
-        feishuContacts.api.checkCredentials(AbortSignal.timeout(config.delivery.timeoutMs)).then(
-          () => undefined,
-          (err: Error) => err.message,
-        )),
-    feishuCallback: feishuOptions &&
-      feishuContacts &&
-      ack.page && {
-        ...ack.page,
-        appId: feishuOptions.appId,
-        encryptKey: feishuOptions.encryptKey,
-        verificationToken: feishuOptions.verificationToken,
-        events: new DynamoDbCallbackEventStore(clients.dynamodb, tableName),
-        contacts: feishuContacts,
-        defer,
-      },
-    slackInteractions: signingSecret && ack.page && { ...ack.page, signingSecret, defer },
-    heartbeat:
-      config.heartbeat &&
-      heartbeatReceiver({
-        recognition: config.heartbeat,
-        store: new DynamoDbHeartbeatStore(clients.dynamodb, tableName, config.heartbeat.maxClusters),
-        metrics: clients.metrics ?? noMetrics,
-        now: () => Date.now(),
-        logger,
-      }),
+    ...clickRoutes(wiring, ack.page, feishuContacts),
+    heartbeat: heartbeatOf(wiring),
     ack: ack.tracker,
     alerts: ack.tracker.stores,
-    ackPage,
+    // The page's values now: the same enrichment, time-boxed shorter (someone is waiting for the page).
+    ackPage: ack.page && {
+      ...ack.page,
+      refresh: (alerts: Alert[]) => enrich(alerts, Math.min(config.enrichment.timeoutMs, PAGE_REFRESH_TIMEOUT_MS)),
+    },
     store: new DynamoDbDedupeStore(clients.dynamodb, {
-      tableName,
+      tableName: wiring.tableName,
       ttlSeconds: config.dedupeTtlSeconds,
       leaseMs: config.dedupeLeaseMs,
     }),
     channels,
     enrich: (alerts) => enrich(alerts),
     delivery: config.delivery,
-    // The routing file picks channels per alert; without one, every channel gets every alert.
-    route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
-    mentions: config.routing && createMentionRouter(config.routing.routes),
-    flapWindowMs: config.routing?.flapWindowMs,
+    ...routingOf(config),
     // Asked only for alerts firing again after their announced resolve (shared/pipeline/refire.ts).
     alertState: createAlertStateSource(config),
     logger,
@@ -171,6 +108,109 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     chartRoutes: chartRouteDeps(config, logger),
     grafanaUrl: config.grafanaUrl,
   };
+}
+
+/** The routing file's choice of channels and mentions per alert, and its flap window; without one, every channel gets every alert. */
+function routingOf(config: Config): Pick<RuntimeDeps, 'route' | 'mentions' | 'flapWindowMs'> {
+  return {
+    route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
+    mentions: config.routing && createMentionRouter(config.routing.routes),
+    flapWindowMs: config.routing?.flapWindowMs,
+  };
+}
+
+/** What the parts of {@link createDeps} are built from. */
+interface Wiring {
+  config: Config;
+  clients: RuntimeClients;
+  logger: Logger;
+  /** `TABLE_NAME`, or the default. */
+  tableName: string;
+}
+
+/** The configured channels, with the stores of their threads, cards and storms in the table; and the Feishu app's client. */
+function channelsOf({ config, clients, logger, tableName }: Wiring, sns: NonNullable<ChannelDeps['sns']>) {
+  const ttlSeconds = config.dedupeTtlSeconds;
+  const feishuOptions = config.channelOptions['feishu-app'];
+  const feishuContacts = feishuOptions && feishuAppClient(feishuOptions);
+  const feishuApp = feishuContacts && {
+    contacts: feishuContacts,
+    cards: new DynamoDbFeishuCardStore(clients.dynamodb, { tableName, ttlSeconds }),
+  };
+  const channels = buildChannels(config, {
+    sns,
+    write: clients.write,
+    slackThreads: new DynamoDbSlackThreadStore(clients.dynamodb, { tableName, ttlSeconds }),
+    feishuApp,
+    pagerDutyStorms: new DynamoDbPagerDutyStormStore(clients.dynamodb, { tableName, ttlSeconds }),
+    warn: (message, fields) => logger.warn(message, fields),
+  });
+  return { channels, feishuContacts };
+}
+
+/** Enrichment as configured; `timeoutMs` the budget of one call (default `ENRICHMENT_TIMEOUT_MS`). */
+function enricher(config: Config, logger: Logger) {
+  return (alerts: Alert[], timeoutMs = config.enrichment.timeoutMs) =>
+    enrichAlerts(alerts, {
+      prometheusUrl: config.prometheusUrl,
+      prometheusCredentials: config.prometheusCredentials,
+      timeoutMs,
+      memoryTrendWindowHours: config.enrichment.memoryTrendWindowHours,
+      gpuMemoryCapacityMiB: config.enrichment.gpuMemoryCapacityMiB,
+      memorySeries: config.enrichment.memorySeries,
+      memorySeriesUnit: config.enrichment.memorySeriesUnit,
+      queryTimeoutMs: config.enrichment.queryTimeoutMs,
+      logger,
+    });
+}
+
+/**
+ * What the platforms' clicks need (Feishu's card callback, Slack's interactions; each with the page's
+ * dependencies), and the start-up check of the Feishu app's credentials.
+ */
+function clickRoutes(
+  { config, clients, logger, tableName }: Wiring,
+  page: AckRuntime['page'],
+  feishuContacts: ReturnType<typeof feishuAppClient> | undefined,
+): Pick<RuntimeDeps, 'checkFeishuApp' | 'feishuCallback' | 'slackInteractions'> {
+  const signingSecret = config.channelOptions['slack-app']?.signingSecret;
+  const defer = clients.workAfterAnswer ? afterAnswer(logger) : undefined;
+  const feishu = config.channelOptions['feishu-app'];
+  return {
+    checkFeishuApp:
+      feishuContacts &&
+      (() =>
+        feishuContacts.api.checkCredentials(AbortSignal.timeout(config.delivery.timeoutMs)).then(
+          () => undefined,
+          (err: Error) => err.message,
+        )),
+    feishuCallback: feishu &&
+      feishuContacts &&
+      page && {
+        ...page,
+        appId: feishu.appId,
+        encryptKey: feishu.encryptKey,
+        verificationToken: feishu.verificationToken,
+        events: new DynamoDbCallbackEventStore(clients.dynamodb, tableName),
+        contacts: feishuContacts,
+        defer,
+      },
+    slackInteractions: signingSecret && page && { ...page, signingSecret, defer },
+  };
+}
+
+/** The heartbeats' receiver, when the dead-man's switch is on (`HEARTBEAT_ALERTNAME`). */
+function heartbeatOf({ config, clients, logger, tableName }: Wiring): RuntimeDeps['heartbeat'] {
+  return (
+    config.heartbeat &&
+    heartbeatReceiver({
+      recognition: config.heartbeat,
+      store: new DynamoDbHeartbeatStore(clients.dynamodb, tableName, config.heartbeat.maxClusters),
+      metrics: clients.metrics ?? noMetrics,
+      now: () => Date.now(),
+      logger,
+    })
+  );
 }
 
 /** Runs a task after the response went out; its failure is logged (it has nobody else to tell). */

@@ -17,15 +17,17 @@ const unset = (v: unknown) => v === '' || v === undefined;
 /**
  * A whole number in `min`–`max` written in decimal digits; unset: `fallback`.
  * @param unit what the number counts (`milliseconds`, `seconds`), for the message
- * @param message the whole message, when the default wording does not fit
  */
-export function wholeNumber(
-  fallback: number,
-  min: number,
-  max: number,
-  unit: string,
-  message = `must be a whole number of ${unit} ${min}–${max}`,
-) {
+export function wholeNumber(fallback: number, min: number, max: number, unit: string) {
+  return wholeNumberOr(fallback, min, max, `must be a whole number of ${unit} ${min}–${max}`);
+}
+
+/** A TCP port, 0–65535 in decimal digits; unset: `fallback`. */
+export function portNumber(fallback: number) {
+  return wholeNumberOr(fallback, 0, 65535, 'must be a port number 0–65535');
+}
+
+function wholeNumberOr(fallback: number, min: number, max: number, message: string) {
   return z.pipe(
     z.transform((v) => (unset(v) ? fallback : typeof v === 'string' && DIGITS.test(v) ? Number(v) : Number.NaN)),
     z.number({ message }).check(z.int({ message }), z.minimum(min, { message }), z.maximum(max, { message })),

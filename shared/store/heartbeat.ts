@@ -181,28 +181,24 @@ export class DynamoDbHeartbeatStore implements HeartbeatStore {
   }
 
   forgetWatchdog(fingerprint: string, lastSeenMs: number): Promise<boolean> {
-    return this.#forget('watchdogs', watchdogKey(fingerprint), keyPart(fingerprint), lastSeenMs, [
-      'firstSeen',
-      'deliveries',
-      'peers',
-      'missingSince',
-      'raisedLabels',
-    ]);
+    const item = { set: 'watchdogs', key: watchdogKey(fingerprint), name: keyPart(fingerprint) } as const;
+    return this.#forget(item, lastSeenMs, ['firstSeen', 'deliveries', 'peers', 'missingSince', 'raisedLabels']);
   }
 
   forgetPeer(alertmanager: string, lastSeenMs: number): Promise<boolean> {
-    return this.#forget('alertmanagers', peerKey(alertmanager), keyPart(alertmanager), lastSeenMs, []);
+    const item = { set: 'alertmanagers', key: peerKey(alertmanager), name: keyPart(alertmanager) } as const;
+    return this.#forget(item, lastSeenMs, []);
   }
 
   /**
    * Empties the item (an item without `lastSeen` is read as absent; no `DeleteItem`, which the
    * function's role is not granted) unless it was seen since `lastSeenMs`, then takes the name out of
    * its set (a delivery in between adds it back: every delivery adds its names).
+   * @param item the item's key, and its name in the list item's `set`
+   * @param attributes what else the item holds, removed with `lastSeen`
    */
   async #forget(
-    set: 'watchdogs' | 'alertmanagers',
-    key: { pk: string },
-    name: string,
+    { set, key, name }: { set: 'watchdogs' | 'alertmanagers'; key: { pk: string }; name: string },
     lastSeenMs: number,
     attributes: string[],
   ): Promise<boolean> {

@@ -7,18 +7,16 @@
  * digest paged and acknowledged together. Waits are navigations, never timings.
  */
 import type { Server } from 'node:http';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { serveApp } from '../../shared/http/server.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
-import { launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import type { HeadlessChromium } from '../helpers/chromium.js';
 import { fixture } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/processes.js';
+import { closeServer, expectFitsWidth, launchPhone, openPage, PHONE, serveOnLoopback } from '../helpers/phone-page.js';
 import { ackHarness, type AckHarness } from '../integration/ack-harness.js';
 import { stormWebhook } from '../integration/storm-webhook.js';
 
-const PHONE = { width: 375, height: 740 };
 const STEP_TIMEOUT_MS = 180_000;
 /** The storm's POST acknowledges 60 records on dynalite: slow on a loaded machine (a ceiling, not a timing). */
 const NAVIGATION_TIMEOUT_MS = 120_000;
@@ -60,53 +58,17 @@ beforeAll(async () => {
       },
     },
   );
-  await new Promise<void>((resolve) => {
-    server = serveApp(h.app, { port, hostname: '127.0.0.1' }, () => resolve());
-  });
-  browser = await launchChromium('ack-phone', {
-    viewport: PHONE,
-    isMobile: true,
-    hasTouch: true,
-    deviceScaleFactor: 2,
-  });
+  server = await serveOnLoopback(h.app, port);
+  browser = await launchPhone('ack-phone');
 }, 120_000);
+
+const open = (url: string) => openPage(browser, url, consoleErrors);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await closeServer(server);
   await db?.close();
 });
-
-async function open(url: string): Promise<Page> {
-  const page = await browser.newPage();
-  // The browser's own favicon request is not the page's (the service serves none).
-  page.on(
-    'console',
-    (m) =>
-      void (
-        m.type() === 'error' &&
-        !m.location().url.endsWith('/favicon.ico') &&
-        consoleErrors.push(`${m.text()} ${m.location().url}`)
-      ),
-  );
-  const res = await page.goto(url);
-  expect(res?.status()).toBe(200);
-  return page;
-}
-
-/** Nothing on the page is wider than the phone's screen: no horizontal scroll. */
-async function expectFitsWidth(page: Page): Promise<void> {
-  // Evaluated in the page (as strings: this file is compiled without the DOM's types).
-  const { scrollWidth, innerWidth } = (await page.evaluate(
-    '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
-  )) as { scrollWidth: number; innerWidth: number };
-  expect(innerWidth).toBe(PHONE.width);
-  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-  const overflowing = await page.evaluate(
-    `[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > ${PHONE.width} + 0.5).map((e) => e.outerHTML.slice(0, 80))`,
-  );
-  expect(overflowing).toEqual([]);
-}
 
 describe('the acknowledgement page at phone width', () => {
   it(

@@ -6,18 +6,16 @@
  * configured zone and say so, nothing is wider than the screen, and its form acknowledges.
  */
 import type { Server } from 'node:http';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Enrichment } from '../../shared/enrich/types.js';
-import { serveApp } from '../../shared/http/server.js';
 import { setTimeZone } from '../../shared/render/format.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
-import { launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import type { HeadlessChromium } from '../helpers/chromium.js';
 import { fixture } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/processes.js';
+import { closeServer, expectFitsWidth, launchPhone, openPage, serveOnLoopback } from '../helpers/phone-page.js';
 import { ackHarness, type AckHarness } from '../integration/ack-harness.js';
 
-const PHONE = { width: 375, height: 740 };
 const STEP_TIMEOUT_MS = 180_000;
 
 /** What the shipped kv_cache_pressure rule finds: the page words it again in Chinese from the same values. */
@@ -64,49 +62,19 @@ beforeAll(async () => {
     { enrich: async (alerts) => new Map(alerts.map((a) => [a.fingerprint, ENRICHED])) },
   );
   h.channels[0]!.locale = 'zh-CN';
-  await new Promise<void>((resolve) => {
-    server = serveApp(h.app, { port, hostname: '127.0.0.1' }, () => resolve());
-  });
+  server = await serveOnLoopback(h.app, port);
   // An English browser: the link, not the browser, makes the page Chinese.
-  browser = await launchChromium('ack-zh', {
-    viewport: PHONE,
-    isMobile: true,
-    hasTouch: true,
-    deviceScaleFactor: 2,
-    locale: 'en-US',
-  });
+  browser = await launchPhone('ack-zh', 'en-US');
 }, 120_000);
+
+const open = (url: string) => openPage(browser, url, consoleErrors);
 
 afterAll(async () => {
   setTimeZone('UTC');
   await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await closeServer(server);
   await db?.close();
 });
-
-async function open(url: string): Promise<Page> {
-  const page = await browser.newPage();
-  page.on(
-    'console',
-    (m) =>
-      void (
-        m.type() === 'error' &&
-        !m.location().url.endsWith('/favicon.ico') &&
-        consoleErrors.push(`${m.text()} ${m.location().url}`)
-      ),
-  );
-  const res = await page.goto(url);
-  expect(res?.status()).toBe(200);
-  return page;
-}
-
-async function expectFitsWidth(page: Page): Promise<void> {
-  const { scrollWidth, innerWidth } = (await page.evaluate(
-    '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
-  )) as { scrollWidth: number; innerWidth: number };
-  expect(innerWidth).toBe(PHONE.width);
-  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-}
 
 /**
  * The page's visible text without what the alert itself brought (its labels, annotations) and the

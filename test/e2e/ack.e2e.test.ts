@@ -9,11 +9,15 @@
  * unacknowledged critical alert escalating. Waits are bounded polls, never timings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireBinaries } from '../helpers/binaries.js';
+import {
+  pushAlerts,
+  startAlertmanagerAndPipeline,
+  type AlertmanagerAndPipeline,
+} from '../helpers/alertmanager-pipeline.js';
 import { launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
-import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
+import type { PipelineProcess } from '../helpers/pipeline-process.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
-import { freePort, pollUntil, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
+import { pollUntil, type RunningProcess } from '../helpers/processes.js';
 
 const TOKEN = 'e2e-ack-token-0123456789abcdef';
 const STEP_TIMEOUT_MS = 60_000;
@@ -26,6 +30,7 @@ interface SlackBody {
 
 let slack: Loopback;
 let escalation: Loopback;
+let stack: AlertmanagerAndPipeline;
 let alertmanager: RunningProcess;
 let pipeline: PipelineProcess;
 let browser: HeadlessChromium;
@@ -33,21 +38,14 @@ const pageErrors: string[] = [];
 
 /** Posts alerts to Alertmanager's API v2 as Prometheus does; `resolved` sets `endsAt` to now. */
 async function pushAlert(labels: Record<string, string>, summary: string, resolved = false): Promise<void> {
-  const body = [
+  await pushAlerts(alertmanager.url, [
     {
       labels,
       annotations: { summary },
       generatorURL: 'http://prometheus.invalid/graph',
       ...(resolved && { endsAt: new Date().toISOString() }),
     },
-  ];
-  const res = await fetch(`${alertmanager.url}/api/v2/alerts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(5000),
-  });
-  expect(res.status).toBe(200);
+  ]);
 }
 
 const bodies = (lb: Loopback): SlackBody[] => lb.requests.map((r) => JSON.parse(r.body.toString('utf8')) as SlackBody);
@@ -94,34 +92,27 @@ async function audit(fingerprint: string): Promise<{
 }
 
 beforeAll(async () => {
-  requireBinaries();
   [slack, escalation] = await Promise.all([startLoopback(), startLoopback()]);
-  const port = await freePort();
-  alertmanager = await startAlertmanager({
-    webhookUrl: `http://127.0.0.1:${port}/v1/alertmanager`,
-    bearerToken: TOKEN,
-    groupWait: '1s',
-    groupInterval: '1s',
-    repeatInterval: '2s',
-  });
-  pipeline = await startPipelineProcess({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    WEBHOOK_TOKEN: TOKEN,
-    SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/ack-e2e`,
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    ACK_SECRET: 'e2e-ack-secret-0123456789abcdefghij',
-    ALERTMANAGER_URL: alertmanager.url,
-    ESCALATION_SLACK_WEBHOOK_URL: `${escalation.url}/services/T000/B000/escalation`,
-    ESCALATION_DELAY_SECONDS: '3',
-  });
+  stack = await startAlertmanagerAndPipeline(
+    ({ port, alertmanager }) => ({
+      WEBHOOK_TOKEN: TOKEN,
+      SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/ack-e2e`,
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ACK_SECRET: 'e2e-ack-secret-0123456789abcdefghij',
+      ALERTMANAGER_URL: alertmanager.url,
+      ESCALATION_SLACK_WEBHOOK_URL: `${escalation.url}/services/T000/B000/escalation`,
+      ESCALATION_DELAY_SECONDS: '3',
+    }),
+    { alertmanager: { bearerToken: TOKEN, repeatInterval: '2s' } },
+  );
+  ({ alertmanager, pipeline } = stack);
   browser = await launchChromium('ack-e2e');
 }, 120_000);
 
 afterAll(async () => {
   // The browser first: its keep-alive connections would hold the server's graceful close.
   await browser?.close();
-  await Promise.allSettled([alertmanager?.stop(), pipeline?.stop()]);
+  await stack?.stop();
   await Promise.allSettled([slack?.close(), escalation?.close()]);
 });
 

@@ -14,10 +14,14 @@
 import { connect, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { labelSetFingerprint } from '../../shared/alertmanager/fingerprint.js';
-import { requireBinaries } from '../helpers/binaries.js';
+import {
+  pushAlerts,
+  startAlertmanagerAndPipeline,
+  type AlertmanagerAndPipeline,
+} from '../helpers/alertmanager-pipeline.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
-import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
-import { freePort, pollUntil, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
+import type { PipelineProcess } from '../helpers/pipeline-process.js';
+import { pollUntil, type RunningProcess } from '../helpers/processes.js';
 
 const TOKEN = 'wire-e2e-token-0123456789';
 /** Longer than Node's default `keepAliveTimeout` (5 s), far shorter than Alertmanager's idle time (5 min). */
@@ -26,6 +30,7 @@ const IDLE_GAP_MS = 7_000;
 const FAILED_ATTEMPT = /EOF|Notify attempt failed|Notify for alerts failed|connection reset/;
 
 let slack: Loopback;
+let stack: AlertmanagerAndPipeline;
 let pipeline: PipelineProcess;
 let alertmanager: RunningProcess;
 let relay: Relay;
@@ -54,41 +59,31 @@ async function startRelay(targetPort: number): Promise<Relay> {
 }
 
 beforeAll(async () => {
-  requireBinaries();
   slack = await startLoopback();
-  const port = await freePort();
-  relay = await startRelay(port);
-  alertmanager = await startAlertmanager({
-    webhookUrl: `http://127.0.0.1:${relay.port}/v1/alertmanager/`,
-    bearerToken: TOKEN,
-    groupWait: '1s',
-    groupInterval: '1s',
-    repeatInterval: '1h',
-  });
-  pipeline = await startPipelineProcess({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    WEBHOOK_TOKEN: TOKEN,
-    SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/wire`,
-  });
+  stack = await startAlertmanagerAndPipeline(
+    () => ({ WEBHOOK_TOKEN: TOKEN, SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/wire` }),
+    {
+      alertmanager: { bearerToken: TOKEN },
+      webhookUrl: async (port) => {
+        relay = await startRelay(port);
+        return `http://127.0.0.1:${relay.port}/v1/alertmanager/`;
+      },
+    },
+  );
+  ({ alertmanager, pipeline } = stack);
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.allSettled([alertmanager?.stop(), pipeline?.stop()]);
+  await stack?.stop();
   await Promise.allSettled([slack?.close(), relay?.close()]);
 });
 
 /** Hands Alertmanager alerts through its API v2, as Prometheus does. */
 async function fire(labels: Record<string, string>[]): Promise<void> {
-  const res = await fetch(`${alertmanager.url}/api/v2/alerts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(
-      labels.map((l) => ({ labels: l, annotations: { summary: `${l.alertname} on ${l.model_name}` } })),
-    ),
-    signal: AbortSignal.timeout(5000),
-  });
-  expect(res.status).toBe(200);
+  await pushAlerts(
+    alertmanager.url,
+    labels.map((l) => ({ labels: l, annotations: { summary: `${l.alertname} on ${l.model_name}` } })),
+  );
 }
 
 function context(): string {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMetricsLine, startPrometheus, type RunningPrometheus } from '../fixtures/prometheus/real-prometheus.js';
 import { requireBinaries } from '../helpers/binaries.js';
 import { launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import { collectConsoleErrors } from '../helpers/phone-page.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
@@ -104,16 +105,7 @@ describe('a chart in the message and on the acknowledgement page', () => {
 
     const page = await browser.newPage();
     const errors: string[] = [];
-    // The browser's own favicon request (this service has none) is not the page's error.
-    page.on(
-      'console',
-      (m) =>
-        void (
-          m.type() === 'error' &&
-          !m.location().url.endsWith('/favicon.ico') &&
-          errors.push(`${m.text()} ${m.location().url}`)
-        ),
-    );
+    collectConsoleErrors(page, errors);
     expect((await page.goto(ackUrl!))?.status()).toBe(200);
     const img = page.locator('img[src*="/v1/chart/"]');
     await img.scrollIntoViewIfNeeded();

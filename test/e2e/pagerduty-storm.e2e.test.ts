@@ -12,9 +12,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupDedupKey } from '../../shared/channels/pagerduty/dedup-key.js';
-import { requireBinaries } from '../helpers/binaries.js';
-import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
-import { freePort, pollUntil, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
+import {
+  pushAlerts,
+  startAlertmanagerAndPipeline,
+  type AlertmanagerAndPipeline,
+} from '../helpers/alertmanager-pipeline.js';
+import type { PipelineProcess } from '../helpers/pipeline-process.js';
+import { pollUntil, type RunningProcess } from '../helpers/processes.js';
 import { startPagerDutyPlatform, type PagerDutyPlatform } from '../integration/channels/platforms.js';
 
 const STEP_TIMEOUT_MS = 90_000;
@@ -29,47 +33,35 @@ const GROUP_KEY = `{}:{alertname="VLLMQueueBacklog", model_name="${MODEL}"}`;
 const STORM = Array.from({ length: 60 }, (_, i) => `10.0.0.${i}:8000`);
 
 let pd: PagerDutyPlatform;
+let stack: AlertmanagerAndPipeline;
 let pipeline: PipelineProcess;
 let alertmanager: RunningProcess;
 
 beforeAll(async () => {
-  requireBinaries();
   pd = await startPagerDutyPlatform();
-  const port = await freePort();
-  alertmanager = await startAlertmanager({
-    webhookUrl: `http://127.0.0.1:${port}/v1/alertmanager`,
-    groupWait: '1s',
-    groupInterval: '1s',
-    repeatInterval: '1h',
-  });
-  pipeline = await startPipelineProcess({
-    PORT: String(port),
-    HOST: '127.0.0.1',
+  stack = await startAlertmanagerAndPipeline(() => ({
     PAGERDUTY_ROUTING_KEY: 'e93facc04764012d7bfb002500d5d1a6',
     PAGERDUTY_EVENTS_URL: pd.url,
-  });
+  }));
+  ({ alertmanager, pipeline } = stack);
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.allSettled([alertmanager?.stop(), pipeline?.stop()]);
+  await stack?.stop();
   await pd?.close();
 });
 
 /** Pushes the alerts of `instances` as Prometheus does: firing, or resolved (an `endsAt` in the past). */
 async function push(instances: string[], resolved = false): Promise<void> {
-  const body = instances.map((instance) => ({
-    labels: { alertname: 'VLLMQueueBacklog', severity: 'warning', kind: 'queue', model_name: MODEL, instance },
-    annotations: { summary: `queue backlog on ${instance}` },
-    startsAt: (startsAt ??= new Date().toISOString()),
-    ...(resolved && { endsAt: new Date(Date.now() - 1000).toISOString() }),
-  }));
-  const res = await fetch(`${alertmanager.url}/api/v2/alerts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(5000),
-  });
-  expect(res.status).toBe(200);
+  await pushAlerts(
+    alertmanager.url,
+    instances.map((instance) => ({
+      labels: { alertname: 'VLLMQueueBacklog', severity: 'warning', kind: 'queue', model_name: MODEL, instance },
+      annotations: { summary: `queue backlog on ${instance}` },
+      startsAt: (startsAt ??= new Date().toISOString()),
+      ...(resolved && { endsAt: new Date(Date.now() - 1000).toISOString() }),
+    })),
+  );
 }
 
 const events = () => pd.accepted.map((e) => `${e.event_action} ${e.dedup_key}`);

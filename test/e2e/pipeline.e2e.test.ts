@@ -11,18 +11,10 @@
 import { createHmac } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireBinaries } from '../helpers/binaries.js';
-import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
+import { startAlertmanagerAndPipeline, type AlertmanagerAndPipeline } from '../helpers/alertmanager-pipeline.js';
+import type { PipelineProcess } from '../helpers/pipeline-process.js';
 import { startLoopback, type Loopback, type RecordedRequest } from '../helpers/loopback.js';
-import {
-  freePort,
-  makeTempDir,
-  pollUntil,
-  startAlertmanager,
-  startPrometheus,
-  writeFastRules,
-  type RunningProcess,
-} from '../helpers/processes.js';
+import { makeTempDir, pollUntil, startPrometheus, writeFastRules, type RunningProcess } from '../helpers/processes.js';
 import { startSnsServer, type SnsStandIn } from '../helpers/sns-server.js';
 import { startVllmSim, type VllmSim } from '../helpers/vllm-sim.js';
 
@@ -36,6 +28,7 @@ let sim: VllmSim;
 let slack: Loopback;
 let feishu: Loopback;
 let sns: SnsStandIn;
+let stack: AlertmanagerAndPipeline;
 let pipeline: PipelineProcess;
 let alertmanager: RunningProcess;
 let prometheus: RunningProcess;
@@ -60,40 +53,35 @@ function verifyFeishu(request: RecordedRequest) {
 }
 
 beforeAll(async () => {
-  requireBinaries();
   sim = await startVllmSim();
   sim.set('qwen3-8b', { requestsWaiting: 0, requestsRunning: 12 });
   sim.set('llama-3.1-70b', { requestsWaiting: 3, requestsRunning: 20 });
   [slack, feishu, sns] = await Promise.all([startLoopback(), startLoopback(verifyFeishu), startSnsServer()]);
   // Alertmanager needs the pipeline's URL, Prometheus needs Alertmanager's and the pipeline needs
-  // Prometheus's: fix the pipeline's port first to break the cycle.
-  const port = await freePort();
-  alertmanager = await startAlertmanager({
-    webhookUrl: `http://127.0.0.1:${port}/v1/alertmanager`,
-    bearerToken: TOKEN,
-    groupWait: '1s',
-    groupInterval: '1s',
-    repeatInterval: '2s',
-  });
-  rulesDir = await makeTempDir('e2e-rules');
-  prometheus = await startPrometheus({
-    scrapeTargets: [sim.url],
-    rulesFiles: [await writeFastRules(rulesDir)],
-    alertmanagerUrl: alertmanager.url,
-  });
-  pipeline = await startPipelineProcess({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    WEBHOOK_TOKEN: TOKEN,
-    PROMETHEUS_URL: prometheus.url,
-    SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/e2e`,
-    FEISHU_WEBHOOK_URL: `${feishu.url}/open-apis/bot/v2/hook/e2e`,
-    FEISHU_SECRET,
-    SNS_TOPIC_ARN: TOPIC_ARN,
-    AWS_ENDPOINT_URL_SNS: sns.endpoint,
-    AWS_ACCESS_KEY_ID: 'e2e',
-    AWS_SECRET_ACCESS_KEY: 'e2e',
-  });
+  // Prometheus's: the pipeline's port is fixed first, Prometheus started between the two.
+  stack = await startAlertmanagerAndPipeline(
+    async (started) => {
+      rulesDir = await makeTempDir('e2e-rules');
+      prometheus = await startPrometheus({
+        scrapeTargets: [sim.url],
+        rulesFiles: [await writeFastRules(rulesDir)],
+        alertmanagerUrl: started.alertmanager.url,
+      });
+      return {
+        WEBHOOK_TOKEN: TOKEN,
+        PROMETHEUS_URL: prometheus.url,
+        SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/e2e`,
+        FEISHU_WEBHOOK_URL: `${feishu.url}/open-apis/bot/v2/hook/e2e`,
+        FEISHU_SECRET,
+        SNS_TOPIC_ARN: TOPIC_ARN,
+        AWS_ENDPOINT_URL_SNS: sns.endpoint,
+        AWS_ACCESS_KEY_ID: 'e2e',
+        AWS_SECRET_ACCESS_KEY: 'e2e',
+      };
+    },
+    { alertmanager: { bearerToken: TOKEN, repeatInterval: '2s' } },
+  );
+  ({ alertmanager, pipeline } = stack);
   // Wait until Prometheus has scraped the simulator, so the first enrichment sees data.
   await pollUntil(
     async () => ((await promQuery('vllm:num_requests_running')).length >= 2 ? true : undefined),
@@ -127,7 +115,7 @@ function context(): string {
 }
 
 afterAll(async () => {
-  await Promise.allSettled([prometheus?.stop(), alertmanager?.stop(), pipeline?.stop()]);
+  await Promise.allSettled([prometheus?.stop(), stack?.stop()]);
   await Promise.allSettled([sim?.close(), slack?.close(), feishu?.close(), sns?.close()]);
   if (rulesDir) await rm(rulesDir, { recursive: true, force: true });
 });

@@ -11,19 +11,11 @@
  */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireBinaries } from '../helpers/binaries.js';
+import { startAlertmanagerAndPipeline, type AlertmanagerAndPipeline } from '../helpers/alertmanager-pipeline.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { startRelay, type Relay } from '../helpers/relay.js';
-import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
-import {
-  freePort,
-  makeTempDir,
-  pollUntil,
-  startAlertmanager,
-  startPrometheus,
-  writeFastRules,
-  type RunningProcess,
-} from '../helpers/processes.js';
+import type { PipelineProcess } from '../helpers/pipeline-process.js';
+import { makeTempDir, pollUntil, startPrometheus, writeFastRules, type RunningProcess } from '../helpers/processes.js';
 import { startSnsServer, type SnsStandIn } from '../helpers/sns-server.js';
 import { startVllmSim, type VllmSim } from '../helpers/vllm-sim.js';
 
@@ -34,6 +26,7 @@ let sim: VllmSim;
 let slack: Loopback;
 let feishu: Loopback;
 let sns: SnsStandIn;
+let stack: AlertmanagerAndPipeline;
 let pipeline: PipelineProcess;
 let alertmanager: RunningProcess;
 let prometheus: RunningProcess;
@@ -41,7 +34,6 @@ let relay: Relay;
 let rulesDir: string;
 
 beforeAll(async () => {
-  requireBinaries();
   sim = await startVllmSim();
   sim.set('qwen3-8b', { requestsWaiting: 0, requestsRunning: 12 });
   [slack, feishu, sns] = await Promise.all([
@@ -49,35 +41,29 @@ beforeAll(async () => {
     startLoopback({ status: 200, body: '{"code":0,"msg":"success","data":{}}' }),
     startSnsServer(),
   ]);
-  const port = await freePort();
-  alertmanager = await startAlertmanager({
-    webhookUrl: `http://127.0.0.1:${port}/v1/alertmanager`,
-    groupWait: '1s',
-    groupInterval: '1s',
-    repeatInterval: '1h',
+  stack = await startAlertmanagerAndPipeline(async (started) => {
+    relay = await startRelay(() => started.alertmanager.url);
+    rulesDir = await makeTempDir('e2e-refire-rules');
+    prometheus = await startPrometheus({
+      scrapeTargets: [sim.url],
+      rulesFiles: [await writeFastRules(rulesDir)],
+      alertmanagerUrl: relay.url,
+    });
+    return {
+      PROMETHEUS_URL: prometheus.url,
+      SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/e2e`,
+      FEISHU_WEBHOOK_URL: `${feishu.url}/open-apis/bot/v2/hook/e2e`,
+      SNS_TOPIC_ARN: TOPIC_ARN,
+      AWS_ENDPOINT_URL_SNS: sns.endpoint,
+      AWS_ACCESS_KEY_ID: 'e2e',
+      AWS_SECRET_ACCESS_KEY: 'e2e',
+    };
   });
-  relay = await startRelay(() => alertmanager.url);
-  rulesDir = await makeTempDir('e2e-refire-rules');
-  prometheus = await startPrometheus({
-    scrapeTargets: [sim.url],
-    rulesFiles: [await writeFastRules(rulesDir)],
-    alertmanagerUrl: relay.url,
-  });
-  pipeline = await startPipelineProcess({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PROMETHEUS_URL: prometheus.url,
-    SLACK_WEBHOOK_URL: `${slack.url}/services/T000/B000/e2e`,
-    FEISHU_WEBHOOK_URL: `${feishu.url}/open-apis/bot/v2/hook/e2e`,
-    SNS_TOPIC_ARN: TOPIC_ARN,
-    AWS_ENDPOINT_URL_SNS: sns.endpoint,
-    AWS_ACCESS_KEY_ID: 'e2e',
-    AWS_SECRET_ACCESS_KEY: 'e2e',
-  });
+  ({ alertmanager, pipeline } = stack);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.allSettled([prometheus?.stop(), alertmanager?.stop(), pipeline?.stop()]);
+  await Promise.allSettled([prometheus?.stop(), stack?.stop()]);
   await Promise.allSettled([sim?.close(), slack?.close(), feishu?.close(), sns?.close(), relay?.close()]);
   if (rulesDir) await rm(rulesDir, { recursive: true, force: true });
 });

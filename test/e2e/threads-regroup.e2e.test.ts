@@ -11,9 +11,13 @@
  * Waits are bounded polls. Missing binaries fail this suite (see test/helpers/binaries.ts); it never skips.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireBinaries } from '../helpers/binaries.js';
-import { startPipelineProcess, type PipelineProcess } from '../helpers/pipeline-process.js';
-import { freePort, pollUntil, startAlertmanager, type RunningAlertmanager } from '../helpers/processes.js';
+import {
+  pushAlerts,
+  startAlertmanagerAndPipeline,
+  type AlertmanagerAndPipeline,
+} from '../helpers/alertmanager-pipeline.js';
+import type { PipelineProcess } from '../helpers/pipeline-process.js';
+import { pollUntil, type RunningAlertmanager } from '../helpers/processes.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/slack-api.js';
 
 const STEP_TIMEOUT_MS = 60_000;
@@ -25,6 +29,7 @@ const POLL = { deadlineMs: 30_000, intervalMs: 100 };
 let startsAt: string | undefined;
 
 let slack: FakeSlackApi;
+let stack: AlertmanagerAndPipeline;
 let pipeline: PipelineProcess;
 let alertmanager: RunningAlertmanager;
 
@@ -37,46 +42,33 @@ const labels = (instance: string) => ({
 });
 
 beforeAll(async () => {
-  requireBinaries();
   slack = await startFakeSlackApi();
-  const port = await freePort();
-  alertmanager = await startAlertmanager({
-    webhookUrl: `http://127.0.0.1:${port}/v1/alertmanager`,
-    groupWait: '1s',
-    groupInterval: '1s',
-    repeatInterval: '1h',
-  });
-  pipeline = await startPipelineProcess({
-    PORT: String(port),
-    HOST: '127.0.0.1',
+  stack = await startAlertmanagerAndPipeline(() => ({
     SLACK_BOT_TOKEN: 'xoxb-1111-2222-REGROUPtoken',
     SLACK_CHANNEL: 'C0ALERTS01',
     SLACK_API_URL: slack.url,
     PUBLIC_URL: 'https://alerts.example.com',
     ACK_SECRET: 'regroup-ack-secret-0123456789abcdef',
-  });
+  }));
+  ({ alertmanager, pipeline } = stack);
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.allSettled([alertmanager?.stop(), pipeline?.stop()]);
+  await stack?.stop();
   await slack?.close();
 });
 
 /** Pushes the alerts of `instances` as Prometheus does: firing, or resolved (an `endsAt` in the past). */
 async function push(instances: string[], resolved = false): Promise<void> {
-  const body = instances.map((i) => ({
-    labels: labels(i),
-    annotations: { summary: `queue backlog on ${i}` },
-    startsAt: (startsAt ??= new Date().toISOString()),
-    ...(resolved && { endsAt: new Date(Date.now() - 1000).toISOString() }),
-  }));
-  const res = await fetch(`${alertmanager.url}/api/v2/alerts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(5000),
-  });
-  expect(res.status).toBe(200);
+  await pushAlerts(
+    alertmanager.url,
+    instances.map((i) => ({
+      labels: labels(i),
+      annotations: { summary: `queue backlog on ${i}` },
+      startsAt: (startsAt ??= new Date().toISOString()),
+      ...(resolved && { endsAt: new Date(Date.now() - 1000).toISOString() }),
+    })),
+  );
 }
 
 const calls = () => slack.calls().map((c) => `${c.method} ${c.form.ts ?? ''}|${c.form.thread_ts ?? ''}`);

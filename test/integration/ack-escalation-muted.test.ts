@@ -5,15 +5,15 @@
  * as active, or an Alertmanager that does not answer, escalates as before. The alerts are pushed to
  * Alertmanager as Prometheus does, and the webhook carries the fingerprints Alertmanager gave them.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../shared/alertmanager/schema.js';
 import { checkEscalation } from '../../shared/escalation/escalation.js';
 import { createSilence, silenceFor } from '../../shared/alertmanager/silences.js';
 import { alertStatus, AlertStatusError } from '../../shared/alertmanager/alert-status.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
+import { dynaliteSuite } from '../helpers/dynalite-suite.js';
 import { freePort, pollUntil, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
-import { ackHarness, type AckHarness } from './ack-harness.js';
+import { auditOf as audit, escalationHarness, type AckHarness } from './ack-harness.js';
 import { critical, push as pushTo, webhookFor } from './alertmanager-alerts.js';
 
 const POLL = { deadlineMs: 15_000, intervalMs: 100 };
@@ -24,12 +24,11 @@ const INHIBIT_RULE = {
   equal: ['model_name'],
 };
 
-let db: LocalDynamoDb;
+const { db, loopback } = dynaliteSuite('ack-escalation-muted-0');
 let alertmanager: RunningProcess;
 let target: Loopback;
 
 beforeAll(async () => {
-  db = await startLocalDynamoDb('ack-escalation-muted-0');
   alertmanager = await startAlertmanager({
     webhookUrl: `http://127.0.0.1:${await freePort()}/v1/alertmanager`,
     inhibitRules: [INHIBIT_RULE],
@@ -37,29 +36,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await alertmanager?.stop();
-  await db?.close();
 });
-const opened: Loopback[] = [];
 const push = (labels: Record<string, string>, startsAt: string) => pushTo(alertmanager.url, labels, { startsAt });
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((lb) => lb.close()));
-});
 
 async function harness(alertmanagerUrl = alertmanager.url): Promise<AckHarness> {
-  target = await startLoopback();
-  opened.push(target);
-  return ackHarness(db, {
-    ALERTMANAGER_URL: alertmanagerUrl,
-    ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
-    ESCALATION_DELAY_SECONDS: '3600',
-  });
-}
-
-async function audit(h: AckHarness, fingerprint: string) {
-  return (await (await h.audit(fingerprint)).json()) as {
-    record: { escalation?: { state: string; reason?: string } };
-    history: Record<string, unknown>[];
-  };
+  target = await loopback();
+  return escalationHarness(db(), target, { ALERTMANAGER_URL: alertmanagerUrl });
 }
 
 async function waitSuppressed(alert: Pick<Alert, 'fingerprint' | 'labels'>, by: 'silencedBy' | 'inhibitedBy') {

@@ -8,36 +8,24 @@
  * Alertmanager is the real one (Debian package); Prometheus a loopback stand-in answering its exact
  * wire format (the real binary's `ALERTS`: test/e2e/refire.e2e.test.ts).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../shared/alertmanager/schema.js';
 import { checkEscalation } from '../../shared/escalation/escalation.js';
-import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
-import { startLoopback, type Loopback, type RecordedRequest } from '../helpers/loopback.js';
+import type { Loopback, RecordedRequest } from '../helpers/loopback.js';
+import { dynaliteSuite } from '../helpers/dynalite-suite.js';
 import { freePort, startAlertmanager, type RunningProcess } from '../helpers/processes.js';
-import { ackHarness, type AckHarness } from './ack-harness.js';
+import { auditOf as audit, escalationHarness, type AckHarness } from './ack-harness.js';
 import { critical, push, webhookFor } from './alertmanager-alerts.js';
 
-let db: LocalDynamoDb;
+const { db, loopback } = dynaliteSuite('ack-escalation-over-0');
 let alertmanager: RunningProcess;
-const opened: Loopback[] = [];
 
 beforeAll(async () => {
-  db = await startLocalDynamoDb('ack-escalation-over-0');
   alertmanager = await startAlertmanager({ webhookUrl: `http://127.0.0.1:${await freePort()}/v1/alertmanager` });
 }, 60_000);
 afterAll(async () => {
   await alertmanager?.stop();
-  await db?.close();
 });
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((lb) => lb.close()));
-});
-
-async function loopback(...args: Parameters<typeof startLoopback>): Promise<Loopback> {
-  const server = await startLoopback(...args);
-  opened.push(server);
-  return server;
-}
 
 /** A Prometheus stand-in whose `ALERTS` series of `labels` fires now (`now`) and/or fired since it started (`seen`). */
 function prometheus(labels: Record<string, string>, state: { now: boolean; seen: boolean }): Promise<Loopback> {
@@ -56,19 +44,7 @@ function prometheus(labels: Record<string, string>, state: { now: boolean; seen:
 
 async function harness(env: Record<string, string>): Promise<{ h: AckHarness; target: Loopback }> {
   const target = await loopback();
-  const h = await ackHarness(db, {
-    ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
-    ESCALATION_DELAY_SECONDS: '3600',
-    ...env,
-  });
-  return { h, target };
-}
-
-async function audit(h: AckHarness, fingerprint: string) {
-  return (await (await h.audit(fingerprint)).json()) as {
-    record: { status: string; escalation?: { state: string; reason?: string } };
-    history: Record<string, unknown>[];
-  };
+  return { h: await escalationHarness(db(), target, env), target };
 }
 
 /** Notifies `alert` firing and runs its escalation check. */

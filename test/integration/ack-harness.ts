@@ -193,3 +193,23 @@ export function ackPath(n: Notification | undefined): string {
   if (!n?.acknowledgeUrl) throw new Error('notification has no acknowledgeUrl');
   return new URL(n.acknowledgeUrl).pathname;
 }
+
+/**
+ * A harness whose critical alerts escalate, an hour after their first message, to a Slack webhook
+ * stand-in (`target`), with `env` laid over.
+ */
+export function escalationHarness(db: LocalDynamoDb, target: { url: string }, env: Record<string, string> = {}) {
+  return ackHarness(db, {
+    ESCALATION_SLACK_WEBHOOK_URL: `${target.url}/services/T0/B0/escalation`,
+    ESCALATION_DELAY_SECONDS: '3600',
+    ...env,
+  });
+}
+
+/** An alert's record and history as the audit route answers them. */
+export async function auditOf(h: AckHarness, fingerprint: string) {
+  return (await (await h.audit(fingerprint)).json()) as {
+    record: { status: string; escalation?: { state: string; reason?: string } };
+    history: Record<string, unknown>[];
+  };
+}

@@ -8,20 +8,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InvokeCommand } from '@aws-sdk/client-lambda';
 import { createApp } from '../../shared/http/app.js';
-import { slackSignature } from '../../shared/channels/slack/signature.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { silentLogger } from '../../shared/core/logger.js';
 import { createDeps, type RuntimeDeps } from '../../shared/runtime/deps.js';
-import { Secret } from '../../shared/core/secret.js';
 import { runSetStep } from '../../shared/ack/set-job.js';
 import { isAckSetStep } from '../../shared/ack/set-step-event.js';
 import { countCommands } from '../helpers/count-commands.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/slack-api.js';
+import {
+  acknowledgeToken,
+  clickBody,
+  postClick,
+  postWebhook,
+  slackAppSettings,
+  WEBHOOK_TOKEN,
+} from '../helpers/slack-app.js';
 import { stormWebhook } from './storm-webhook.js';
 
-const WEBHOOK_TOKEN = 'test-token-0123456789abcdef';
-const SIGNING_SECRET = 'slack-signing-secret-0123456789';
 const ALERTS = 300;
 
 let db: LocalDynamoDb;
@@ -37,14 +41,7 @@ beforeAll(async () => {
   db = await startLocalDynamoDb('ack-set-job');
   slack = await startFakeSlackApi();
   const config = loadConfig({
-    WEBHOOK_TOKEN,
-    PUBLIC_URL: 'https://alerts.example.com',
-    ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef',
-    TABLE_NAME: db.tableName,
-    SLACK_BOT_TOKEN: 'xoxb-1111-2222-STORMtokenXYZ',
-    SLACK_CHANNEL: 'C0ALERTS01',
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: slack.url,
+    ...slackAppSettings(db.tableName, slack.url, 'xoxb-1111-2222-STORMtokenXYZ'),
     DELIVERY_RETRIES: '0',
   });
   const lambda = {
@@ -60,12 +57,7 @@ beforeAll(async () => {
   );
   app = createApp(config, deps);
   counts = countCommands(db.client);
-  const res = await app.request('/v1/alertmanager', {
-    method: 'POST',
-    body: JSON.stringify(storm),
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
-  });
-  expect(res.status).toBe(200);
+  expect((await postWebhook(app, storm)).status).toBe(200);
 }, 120_000);
 afterAll(async () => {
   await slack.close();
@@ -75,26 +67,7 @@ afterAll(async () => {
 /** Clicks the digest's Acknowledge button as `user`. */
 async function click(user: string): Promise<Response> {
   const digest = slack.calls().find((c) => c.method === 'chat.postMessage')!;
-  const actions = digest.blocks.find((b) => b.type === 'actions') as unknown as {
-    elements: { action_id: string; value?: string }[];
-  };
-  const token = actions.elements.find((e) => e.action_id === 'acknowledge')!.value!;
-  const payload = {
-    type: 'block_actions',
-    user: { id: `U0${user.toUpperCase()}`, username: user, name: user },
-    actions: [{ action_id: 'acknowledge', block_id: 'b', value: token, type: 'button' }],
-  };
-  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  return app.request('/v1/slack/interactions', {
-    method: 'POST',
-    body,
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': slackSignature(new Secret(SIGNING_SECRET), timestamp, body),
-    },
-  });
+  return postClick(app, clickBody(acknowledgeToken(digest), user));
 }
 
 const requests = () => [...counts.values()].reduce((a, b) => a + b, 0);

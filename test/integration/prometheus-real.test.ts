@@ -117,7 +117,7 @@ describe('batched queries on real Prometheus 2.42', () => {
     expect(batched[3]).toEqual([]);
 
     const start = new Date(now.getTime() - 3600_000);
-    const ranges = await Promise.all(EXPRS.slice(0, 2).map((e) => batcher.range(e, start, now, 300)));
+    const ranges = await Promise.all(EXPRS.slice(0, 2).map((e) => batcher.range(e, { start, end: now, step: 300 })));
     expect(batcher.requests).toBe(2);
     expect(ranges).toEqual(
       (await Promise.all(EXPRS.slice(0, 2).map((e) => client.rangeQuery(e, { start, end: now, step: 300 })))).map(

@@ -6,34 +6,29 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../shared/http/app.js';
-import { slackSignature } from '../../shared/channels/slack/signature.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { createLogger } from '../../shared/core/logger.js';
 import { createDeps } from '../../shared/runtime/deps.js';
-import { Secret } from '../../shared/core/secret.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { pollUntil } from '../helpers/processes.js';
 import { SLACK_CHANNEL_ID, startFakeSlackApi, type FakeSlackApi } from '../helpers/slack-api.js';
+import {
+  acknowledgeToken,
+  clickBody,
+  postClick,
+  postWebhook,
+  signatureHeaders,
+  slackAppSettings as settings,
+  SIGNING_SECRET,
+  WEBHOOK_TOKEN,
+} from '../helpers/slack-app.js';
 
-const WEBHOOK_TOKEN = 'test-token-0123456789abcdef';
-const SIGNING_SECRET = 'slack-signing-secret-0123456789';
 const BOT_TOKEN = 'xoxb-1111-2222-FLOWtokenXYZ';
 
 /** The settings both flows share: the Slack app with interactivity, acknowledgement links, the webhook token. */
-function slackAppSettings(tableName: string, apiUrl: string): Record<string, string> {
-  return {
-    WEBHOOK_TOKEN,
-    PUBLIC_URL: 'https://alerts.example.com',
-    ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef',
-    TABLE_NAME: tableName,
-    SLACK_BOT_TOKEN: BOT_TOKEN,
-    SLACK_CHANNEL: 'C0ALERTS01',
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: apiUrl,
-  };
-}
+const slackAppSettings = (tableName: string, apiUrl: string) => settings(tableName, apiUrl, BOT_TOKEN);
 describe('Slack app: one message per alert group, updated in place', () => {
   let db: LocalDynamoDb;
   let slack: FakeSlackApi;
@@ -55,35 +50,19 @@ describe('Slack app: one message per alert group, updated in place', () => {
     await db.close();
   });
 
-  const webhook = (body: unknown) =>
-    app.request('/v1/alertmanager', {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
-    });
+  const webhook = (body: unknown) => postWebhook(app, body);
   const audit = async (fingerprint: string) =>
     (await (
       await app.request(`/v1/alerts/${fingerprint}`, { headers: { authorization: `Bearer ${WEBHOOK_TOKEN}` } })
     ).json()) as { record?: { acknowledgement?: { by: string; channel: string } } };
   const click = (token: string, headers: (body: string) => Record<string, string>) => {
-    const payload = {
-      type: 'block_actions',
-      user: { id: 'U0ALICE', username: 'alice', name: 'alice' },
-      actions: [{ action_id: 'acknowledge', block_id: 'b', value: token, type: 'button' }],
-    };
-    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-    return app.request('/v1/slack/interactions', {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers(body) },
-    });
+    const body = clickBody(token);
+    return postClick(app, body, headers(body));
   };
   const signed =
     (timestamp: number, secret = SIGNING_SECRET) =>
-    (body: string) => ({
-      'x-slack-request-timestamp': String(timestamp),
-      'x-slack-signature': slackSignature(new Secret(secret), String(timestamp), body),
-    });
+    (body: string) =>
+      signatureHeaders(body, timestamp, secret);
 
   it('firing → acknowledged via the signed interaction → resolved', async () => {
     const firing = fixture('firing-kv-cache-critical');
@@ -208,12 +187,7 @@ describe('Slack app: follow-ups after answering, and the escalation in the threa
   it('an unacknowledged critical alert escalates: the target gets it, the Slack message shows it and its thread says so', async () => {
     const body = fixture('firing-kv-cache-critical');
     body.groupKey = `${body.groupKey}#escalation`;
-    const res = await app.request('/v1/alertmanager', {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
-    });
-    expect(res.status).toBe(200);
+    expect((await postWebhook(app, body)).status).toBe(200);
     await pollUntil(
       async () => (slack.calls().length >= 3 ? true : undefined),
       () =>
@@ -241,34 +215,10 @@ describe('Slack app: follow-ups after answering, and the escalation in the threa
     const tasks: (() => Promise<void>)[] = [];
     deps.slackInteractions!.defer = (task) => void tasks.push(task);
     const body = fixture('firing-gpu-memory-leak');
-    const res = await app.request('/v1/alertmanager', {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
-    });
-    expect(res.status).toBe(200);
+    expect((await postWebhook(app, body)).status).toBe(200);
     const first = slack.calls().at(-1)!;
-    const value = (
-      first.blocks.find((b) => b.type === 'actions') as unknown as { elements: { action_id: string; value?: string }[] }
-    ).elements.find((e) => e.action_id === 'acknowledge')!.value!;
     const before = slack.calls().length;
-    const payload = new URLSearchParams({
-      payload: JSON.stringify({
-        type: 'block_actions',
-        user: { id: 'U0BOB', username: 'bob' },
-        actions: [{ action_id: 'acknowledge', value }],
-      }),
-    }).toString();
-    const now = String(Math.floor(Date.now() / 1000));
-    const answer = await app.request('/v1/slack/interactions', {
-      method: 'POST',
-      body: payload,
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-slack-request-timestamp': now,
-        'x-slack-signature': slackSignature(new Secret(SIGNING_SECRET), now, payload),
-      },
-    });
+    const answer = await postClick(app, clickBody(acknowledgeToken(first), 'bob'));
     expect(answer.status).toBe(200);
     expect(tasks).toHaveLength(1);
     expect(slack.calls()).toHaveLength(before);

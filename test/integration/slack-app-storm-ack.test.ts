@@ -6,18 +6,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../shared/http/app.js';
-import { slackSignature } from '../../shared/channels/slack/signature.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { silentLogger } from '../../shared/core/logger.js';
 import { createDeps } from '../../shared/runtime/deps.js';
-import { Secret } from '../../shared/core/secret.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/slack-api.js';
+import {
+  acknowledgeToken,
+  clickBody,
+  postClick,
+  postWebhook,
+  slackAppSettings,
+  WEBHOOK_TOKEN,
+} from '../helpers/slack-app.js';
 import { stormWebhook } from './storm-webhook.js';
 import { pollUntil } from '../helpers/processes.js';
-
-const WEBHOOK_TOKEN = 'test-token-0123456789abcdef';
-const SIGNING_SECRET = 'slack-signing-secret-0123456789';
 
 let db: LocalDynamoDb;
 let slack: FakeSlackApi;
@@ -26,14 +29,7 @@ beforeAll(async () => {
   db = await startLocalDynamoDb('slack-app-storm-ack');
   slack = await startFakeSlackApi();
   const config = loadConfig({
-    WEBHOOK_TOKEN,
-    PUBLIC_URL: 'https://alerts.example.com',
-    ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef',
-    TABLE_NAME: db.tableName,
-    SLACK_BOT_TOKEN: 'xoxb-1111-2222-STORMtokenXYZ',
-    SLACK_CHANNEL: 'C0ALERTS01',
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: slack.url,
+    ...slackAppSettings(db.tableName, slack.url, 'xoxb-1111-2222-STORMtokenXYZ'),
     DELIVERY_RETRIES: '0',
   });
   app = createApp(config, createDeps(config, { dynamodb: db.client }, silentLogger));
@@ -46,33 +42,9 @@ afterAll(async () => {
 describe('Slack app: a storm digest acknowledged with one click', () => {
   it('acknowledges all 60 alerts of the digest as the Slack user', async () => {
     const storm = stormWebhook(60);
-    const res = await app.request('/v1/alertmanager', {
-      method: 'POST',
-      body: JSON.stringify(storm),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
-    });
-    expect(res.status).toBe(200);
+    expect((await postWebhook(app, storm)).status).toBe(200);
     const [digest] = slack.calls();
-    const actions = digest!.blocks.find((b) => b.type === 'actions') as unknown as {
-      elements: { action_id: string; value?: string }[];
-    };
-    const token = actions.elements.find((e) => e.action_id === 'acknowledge')!.value!;
-    const payload = {
-      type: 'block_actions',
-      user: { id: 'U0BOB', username: 'bob', name: 'bob' },
-      actions: [{ action_id: 'acknowledge', block_id: 'b', value: token, type: 'button' }],
-    };
-    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const click = await app.request('/v1/slack/interactions', {
-      method: 'POST',
-      body,
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-slack-request-timestamp': timestamp,
-        'x-slack-signature': slackSignature(new Secret(SIGNING_SECRET), timestamp, body),
-      },
-    });
+    const click = await postClick(app, clickBody(acknowledgeToken(digest!), 'bob'));
     expect(click.status).toBe(200);
     const acked = () =>
       Promise.all(

@@ -9,18 +9,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../shared/http/app.js';
-import { slackSignature } from '../../shared/channels/slack/signature.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { createLogger } from '../../shared/core/logger.js';
 import { createDeps } from '../../shared/runtime/deps.js';
-import { Secret } from '../../shared/core/secret.js';
 import { labelSetFingerprint } from '../../shared/alertmanager/fingerprint.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/slack-api.js';
+import { clickBody, postClick, postWebhook, slackAppSettings } from '../helpers/slack-app.js';
 import { startFakeFeishuApi, type FakeFeishuApi } from '../helpers/feishu-api.js';
 
-const WEBHOOK_TOKEN = 'test-token-0123456789abcdef';
-const SIGNING_SECRET = 'slack-signing-secret-0123456789';
 const CHAT = 'oc_threadsfollow0123456789ab';
 const APP = { appId: 'cli_threadsfollow01', appSecret: 'feishu-app-secret-0123456789' };
 
@@ -69,14 +66,7 @@ describe('follow-ups after a routing change go to the thread that announced the 
     slack = await startFakeSlackApi();
     feishu = await startFakeFeishuApi({ ...APP, chats: [CHAT] });
     const config = loadConfig({
-      WEBHOOK_TOKEN,
-      PUBLIC_URL: 'https://alerts.example.com',
-      ACK_SECRET: 'ack-secret-for-tests-0123456789abcdef',
-      TABLE_NAME: db.tableName,
-      SLACK_BOT_TOKEN: 'xoxb-1111-2222-THREADStokenXYZ',
-      SLACK_CHANNEL: 'C0ALERTS01',
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_API_URL: slack.url,
+      ...slackAppSettings(db.tableName, slack.url, 'xoxb-1111-2222-THREADStokenXYZ'),
       FEISHU_APP_ID: APP.appId,
       FEISHU_APP_SECRET: APP.appSecret,
       FEISHU_API_URL: feishu.url,
@@ -96,33 +86,8 @@ describe('follow-ups after a routing change go to the thread that announced the 
     await Promise.allSettled([slack?.close(), feishu?.close(), db?.close()]);
   });
 
-  const webhook = async (body: unknown) => {
-    const res = await app.request('/v1/alertmanager', {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${WEBHOOK_TOKEN}` },
-    });
-    expect(res.status).toBe(200);
-  };
-  const click = async (token: string) => {
-    const payload = {
-      type: 'block_actions',
-      user: { id: 'U0ALICE', username: 'alice', name: 'alice' },
-      actions: [{ action_id: 'acknowledge', block_id: 'b', value: token, type: 'button' }],
-    };
-    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const res = await app.request('/v1/slack/interactions', {
-      method: 'POST',
-      body,
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-slack-request-timestamp': timestamp,
-        'x-slack-signature': slackSignature(new Secret(SIGNING_SECRET), timestamp, body),
-      },
-    });
-    expect(res.status).toBe(200);
-  };
+  const webhook = async (body: unknown) => expect((await postWebhook(app, body)).status).toBe(200);
+  const click = async (token: string) => expect((await postClick(app, clickBody(token))).status).toBe(200);
   const slackCalls = () => slack.calls().map((c) => `${c.method} ${c.form.ts ?? ''}|${c.form.thread_ts ?? ''}`);
   const stateLine = (i: number) =>
     (slack.calls()[i]!.blocks[1] as unknown as { elements: { text: string }[] }).elements[0]!.text;

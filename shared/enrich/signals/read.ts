@@ -149,51 +149,60 @@ function keyOf(labels: Readonly<Record<string, string>>, by: readonly string[]):
  * @throws what the first of its queries to fail throws
  */
 export async function readSignals(ctx: EnrichContext, alert: Alert, defs: readonly SignalDef[]): Promise<Signal[]> {
-  const nowMs = ctx.now.getTime();
-  const start = ownStart(alert, nowMs);
+  const start = ownStart(alert, ctx.now.getTime());
   const plan = planFor(ctx, alert, defs);
   const answers = await plan.answers(!Number.isNaN(start));
-  const signals: Signal[] = [];
-  // The alert's own matchers, by the scope labels they were picked from: the same for most of its signals.
+  const own = ownReads(alert);
+  return plan.reads.flatMap((read, i) => {
+    const key = own.key(read);
+    const startAnswer = answers[3 * i + 1] as Sample[] | Series[] | undefined;
+    return signalsOf(read, {
+      key,
+      query: own.query(read),
+      now: answers[3 * i] as Sample[],
+      atStart: startAnswer === undefined ? undefined : startSamples(read, startAnswer, key, start),
+      bounds: answers[3 * i + 2] as Sample[] | undefined,
+    });
+  });
+}
+
+/**
+ * The alert's own side of a plan's reads, each made once per scope-label list (the same for most of
+ * its signals): its query text ({@link ownQuery}) and its answers' index key ({@link keyOf}).
+ */
+function ownReads(alert: Alert): { query(read: DefRead): string; key(read: DefRead): string } {
   const matchers = new Map<readonly string[], string>();
-  const own = (read: DefRead): string => {
-    if (!read.shared) return read.query;
-    if (!read.template) return ownQuery(read.def, alert);
-    let text = matchers.get(read.def.scopeLabels);
-    if (text === undefined) {
-      text = equalityMatchers(alert.labels, read.by).join(',');
-      matchers.set(read.def.scopeLabels, text);
-    }
-    return read.template.join(text);
-  };
   const keys = new Map<readonly string[], string>();
-  const keyFor = (read: DefRead): string => {
-    let key = keys.get(read.def.scopeLabels);
-    if (key === undefined) {
-      key = keyOf(alert.labels, read.by);
-      keys.set(read.def.scopeLabels, key);
+  const once = (made: Map<readonly string[], string>, read: DefRead, make: () => string): string => {
+    let text = made.get(read.def.scopeLabels);
+    if (text === undefined) {
+      text = make();
+      made.set(read.def.scopeLabels, text);
     }
-    return key;
+    return text;
   };
-  for (let i = 0; i < plan.reads.length; i++) {
-    const read = plan.reads[i]!;
-    const key = keyFor(read);
-    const atStart =
-      answers[3 * i + 1] === undefined
-        ? undefined
-        : startSamples(read, answers[3 * i + 1] as Sample[] | Series[], key, start);
-    signals.push(
-      ...signalsOf(
-        read,
-        key,
-        own(read),
-        answers[3 * i] as Sample[],
-        atStart,
-        answers[3 * i + 2] as Sample[] | undefined,
-      ),
-    );
-  }
-  return signals;
+  return {
+    query: (read) => {
+      if (!read.shared) return read.query;
+      if (!read.template) return ownQuery(read.def, alert);
+      return read.template.join(once(matchers, read, () => equalityMatchers(alert.labels, read.by).join(',')));
+    },
+    key: (read) => once(keys, read, () => keyOf(alert.labels, read.by)),
+  };
+}
+
+/** One definition's answers as one alert reads them. */
+interface AlertAnswer {
+  /** The alert's {@link keyOf} for the read's `by`. */
+  key: string;
+  /** The alert's own query (`Signal.query`). */
+  query: string;
+  /** The group's answer now. */
+  now: Sample[];
+  /** The alert's own samples at its start; `undefined` when not read. */
+  atStart: Sample[] | undefined;
+  /** The group's bucket bounds (a quantile). */
+  bounds: Sample[] | undefined;
 }
 
 /** One signal definition's reads for the alerts of one shape. */
@@ -277,38 +286,18 @@ function startSamples(read: DefRead, answer: Sample[] | Series[], key: string, s
 }
 
 /** The signals of one definition for the alert, from its answers. */
-function signalsOf(
-  read: DefRead,
-  alertKey: string,
-  own: string,
-  now: Sample[],
-  atStart: Sample[] | undefined,
-  bounds: Sample[] | undefined,
-): Signal[] {
+function signalsOf(read: DefRead, answer: AlertAnswer): Signal[] {
   const { def } = read;
-  const mine = itemsByKey(now, read.by, read.byKey, alertKey);
-  const alertBounds = bounds && itemsByKey(bounds, read.by, read.byKey, alertKey);
+  const { atStart } = answer;
+  const mine = itemsByKey(answer.now, read.by, read.byKey, answer.key);
+  const bounds = answer.bounds && itemsByKey(answer.bounds, read.by, read.byKey, answer.key);
+  const base = (pick: (s: { metric: Record<string, string> }) => boolean) =>
+    fieldsOf(def, answer.query, bounds && topFinite(bounds.filter(pick)));
   const key = def.breakdown ?? def.split?.label;
-  const base = (pick: (s: { metric: Record<string, string> }) => boolean) => {
-    const topBucket = alertBounds && topFinite(alertBounds.filter(pick));
-    return {
-      unit: def.unit,
-      query: own,
-      ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}),
-      ...(def.elapsed && { elapsed: def.elapsed }),
-      ...(topBucket !== undefined ? { topBucket } : {}),
-    };
-  };
-  if (!key)
-    return [
-      {
-        name: def.name,
-        label: def.label,
-        value: readingOf(def, mine),
-        ...base(() => true),
-        ...(atStart === undefined ? {} : { atStart: readingOf(def, atStart) }),
-      },
-    ];
+  if (!key) {
+    const start = atStart === undefined ? {} : { atStart: readingOf(def, atStart) };
+    return [{ name: def.name, label: def.label, value: readingOf(def, mine), ...base(() => true), ...start }];
+  }
   const values = [...new Set(mine.map((s) => s.metric[key] ?? ''))].sort();
   if (values.length === 0) return [{ name: def.name, label: def.label, value: null, ...base(() => true) }];
   return values.map((v) => {
@@ -323,6 +312,17 @@ function signalsOf(
       ...startValue(atStart, pick),
     };
   });
+}
+
+/** What every signal of `def` carries: its unit, its own query, how to read NaN and elapsed time, its top bucket. */
+function fieldsOf(def: SignalDef, query: string, topBucket: number | undefined) {
+  return {
+    unit: def.unit,
+    query,
+    ...(def.nanMeans ? { nanMeans: def.nanMeans } : {}),
+    ...(def.elapsed && { elapsed: def.elapsed }),
+    ...(topBucket !== undefined ? { topBucket } : {}),
+  };
 }
 
 /** The reading of an alert's samples: the first's value, or for a {@link SignalDef.valueLabel} the largest number that label holds. */

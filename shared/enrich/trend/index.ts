@@ -81,20 +81,33 @@ export function fitMemoryTrend(points: readonly Point[], capacityMiB: number | n
   const segment = finite.slice(start);
   const first = segment[0]!;
   const last = segment[segment.length - 1]!;
-  const windowSeconds = last.time - first.time;
-  const base = {
+  return {
     usedMiB: last.value,
     capacityMiB,
-    windowSeconds,
+    windowSeconds: last.time - first.time,
     points: segment.length,
     method: 'theil-sen' as const,
     ...(start > 0 ? { restartedAt: new Date(first.time * 1000).toISOString() } : {}),
     sparkline: sparkline(finite.map((p) => p.value)),
+    ...growthOf(segment, capacityMiB),
   };
+}
+
+/**
+ * The growth of `segment` (the samples since the last restart, oldest first): its robust slope, how
+ * well it fits, and when it reaches `capacityMiB`; no forecast (and why) when the segment is too short
+ * or the fit is no evidence of growth.
+ */
+function growthOf(
+  segment: readonly Point[],
+  capacityMiB: number | null,
+): Pick<MemoryTrend, 'growthMiBPerHour' | 'rSquared' | 'hoursToFull' | 'growing' | 'outliers' | 'noForecast'> {
+  const first = segment[0]!;
+  const last = segment[segment.length - 1]!;
+  const windowSeconds = last.time - first.time;
   if (segment.length < MIN_TREND_POINTS) {
     const noForecast = noForecastReason({ slope: 0, rSquared: 0 }, segment.length, windowSeconds);
     return {
-      ...base,
       growthMiBPerHour: 0,
       rSquared: 0,
       hoursToFull: null,
@@ -111,7 +124,6 @@ export function fitMemoryTrend(points: readonly Point[], capacityMiB: number | n
   const noForecast = noForecastReason(fit, segment.length, windowSeconds);
   const growing = noForecast === undefined;
   return {
-    ...base,
     growthMiBPerHour: fit.slope,
     rSquared: fit.rSquared,
     hoursToFull: growing && capacityMiB !== null ? Math.max(0, (capacityMiB - last.value) / fit.slope) : null,
