@@ -138,7 +138,7 @@ function featureFacts(): Record<string, string> {
     }),
     escalation: config.escalation
       ? `after ${config.escalation.delaySeconds} s (${config.escalation.scheduler ? 'EventBridge Scheduler' : 'in-process timer'})`
-      : 'off (set ESCALATION_SLACK_WEBHOOK_URL or ESCALATION_SNS_TOPIC_ARN)',
+      : 'off (set ESCALATION_CHANNELS or an ESCALATION_*_WEBHOOK_URL / ESCALATION_SNS_TOPIC_ARN target)',
     heartbeat: config.heartbeat
       ? `${config.heartbeat.alertname}, missing after ${config.heartbeat.timeoutSeconds} s`
       : 'off (HEARTBEAT_ALERTNAME="")',

@@ -190,7 +190,7 @@ const ZH_CN: Messages = {
   cutLine: (fields) => `(cut) 内容过长或不是有效文本，仅显示部分：${fields.join('、')}`,
   grafanaValues: '取值',
   links: {
-    Graph: '图表',
+    Graph: 'Prometheus 图表',
     Rule: '告警规则',
     Chart: '趋势图',
     Grafana: 'Grafana 看板',

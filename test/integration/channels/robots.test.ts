@@ -72,7 +72,7 @@ describe('DingTalk custom robot', () => {
       `**[认领](${ACK_URL})**`,
     ]);
     expect(text).toContain('KV cache 使用率');
-    expect(text).toMatch(/\[图表\]\(http:\/\/prometheus\.example\.com:9090\/graph\?g0\.expr=/);
+    expect(text).toMatch(/\[Prometheus 图表\]\(http:\/\/prometheus\.example\.com:9090\/graph\?g0\.expr=/);
   });
 
   it('puts the keyword in the acknowledged and resolved messages too (keyword security refuses them otherwise)', async () => {

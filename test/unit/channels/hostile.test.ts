@@ -55,9 +55,11 @@ const feishuButtons = (message: FeishuMessage) =>
   message.card.elements.flatMap((e) => (e.tag === 'action' ? e.actions.map((a) => a.url) : []));
 /** `Graph: <url>`-style lines of the plain text, in every locale. */
 const textTargets = (text: string) =>
-  [...text.matchAll(/^(?:Graph|Runbook|Silence|图表|处理手册|静默|Silence the group|静默整组)[^:]*: (.*)$/gm)].map(
-    (m) => m[1]!,
-  );
+  [
+    ...text.matchAll(
+      /^(?:Graph|Runbook|Silence|Prometheus 图表|处理手册|静默|Silence the group|静默整组)[^:]*: (.*)$/gm,
+    ),
+  ].map((m) => m[1]!);
 
 describe('links taken from alerts', () => {
   it.each(HOSTILE_URLS)('are dropped when not http(s): %j', (url) => {

@@ -16,7 +16,7 @@ describe('locales', () => {
     expect(text.split('\n')[0]).toBe('🔥 告警 · critical · VLLMKVCacheNearlyFull (1)');
     expect(sections(blocks)[0]).toContain('开始于 2026-11-29 12:42:23 UTC');
     expect(sections(blocks)[0]).toContain('*KV cache 97% full on qwen3-8b*');
-    expect(JSON.stringify(blocks)).toContain('|图表>');
+    expect(JSON.stringify(blocks)).toContain('|Prometheus 图表>');
   });
 
   it('words a likely cause of a rule this version does not have in the instance’s language, its text as stored', () => {

@@ -137,9 +137,16 @@ describe('renderFeishu in Chinese (the default)', () => {
     expect(second).toContain('\n补充信息不可用：Prometheus query timed out after 2000 ms\n');
     const actions = card.elements[1]!;
     // Resolved: nothing is left to silence.
-    expect(actions.tag === 'action' && actions.actions.map((a) => a.text.content)).toEqual(['图表', '处理手册']);
+    expect(actions.tag === 'action' && actions.actions.map((a) => a.text.content)).toEqual([
+      'Prometheus 图表',
+      '处理手册',
+    ]);
     const firing = renderFeishu(fixtureNotification('firing-queue-backlog-two-models')).card.elements[1]!;
-    expect(firing.tag === 'action' && firing.actions.map((a) => a.text.content)).toEqual(['图表', '处理手册', '静默']);
+    expect(firing.tag === 'action' && firing.actions.map((a) => a.text.content)).toEqual([
+      'Prometheus 图表',
+      '处理手册',
+      '静默',
+    ]);
   });
 
   it('says what was left out in Chinese', () => {
