@@ -68,8 +68,10 @@ export const MAX_SENDER_AHEAD_MS = 24 * 3_600_000;
 /**
  * What a link covers (see {@link LinkCover}): occurrences that started by the latest `startsAt` of its alerts
  * (the sender's clock against the sender's clock), at most {@link MAX_SENDER_AHEAD_MS} after its issue time
- * (a link without `startsAt`: by its issue time plus {@link CLOCK_SKEW_MS}), and re-fires recorded by its
- * issue time plus {@link REFIRE_RECORD_LAG_MS} (ours against ours).
+ * (a link without `startsAt`: by its issue time plus {@link CLOCK_SKEW_MS}), first notified and re-fired by
+ * its issue time plus {@link REFIRE_RECORD_LAG_MS} (ours against ours). The latest `startsAt` is one value for
+ * the whole link: an alert dated hours ahead in the group would stretch it over later occurrences of the
+ * others, which the notification time (recorded as the link's message went out) rules out.
  */
 export function linkCover(claims: Pick<AckClaims, 'issuedAt' | 'startsAt'>): LinkCover {
   const issuedMs = claims.issuedAt * 1000;
@@ -89,6 +91,7 @@ export function coversFiring(record: AlertRecord, claims: Pick<AckClaims, 'issue
     record.status === 'firing' &&
     !record.acknowledgement &&
     record.startsAt <= isoTime(cover.startsAtMs) &&
+    record.notifiedAt <= isoTime(cover.refiredAtMs) &&
     (record.refiredAt ?? '') <= isoTime(cover.refiredAtMs)
   );
 }

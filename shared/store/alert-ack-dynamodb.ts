@@ -14,16 +14,18 @@ export class DynamoDbAcknowledgementStore implements AcknowledgementStore {
     const [starts, refired] = [isoTime(covers.startsAtMs), isoTime(covers.refiredAtMs)];
     const item = await this.t.update(fingerprint, {
       set: { '#ack': stored, '#exp': this.t.expiry(nowMs) },
-      // A link covers the occurrence and generation that were firing when it was issued, not a later re-fire.
+      // A link covers the occurrence and generation that were firing when it was issued, not a later re-fire,
+      // nor an occurrence first notified after it (whatever startsAt another alert of its group claimed).
       condition:
-        'attribute_exists(pk) AND #st = :firing AND attribute_not_exists(#ack) AND #s <= :starts AND (attribute_not_exists(#rf) OR #rf <= :refired) AND #exp > :nowSec',
+        'attribute_exists(pk) AND #st = :firing AND attribute_not_exists(#ack) AND #s <= :starts AND #n <= :refired AND (attribute_not_exists(#rf) OR #rf <= :refired) AND #exp > :nowSec',
       values: { ':firing': 'firing', ':starts': starts, ':refired': refired, ':nowSec': Math.floor(nowMs / 1000) },
     });
     if (item) return { outcome: 'acknowledged', record: fromItem(item) };
     const current = await this.t.getItem(fingerprint, nowMs);
     if (!current) return { outcome: 'unknown' };
     const record = fromItem(current);
-    if (record.startsAt > starts || (record.refiredAt ?? '') > refired) return { outcome: 'newer occurrence', record };
+    if (record.startsAt > starts || record.notifiedAt > refired || (record.refiredAt ?? '') > refired)
+      return { outcome: 'newer occurrence', record };
     if (record.acknowledgement) return { outcome: 'already acknowledged', record };
     return { outcome: 'resolved', record };
   }

@@ -66,7 +66,7 @@ export interface AlertRecord {
 export interface LinkCover {
   /** The latest `startsAt` covered (the sender's clock). */
   startsAtMs: number;
-  /** The latest re-fire covered (`refiredAt`, our clock). */
+  /** The latest first notification (`notifiedAt`) and re-fire (`refiredAt`) covered, our clock. */
   refiredAtMs: number;
 }
 

@@ -71,6 +71,44 @@ describe("a link and the sender's clock", () => {
   });
 });
 
+describe('an alert dated ahead in the same group', () => {
+  it("does not stretch the link over a later occurrence of the group's other alerts", async () => {
+    const h = await ackHarness(db);
+    // Anyone who can post to Alertmanager's API can put an alert dated 20 h ahead into a real alert's group.
+    const first = firingAt(h.now(), -10 * MINUTE);
+    const planted = structuredClone(first.alerts[0]!);
+    Object.assign(planted, {
+      fingerprint: 'f1a2b3c4d5e6f7a8',
+      labels: { ...planted.labels, instance: 'planted:1' },
+      startsAt: new Date(h.now() + 20 * 60 * MINUTE).toISOString(),
+    });
+    first.alerts.push(planted);
+    expect((await h.webhook(first)).status).toBe(200);
+    const path = ackPath(h.channels[0]!.received[0]);
+    const stale = new FormClient(h.app);
+    expect(await (await stale.open(path)).text()).toContain('<form');
+    // The real alert resolves and, 20 minutes later, fires anew: an occurrence this link was never sent for.
+    h.advance(MINUTE);
+    const resolved = fixture('firing-kv-cache-critical');
+    resolved.status = 'resolved';
+    Object.assign(resolved.alerts[0]!, {
+      status: 'resolved',
+      startsAt: first.alerts[0]!.startsAt,
+      endsAt: new Date(h.now()).toISOString(),
+    });
+    expect((await h.webhook(resolved)).status).toBe(200);
+    h.advance(20 * MINUTE);
+    expect((await h.webhook(firingAt(h.now(), 0))).status).toBe(200);
+    const refused = await (await stale.submit(path, { name: 'alice' })).text();
+    expect(refused).toContain('fired again since this link was sent');
+    const fp = first.alerts[0]!.fingerprint;
+    const audit = (await (await h.audit(fp)).json()) as {
+      record?: { acknowledgement?: unknown };
+    };
+    expect(audit.record?.acknowledgement).toBeUndefined();
+  });
+});
+
 describe("Alertmanager's endsAt and our clock", () => {
   it('an alert Alertmanager lists is firing though its endsAt is 2 minutes behind our clock', async () => {
     const now = Date.parse('2026-11-29T13:00:00Z');
