@@ -60,9 +60,7 @@ export function convertAmpMessage(m: AmpMessage): AmpConversion {
   const truncated = m.attributes.truncated === 'true';
   const receiver = topicName(m.topicArn);
   const json = m.body.trimStart().startsWith('{');
-  const parsed = json
-    ? parseJsonBody(m.body, truncated)
-    : parseDefaultText(m.body, { truncated, subject: m.subject, publishedAt: m.publishedAt, receiver });
+  const parsed = parseBody(m, { json, truncated, receiver });
   if (parsed.ok) return { kind: json ? 'json' : 'text', message: parsed.message, truncated, lost: parsed.lost };
   return {
     kind: 'unparsed',
@@ -71,6 +69,23 @@ export function convertAmpMessage(m: AmpMessage): AmpConversion {
     lost: 0,
     reason: parsed.reason,
   };
+}
+
+/**
+ * The body read as the shipped JSON template or AMP's default text; a parser that throws (a bug, or an input
+ * beyond its bounds) is a body not parsed, so the message is still delivered whole.
+ */
+function parseBody(
+  m: AmpMessage,
+  { json, truncated, receiver }: { json: boolean; truncated: boolean; receiver: string },
+): ReturnType<typeof parseJsonBody> | ReturnType<typeof parseDefaultText> {
+  try {
+    return json
+      ? parseJsonBody(m.body, truncated)
+      : parseDefaultText(m.body, { truncated, subject: m.subject, publishedAt: m.publishedAt, receiver });
+  } catch (err) {
+    return { ok: false, reason: `the parser failed: ${(err as Error).message}` };
+  }
 }
 
 /** The one-alert group an unparsable body is delivered as. */

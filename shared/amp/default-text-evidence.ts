@@ -33,6 +33,11 @@ export interface Evidence {
 export const SNS_SUBJECT_MAX_CHARS = 100;
 /** Characters compared when matching the subject to the common labels: bounds the work on repeated values. */
 const SUBJECT_MATCH_BUDGET = 1_000_000;
+/**
+ * Most common label values matched against a subject: far above any real rule's labels (tens), and a bound on
+ * the search's depth (one call per value) and on the copies it makes, which the character budget does not count.
+ */
+export const MAX_SUBJECT_VALUES = 256;
 
 /**
  * Why the alerts read cannot be the ones the message was rendered from, or `undefined` when nothing
@@ -120,10 +125,12 @@ function subjectProblem(alerts: ReadAlert[], evidence: Evidence): string | undef
 /**
  * Whether some split of `values` (in order) into group labels G and the rest R renders as
  * `join(G) + " " + (R.length ? "(" + join(R) + ")" : "")`, trailing white space left out — equal to
- * `subject` (given without trailing white space), or, when `prefix`, starting with it. Work is bounded by {@link SUBJECT_MATCH_BUDGET} characters compared; `undefined`
- * when the search ran out of it (repeated values can make many splits read alike).
+ * `subject` (given without trailing white space), or, when `prefix`, starting with it. Work is bounded by
+ * {@link SUBJECT_MATCH_BUDGET} characters compared; `undefined` when the search ran out of it (repeated values
+ * can make many splits read alike), or for more than {@link MAX_SUBJECT_VALUES} values.
  */
 export function matchesSubject(values: string[], subject: string, prefix: boolean): boolean | undefined {
+  if (values.length > MAX_SUBJECT_VALUES) return undefined;
   let budget = SUBJECT_MATCH_BUDGET;
   /** Whether `text` stands at `at` (with `prefix`, a subject ending inside it also counts). */
   const reads = (text: string, at: number) => {

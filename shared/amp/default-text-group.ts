@@ -15,7 +15,7 @@
  *    thread for the alerts that joined; follow-ups of the alerts already announced still go to theirs).
  * @see https://github.com/prometheus/alertmanager/blob/v0.25.0/template/default.tmpl (`__subject`)
  */
-import { SNS_SUBJECT_MAX_CHARS } from './default-text-evidence.js';
+import { MAX_SUBJECT_VALUES, SNS_SUBJECT_MAX_CHARS } from './default-text-evidence.js';
 
 /** Characters compared while splitting the subject: bounds the work on repeated values. */
 const SPLIT_BUDGET = 1_000_000;
@@ -55,9 +55,11 @@ function subjectGroupLabels(
 /**
  * The splits of `values` (in order) into group values G and the rest R that render as
  * `join(G, " ") + " " + (R.length ? "(" + join(R, " ") + ")" : "")`, trailing white space left out, equal
- * to `text`: each as the indexes of G; at most two (two mean ambiguous); `undefined` when the work ran out.
+ * to `text`: each as the indexes of G; at most two (two mean ambiguous); `undefined` when the work ran out
+ * (or for more than {@link MAX_SUBJECT_VALUES} values).
  */
 function groupSplits(values: string[], text: string): number[][] | undefined {
+  if (values.length > MAX_SUBJECT_VALUES) return undefined;
   let budget = SPLIT_BUDGET;
   const found: number[][] = [];
   const reads = (part: string, at: number) => {

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseDefaultText } from '../../../shared/amp/default-text.js';
+import { superLinear } from '../../helpers/linear-time.js';
 
 const CONTEXT = { truncated: false, publishedAt: '2026-11-29T12:43:05.512Z', receiver: 'amp-alerts' };
 
@@ -74,5 +75,29 @@ describe('the group identity of a default-text message', () => {
     const leak = keyOf(body([alertText(LEAK, 'z')], 'z'), 'Alerts from AMP');
     expect(new Set([kv.groupKey, other.groupKey, leak.groupKey]).size).toBe(3);
     expect(kv.groupLabels).toEqual({});
+  });
+});
+
+describe('a default-text message with thousands of common labels', () => {
+  /** One alert with `n` labels of the same value, and a subject that repeats it (many splits read alike). */
+  const many = (n: number) => {
+    const labels = Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${String(i).padStart(5, '0')}`, 'a']));
+    return {
+      text: body([alertText({ alertname: 'Many', ...labels }, 's')], 's'),
+      subject: `[FIRING:1] ${Array.from({ length: 44 }, () => 'a').join(' ')}`,
+    };
+  };
+  const parse = ({ text, subject }: ReturnType<typeof many>) => parseDefaultText(text, { ...CONTEXT, subject });
+
+  it('never throws (8,000 labels once overflowed the stack): a subject it cannot check is a body not parsed', () => {
+    // Not parsed is delivered whole (`AMPUnparsedMessage`), as for any body whose structure cannot be proven.
+    expect(parse(many(8_000))).toEqual({
+      ok: false,
+      reason: "the subject's label values could not be matched within bounds (too many repeated values)",
+    });
+  });
+
+  it('is read in linear time in the number of labels', async () => {
+    expect(await superLinear(parse, (n) => many(n / 16), 16_000)).toBeUndefined();
   });
 });
