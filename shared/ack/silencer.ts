@@ -11,7 +11,13 @@
 import { AlertmanagerUnanswered, alertmanagerRequest } from '../alertmanager/api.js';
 import { sentByGrafana } from '../alertmanager/grafana.js';
 import { formatMatcher } from '../alertmanager/matchers/match.js';
-import { groupSilence, silenceGroups, singleSilenceGroup, type SilenceGroup } from '../alertmanager/silence-groups.js';
+import {
+  groupSilence,
+  presentLabels,
+  silenceGroups,
+  singleSilenceGroup,
+  type SilenceGroup,
+} from '../alertmanager/silence-groups.js';
 import { createSilence, SilenceError } from '../alertmanager/silences.js';
 import type { Endpoint } from '../core/endpoint.js';
 import type { Logger } from '../core/logger.js';
@@ -84,14 +90,16 @@ export function broaderThanOthers(records: readonly AlertRecord[]): Map<AlertRec
     else byRule.set(r.alert.labels.alertname ?? '', [r]);
   }
   const refused = new Map<AlertRecord, string>();
-  const size = (r: AlertRecord) => Object.keys(r.alert.labels).length;
+  // As Alertmanager reads them: an empty value is an absent label.
+  const present = new Map(records.map((r) => [r, presentLabels(r.alert.labels)]));
+  const size = (r: AlertRecord) => Object.keys(present.get(r)!).length;
   for (const rule of byRule.values()) {
     const most = Math.max(...rule.map(size));
     const larger = (n: number) => rule.filter((r) => size(r) > n);
     for (const r of rule) {
       if (size(r) === most) continue;
-      const own = Object.entries(r.alert.labels);
-      if (larger(own.length).some((other) => own.every(([name, value]) => other.alert.labels[name] === value)))
+      const own = Object.entries(present.get(r)!);
+      if (larger(own.length).some((other) => own.every(([name, value]) => present.get(other)![name] === value)))
         refused.set(r, BROADER);
     }
   }

@@ -35,12 +35,20 @@ export function quoteMeta(text: string): string {
 const eq = (name: string, value: string): SilenceMatcher => ({ name, value, isRegex: false, isEqual: true });
 
 /**
+ * The labels Alertmanager sees: an empty value is an absent label (a matcher on it, or an empty alternative in
+ * a regex, would select every alert without the label).
+ */
+export function presentLabels(labels: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels).filter(([, value]) => value !== ''));
+}
+
+/**
  * Groups `alerts` into as few silences as match exactly their label sets (see the file header).
  * @returns groups in the alerts' order; every alert is in exactly one
  */
 export function silenceGroups(alerts: readonly Labelled[]): SilenceGroup[] {
   const byNames = new Map<string, Labelled[]>();
-  for (const a of alerts) {
+  for (const a of alerts.map((x) => ({ fingerprint: x.fingerprint, labels: presentLabels(x.labels) }))) {
     const key = JSON.stringify(Object.keys(a.labels).sort());
     byNames.set(key, [...(byNames.get(key) ?? []), a]);
   }
@@ -68,10 +76,11 @@ function groupSameNames(alerts: Labelled[]): SilenceGroup[] {
 
 /** The one-alert silence: an equality matcher per label. */
 export function singleSilenceGroup(a: Labelled): SilenceGroup {
+  const labels = presentLabels(a.labels);
   return {
-    matchers: Object.keys(a.labels)
+    matchers: Object.keys(labels)
       .sort()
-      .map((n) => eq(n, a.labels[n] ?? '')),
+      .map((n) => eq(n, labels[n]!)),
     fingerprints: [a.fingerprint],
   };
 }

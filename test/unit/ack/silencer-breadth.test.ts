@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { broaderThanOthers } from '../../../shared/ack/silencer.js';
+import { silenceGroups } from '../../../shared/alertmanager/silence-groups.js';
 import type { AlertRecord } from '../../../shared/store/alert-record.js';
 
 const record = (labels: Record<string, string>): AlertRecord =>
@@ -24,5 +25,28 @@ describe('silences no broader than the alerts', () => {
     const otherRule = record({ alertname: 'Other' });
     const otherValue = record({ alertname: 'KV', cluster: 'dev' });
     expect(broaderThanOthers([...storm, otherRule, otherValue]).size).toBe(0);
+  });
+});
+
+describe('an empty label value is an absent label (as Alertmanager reads it)', () => {
+  it('does not hide that an alert is broader than another', () => {
+    const planted = record({ alertname: 'Wid1', instance: '' });
+    const real = record({ alertname: 'Wid1', instance: 'a' });
+    expect([...broaderThanOthers([real, planted]).keys()]).toEqual([planted]);
+  });
+
+  it('never puts an empty alternative into a grouped silence: it would match every alert without the label', () => {
+    const alerts = [
+      { fingerprint: 'a', labels: { alertname: 'Wid1', instance: 'a' } },
+      { fingerprint: 'b', labels: { alertname: 'Wid1', instance: 'b' } },
+      { fingerprint: 'e', labels: { alertname: 'Wid1', instance: '' } },
+    ];
+    const groups = silenceGroups(alerts);
+    const matchers = groups.flatMap((g) => g.matchers);
+    expect(matchers.filter((m) => m.isRegex).map((m) => m.value)).toEqual(['a|b']);
+    expect(matchers.some((m) => m.value === '' || m.value.split('|').includes(''))).toBe(false);
+    expect(groups.find((g) => g.fingerprints.includes('e'))!.matchers).toEqual([
+      { name: 'alertname', value: 'Wid1', isRegex: false, isEqual: true },
+    ]);
   });
 });
