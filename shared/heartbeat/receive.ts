@@ -187,5 +187,10 @@ async function record(alertmanager: string, expected: string[], deps: HeartbeatR
   if (refused.peer) return;
   metrics.set('heartbeat_last_seen_timestamp_seconds', { alertmanager }, at / 1000);
   const recorded = expected.filter((f) => !refused.fingerprints.includes(f));
-  if (recorded.length) logger.info('heartbeat received', { alertname, alertmanager, fingerprints: recorded });
+  if (!recorded.length) return;
+  // Without HEARTBEAT_FINGERPRINTS any alert of that name Alertmanager delivers is watched: say how to pin these.
+  const pin = r.fingerprints
+    ? undefined
+    : `HEARTBEAT_FINGERPRINTS=${recorded.join(',')} watches only these (anyone who reaches an Alertmanager's API can post an alert named ${alertname})`;
+  logger.info('heartbeat received', { alertname, alertmanager, fingerprints: recorded, ...(pin && { pin }) });
 }

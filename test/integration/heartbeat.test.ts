@@ -141,6 +141,7 @@ describe('heartbeat alerts', () => {
         alertname: 'Watchdog',
         alertmanager: AM,
         fingerprints: [WATCHDOG_FP],
+        pin: expect.stringMatching(new RegExp(`^HEARTBEAT_FINGERPRINTS=${WATCHDOG_FP} watches only these `)),
       }),
     ]);
   });
