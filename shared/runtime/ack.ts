@@ -94,62 +94,59 @@ export function createAckRuntime(
   logger: Logger,
   now: () => number = Date.now,
 ): AckRuntime {
-  const stores = alertStores(clients.dynamodb, {
-    tableName: config.tableName ?? DEFAULT_TABLE_NAME,
-    ttlSeconds: config.dedupeTtlSeconds,
-  });
-  const keys = config.ackSecret ? { current: config.ackSecret, previous: config.ackPreviousSecret } : undefined;
-  const sets = new DynamoDbAlertSetStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME });
-  const links =
-    keys && config.publicUrl
-      ? new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger)
-      : undefined;
+  const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
+  const stores = alertStores(clients.dynamodb, { tableName, ttlSeconds: config.dedupeTtlSeconds });
+  const links = ackLinks(config, clients, logger);
   const named = escalationChannels(config, channels);
   const targets = [...buildEscalationTargets(config, { sns: clients.sns }), ...named];
-  const endpoint = alertmanagerEndpoint(config);
   const escalation = escalationDeps(config, { stores, targets, channels, named, links, logger, now });
-
   const schedules = schedulesLoader(clients.scheduler);
   const { scheduler, timers } = escalationScheduling(escalation, config, { clients, schedules, logger, now });
-
+  const delaySeconds = config.escalation?.delaySeconds;
   const tracker = new AckTracker({
     stores,
     links,
-    escalation:
-      scheduler && config.escalation ? { delaySeconds: config.escalation.delaySeconds, scheduler } : undefined,
+    escalation: scheduler && delaySeconds !== undefined ? { delaySeconds, scheduler } : undefined,
     logger,
     now,
   });
   const everyChannel = [...channels, ...targets.filter((t) => !named.includes(t))];
-  const acknowledges = links !== undefined;
-  const followUps = createFollowUps(clients, config, {
-    stores,
-    channels: everyChannel,
-    logger,
-    now,
-    schedules,
-    acknowledges,
-  });
-  const page: AckRouteDeps | undefined = links && {
-    stores,
-    links,
-    formNonces: new DynamoDbFormNonceStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME }),
-    charts: chartLinkSettings(config),
-    grafanaUrl: config.grafanaUrl,
-    channels: everyChannel,
-    silences: endpoint && { alertmanager: endpoint, timeoutMs: config.delivery.timeoutMs },
-    scheduler,
-    delivery: config.delivery,
-    followUps: followUps.followUps,
-    logger,
-    now,
-  };
-  if (page) page.setJobs = setJobs(page, clients, config.tableName ?? DEFAULT_TABLE_NAME);
+  const shared = { stores, channels: everyChannel, logger, now };
+  const followUps = createFollowUps(clients, config, { ...shared, schedules, acknowledges: links !== undefined });
+  const page = links && ackPage(config, clients, { ...shared, links, scheduler, followUps: followUps.followUps });
   const resume = async () => {
     await followUps.resume();
     return timers ? resumeEscalations(stores, timers, logger, now) : { scheduled: 0, overdue: 0 };
   };
   return { tracker, page, escalation, timers, followUpTimers: followUps.timers, runFollowUp: followUps.run, resume };
+}
+
+/** The acknowledgement links, when `ACK_SECRET` and `PUBLIC_URL` are set; a storm's alert set kept in the table. */
+function ackLinks(config: Config, clients: AckClients, logger: Logger): AckLinks | undefined {
+  if (!config.ackSecret || !config.publicUrl) return undefined;
+  const keys = { current: config.ackSecret, previous: config.ackPreviousSecret };
+  const sets = new DynamoDbAlertSetStore(clients.dynamodb, { tableName: config.tableName ?? DEFAULT_TABLE_NAME });
+  return new AckLinks({ publicUrl: config.publicUrl, keys, ttlSeconds: config.ackTokenTtlSeconds }, sets, logger);
+}
+
+/** What the acknowledgement page, the platforms' buttons and an alert set's steps need. */
+function ackPage(
+  config: Config,
+  clients: AckClients,
+  parts: Pick<AckRouteDeps, 'stores' | 'links' | 'channels' | 'scheduler' | 'followUps' | 'logger' | 'now'>,
+): AckRouteDeps {
+  const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
+  const endpoint = alertmanagerEndpoint(config);
+  const page: AckRouteDeps = {
+    ...parts,
+    formNonces: new DynamoDbFormNonceStore(clients.dynamodb, { tableName }),
+    charts: chartLinkSettings(config),
+    grafanaUrl: config.grafanaUrl,
+    silences: endpoint && { alertmanager: endpoint, timeoutMs: config.delivery.timeoutMs },
+    delivery: config.delivery,
+  };
+  page.setJobs = setJobs(page, clients, tableName);
+  return page;
 }
 
 /** What escalation needs, built once; `undefined` when no escalation target is set. */
