@@ -14,12 +14,9 @@ import { acknowledge, type AcknowledgeDeps } from './acknowledge.js';
 import { CSRF_COOKIE, checkFormNonce, checkOrigin, issueFormNonce } from './csrf.js';
 import type { FormNonceStore } from '../store/form-nonces.js';
 import { coversFiring, type AckLinks } from './links.js';
-import { CHART_PATH, chartUrl, type ChartLinkSettings } from '../chart/url.js';
+import { CHART_PATH, type ChartLinkSettings } from '../chart/url.js';
+import { PageAlerts, type PageAlertDeps } from './page-alerts.js';
 import { pageHeaders, renderAckPage, renderProblemPage, type PageAlert, type PageModel } from './page.js';
-import type { Alert } from '../alertmanager/schema.js';
-import type { Enrichment } from '../enrich/types.js';
-import type { AlertRecord } from '../store/alert-record.js';
-import { keyPart } from '../store/keys.js';
 import { linkScope, type Scope } from './scope.js';
 import { SILENCE_HOURS } from '../alertmanager/silences.js';
 import { sentByGrafana } from '../alertmanager/grafana.js';
@@ -47,10 +44,6 @@ export const MAX_NAME_CHARS = 64;
 /** The form is a few short fields. */
 const MAX_FORM_BYTES = 8 * 1024;
 const NAME_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 3600;
-/** How long the values now read for a page are reused, milliseconds (each read is ~12 Prometheus queries). */
-export const REFRESH_CACHE_MS = 60_000;
-/** Pages whose values now are kept. */
-const REFRESH_CACHE_ENTRIES = 64;
 /** Alerts per page of a long list (a storm digest's link). */
 export const PAGE_SIZE = 20;
 
@@ -58,11 +51,8 @@ export interface AckRouteDeps extends AcknowledgeDeps {
   links: AckLinks;
   /** The form's nonces, each taken once: a replayed POST changes nothing (`shared/store/form-nonces.ts`). */
   formNonces: FormNonceStore;
-  /**
-   * Re-runs enrichment for the alerts shown (their values now), time-boxed; must never throw (like
-   * `enrichAlerts`: Prometheus down gives `unavailable`). Unset: the page shows what the records kept.
-   */
-  refresh?: (alerts: Alert[]) => Promise<Map<string, Enrichment>>;
+  /** Re-runs enrichment for the alerts shown (their values now): see {@link PageAlertDeps.refresh}. */
+  refresh?: PageAlertDeps['refresh'];
   /** Signs the alerts' chart URLs (`chartUrl` of `shared/chart/url.ts`) when `PROMETHEUS_URL` is set too; unset: no chart. */
   charts?: ChartLinkSettings;
   /** `GRAFANA_URL`: each alert links to the dashboard around its start (`shared/render/grafana.ts`); unset: no such link. */
@@ -127,11 +117,13 @@ const sender = (charts: ChartLinkSettings | undefined) => {
 /** The two pages of one link: the view (GET) and the form's submit (POST). */
 class AckPages {
   readonly #secure: boolean;
+  readonly #alerts: PageAlerts;
   constructor(
     private readonly deps: AckRouteDeps,
     private readonly send: (c: Context, page: Page) => Response,
   ) {
     this.#secure = deps.links.settings.publicUrl.startsWith('https:');
+    this.#alerts = new PageAlerts(deps);
   }
 
   /** Sends what `handler` renders; a store failure becomes a 503 page that says nothing changed. */
@@ -180,19 +172,25 @@ class AckPages {
       { by: request.name || 'anonymous', silenceHours: request.silenceHours },
       this.deps,
     );
-    if (claims.set) {
-      const acknowledged = result.alerts.filter((r) => r.outcome === 'acknowledged').length;
-      this.deps.logger.info('alert set acknowledged', {
-        set: claims.set.id,
-        group: claims.group,
-        channel: claims.channel,
-        by: request.name || 'anonymous',
-        alerts: scope.fingerprints.length,
-        acknowledged,
-      });
-    }
+    if (claims.set) this.#setAcknowledged(claims, request.name, { alerts: scope.fingerprints.length, result });
     this.#rememberName(c, request.name);
     return this.#page(c, token, claims, { result, name: request.name, scope });
+  }
+
+  /** Logs a set acknowledged within the request (`alert set acknowledged`): how many of its alerts this click took. */
+  #setAcknowledged(
+    claims: AckClaims,
+    name: string,
+    { alerts, result }: { alerts: number; result: Awaited<ReturnType<typeof acknowledge>> },
+  ): void {
+    this.deps.logger.info('alert set acknowledged', {
+      set: claims.set?.id,
+      group: claims.group,
+      channel: claims.channel,
+      by: name || 'anonymous',
+      alerts,
+      acknowledged: result.alerts.filter((r) => r.outcome === 'acknowledged').length,
+    });
   }
 
   /** "Acknowledge all N" of an alert set: recorded and dispatched (`set-job.ts`); the page says so. */
@@ -300,30 +298,11 @@ class AckPages {
     const pages = Math.max(1, Math.ceil(scope.fingerprints.length / PAGE_SIZE));
     const page = scope.list ? pageNumber(c.req.query('page'), pages) : 1;
     const shown = scope.list ? scope.fingerprints.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE) : scope.fingerprints;
-    const alerts = await this.#alerts(shown, now, localeOf(c, claims));
+    const alerts = await this.#alerts.read(shown, now, localeOf(c, claims));
     // A long list may have open alerts on other pages: its form stays (the result then says what each was).
     const open =
       alerts.some((a) => a.record && coversFiring(a.record, claims)) || (pages > 1 && !extra.result && !extra.setAck);
-    let form: PageModel['form'];
-    if (open) {
-      const nonce = issueFormNonce(token, this.deps.links.settings.keys);
-      // Scoped to this link's public path: a second link opened in another tab must not replace this form's cookie.
-      setCookie(c, CSRF_COOKIE, nonce.nonce, {
-        path: `${this.deps.links.pagePath}/${token}`,
-        httpOnly: true,
-        sameSite: 'Strict',
-        secure: this.#secure,
-      });
-      form = {
-        nonce,
-        name: extra.name ?? cleanName(getCookie(c, NAME_COOKIE)),
-        // Alerts Grafana sent are silenced in Grafana (their link): Alertmanager's silence would match nothing.
-        silenceHours:
-          this.deps.silences && alerts.some((a) => a.record && !sentByGrafana(a.record.alert))
-            ? SILENCE_HOURS
-            : undefined,
-      };
-    }
+    const form = open ? this.#form(c, token, { alerts, name: extra.name }) : undefined;
     const list = scope.list && { ...scope.list, page, pages };
     return {
       status: 200,
@@ -341,69 +320,22 @@ class AckPages {
     };
   }
 
-  /**
-   * The records of the alerts shown, their values now, chart and Grafana links. "Now" is read for every
-   * alert shown (a page of a long list): one enrichment, whose queries are per kind, not per alert. The
-   * charts are in the page's language.
-   */
-  async #alerts(fingerprints: string[], now: number, locale: Locale): Promise<PageAlert[]> {
-    const found = await this.deps.stores.records.getMany(fingerprints, now);
-    // By key part: a link carries an over-long fingerprint as its digest, the record keeps it whole.
-    const records = new Map([...found.values()].map((r) => [keyPart(r.fingerprint), r]));
-    const fresh = await this.#refresh([...records.values()]);
-    return fingerprints.map((fingerprint) => {
-      const record = records.get(keyPart(fingerprint));
-      if (!record) return { fingerprint };
-      const charts = this.deps.charts && { ...this.deps.charts, locale };
-      const chart = chartUrl({ ...record.alert, enrichment: record.enrichment }, charts, now);
-      return { fingerprint, record, fresh: fresh?.get(record.fingerprint), ...(chart && { chartUrl: chart }) };
+  /** The form, with a fresh nonce in its cookie (scoped to this link's path: another tab's link keeps its own). */
+  #form(c: Context, token: string, { alerts, name }: { alerts: PageAlert[]; name?: string }): PageModel['form'] {
+    const nonce = issueFormNonce(token, this.deps.links.settings.keys);
+    setCookie(c, CSRF_COOKIE, nonce.nonce, {
+      path: `${this.deps.links.pagePath}/${token}`,
+      httpOnly: true,
+      sameSite: 'Strict',
+      secure: this.#secure,
     });
-  }
-
-  /**
-   * Values now; a failure only leaves them out (the page must open while Prometheus is down). Read at
-   * most once per {@link REFRESH_CACHE_MS} for the same alerts, however many GETs (mail scanners and
-   * chat unfurlers fetch links on their own): concurrent ones share the one read.
-   */
-  async #refresh(records: AlertRecord[]): Promise<Map<string, Enrichment> | undefined> {
-    const refresh = this.deps.refresh;
-    if (!refresh || records.length === 0) return undefined;
-    const key = records
-      .map((r) => r.fingerprint)
-      .sort()
-      .join('\n');
-    const now = this.deps.now();
-    const cached = this.#fresh.get(key);
-    if (cached && cached.untilMs > now) return cached.values;
-    const values = this.#readNow(refresh, records);
-    this.#fresh.delete(key);
-    this.#fresh.set(key, { untilMs: now + REFRESH_CACHE_MS, values });
-    if (this.#fresh.size > REFRESH_CACHE_ENTRIES) this.#fresh.delete(this.#fresh.keys().next().value!);
-    return values;
-  }
-
-  readonly #fresh = new Map<string, { untilMs: number; values: Promise<Map<string, Enrichment>> }>();
-
-  async #readNow(
-    refresh: NonNullable<AckRouteDeps['refresh']>,
-    records: AlertRecord[],
-  ): Promise<Map<string, Enrichment>> {
-    try {
-      return await refresh(records.map((r) => r.alert));
-    } catch (err) {
-      this.deps.logger.warn('ack page refresh failed', { error: (err as Error).message });
-      return new Map(
-        records.map((r) => [
-          r.fingerprint,
-          {
-            status: 'unavailable',
-            kind: r.enrichment?.kind ?? 'unknown',
-            reason: 'the values now could not be read',
-            reasonZh: '读取不到当前值',
-          },
-        ]),
-      );
-    }
+    // Alerts Grafana sent are silenced in Grafana (their link): Alertmanager's silence would match nothing.
+    const silenceable = this.deps.silences && alerts.some((a) => a.record && !sentByGrafana(a.record.alert));
+    return {
+      nonce,
+      name: name ?? cleanName(getCookie(c, NAME_COOKIE)),
+      silenceHours: silenceable ? SILENCE_HOURS : undefined,
+    };
   }
 }
 
