@@ -6,14 +6,16 @@
  * Answers: 200 `image/png` (private cache for a minute: the chart runs to "now"); a bad token 400,
  * forged 403, expired or retired 410, as a small HTML page naming only the problem; Prometheus
  * unreachable or failing: 503 with a PNG saying so (an `<img>` shows it; `Retry-After`), never a crash;
- * the renderer unavailable: 503 text; more than `maxConcurrent` charts being drawn: 503 text with
- * `Retry-After`. Refusals and failures are never cached.
+ * the renderer unavailable: 503 text; more than `maxConcurrent` distinct charts being drawn: 503 text with
+ * `Retry-After`. A chart is drawn once for every request that asks for it while it is drawn or within its
+ * minute (`answers.ts`). Refusals are never cached; a 503 PNG is kept for its `Retry-After`.
  */
 import { Hono, type Context } from 'hono';
 import { h } from '../core/html.js';
 import type { Logger } from '../core/logger.js';
 import { PrometheusError, type PrometheusClient, type Series } from '../prometheus/client.js';
 import { chartData, chartWindow, type ChartWindow } from './data.js';
+import { BUSY, ChartAnswers, type Drawn } from './answers.js';
 import type { ChartRenderer } from './load.js';
 import { TOKEN_PROBLEM_STATUS, type SigningKeys } from '../core/signed-token.js';
 import { ChartTokenError, verifyChartToken } from './token.js';
@@ -50,7 +52,10 @@ export interface ChartRouteDeps {
   logger: Logger;
   /** Epoch milliseconds. */
   now(): number;
-  /** Most charts drawn at once (default {@link DEFAULT_MAX_CONCURRENT_CHARTS}); more answer 503 with `Retry-After`. */
+  /**
+   * Most distinct charts drawn at once (default {@link DEFAULT_MAX_CONCURRENT_CHARTS}); more answer 503 with
+   * `Retry-After`. Requests for a chart being drawn await that drawing and are not counted.
+   */
   maxConcurrent?: number;
 }
 
@@ -64,9 +69,7 @@ const NO_STORE = { ...COMMON_HEADERS, 'cache-control': 'no-store' };
 /** Builds the sub-app for `CHART_PATH`. */
 export function chartRoutes(deps: ChartRouteDeps): Hono {
   const app = new Hono();
-  const limit = deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_CHARTS;
-  let drawing = 0;
-  const answers = new AnswerCache(CACHED_CHARTS);
+  const answers = new ChartAnswers(deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_CHARTS, deps.now);
   app.get('/:file', async (c) => {
     // The token first: a bad link is answered at once, whatever is being drawn (it draws nothing).
     let verified: VerifiedChart;
@@ -78,26 +81,20 @@ export function chartRoutes(deps: ChartRouteDeps): Hono {
       deps.logger.error('chart failed', { error: err as Error });
       return c.text('The chart could not be drawn. Reload in a moment.', 503, NO_STORE);
     }
-    if (drawing >= limit) {
-      deps.logger.warn('chart refused: too many drawn at once', { limit });
+    const answer = answers.answer(chartKey(verified.spec), () => draw(deps, verified));
+    if (answer === BUSY) {
+      deps.logger.warn('chart refused: too many drawn at once', { limit: answers.limit });
       return c.text('Too many charts are being drawn. Reload in a moment.', 503, {
         ...NO_STORE,
         'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
       });
     }
-    const key = chartKey(verified.spec);
-    const cached = answers.get(key, deps.now());
-    if (cached) return c.body(cached.png as Uint8Array<ArrayBuffer>, cached.status, cached.headers);
-    drawing++;
     try {
-      const drawn = await draw(deps, verified);
-      answers.set(key, drawn, deps.now() + (drawn.status === 200 ? CHART_MAX_AGE_SECONDS : RETRY_AFTER_SECONDS) * 1000);
+      const drawn = await answer;
       return c.body(drawn.png as Uint8Array<ArrayBuffer>, drawn.status, drawn.headers);
     } catch (err) {
       deps.logger.error('chart failed', { error: err as Error });
       return c.text('The chart could not be drawn. Reload in a moment.', 503, NO_STORE);
-    } finally {
-      drawing--;
     }
   });
   // Any other method (a POST from a mistyped receiver URL, a scanner) is no webhook request: 405,
@@ -129,13 +126,6 @@ function verify(c: Context, deps: ChartRouteDeps): VerifiedChart | Response {
   }
 }
 
-/** A drawn answer: 200 with the chart, or 503 with a PNG naming the cause. */
-interface Drawn {
-  status: 200 | 503;
-  png: Uint8Array;
-  headers: Record<string, string>;
-}
-
 /**
  * Reads the verified chart's series from Prometheus and draws it (200 PNG, or a 503 PNG naming the cause),
  * its words in the token's language.
@@ -153,6 +143,7 @@ async function draw(deps: ChartRouteDeps, verified: VerifiedChart): Promise<Draw
       status: 503,
       png,
       headers: { ...NO_STORE, 'content-type': 'image/png', 'retry-after': String(RETRY_AFTER_SECONDS) },
+      keepSeconds: RETRY_AFTER_SECONDS,
     };
   }
   const png = await renderer.renderChartPng({ ...chartData(verified.spec, series, window), locale: verified.locale });
@@ -164,20 +155,9 @@ async function draw(deps: ChartRouteDeps, verified: VerifiedChart): Promise<Draw
       'content-type': 'image/png',
       'cache-control': `private, max-age=${CHART_MAX_AGE_SECONDS}`,
     },
+    keepSeconds: CHART_MAX_AGE_SECONDS,
   };
 }
-
-/**
- * Charts drawn lately, by what their link means ({@link chartKey}: the alert, the query, the range),
- * never by the token's text: each page view and each message signs the same chart anew (another
- * expiry, another token). Each is kept as long as its answer says (a minute; a failure for its
- * `Retry-After`): a link re-opened, unfurled, fetched by a mail scanner or minted again within that time
- * costs no query. A chart link lets anyone who holds it ask Prometheus for the alert's series for days,
- * so this bounds the rate per chart, as {@link DEFAULT_MAX_CONCURRENT_CHARTS} bounds the concurrency.
- */
-export const CACHED_CHARTS = 64;
-/** Most bytes of PNG the cache holds (a chart is tens of KB): beyond it, the oldest are dropped. */
-const CACHED_CHART_BYTES = 8 * 1024 * 1024;
 
 /**
  * What a chart token means, as a cache key: everything of its spec that decides the drawing (the alert's
@@ -188,35 +168,6 @@ function chartKey(spec: VerifiedChart['spec']): string {
   const labels = Object.entries(spec.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const { query, title, unit, firedAt, threshold, memory } = spec;
   return JSON.stringify([query, labels, firedAt, title, unit, threshold ?? null, memory ?? null]);
-}
-
-/** At most `max` answers and {@link CACHED_CHART_BYTES}, the oldest dropped first. */
-class AnswerCache {
-  readonly #entries = new Map<string, Drawn & { untilMs: number }>();
-  #bytes = 0;
-  constructor(readonly max: number) {}
-
-  get(key: string, nowMs: number): Drawn | undefined {
-    const entry = this.#entries.get(key);
-    if (entry && entry.untilMs > nowMs) return entry;
-    if (entry) this.#delete(key);
-    return undefined;
-  }
-
-  set(key: string, drawn: Drawn, untilMs: number): void {
-    this.#delete(key);
-    this.#entries.set(key, { ...drawn, untilMs });
-    this.#bytes += drawn.png.byteLength;
-    while (this.#entries.size > this.max || this.#bytes > CACHED_CHART_BYTES)
-      this.#delete(this.#entries.keys().next().value!);
-  }
-
-  #delete(key: string): void {
-    const entry = this.#entries.get(key);
-    if (!entry) return;
-    this.#bytes -= entry.png.byteLength;
-    this.#entries.delete(key);
-  }
 }
 
 /** The range query's series, or the error that kept them (no connection, time-out, an error answer). */

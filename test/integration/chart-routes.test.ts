@@ -182,9 +182,11 @@ describe('GET /v1/chart/<token>.png', () => {
     prometheus.reply({ hang: true });
     const a = app(deps({ maxConcurrent: 1, timeoutMs: 1500 }));
     const path = pathOf(chartUrl(alert, settings, NOW)!);
+    const other = { ...alert, labels: { ...alert.labels, instance: '127.0.0.1:9801' } };
     const first = a.request(path);
     while (prometheus.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
-    const second = await a.request(path);
+    // Another chart (the same chart would await the drawing under way: chart-inflight.test.ts).
+    const second = await a.request(pathOf(chartUrl(other, settings, NOW)!));
     expect(second.status).toBe(503);
     expect(second.headers.get('retry-after')).toBe('5');
     expect(prometheus.requests).toHaveLength(1);

@@ -26,7 +26,6 @@ const LONG: Record<string, number> = {
   'shared/channels/slack/web-api.ts classifySlackError': 44,
   'shared/channels/slack/web-api.ts createSlackApi': 52,
   'shared/chart/render.ts option': 113,
-  'shared/chart/routes.ts chartRoutes': 49,
   'infra/amp.ts (function)': 49,
   'infra/escalation.ts (function)': 51,
   'infra/operations.ts (function)': 46,
