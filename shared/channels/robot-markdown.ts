@@ -8,9 +8,14 @@
  * the characters that could start a link, an image, a mention, an HTML tag (WeCom's `<font>`, `<@userid>`)
  * or emphasis are shown as their full-width forms in alert text: `[`→`［`, `]`→`］`, `<`→`＜`, `>`→`＞`,
  * `*`→`＊`, `` ` ``→`｀`, `@`→`＠` (DingTalk highlights `@<mobile>` text as a mention), and `~`, `_` at a
- * word's edge (strike, emphasis). A reader sees the
- * same text; no markup, link or mention comes from it. Label values (`model_name`, `instance`) hold
+ * word's edge (strike, emphasis). Alert text may also hold line breaks, so at the start of each of its lines
+ * (and of the text itself, which may open a line of ours) what could start a block is shown the same way:
+ * `#`, `|`, `-`, `+`, `=`, `:` (a heading, table row or delimiter, list item, rule, setext underline; the last
+ * four when a space, the end of the line or `-`/`=` follows), the `.` or `)` of a numbered item (`1.`→`1．`),
+ * and the line's indentation as no-break spaces (no code block; a blank line stays blank). A reader sees the
+ * same text; no markup, link, mention or block comes from it. Label values (`model_name`, `instance`) hold
  * none of these characters in practice, so what an engineer copies from a message is unchanged.
+ * @see https://spec.commonmark.org/0.31.2/#blocks-and-inlines (what opens a block at a line's start)
  */
 import type { EnrichedAlert } from '../enrich/types.js';
 import type { Notification } from '../render/notification.js';
@@ -42,14 +47,55 @@ const FULL_WIDTH: Readonly<Record<string, string>> = {
   '@': '＠',
 };
 
+/** Marks that open a block at a line's start, as their full-width forms (`>` and `*` are always shown so). */
+const BLOCK_MARK: Readonly<Record<string, string>> = {
+  '#': '＃',
+  '|': '｜',
+  '-': '－',
+  '+': '＋',
+  '=': '＝',
+  ':': '：',
+  '.': '．',
+  ')': '）',
+};
+
+/**
+ * A line's start (`m`: after `\n`, `\r`, U+2028, U+2029, or the text's start), its indentation (spaces, tabs and
+ * invisible format characters, counted as absent: a client may drop them), then a mark that could open a block.
+ */
+const LINE_START_MARK = /^([ \t\p{Cf}]*)([#|]|[-+=:](?=\p{Cf}*(?:[-=\s]|$))|\d[\d\p{Cf}]*[.)](?=\p{Cf}*(?:\s|$)))/gmu;
+/**
+ * A line's indentation: kept on a line of nothing else (a blank line), shown as no-break spaces otherwise, also at
+ * the text's end (our markdown may follow it on that line).
+ */
+const INDENT = /^[ \t\p{Cf}]+/gmu;
+const LINE_BREAK = /[\r\n\u2028\u2029]/;
+
+/**
+ * `text` with no line opening a block (see the file's header): one character for one, marks full-width,
+ * indentation as no-break spaces.
+ */
+function showBlockMarks(text: string): string {
+  return text
+    .replace(LINE_START_MARK, (_, indent: string, mark: string) => indent + markAsText(mark))
+    .replace(INDENT, (indent: string, at: number, all: string) =>
+      LINE_BREAK.test(all[at + indent.length] ?? '') ? indent : indent.replace(/[ \t]/g, '\u00a0'),
+    );
+}
+
+/** A block mark as text: its last character full-width (`#`→`＃`, `12.`→`12．`). */
+const markAsText = (mark: string) => `${mark.slice(0, -1)}${BLOCK_MARK[mark.at(-1)!]}`;
+
 /**
  * Alert text as text in a robot's markdown (see the file's header); also `~` (strike) and `_` (emphasis) where
  * they could open or close formatting (`shared/render/formatting-marks.ts`: `model_name` stays as typed).
  */
 export const escapeRobotMarkdown = (text: string): string =>
-  showFormattingMarks(
-    text.replace(/[[\]<>*`@]/g, (c) => FULL_WIDTH[c]!),
-    '_~',
+  showBlockMarks(
+    showFormattingMarks(
+      text.replace(/[[\]<>*`@]/g, (c) => FULL_WIDTH[c]!),
+      '_~',
+    ),
   );
 
 /** Bold as both dialects write it; no italics (WeCom's markdown has none). */
@@ -66,7 +112,10 @@ export function robotLink(link: Link, locale: Locale): string {
 
 /** How a robot's markdown is laid out. */
 export interface RobotMarkdownOptions extends RenderOptions {
-  /** UTF-8 size limit of the text, bytes: alerts that do not fit are left out, whole (one too big alone goes reduced). */
+  /**
+   * UTF-8 size limit of the text, bytes: alerts that do not fit are left out, whole (one too big alone goes
+   * reduced).
+   */
   maxBytes: number;
   /** Between two lines of one alert: `\n` (WeCom), `\n\n` (DingTalk's client joins single newlines). */
   lineBreak: string;

@@ -162,6 +162,22 @@ describe('Slack mrkdwn from alert text', () => {
   });
 });
 
+/**
+ * The lines of robot markdown that could start a block, in the strictest dialect either client might read:
+ * a heading (`#`, also without a space), a quote, a table row or its delimiter row (`|`, `:-`), a list item
+ * (`-`, `+`, `*`, `1.`, `1)`), a rule or a setext underline (`---`, `***`, `===`), an indented code block (4
+ * spaces or a tab). Leading spaces (also no-break and ideographic ones) are skipped, and invisible format
+ * characters ignored (a client may drop them). A line of only spaces is blank, not code.
+ */
+function blockStarts(markdown: string): string[] {
+  const marker = /^[ \t\u00a0\u3000]*(?:[#>|]|[-+=:](?=[-=\s]|$)|\*(?=\s|[ \t*]*$)|\d+[.)](?=\s|$))/;
+  const code = /^(?: {4}|[ ]{0,3}\t)[ \t]*\S/;
+  return markdown
+    .replace(/\p{Cf}/gu, '')
+    .split(/\r\n|[\r\n\u2028\u2029]/)
+    .filter((line) => marker.test(line) || code.test(line));
+}
+
 describe('escaping alert text for Slack mrkdwn and robot markdown (property)', () => {
   const PIECES = [
     '<!channel>',
@@ -176,6 +192,25 @@ describe('escaping alert text for Slack mrkdwn and robot markdown (property)', (
     '_',
     '~',
     '`',
+    // What could start a block at a line's start.
+    '\n',
+    '\r\n',
+    '\r',
+    '\u2028',
+    ' ',
+    '    ',
+    '\t',
+    '\u200b',
+    '#',
+    '-',
+    '+',
+    '=',
+    '|',
+    ':',
+    '1.',
+    '12)',
+    '---',
+    '===',
   ];
   const text = fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ maxLength: 4 })), { maxLength: 12 });
   /** A formatting character Slack or a robot could pair: at the start or end of a word. */
@@ -191,11 +226,43 @@ describe('escaping alert text for Slack mrkdwn and robot markdown (property)', (
         const robot = escapeRobotMarkdown(raw);
         expect(robot).not.toMatch(/[<>[\]@]/);
         expect(robot).not.toMatch(atBoundary);
+        // No line starts a block, whatever our markdown puts after it.
+        expect(blockStarts(robot)).toEqual([]);
+        expect(blockStarts(`${robot} **1** · x`)).toEqual([]);
         // Every character is still there to read (one for one, as its look-alike).
         expect([...robot]).toHaveLength([...raw].length);
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('line starts of alert text in robot markdown', () => {
+  it('show the mark that would open a block as its look-alike, one character for one', () => {
+    expect(escapeRobotMarkdown('x\n# FAKE HEADING\n---\n1. item\n    code\n> quote')).toBe(
+      'x\n＃ FAKE HEADING\n－--\n1． item\n\u00a0\u00a0\u00a0\u00a0code\n＞ quote',
+    );
+    expect(escapeRobotMarkdown('a\r\n\t+ b\r= \u2028| c |\n:--|--\n12) d\n\u200b## e')).toBe(
+      'a\r\n\u00a0＋ b\r＝ \u2028｜ c |\n：--|--\n12） d\n\u200b＃# e',
+    );
+  });
+
+  it('leave what opens no block as typed, and a blank line blank', () => {
+    for (const typed of [
+      '10.0.0.1:9100',
+      '-1 errors',
+      '+Inf',
+      'a-b = c',
+      '1.5 GiB',
+      'v2) x',
+      'x\n    \ny',
+      'x\n\t\r\ny',
+    ])
+      expect(escapeRobotMarkdown(typed)).toBe(typed);
+  });
+
+  it('keep the indentation our markdown could follow from opening code', () => {
+    expect(escapeRobotMarkdown('x\n\n   ')).toBe('x\n\n\u00a0\u00a0\u00a0');
   });
 });
 
@@ -246,6 +313,30 @@ describe('DingTalk and WeCom markdown from alert text', () => {
     '**bold** `code`',
     '~~struck~~ _italic_ __bold__',
   ];
+  /** Alert text whose lines would each start a block. */
+  const LINES = [
+    'x',
+    '# ✅ RESOLVED',
+    '#no space',
+    '---',
+    '===',
+    '***',
+    '- item',
+    '+ item',
+    '1. item',
+    '12) item',
+    '  * item',
+    '> quote',
+    '| a | b |',
+    ':--|--',
+    '--|--',
+    '',
+    '    code',
+    '\tcode',
+    '\u200b# hidden',
+    '  ## indented',
+    'end\r\n# crlf\r## cr\n',
+  ].join('\n');
   const renderers = {
     dingtalk: (n: Parameters<typeof renderDingTalk>[0]) => renderDingTalk(n).markdown.text,
     wecom: (n: Parameters<typeof renderWeCom>[0]) => renderWeCom(n).markdown.content,
@@ -273,6 +364,28 @@ describe('DingTalk and WeCom markdown from alert text', () => {
         expect(text).toContain('［click］(https://evil.example)');
         expect(text).toContain('＜＠all＞');
         expect(text).toContain('～～struck～～ ＿italic＿ ＿＿bold＿＿');
+      });
+
+      it(`${platform}: lines of alert text cannot start a heading, quote, list, rule, table or code (${kind})`, () => {
+        const n = kind === 'digest' ? manyAlertsNotification(30) : fixtureNotification('firing-kv-cache-critical');
+        if (kind === 'follow-up') n.kind = 'acknowledged';
+        const ours = blockStarts(render(structuredClone(n)));
+        for (const alert of n.alerts) {
+          alert.annotations.summary = LINES;
+          alert.annotations.description = LINES;
+          alert.labels.model_name = LINES;
+          alert.labels.alertname = LINES;
+          alert.labels.severity = LINES;
+          alert.acknowledgement = { by: LINES, at: '2026-11-29T12:45:00Z', channel: platform };
+        }
+        n.commonLabels = { ...n.commonLabels, alertname: LINES };
+        const text = render(n);
+        // Only the blocks of our own markdown (its heading) remain.
+        expect(blockStarts(text).map((line) => line.slice(0, 4))).toEqual(ours.map((line) => line.slice(0, 4)));
+        // The text is still there to read, as typed but for the marks.
+        expect(text).toContain('＃ ✅ RESOLVED');
+        expect(text).toContain('1． item');
+        expect(text).toContain('\u00a0\u00a0\u00a0\u00a0code');
       });
     }
 });
