@@ -9,18 +9,19 @@
  * @see https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html#setting-up-execution-role
  * @see https://docs.aws.amazon.com/scheduler/latest/UserGuide/configuring-schedule-dlq.html
  */
-import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import type { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { allow, allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
 import { failureQueue } from './queues.js';
+import { scheduleTarget } from './schedule-target.js';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
 import type { PrivateNetwork } from './vpc.js';
 
@@ -86,26 +87,13 @@ export class EscalationCheck extends Construct {
         'Failed asynchronous invocations go to the on-failure destination (the FailedChecks queue), which records the error with the event; a dead-letter queue as well would only duplicate it.',
     });
 
-    this.scheduleGroup = new ScheduleGroup(this, 'Schedules', { removalPolicy: RemovalPolicy.DESTROY });
-    this.scheduleDeadLetters = failureQueue(
-      this,
-      'ScheduleDeadLetters',
-      'escalation checks EventBridge Scheduler could not invoke after its retries',
-    );
-    this.schedulerRole = new Role(this, 'SchedulerRole', {
-      description: 'EventBridge Scheduler invokes the escalation check',
-      // Confused-deputy guard: only schedules of this account may use the role.
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
-      }),
+    const target = scheduleTarget(this, this.function, {
+      queue: 'escalation checks EventBridge Scheduler could not invoke after its retries',
+      role: 'EventBridge Scheduler invokes the escalation check',
     });
-    // The unqualified ARN the schedules name, not also `:*` (every version and alias) as grantInvoke would.
-    this.schedulerRole.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.function.functionArn] }),
-    );
-    this.schedulerRole.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scheduleDeadLetters.queueArn] }),
-    );
+    this.scheduleGroup = target.scheduleGroup;
+    this.scheduleDeadLetters = target.scheduleDeadLetters;
+    this.schedulerRole = target.schedulerRole;
   }
 
   /** Allows the item actions the stores send (`TABLE_ACTIONS`) on the table and sets `TABLE_NAME` on the check. */

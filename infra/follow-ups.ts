@@ -8,15 +8,15 @@
  * @see https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html#setting-up-execution-role
  * @see https://docs.aws.amazon.com/scheduler/latest/UserGuide/configuring-schedule-dlq.html
  */
-import { Aws, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import type { Role } from 'aws-cdk-lib/aws-iam';
+import type { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { FOLLOW_UP_SPACE } from '../shared/store/follow-ups.js';
 import { allow } from './node-function.js';
-import { failureQueue } from './queues.js';
+import { scheduleTarget } from './schedule-target.js';
 import type { AlertReceiver } from './receiver.js';
 
 export interface FollowUpRetriesProps {
@@ -36,26 +36,13 @@ export class FollowUpRetries extends Construct {
   constructor(scope: Construct, id: string, props: FollowUpRetriesProps) {
     super(scope, id);
     const fn = props.receiver.function;
-    this.scheduleGroup = new ScheduleGroup(this, 'Schedules', { removalPolicy: RemovalPolicy.DESTROY });
-    this.scheduleDeadLetters = failureQueue(
-      this,
-      'ScheduleDeadLetters',
-      'acknowledgement follow-up tries EventBridge Scheduler could not invoke after its retries',
-    );
-    this.schedulerRole = new Role(this, 'SchedulerRole', {
-      description: 'EventBridge Scheduler invokes the receiver to try a kept acknowledgement follow-up again',
-      // Confused-deputy guard: only schedules of this account may use the role.
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
-      }),
+    const target = scheduleTarget(this, fn, {
+      queue: 'acknowledgement follow-up tries EventBridge Scheduler could not invoke after its retries',
+      role: 'EventBridge Scheduler invokes the receiver to try a kept acknowledgement follow-up again',
     });
-    // The unqualified ARN the schedules name (the receiver strips any qualifier), not also `:*`.
-    this.schedulerRole.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }),
-    );
-    this.schedulerRole.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scheduleDeadLetters.queueArn] }),
-    );
+    this.scheduleGroup = target.scheduleGroup;
+    this.scheduleDeadLetters = target.scheduleDeadLetters;
+    this.schedulerRole = target.schedulerRole;
     this.#allowReceiver(props);
   }
 
