@@ -25,7 +25,7 @@ const CONCURRENCY = 16;
 
 /** Settles every candidate claim of `group.claimed` (others pass unchanged), then names the alerts to send. */
 export async function refire(group: GroupContext): Promise<void> {
-  const candidates = group.claimed.filter((c) => CANDIDATES.has(c.claim.decision));
+  const candidates = group.claimed.filter((c) => CANDIDATES.has(c.claim.decision) || pendingRefire(c));
   if (candidates.length) {
     const verdicts = await verdictsOf(
       group,
@@ -33,11 +33,12 @@ export async function refire(group: GroupContext): Promise<void> {
     );
     const limit = pLimit(CONCURRENCY);
     group.claimed = await Promise.all(
-      group.claimed.map((c) =>
-        CANDIDATES.has(c.claim.decision)
-          ? limit(async () => ({ ...c, claim: await settle(group, c, verdicts.get(c.alert.fingerprint)) }))
-          : c,
-      ),
+      group.claimed.map((c) => {
+        const verdict = verdicts.get(c.alert.fingerprint);
+        if (CANDIDATES.has(c.claim.decision))
+          return limit(async () => ({ ...c, claim: await settle(group, c, verdict) }));
+        return pendingRefire(c) ? limit(async () => ({ ...c, claim: await recheck(group, c, verdict) })) : c;
+      }),
     );
     await recordStale(
       group,
@@ -99,6 +100,36 @@ async function settle(group: GroupContext, c: ClaimedAlert, verdict: Verdict | u
   const { decision, event, pending } = claim;
   log.info('alert deduped', { ...fields, decision, generation: event.generation, pending });
   return claim;
+}
+
+/**
+ * A re-fire (generation ≥ 1) that some channel still lacks (a channel failed when it was announced): its
+ * retry is a copy of a firing the source of truth may since have seen resolve, so it is asked again.
+ */
+function pendingRefire(c: ClaimedAlert): boolean {
+  return c.claim.decision === 'repair' && c.alert.status === 'firing' && c.claim.event.generation > 0;
+}
+
+/**
+ * A pending re-fire's retry: sent on, unless the source now says resolved (a page for something that is
+ * over); then a stale copy, its lease given back so that the resolve is not held up.
+ */
+async function recheck(group: GroupContext, c: ClaimedAlert, verdict: Verdict | undefined): Promise<Claim> {
+  if (verdict?.state !== 'resolved') return c.claim;
+  const { deps, log } = group;
+  await deps.store.release(c.alert, c.claim.event).catch((err: Error) => {
+    log.warn('lease release failed', { fingerprint: c.alert.fingerprint, error: err.message });
+  });
+  log.info('alert deduped', {
+    fingerprint: c.alert.fingerprint,
+    alertname: c.alert.labels.alertname,
+    status: c.alert.status,
+    decision: 'stale copy',
+    source: verdict.source,
+    verdict: verdict.state,
+    generation: c.claim.event.generation,
+  });
+  return { ...c.claim, decision: 'stale copy', pending: [] };
 }
 
 /** Why a stale copy was not sent, for the alert's history. */

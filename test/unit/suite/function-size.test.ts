@@ -27,7 +27,6 @@ const LONG: Record<string, number> = {
   'shared/channels/slack/web-api.ts createSlackApi': 52,
   'shared/chart/render.ts option': 113,
   'infra/amp.ts (function)': 49,
-  'infra/escalation.ts (function)': 51,
   'infra/operations.ts (function)': 46,
   'infra/stack.ts (function)': 65,
 };
