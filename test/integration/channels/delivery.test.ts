@@ -43,6 +43,18 @@ function capture() {
 }
 const n = () => fixtureNotification('firing-kv-cache-critical');
 
+/** The SNS channel `sns-pager` through the real AWS SDK (one attempt per call: the pipeline retries) at `endpoint`. */
+function snsChannelAt(endpoint: string) {
+  const client = new SNSClient({
+    endpoint,
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  });
+  const channel = createSnsChannel({ client, topicArn: 'arn:aws:sns:eu-west-1:123456789012:pager', name: 'sns-pager' });
+  return { client, channel };
+}
+
 describe('deliver with the real channels', () => {
   it('waits out Slack’s Retry-After on 429, then delivers once', async () => {
     const { lines, logger } = capture();
@@ -148,17 +160,7 @@ describe('deliver with the real channels', () => {
   });
 
   it('retries SNS throttling (an XML error) and delivers once', async () => {
-    const client = new SNSClient({
-      endpoint: sns.endpoint,
-      region: 'eu-west-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-      maxAttempts: 1,
-    });
-    const channel = createSnsChannel({
-      client,
-      topicArn: 'arn:aws:sns:eu-west-1:123456789012:pager',
-      name: 'sns-pager',
-    });
+    const { client, channel } = snsChannelAt(sns.endpoint);
     sns.failNext(400, 'Throttling', 'Rate exceeded');
     const before = sns.delivered.length;
     const clock = testClock();
@@ -224,17 +226,7 @@ describe('deliver with the real channels', () => {
       body: published,
       delayMs: 600,
     });
-    const client = new SNSClient({
-      endpoint: slow.url,
-      region: 'eu-west-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-      maxAttempts: 1,
-    });
-    const channel = createSnsChannel({
-      client,
-      topicArn: 'arn:aws:sns:eu-west-1:123456789012:pager',
-      name: 'sns-pager',
-    });
+    const { client, channel } = snsChannelAt(slow.url);
     const { lines, logger } = capture();
     const clock = withRealTime();
     const attempts = await deliver(channel, n(), { timeoutMs: 300, retries: 3, budgetMs: 10_000, logger, clock });
