@@ -214,9 +214,9 @@ function unitNotes(cost: StoreCost[], relay: { perNew: Units; perDuplicate: Unit
     'the projection; a write 1 WCU per KB of the larger of the item before and after.' +
     `\nWhat stands in the way of the duplicate goal: a duplicate's BatchGetItem reads two items, its head and its ` +
     `alert record, eventually consistent: ${round(dup)} RCU, where the dedupe relay reads one item ` +
-    `(${round(relay.perDuplicate.rcu)} RCU); ≤ 0.5 is one item per duplicate. The record carries the delivery mark, ` +
-    "the flap run and the acknowledgement's silence end, so that a new alert costs one write after delivery, not two " +
-    '(a head written on delivery: +1 WCU per new alert, over the goal of 4); one item would take the ledger and the ' +
-    'record in one item, a new layout of the table.'
+    `(${round(relay.perDuplicate.rcu)} RCU); ≤ 0.5 is one item per duplicate. A duplicate needs the record's ` +
+    "delivery mark and its acknowledgement's silence end, which no write of the head carries: a new alert costs " +
+    'one write after delivery, not two (a head written on delivery: +1 WCU per new alert, over the goal of 4); one ' +
+    'item would take the ledger and the record in one item, a new layout of the table (docs/performance.md).'
   );
 }
