@@ -3,8 +3,11 @@
  *
  * PagerDuty's model is one alert per problem, so each alert of the notification is one event:
  * `trigger` for a firing alert, `resolve` for a resolved one, `acknowledge` for each alert of an
- * `acknowledged` follow-up, all keyed by {@link alertDedupKey}. Escalation messages send nothing:
- * PagerDuty escalates with its own escalation policy.
+ * `acknowledged` follow-up, all keyed by {@link alertDedupKey}. An escalation message is a `trigger` of each
+ * firing alert under that same key: where PagerDuty got the alert by its route, PagerDuty deduplicates it into
+ * the open alert (a log entry, no new page; PagerDuty escalates by its own policy); where PagerDuty is an
+ * escalation target only (`ESCALATION_CHANNELS`), it is the page. (A storm's members are left to the storm's
+ * own alert: `storms.ts`.)
  *
  * Storms: a notification with more than `digestAbove` alerts (default {@link PAGERDUTY_DIGEST_ABOVE},
  * counting those Alertmanager left out) is one PagerDuty alert for the group, keyed by
@@ -45,11 +48,11 @@ export type RenderedEvent = Omit<PagerDutyTrigger, 'routing_key'> | Omit<PagerDu
  * The events for one notification, in the order to send them (firing before resolved, as the
  * notification lists them).
  * @param options.digestAbove storm threshold (see the file header)
- * @returns `[]` for an escalation message
  */
 export function renderPagerDuty(notification: Notification, options: { digestAbove?: number } = {}): RenderedEvent[] {
   const generation = (a: EnrichedAlert) => notification.generations?.[a.fingerprint] ?? 0;
-  if (notification.kind === 'escalation') return [];
+  if (notification.kind === 'escalation')
+    return notification.alerts.filter((a) => a.status === 'firing').map((a) => trigger(a, notification, generation(a)));
   if (notification.kind === 'acknowledged')
     return notification.alerts.map((a) => ({
       event_action: 'acknowledge',

@@ -8,6 +8,7 @@
  *   none storm-sized, under the group key the storm was announced under or another one after a regroup);
  * - acknowledge: ONE `acknowledge` for the storm's key, whichever and however many of its alerts were
  *   acknowledged (one on the page, or the whole set), never one per alert under keys PagerDuty never saw.
+ * - escalation: nothing for a storm's member (PagerDuty holds the storm's alert and escalates it by its policy).
  * An alert that is no storm's member is rendered as before (`renderPagerDuty`): its own key, or, in a
  * storm-sized notification, the group's. The storm of an alert is looked up under the group key its
  * record was announced under (`Notification.threadKeys`), else the notification's.
@@ -44,13 +45,14 @@ export interface StormPlanContext {
 export async function planPagerDutyEvents(notification: Notification, ctx: StormPlanContext): Promise<RenderedEvent[]> {
   const { store } = ctx;
   const kind = notification.kind ?? 'alert';
-  if (!store || kind === 'escalation') return renderPagerDuty(notification, ctx);
+  if (!store) return renderPagerDuty(notification, ctx);
   const memberOf = (a: EnrichedAlert) =>
     stormMemberId(alertDedupKey(a, notification.generations?.[a.fingerprint] ?? 0));
   const keyOf = (a: EnrichedAlert) => groupDedupKey(notification.threadKeys?.[a.fingerprint] ?? notification.groupKey);
   const storms = await stormsOf(notification, keyOf, ctx);
   const inStorm = (a: EnrichedAlert) => storms.get(keyOf(a))?.members.has(memberOf(a)) === true;
   const rest = notification.alerts.filter((a) => !inStorm(a));
+  if (kind === 'escalation') return renderPagerDuty({ ...notification, alerts: rest }, ctx);
   const events = rest.length ? await othersEvents(notification, rest, { storms, memberOf }, ctx) : [];
   const members = notification.alerts.filter(inStorm);
   if (kind === 'acknowledged') {
@@ -96,8 +98,11 @@ async function stormsOf(
   keyOf: (a: EnrichedAlert) => string,
   ctx: StormPlanContext,
 ): Promise<Map<string, StoredStorm | undefined>> {
-  // Only resolves and acknowledgements follow a storm: a message of firing alerts reads nothing.
-  const following = notification.kind === 'acknowledged' || notification.alerts.some((a) => a.status === 'resolved');
+  // Only resolves, acknowledgements and escalations follow a storm: a message of firing alerts reads nothing.
+  const following =
+    notification.kind === 'acknowledged' ||
+    notification.kind === 'escalation' ||
+    notification.alerts.some((a) => a.status === 'resolved');
   if (!following) return new Map();
   const keys = [...new Set(notification.alerts.map(keyOf))];
   const found = await Promise.all(keys.map((key) => ctx.store!.get(ctx.channel, key, ctx.now())));

@@ -1,11 +1,14 @@
 /**
  * The PagerDuty storm store on dynalite through the real AWS SDK: members only grow, a storm closes when
  * its last member resolved (and says so again to a repeated resolve), a closed storm opened again starts
- * over, storms are kept per channel instance, and an expired storm reads as none.
+ * over, storms are kept per channel instance, and an expired storm reads as none; and what the channel
+ * plans from it for an escalation (nothing for a storm's member, the alert's own trigger otherwise).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../shared/store/local-dynamodb.js';
 import { DynamoDbPagerDutyStormStore, stormMemberId } from '../../../shared/store/pagerduty-storms.js';
+import { planPagerDutyEvents } from '../../../shared/channels/pagerduty/storms.js';
+import { fixtureNotification, stormNotification } from '../../helpers/notifications.js';
 
 const NOW = Date.parse('2026-11-29T13:00:00Z');
 const KEY = 'group/f4860e9e2ba9df08643fbfb0bc6603d6ba6f081f1d04af51b79b6cde74b54972';
@@ -50,5 +53,21 @@ describe('PagerDuty storm store', () => {
     await store.open('pd', `${KEY}-3`, ids(1), NOW);
     expect(await store.get('pd', `${KEY}-3`, NOW + 3_600_000)).toBeUndefined();
     expect(await store.resolve('pd', `${KEY}-3`, ids(1), NOW + 3_600_000)).toBe(false);
+  });
+});
+
+describe('PagerDuty events of an escalation, with the storms kept', () => {
+  it("a storm's member: nothing (PagerDuty holds the storm's alert); any other alert: its own trigger", async () => {
+    const ctx = { store, channel: 'pd-escalation', now: () => NOW };
+    const storm = stormNotification(60);
+    const opened = await planPagerDutyEvents(storm, ctx);
+    expect(opened.map((e) => e.event_action)).toEqual(['trigger']);
+    const member = { ...storm, kind: 'escalation' as const, alerts: [storm.alerts[3]!] };
+    expect(await planPagerDutyEvents(member, ctx)).toEqual([]);
+
+    const alone = { ...fixtureNotification('firing-kv-cache-critical'), kind: 'escalation' as const };
+    const [event, ...more] = await planPagerDutyEvents(alone, ctx);
+    expect(more).toEqual([]);
+    expect(event).toMatchObject({ event_action: 'trigger', dedup_key: '936e109b8c52c001/2026-11-29T12:42:23.143Z' });
   });
 });

@@ -102,8 +102,10 @@ describe('renderPagerDuty', () => {
     ]);
   });
 
-  it('an escalation sends nothing: PagerDuty escalates with its own policy', () => {
-    expect(renderPagerDuty(kvCache({ kind: 'escalation' }))).toEqual([]);
+  it("an escalation is the alert's own trigger: deduplicated where PagerDuty has it, a page where it is a target only", () => {
+    // The same dedup_key and payload as the routed trigger: PagerDuty adds it to the open alert's log.
+    expect(renderPagerDuty(kvCache({ kind: 'escalation' }))).toEqual(renderPagerDuty(kvCache()));
+    expect(triggers(renderPagerDuty(kvCache({ kind: 'escalation' })))).toHaveLength(1);
   });
 
   it('a re-fire (generation 1) is a new PagerDuty alert, said so in the summary and details', () => {
