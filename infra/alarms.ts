@@ -195,7 +195,8 @@ export function watchPipeline(ops: Operations): void {
 
 /**
  * An Alertmanager cluster's heartbeat stopped, or none was ever received a full timeout after the first
- * check (`llm_alert_pipeline_heartbeat_missing`, 0/1, from the heartbeat check).
+ * check (`llm_alert_pipeline_heartbeat_missing`, 0/1, from the heartbeat check); and heartbeats refused for
+ * lack of room (`heartbeats_ignored_total{reason="too_many"}`): a cluster the switch does not watch.
  * @param checkDeployed whether the stack runs the heartbeat check on a schedule: then no data means the
  *   check itself stopped, which is breaching; without it the alarm waits for data instead of alarming forever
  */
@@ -212,6 +213,18 @@ export function watchHeartbeat(ops: Operations, { checkDeployed }: { checkDeploy
       treatMissingData: checkDeployed ? TreatMissingData.BREACHING : TreatMissingData.MISSING,
       description:
         "An Alertmanager cluster's heartbeat (its always-firing Watchdog alert, from any peer) stopped arriving: that cluster, or its path to this webhook, is down and none of its alerts reach anyone. Or no heartbeat was ever received: the log line 'heartbeat never received' names HEARTBEAT_ALERTNAME and the route to fix.",
+    },
+    NotWatched: {
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'llm_alert_pipeline_heartbeats_ignored_total',
+        dimensionsMap: { reason: 'too_many' },
+        statistic: 'Sum',
+        period,
+      }),
+      threshold: 1,
+      description:
+        "Heartbeat alerts arrived that the dead-man's switch does not watch: HEARTBEAT_MAX_CLUSTERS are watched already, so a new Alertmanager or Prometheus is unprotected. Alerts named Watchdog posted to an Alertmanager's API (no token needed) take places too. The log line 'heartbeat not recorded' names them; set HEARTBEAT_FINGERPRINTS (-c settings) to the heartbeats you expect.",
     },
   });
 }

@@ -109,6 +109,8 @@ describe('ops alarms (escalation on, alarm e-mail given)', () => {
         'LlmAlertPipeline llm_alert_pipeline_notifications_failed{} Sum >= 1 missing:notBreaching',
         'LlmAlertPipeline llm_alert_pipeline_webhook_wrong_token_total{} Sum >= 1 missing:notBreaching',
         'LlmAlertPipeline llm_alert_pipeline_heartbeat_missing{} Maximum >= 1 missing:breaching', // the heartbeat check runs every minute: no data means it stopped
+        // A heartbeat refused for lack of room: a cluster the dead-man's switch does not watch.
+        'LlmAlertPipeline llm_alert_pipeline_heartbeats_ignored_total{reason=too_many} Sum >= 1 missing:notBreaching',
       ].sort(),
     );
     expect(alarms.map(([, a]) => a.AlarmName).sort()).toEqual(
@@ -131,6 +133,7 @@ describe('ops alarms (escalation on, alarm e-mail given)', () => {
         'PipelineDeliveryFailures',
         'PipelineUnauthenticated',
         'HeartbeatMissing',
+        'HeartbeatNotWatched',
       ]
         .map((name) => `Watched-${name}`)
         .sort(),
