@@ -10,6 +10,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { checkEscalation } from '../shared/escalation/escalation.js';
 import { createAckRuntime } from '../shared/runtime/ack.js';
+import { createChannels } from '../shared/runtime/deps.js';
+import { snsClientsByRegion } from '../shared/runtime/channels.js';
+import { channelsReady } from '../shared/channels/deferred.js';
 import { parseEscalationJob } from '../shared/escalation/scheduler.js';
 import { loadConfigWhenReady } from '../shared/runtime/config.js';
 import { createLogger, withLogFields } from '../shared/core/logger.js';
@@ -25,19 +28,22 @@ const config = await loadConfigWhenReady(
 );
 const logger = createLogger(config.logLevel);
 for (const warning of config.warnings) logger.warn('setting adjusted', { ...warning });
-const { escalation } = createAckRuntime(
-  config,
-  { dynamodb: new DynamoDBClient(AWS_CLIENT_DEFAULTS), inProcessTimers: false },
-  [],
-  logger,
-);
+const dynamodb = new DynamoDBClient(AWS_CLIENT_DEFAULTS);
+const sns = snsClientsByRegion();
+// The receiver's channels, as it builds them: `ESCALATION_CHANNELS` names some, and the threads it keeps
+// (a Slack or Feishu app's) get the escalation as a reply.
+const channels = createChannels(config, { dynamodb, sns }, logger);
+await channelsReady(channels);
+const { escalation } = createAckRuntime(config, { dynamodb, sns, inProcessTimers: false }, channels, logger);
 
 export async function handler(
   event: unknown,
   context?: Pick<Context, 'awsRequestId'>,
 ): Promise<{ outcome: 'escalated' | 'skipped' }> {
   if (!escalation)
-    throw new Error('no escalation target configured (ESCALATION_SNS_TOPIC_ARN or ESCALATION_SLACK_WEBHOOK_URL)');
+    throw new Error(
+      'no escalation target configured (ESCALATION_SNS_TOPIC_ARN, ESCALATION_SLACK_WEBHOOK_URL or ESCALATION_CHANNELS)',
+    );
   return withLogFields({ awsRequestId: context?.awsRequestId }, async () => ({
     outcome: await checkEscalation(parseEscalationJob(event), escalation),
   }));

@@ -5,7 +5,9 @@
 import { z } from 'zod';
 import type { LogLevel } from '../shared/core/logger.js';
 import type { PlainSettings } from './receiver.js';
-import { settingValueProblems } from '../shared/runtime/config.js';
+import { SETTING_NAMES, settingValueProblems } from '../shared/runtime/config.js';
+import { SECRET_SETTINGS } from '../shared/runtime/settings-secret.js';
+import { CHANNEL_NAME } from '../shared/routing/schema.js';
 
 /** The URL context keys and the function setting each becomes, checked with that setting's own rules. */
 const URL_KEYS = {
@@ -51,7 +53,84 @@ export function settingsFromContext(get: (key: string) => unknown): PlainSetting
     settings.slackChannel = slackChannel;
   }
   Object.assign(settings, feishuFromContext(get));
+  const other = otherSettingsFromContext(get);
+  if (other) settings.other = other;
   return settings;
+}
+
+/** Settings that have a context key of their own: given in `settings`, the key is named instead. */
+const OWN_KEYS: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(URL_KEYS).map(([key, setting]) => [setting, key])),
+  LOG_LEVEL: 'logLevel',
+  SLACK_CHANNEL: 'slackChannel',
+  FEISHU_APP_ID: 'feishuAppId',
+  FEISHU_CHAT_ID: 'feishuChatId',
+  FEISHU_API_URL: 'feishuApiUrl',
+  ROUTING_FILE: 'routingFile',
+  ESCALATION_DELAY_SECONDS: 'escalationDelaySeconds',
+  ESCALATION_CHANNELS: 'escalationChannels',
+};
+
+/** Settings the stack sets itself (its table, topics, schedules, secret), or that mean nothing in Lambda. */
+const STACK_OWNED: Record<string, string> = {
+  TABLE_NAME: "the stack's table",
+  SNS_TOPIC_ARN: "the stack's alert topic",
+  ESCALATION_SNS_TOPIC_ARN: "the stack's escalation topic (escalationDelaySeconds)",
+  ESCALATION_SCHEDULE_GROUP: 'escalation schedules (escalationDelaySeconds)',
+  ESCALATION_FUNCTION_ARN: 'escalation schedules (escalationDelaySeconds)',
+  ESCALATION_ROLE_ARN: 'escalation schedules (escalationDelaySeconds)',
+  ESCALATION_DEAD_LETTER_QUEUE_ARN: 'escalation schedules (escalationDelaySeconds)',
+  FOLLOW_UP_SCHEDULE_GROUP: 'follow-up schedules (publicUrl)',
+  FOLLOW_UP_ROLE_ARN: 'follow-up schedules (publicUrl)',
+  FOLLOW_UP_DEAD_LETTER_QUEUE_ARN: 'follow-up schedules (publicUrl)',
+  ALLOW_UNAUTHENTICATED: 'the WEBHOOK_TOKEN it generates into the settings secret',
+  PORT: 'nothing: npm start only (Lambda is invoked through the Function URL)',
+  DATA_DIR: "nothing: npm start's embedded store only (Lambda uses the stack's table)",
+};
+
+/**
+ * Every other non-secret setting of the functions (context `settings`: a JSON object of setting name →
+ * value, e.g. `-c 'settings={"TIME_ZONE":"Asia/Shanghai"}'`, or an object in cdk.json), set on the
+ * receiver and the escalation check alike, each value checked with the function's own rule.
+ * @returns `undefined` when not given
+ * @throws ContextError naming `settings` and the setting: not a JSON object, not a setting of the functions, a
+ *   secret one (it belongs in the settings secret, never in the template), one with a context key of its own,
+ *   one the stack sets, or a value the functions would refuse at start-up
+ */
+export function otherSettingsFromContext(get: (key: string) => unknown): Record<string, string> | undefined {
+  const raw = get('settings');
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const given = typeof raw === 'string' ? parseObject(raw) : raw;
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    throw new ContextError('settings', 'must be a JSON object of setting name → value');
+  const settings: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (!['string', 'number', 'boolean'].includes(typeof value))
+      throw new ContextError('settings', `${name}: the value must be a string, number or boolean`);
+    const problem = otherSettingProblem(name, String(value));
+    if (problem) throw new ContextError('settings', `${name}: ${problem}`);
+    settings[name] = String(value).trim();
+  }
+  return settings;
+}
+
+function parseObject(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ContextError('settings', 'must be a JSON object of setting name → value');
+  }
+}
+
+/** Why `name` cannot be given in context `settings`, or its value's problems; `undefined` when it can. */
+function otherSettingProblem(name: string, value: string): string | undefined {
+  if (!SETTING_NAMES.includes(name)) return 'not a setting of the functions (docs/settings.md lists them)';
+  if (SECRET_SETTINGS.includes(name))
+    return 'a secret setting: put it in the settings secret (output SettingsSecretArn), never in the template';
+  if (OWN_KEYS[name]) return `give it with the context key ${OWN_KEYS[name]}`;
+  if (STACK_OWNED[name]) return `the stack sets it: ${STACK_OWNED[name]}`;
+  const problems = settingValueProblems(name, value);
+  return problems.length ? problems.join('; ') : undefined;
 }
 
 /** The Feishu app's plain settings (its secret and callback keys live in the settings secret), checked like the app's. */
@@ -99,17 +178,32 @@ export function routingFileFromContext(get: (key: string) => unknown): string | 
 }
 
 /**
- * Turns escalation on when context `escalationDelaySeconds` is given (e.g. `-c escalationDelaySeconds=900`).
- * @returns `undefined` when not given
- * @throws ContextError when it is not a positive number of seconds
+ * Turns escalation on when context `escalationDelaySeconds` is given (e.g. `-c escalationDelaySeconds=900`);
+ * `escalationChannels` (comma-separated channel instances of the routing file, e.g.
+ * `-c escalationChannels=oncall-feishu,oncall-pd`) adds them as escalation targets (`ESCALATION_CHANNELS`).
+ * @returns `undefined` when `escalationDelaySeconds` is not given
+ * @throws ContextError when the delay is not a positive number of seconds, a channel name is not one the
+ *   routing file allows, or `escalationChannels` comes without `escalationDelaySeconds`
  */
-export function escalationFromContext(get: (key: string) => unknown): { delaySeconds: number } | undefined {
+export function escalationFromContext(
+  get: (key: string) => unknown,
+): { delaySeconds: number; channels?: string[] } | undefined {
   const value = get('escalationDelaySeconds');
-  if (value === undefined || value === null || value === '') return undefined;
+  const channels = given(get, 'escalationChannels')
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (value === undefined || value === null || value === '') {
+    if (channels?.length)
+      throw new ContextError('escalationChannels', 'only with escalationDelaySeconds (escalation is off without it)');
+    return undefined;
+  }
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds <= 0)
     throw new ContextError('escalationDelaySeconds', 'must be a positive number of seconds');
-  return { delaySeconds: seconds };
+  const bad = (channels ?? []).filter((name) => !CHANNEL_NAME.test(name));
+  if (bad.length) throw new ContextError('escalationChannels', `not a channel instance name: ${bad.join(', ')}`);
+  return { delaySeconds: seconds, ...(channels?.length && { channels: [...new Set(channels)] }) };
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * Escalation of unacknowledged critical alerts in AWS: the check function (`functions/escalation.ts`),
  * the EventBridge Scheduler group its one-time schedules live in, the role Scheduler assumes to invoke
- * it, and the escalation SNS topic. {@link EscalationCheck.allowScheduling} lets the receiver create
+ * it, and the escalation SNS topic. The check builds the receiver's channels (its plain settings and
+ * routing file), so the instances `ESCALATION_CHANNELS` names and the threads the receiver keeps get
+ * the escalation as under `npm start`. {@link EscalationCheck.allowScheduling} lets the receiver create
  * and delete schedules in that group (and pass that role) and sets the `ESCALATION_*` settings it reads.
  * Helpers grant access and set the matching environment variable together, like `AlertReceiver`'s.
  * Two queues catch what would otherwise vanish: checks Scheduler could not invoke (the schedules'
@@ -23,9 +25,13 @@ import { allow, allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireT
 import { failureQueue } from './queues.js';
 import { scheduleTarget } from './schedule-target.js';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
+import { LAMBDA_ROUTING_FILE, type RoutingShipment } from './routing.js';
 import type { PrivateNetwork } from './vpc.js';
 
-/** The check reads one item, sends to at most two targets (each ≤ 20 s delivery budget) and writes a few items. */
+/**
+ * The check reads one item, sends to its targets at once (each ≤ 20 s delivery budget), then to the threads that
+ * carried the alert at once (≤ 20 s), and writes a few items.
+ */
 export const ESCALATION_TIMEOUT_SECONDS = 60;
 export const ESCALATION_MEMORY_MIB = 256;
 
@@ -33,11 +39,19 @@ export interface EscalationCheckProps {
   /** Lambda entry exporting `handler`. Default: `functions/escalation.ts`. */
   entry?: string;
   /**
-   * `LOG_LEVEL`, `PUBLIC_URL` (the escalation message's Acknowledge link), `PROMETHEUS_URL` and
-   * `ALERTMANAGER_URL` (an alert over, silenced or inhibited by then does not escalate) and `GRAFANA_URL`
-   * (the dashboard link) are passed on.
+   * The receiver's plain settings, all passed on: `PUBLIC_URL` (the escalation message's Acknowledge
+   * link), `PROMETHEUS_URL` and `ALERTMANAGER_URL` (an alert over, silenced or inhibited by then does not
+   * escalate), `GRAFANA_URL` (the dashboard link), and the channels' own (`SLACK_CHANNEL`, `FEISHU_*`): the
+   * check builds the receiver's channels, so a Slack or Feishu app thread gets the escalation in it.
    */
-  settings?: Pick<PlainSettings, 'logLevel' | 'publicUrl' | 'prometheusUrl' | 'alertmanagerUrl' | 'grafanaUrl'>;
+  settings?: PlainSettings;
+  /**
+   * The receiver's routing file (`AlertReceiver.routing`), shipped in the check's asset too (`ROUTING_FILE`):
+   * its instances are the channels `channels` names, and its threads are the receiver's.
+   */
+  routing?: RoutingShipment;
+  /** `ESCALATION_CHANNELS`: instances of the routing file the escalation goes to as well (context `escalationChannels`). */
+  channels?: string[];
   /** `ESCALATION_DELAY_SECONDS` for the receiver; default: the app's (900 s). */
   delaySeconds?: number;
   /** The VPC the check joins (context `vpcId`). */
@@ -55,18 +69,22 @@ export class EscalationCheck extends Construct {
   /** Assumed by EventBridge Scheduler (this account only) to invoke {@link function}. */
   readonly schedulerRole: Role;
   readonly #delaySeconds?: number;
+  readonly #channels: string[];
   #topic?: ITopic;
 
   constructor(scope: Construct, id: string, props: EscalationCheckProps = {}) {
     super(scope, id);
     this.#delaySeconds = props.delaySeconds;
+    this.#channels = props.channels ?? [];
     ({ function: this.function, logGroup: this.logGroup } = nodeFunction(this, 'Function', {
       entry: props.entry ?? `${REPO_ROOT}functions/escalation.ts`,
       memoryMiB: ESCALATION_MEMORY_MIB,
       timeoutSeconds: ESCALATION_TIMEOUT_SECONDS,
-      environment: plainEnvironment(props.settings ?? {}),
+      environment: { ...plainEnvironment(props.settings ?? {}), ...channelEnvironment(props) },
+      commandHooks: props.routing?.commandHooks,
       network: props.network,
     }));
+    if (props.routing?.publish) this.function.addToRolePolicy(props.routing.publish);
     // Scheduler invokes the check asynchronously: its RetryPolicy covers failed invocations only. A
     // check that throws gets Lambda's async retries; one that still fails lands here, not nowhere.
     this.failedChecks = failureQueue(
@@ -110,6 +128,16 @@ export class EscalationCheck extends Construct {
     return this;
   }
 
+  /**
+   * Allows `sns:Publish` on the stack's alert topic and sets `SNS_TOPIC_ARN` on the check, as on the
+   * receiver: the routing file's SNS instances without a `topicArn` publish there.
+   */
+  useAlertTopic(topic: ITopic): this {
+    allowPublish(this.function, topic);
+    this.function.addEnvironment('SNS_TOPIC_ARN', topic.topicArn);
+    return this;
+  }
+
   /** Grants read on the settings secret (`ACK_SECRET`, `ESCALATION_SLACK_WEBHOOK_URL`) and sets `SETTINGS_SECRET_ARN`. */
   useSettingsSecret(secret: ISecret): this {
     wireSettingsSecret(this.function, secret);
@@ -149,6 +177,16 @@ export class EscalationCheck extends Construct {
     fn.addEnvironment('ESCALATION_DEAD_LETTER_QUEUE_ARN', this.scheduleDeadLetters.queueArn);
     fn.addEnvironment('ESCALATION_SNS_TOPIC_ARN', this.#topic.topicArn);
     if (this.#delaySeconds !== undefined) fn.addEnvironment('ESCALATION_DELAY_SECONDS', String(this.#delaySeconds));
+    // The receiver checks the names at start-up against the same routing file, and its follow-ups reach them.
+    if (this.#channels.length) fn.addEnvironment('ESCALATION_CHANNELS', this.#channels.join(','));
     return this;
   }
+}
+
+/** `ROUTING_FILE` when the routing file is shipped, `ESCALATION_CHANNELS` when instances of it are targets. */
+function channelEnvironment(props: EscalationCheckProps): Record<string, string> {
+  return {
+    ...(props.routing && { ROUTING_FILE: LAMBDA_ROUTING_FILE }),
+    ...(props.channels?.length && { ESCALATION_CHANNELS: props.channels.join(',') }),
+  };
 }

@@ -16,6 +16,7 @@ import {
   settingsFromContext,
   vpcFromContext,
 } from './context.js';
+import { describeRoutingFile } from '../shared/routing/load.js';
 import { regionProblem } from './regions.js';
 import { LlmAlertPipelineStack } from './stack.js';
 
@@ -58,14 +59,33 @@ export function definePipeline(scope: Construct, target: DeployTarget = {}): Llm
       'escalation (escalationDelaySeconds) needs it, and ACK_SECRET in the settings secret: without acknowledgement ' +
         'links every critical alert would escalate',
     );
+  const routingFile = routingFileFromContext(context);
+  if (escalation?.channels) refuseUnknownEscalationChannels(escalation.channels, routingFile);
   return new LlmAlertPipelineStack(scope, STACK_NAME, {
     description: 'llm-alert-pipeline: Alertmanager webhook receiver for vLLM fleets',
     settings,
-    routingFile: routingFileFromContext(context),
+    routingFile,
     escalation,
     alarmEmail: alarmEmailFromContext(context),
     amp: ampFromContext(context, target),
     ampWorkspaceArn: ampWorkspaceFromContext(context),
     vpc: vpcFromContext(context),
   });
+}
+
+/**
+ * `escalationChannels` names channel instances of the routing file the stack ships (both functions build
+ * them from it): checked here, so a typo fails `cdk synth`, not every cold start.
+ * @throws ContextError naming the key; RoutingError for a bad routing file
+ */
+function refuseUnknownEscalationChannels(names: string[], routingFile: string | undefined): void {
+  if (!routingFile)
+    throw new ContextError('escalationChannels', 'names channel instances of the routing file: give routingFile too');
+  const known = describeRoutingFile(routingFile).channelNames;
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length)
+    throw new ContextError(
+      'escalationChannels',
+      `no channel instance named ${unknown.map((n) => `"${n}"`).join(', ')} in ${routingFile} (known: ${known.join(', ')})`,
+    );
 }

@@ -57,6 +57,8 @@ export interface PlainSettings {
   feishuChatId?: string;
   /** `FEISHU_API_URL`: the Open API's base (Lark tenants: `https://open.larksuite.com/open-apis/`). */
   feishuApiUrl?: string;
+  /** Every other non-secret setting given (context `settings`), by name: `{ TIME_ZONE: 'Asia/Shanghai' }`. */
+  other?: Record<string, string>;
 }
 
 export interface AlertReceiverProps {
@@ -157,6 +159,7 @@ export function plainEnvironment(settings: PlainSettings): Record<string, string
     ['FEISHU_APP_ID', settings.feishuAppId],
     ['FEISHU_CHAT_ID', settings.feishuChatId],
     ['FEISHU_API_URL', settings.feishuApiUrl],
+    ...Object.entries(settings.other ?? {}),
   ];
   return Object.fromEntries(pairs.filter((p): p is [string, string] => p[1] !== undefined && p[1] !== ''));
 }

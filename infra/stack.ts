@@ -49,7 +49,12 @@ export interface LlmAlertPipelineStackProps extends StackProps {
    * Escalation of unacknowledged critical alerts to a second SNS topic (context `escalationDelaySeconds`);
    * unset: no escalation resources.
    */
-  escalation?: { delaySeconds?: number; entry?: string };
+  escalation?: {
+    delaySeconds?: number;
+    entry?: string;
+    /** Instances of the routing file the escalation goes to as well (context `escalationChannels`). */
+    channels?: string[];
+  };
   /** E-mail address subscribed to the ops topic (context `alarmEmail`). */
   alarmEmail?: string;
   /**
@@ -171,18 +176,21 @@ export class LlmAlertPipelineStack extends Stack {
       masterKey: snsKey,
       enforceSSL: true,
     });
-    const { logLevel, publicUrl, prometheusUrl, alertmanagerUrl, grafanaUrl } = props.settings;
+    const routing = this.receiver.routing;
     const check = new EscalationCheck(this, 'Escalation', {
       entry: escalation.entry,
       delaySeconds: escalation.delaySeconds,
       network: this.network,
-      settings: { logLevel, publicUrl, prometheusUrl, alertmanagerUrl, grafanaUrl },
+      settings: props.settings,
+      routing,
+      channels: escalation.channels,
     })
       .useTable(this.table)
       .useTopic(topic)
       .useSettingsSecret(this.settingsSecret)
       .allowScheduling(this.receiver);
-    if (props.ampWorkspaceArn && !alertmanagerUrl)
+    if (routing?.usesDefaultTopic) check.useAlertTopic(this.topic);
+    if (props.ampWorkspaceArn && !props.settings.alertmanagerUrl)
       useAmpAlertManager(check.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.check);
     new CfnOutput(this, 'EscalationTopicArn', {
       value: topic.topicArn,

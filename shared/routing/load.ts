@@ -237,11 +237,13 @@ export function routingSecretNames(path: string): string[] {
 }
 
 /**
- * Validates a routing file without looking up secrets (for `cdk synth`): the SNS topics it names,
- * so the function can be allowed to publish to them, and the settings it expects in the secret.
+ * Validates a routing file without looking up secrets (for `cdk synth`): its channel instances' names, the
+ * SNS topics it names, so the function can be allowed to publish to them, and the settings it expects in
+ * the secret.
  * @throws RoutingError naming line and field of each problem
  */
 export function describeRoutingFile(path: string): {
+  channelNames: string[];
   topicArns: string[];
   secretNames: string[];
   usesDefaultTopic: boolean;
@@ -250,6 +252,7 @@ export function describeRoutingFile(path: string): {
   if (!data) throw new RoutingError(problems);
   const sns = Object.values(data.channels).filter((c) => c.type === 'sns');
   return {
+    channelNames: Object.keys(data.channels),
     topicArns: [...new Set(sns.flatMap((c) => (c.topicArn ? [c.topicArn] : [])))],
     secretNames: routingSecretNames(path),
     usesDefaultTopic: sns.some((c) => !c.topicArn),

@@ -528,7 +528,9 @@ function acknowledgementOf(e: EnvSettings) {
  * @throws Error when `name` is not one of the service's own settings
  */
 export function settingValueProblems(name: string, value: string): string[] {
-  const schema = (envSchema.shape as Record<string, z.ZodMiniType | undefined>)[name];
+  const schema = ({ ...envSchema.shape, ...CHANNEL_ENV.schema.shape } as Record<string, z.ZodMiniType | undefined>)[
+    name
+  ];
   if (!schema) throw new Error(`${name} is not one of the service's own settings`);
   const parsed = schema.safeParse(value.trim(), { jitless: true });
   return parsed.success ? [] : parsed.error.issues.map((i) => i.message);

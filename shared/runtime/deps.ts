@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import { DynamoDbDedupeStore } from '../store/dedupe-dynamodb.js';
 import { enrichAlerts } from '../enrich/index.js';
 import type { Alert } from '../alertmanager/schema.js';
+import type { Channel } from '../channels/channel.js';
 import type { HeartbeatState } from '../heartbeat/check.js';
 import { heartbeatReceiver } from '../heartbeat/receive.js';
 import { DynamoDbHeartbeatStore } from '../store/heartbeat.js';
@@ -108,6 +109,23 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     chartRoutes: chartRouteDeps(config, logger),
     grafanaUrl: config.grafanaUrl,
   };
+}
+
+/**
+ * The configured channels exactly as {@link createDeps} builds them (the same instances, names and stores
+ * of their threads, cards and storms in the table), for a process that only sends: the escalation check.
+ * @param clients `sns`: one client per region ({@link snsClientsByRegion}), shared with the escalation targets
+ * Sets `TIME_ZONE` for every time the channels render, as {@link createDeps} does.
+ * @throws Error when an SNS topic ARN has no region field
+ */
+export function createChannels(
+  config: Config,
+  clients: { dynamodb: DynamoDBClient; sns: NonNullable<ChannelDeps['sns']> },
+  logger: Logger,
+): Channel[] {
+  setTimeZone(config.timeZone);
+  const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
+  return channelsOf({ config, clients: { dynamodb: clients.dynamodb }, logger, tableName }, clients.sns).channels;
 }
 
 /** The routing file's choice of channels and mentions per alert, and its flap window; without one, every channel gets every alert. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ContextError, refuseUnknownContextKeys, settingsFromContext, vpcFromContext } from '../../infra/context.js';
+import {
+  ContextError,
+  otherSettingsFromContext,
+  refuseUnknownContextKeys,
+  settingsFromContext,
+  vpcFromContext,
+} from '../../infra/context.js';
 
 const from = (context: Record<string, unknown>) => settingsFromContext((key) => context[key]);
 
@@ -76,6 +82,47 @@ describe('settingsFromContext', () => {
   });
 });
 
+describe('otherSettingsFromContext (context settings)', () => {
+  const other = (settings: unknown) => otherSettingsFromContext((key) => (key === 'settings' ? settings : undefined));
+
+  it('takes a JSON object from -c, or an object from cdk.json; values as the functions read them', () => {
+    expect(other(undefined)).toBeUndefined();
+    expect(other('{"TIME_ZONE":"Asia/Shanghai","HEARTBEAT_FINGERPRINTS":"0123456789abcdef"}')).toEqual({
+      TIME_ZONE: 'Asia/Shanghai',
+      HEARTBEAT_FINGERPRINTS: '0123456789abcdef',
+    });
+    expect(other({ DELIVERY_RETRIES: 3, FEISHU_KEYWORD: ' 告警 ' })).toEqual({
+      DELIVERY_RETRIES: '3',
+      FEISHU_KEYWORD: '告警',
+    });
+    expect(from({ settings: '{"TIME_ZONE":"Asia/Shanghai"}' })).toEqual({ other: { TIME_ZONE: 'Asia/Shanghai' } });
+  });
+
+  it('refuses, naming the setting: not JSON, unknown, secret, its own key, set by the stack, a bad value', () => {
+    const refused: [unknown, RegExp][] = [
+      ['TIME_ZONE=Asia/Shanghai', /^settings: must be a JSON object/],
+      ['["TIME_ZONE"]', /^settings: must be a JSON object/],
+      [{ TIME_ZONE: { zone: 'UTC' } }, /^settings: TIME_ZONE: the value must be a string/],
+      [{ TIMEZONE: 'UTC' }, /^settings: TIMEZONE: not a setting of the functions/],
+      [{ ACK_SECRET: 'x'.repeat(40) }, /^settings: ACK_SECRET: a secret setting: put it in the settings secret/],
+      [{ SLACK_WEBHOOK_URL: 'https://hooks.slack.com/x' }, /^settings: SLACK_WEBHOOK_URL: a secret setting/],
+      [{ PROMETHEUS_URL: 'http://prom:9090' }, /^settings: PROMETHEUS_URL: give it with the context key prometheusUrl/],
+      [
+        { ESCALATION_CHANNELS: 'pd' },
+        /^settings: ESCALATION_CHANNELS: give it with the context key escalationChannels/,
+      ],
+      [{ TABLE_NAME: 'mine' }, /^settings: TABLE_NAME: the stack sets it/],
+      [{ DATA_DIR: '/var/lib/x' }, /^settings: DATA_DIR: the stack sets it: nothing: npm start's embedded store only/],
+      [{ TIME_ZONE: 'CST' }, /^settings: TIME_ZONE: .*Area\/City/],
+      [{ DELIVERY_RETRIES: 'many' }, /^settings: DELIVERY_RETRIES: /],
+    ];
+    for (const [given, problem] of refused) {
+      expect(() => other(given), JSON.stringify(given)).toThrow(ContextError);
+      expect(() => other(given), JSON.stringify(given)).toThrow(problem);
+    }
+  });
+});
+
 describe('vpcFromContext', () => {
   const vpc = (context: Record<string, unknown>) => vpcFromContext((key) => context[key]);
 
@@ -128,6 +175,8 @@ describe('refuseUnknownContextKeys', () => {
         'ampWorkspaceArn',
         'routingFile',
         'alarmEmail',
+        'escalationChannels',
+        'settings',
         '@aws-cdk/core:checkSecretUsage',
         'aws:cdk:enable-path-metadata',
         'availability-zones:account=123456789012:region=eu-west-1',

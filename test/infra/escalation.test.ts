@@ -6,6 +6,7 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { ContextError, escalationFromContext } from '../../infra/context.js';
 import { definePipeline } from '../../infra/pipeline.js';
@@ -143,14 +144,48 @@ describe('LlmAlertPipelineStack with escalation', () => {
 });
 
 describe('escalationFromContext', () => {
+  const from = (context: Record<string, string>) => escalationFromContext((key) => context[key]);
+
   it('turns escalation on only when given, and names a bad value', () => {
-    expect(escalationFromContext(() => undefined)).toBeUndefined();
-    expect(escalationFromContext(() => '900')).toEqual({ delaySeconds: 900 });
-    expect(() => escalationFromContext(() => 'soon')).toThrow(/^escalationDelaySeconds: must be a positive number/);
+    expect(from({})).toBeUndefined();
+    expect(from({ escalationDelaySeconds: '900' })).toEqual({ delaySeconds: 900 });
+    expect(() => from({ escalationDelaySeconds: 'soon' })).toThrow(
+      /^escalationDelaySeconds: must be a positive number/,
+    );
+  });
+
+  it('escalationChannels: instance names, each once; refused alone or when not a name', () => {
+    expect(from({ escalationDelaySeconds: '900', escalationChannels: ' oncall-pd, oncall-feishu,oncall-pd ' })).toEqual(
+      {
+        delaySeconds: 900,
+        channels: ['oncall-pd', 'oncall-feishu'],
+      },
+    );
+    expect(() => from({ escalationChannels: 'oncall-pd' })).toThrow(
+      /^escalationChannels: only with escalationDelaySeconds/,
+    );
+    expect(() => from({ escalationDelaySeconds: '900', escalationChannels: 'oncall pd' })).toThrow(
+      /^escalationChannels: not a channel instance name: oncall pd/,
+    );
   });
 });
 
 describe('definePipeline with escalation', () => {
+  const ROUTING = fileURLToPath(new URL('./fixtures/routing-escalation.yml', import.meta.url));
+  const withEscalation = (context: Record<string, string>) =>
+    new App({ context: { escalationDelaySeconds: '900', publicUrl: 'https://alerts.example.com', ...context } });
+
+  it('escalationChannels names instances of the routing file: without one, or a name not in it, synth stops', () => {
+    expect(() => definePipeline(withEscalation({ escalationChannels: 'oncall-pagerduty' }))).toThrow(
+      /^escalationChannels: names channel instances of the routing file: give routingFile too/,
+    );
+    expect(() =>
+      definePipeline(withEscalation({ escalationChannels: 'oncall-pagerdty', routingFile: ROUTING })),
+    ).toThrow(
+      /^escalationChannels: no channel instance named "oncall-pagerdty" in .* \(known: team-slack, oncall-pagerduty\)/,
+    );
+  });
+
   it('names publicUrl when escalation is asked for without it (a user error, not a stack trace)', () => {
     const app = new App({ context: { escalationDelaySeconds: '900' } });
     expect(() => definePipeline(app)).toThrow(ContextError);

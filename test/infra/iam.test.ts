@@ -117,7 +117,7 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
     );
   });
 
-  it('gives the escalation check exactly: its log streams, the table items, the escalation topic, the secret, its failure queue', () => {
+  it('gives the escalation check exactly: its log streams, the table items, the topics, the secret, its failure queue', () => {
     expect(grants(stack.escalation!.function.role as Role)).toEqual(
       [
         ...TABLE,
@@ -125,6 +125,9 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
         'logs:PutLogEvents CheckLogs.Arn',
         'secretsmanager:GetSecretValue SettingsSecret',
         'sns:Publish EscalationTopic',
+        // It builds the receiver's channels from the same routing file: its SNS instances' topics.
+        'sns:Publish AlertTopic',
+        'sns:Publish arn:aws:sns:eu-west-1:123456789012:llm-audit',
         'sqs:SendMessage FailedChecks.Arn',
       ].sort(),
     );

@@ -23,8 +23,6 @@ const SDK_UNUSED = {
   'event-streams': 'never: event-stream operations (DynamoDB, SNS, Secrets Manager and Scheduler calls here have none)',
 };
 
-const ESCALATION_CHANNELS =
-  'the check builds no channel from the registry: it sends to ESCALATION_SNS_TOPIC_ARN / ESCALATION_SLACK_WEBHOOK_URL';
 const ENVIRONMENT_CREDENTIALS =
   "never: Lambda sets the role's session in the environment (the receiver's asset walks the same chain once)";
 const ESCALATION_OFF_WEBHOOK = "only npm start's in-process escalation timers and the receiver's routes reach it";
@@ -50,12 +48,12 @@ export const CHUNK_CLAIMS: Record<string, Record<string, string>> = {
     sts: CREDENTIAL_CHAIN,
     ...SDK_UNUSED,
   },
-  // The check sends only to the escalation targets and reads no routing file; these chunks come with the
-  // configuration, channel registry and credential chain it shares with the receiver.
+  // The check builds the receiver's channels (the routing file's too) and sends to the escalation targets and
+  // the threads those channels keep; the other chunks come with the configuration and credential chain.
   'Escalation/Function': {
-    pagerduty: `never: ${ESCALATION_CHANNELS}`,
-    'web-api-client': `never: ${ESCALATION_CHANNELS}`,
-    load: 'never: the stack ships the routing file to the receiver only (ROUTING_FILE is not set on the check)',
+    pagerduty: 'deployed-escalation-channels.test.ts',
+    'web-api-client': 'deployed-escalation-channels.test.ts',
+    load: 'deployed-escalation-channels.test.ts',
     'off-webhook': `never: ${ESCALATION_OFF_WEBHOOK}`,
     sigv4: 'deployed-escalation.test.ts',
     'eventbridge-scheduler': 'never: the check schedules nothing (ESCALATION_SCHEDULE_GROUP is set on the receiver)',

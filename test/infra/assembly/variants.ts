@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The example routing file the documentation deploys with `-c routingFile=infra/routing.example.yml`. */
 const ROUTING_EXAMPLE = fileURLToPath(new URL('../../../infra/routing.example.yml', import.meta.url));
+/** A routing file whose PagerDuty instance is an escalation target (`escalationChannels`). */
+const ROUTING_ESCALATION = fileURLToPath(new URL('../fixtures/routing-escalation.yml', import.meta.url));
 
 export const VARIANTS = {
   /** `npx cdk deploy` with no context. */
@@ -23,6 +25,18 @@ export const VARIANTS = {
   },
   /** Escalation of unacknowledged critical alerts (needs acknowledgement links: `publicUrl`). */
   escalation: { publicUrl: 'https://alerts.example.com', escalationDelaySeconds: '900' },
+  /**
+   * Escalation to a routing-file instance and into the Slack app's threads, with another setting given by
+   * context `settings`.
+   */
+  escalationChannels: {
+    publicUrl: 'https://alerts.example.com',
+    escalationDelaySeconds: '900',
+    routingFile: ROUTING_ESCALATION,
+    escalationChannels: 'oncall-pagerduty',
+    slackChannel: 'C0ALERTS01',
+    settings: '{"TIME_ZONE":"Asia/Shanghai"}',
+  },
   /** The shipped example routing file. */
   routing: { routingFile: ROUTING_EXAMPLE },
   /** AMP publishing to a topic the stack creates, for one workspace. */
