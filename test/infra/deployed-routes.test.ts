@@ -185,13 +185,15 @@ describe('the deployed receiver serves the acknowledgement page, Slack interacti
     const page = await invoke([get(ackUrl, { 'accept-language': 'zh-CN,zh;q=0.9' })]);
     const src = /<img src="([^"]+)"/.exec(page.results[0].body as string)![1]!.replaceAll('&amp;', '&');
     expect(src).not.toBe(chartUrl);
+    const openedS = Math.floor(Date.now() / 1000);
     const up = await invoke([get(src, { accept: 'image/png' })], prometheus.url, { TIME_ZONE: 'Asia/Shanghai' });
     expect(up.results[0]).toMatchObject({ statusCode: 200, isBase64Encoded: true });
     const drawn = expectDrawnChart(Buffer.from(up.results[0].body, 'base64'));
-    // Its time axis is named by TIME_ZONE in Chinese (`时间（Asia/Shanghai）`, the bottom rows): as the sources draw it.
+    // Its time axis is named by TIME_ZONE in Chinese (`时间（Asia/Shanghai）`, the bottom rows): as the sources draw it,
+    // over the same window (the fired time to when it was opened: its tick labels' width places the name).
     setTimeZone('Asia/Shanghai');
     const spec = { query: 'x', labels: {}, title: '', unit: 'none' as const, firedAt };
-    const local = { ...chartData(spec, [], chartWindow(spec, firedAt + 600)), locale: 'zh-CN' as const };
+    const local = { ...chartData(spec, [], chartWindow(spec, openedS)), locale: 'zh-CN' as const };
     const axis = PNG.sync.read(Buffer.from(await renderChartPng(local)));
     setTimeZone('UTC');
     const utc = PNG.sync.read(Buffer.from(await renderChartPng(local)));
