@@ -85,25 +85,7 @@ export class EscalationCheck extends Construct {
       network: props.network,
     }));
     if (props.routing?.publish) this.function.addToRolePolicy(props.routing.publish);
-    // Scheduler invokes the check asynchronously: its RetryPolicy covers failed invocations only. A
-    // check that throws gets Lambda's async retries; one that still fails lands here, not nowhere.
-    this.failedChecks = failureQueue(
-      this,
-      'FailedChecks',
-      "escalation checks that still failed after Lambda's async retries",
-    );
-    // The destination by ARN plus sqs:SendMessage alone (SqsDestination would also grant GetQueueUrl and GetQueueAttributes).
-    this.function.configureAsyncInvoke({
-      retryAttempts: 2,
-      maxEventAge: Duration.hours(1),
-      onFailure: { bind: () => ({ destination: this.failedChecks.queueArn }) },
-    });
-    allow(this.function, ['sqs:SendMessage'], [this.failedChecks.queueArn]);
-    Validations.of(this.function).acknowledge({
-      id: 'Serverless-LambdaDLQ',
-      reason:
-        'Failed asynchronous invocations go to the on-failure destination (the FailedChecks queue), which records the error with the event; a dead-letter queue as well would only duplicate it.',
-    });
+    this.failedChecks = keepFailedChecks(this, this.function);
 
     const target = scheduleTarget(this, this.function, {
       queue: 'escalation checks EventBridge Scheduler could not invoke after its retries',
@@ -189,4 +171,26 @@ function channelEnvironment(props: EscalationCheckProps): Record<string, string>
     ...(props.routing && { ROUTING_FILE: LAMBDA_ROUTING_FILE }),
     ...(props.channels?.length && { ESCALATION_CHANNELS: props.channels.join(',') }),
   };
+}
+
+/**
+ * The queue a check that still failed after Lambda's async retries lands in. Scheduler invokes the check
+ * asynchronously: its RetryPolicy covers failed invocations only; a check that throws gets Lambda's async
+ * retries (2, within an hour), then goes here, not nowhere.
+ */
+function keepFailedChecks(scope: Construct, fn: LambdaFunction): Queue {
+  const queue = failureQueue(scope, 'FailedChecks', "escalation checks that still failed after Lambda's async retries");
+  // The destination by ARN plus sqs:SendMessage alone (SqsDestination would also grant GetQueueUrl and GetQueueAttributes).
+  fn.configureAsyncInvoke({
+    retryAttempts: 2,
+    maxEventAge: Duration.hours(1),
+    onFailure: { bind: () => ({ destination: queue.queueArn }) },
+  });
+  allow(fn, ['sqs:SendMessage'], [queue.queueArn]);
+  Validations.of(fn).acknowledge({
+    id: 'Serverless-LambdaDLQ',
+    reason:
+      'Failed asynchronous invocations go to the on-failure destination (the FailedChecks queue), which records the error with the event; a dead-letter queue as well would only duplicate it.',
+  });
+  return queue;
 }

@@ -281,10 +281,11 @@ describe('loadConfig with ROUTING_FILE', () => {
 });
 
 describe('routingSecretNames and describeRoutingFile', () => {
-  it('lists the settings to put in the secret and the topics to publish to', () => {
+  it('lists the channel instances, the settings to put in the secret and the topics to publish to', () => {
     const path = file(GOOD);
     expect(routingSecretNames(path)).toEqual(['SLACK_PLATFORM', 'FEISHU_QWEN', 'FEISHU_QWEN_SIGN']);
     expect(describeRoutingFile(path)).toEqual({
+      channelNames: ['pager', 'audit', 'platform', 'qwen'],
       topicArns: ['arn:aws:sns:us-east-1:123456789012:audit.fifo'],
       secretNames: ['SLACK_PLATFORM', 'FEISHU_QWEN', 'FEISHU_QWEN_SIGN'],
       usesDefaultTopic: true,
