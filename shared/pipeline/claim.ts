@@ -34,7 +34,10 @@ export async function claim(group: GroupContext): Promise<void> {
   // One batched read first: duplicates are then settled without a write, new alerts with one each.
   const seen = await readAll(group, now);
   const names = deps.channels.map((c) => c.name);
-  const routed = alerts.map((a) => (deps.route ? deps.route(a.labels).filter((n) => names.includes(n)) : names));
+  const routed = alerts.map((a, i) => {
+    const byRoute = deps.route ? deps.route(a.labels).filter((n) => names.includes(n)) : names;
+    return a.status === 'resolved' ? [...byRoute, ...escalatedTo(deps, byRoute, seen[i])] : byRoute;
+  });
   group.early = startEarly(group, { seen, routed, nowMs: now });
   const limit = pLimit(STORE_CONCURRENCY);
   const settled = await Promise.allSettled(
@@ -49,6 +52,17 @@ export async function claim(group: GroupContext): Promise<void> {
   );
   await group.early?.result;
   throw failure.reason;
+}
+
+/**
+ * The `ESCALATION_CHANNELS` instances an escalation of the alert reached (its record's channels), beside its
+ * routes: its resolve goes there too. Without the record (not read), none.
+ */
+function escalatedTo(deps: GroupContext['deps'], routed: string[], seen: Seen | undefined): string[] {
+  const reached = seen?.record?.channels;
+  if (!reached || !deps.escalationChannels) return [];
+  const names = deps.channels.map((c) => c.name);
+  return deps.escalationChannels.filter((n) => reached.has(n) && names.includes(n) && !routed.includes(n));
 }
 
 /**

@@ -37,6 +37,11 @@ export interface PipelineDeps {
   delivery: { timeoutMs: number; retries: number; budgetMs?: number };
   /** The channel names an alert goes to (the routing file); unset: every channel. */
   route?: RouteFn;
+  /**
+   * `ESCALATION_CHANNELS`: channel instances an escalation reached beside the alert's routes; an alert's resolve
+   * goes to those its record lists too (whoever was paged hears it is over). Unset: none.
+   */
+  escalationChannels?: readonly string[];
   /** Who a channel @-mentions for an alert (the routing file's routes' `mention`); unset: nobody by route. */
   mentions?: MentionFn;
   /** Flap window, milliseconds (default 30 min, `DEFAULT_FLAP_WINDOW_MS`; `0`: never mark flapping). */

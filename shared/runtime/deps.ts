@@ -98,6 +98,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     enrich: (alerts) => enrich(alerts),
     delivery: config.delivery,
     ...routingOf(config),
+    escalationChannels: config.escalation?.channels,
     // Asked only for alerts firing again after their announced resolve (shared/pipeline/refire.ts).
     alertState: createAlertStateSource(config),
     logger,

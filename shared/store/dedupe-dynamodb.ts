@@ -95,6 +95,8 @@ const READ_ATTRIBUTES: readonly string[] = [
   'runSince',
   // The acknowledgement (its silence's end): a few dozen bytes, in records of acknowledged alerts only.
   'ack',
+  // The channels it reached: a resolve goes to escalation's too (`shared/pipeline/claim.ts`).
+  'channels',
 ] satisfies (keyof (HeadItem & RecordView))[];
 
 export class DynamoDbDedupeStore implements DedupeStore {

@@ -10,8 +10,12 @@
 import type { Alert } from '../alertmanager/schema.js';
 import * as z from '../core/zod.js';
 import { isLive, type HeadItem } from './head-item.js';
+import { stringSet } from './stored-item.js';
 
-/** What the dedupe reads of an alert record (`alert-record-items.ts`): its occurrence, the delivery mark, the flap run. */
+/**
+ * What the dedupe reads of an alert record (`alert-record-items.ts`): its occurrence, the delivery mark, the flap run,
+ * the channels it reached.
+ */
 export const recordViewSchema = z.object({
   pk: z.string(),
   /** The occurrence last notified, RFC 3339 with milliseconds. */
@@ -27,6 +31,8 @@ export const recordViewSchema = z.object({
   /** The occurrence's generation (absent: 0), and its acknowledgement's silence end (`silence-end.ts`). */
   generation: z.optional(z.number()),
   ack: z.optional(z.object({ silenceEndsAt: z.optional(z.string()) })),
+  /** The channels the alert reached (its routes', and escalation's): a resolve also goes to escalation's. */
+  channels: z.optional(stringSet()),
 });
 export type RecordView = z.infer<typeof recordViewSchema>;
 

@@ -1,20 +1,15 @@
 /**
- * The Slack-app channel's threads (`shared/channels/slack/app-channel.ts`): their type, the port, and its DynamoDB adapter, in
- * the one table (partition key `pk`, TTL attribute `expiresAt`, as the dedupe and alert records):
+ * The Slack-app channel's threads (`shared/channels/slack/app-channel.ts`), one per alert group and channel
+ * instance, kept as every group message is (`./group-messages.ts`):
  * - `slack-thread#<channel instance>#<sha256 of groupKey>`: `channel`, `ts`, `contentJson` (the message as
  *   first posted), `firing` and `acknowledged` (fingerprints), and the state fields (`acknowledgedBy`, `acknowledgedAt`,
  *   `escalatedAt`, `resolvedAt`), with `groupKey` kept for reading the table by hand.
- * The group key is hashed because it repeats the group's labels and has no length bound (DynamoDB
- * refuses partition keys over 2,048 bytes). Single-item conditional writes only (dynalite has the same).
- * Expired items are treated as absent (DynamoDB deletes them late, dynalite never).
- * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.ConditionExpressions.html
+ * `save` writes only while the stored thread is still the message `ts`.
  */
-import { createHash } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../core/zod.js';
-import { ifConditionHolds } from './conditional.js';
-import { parseItem, parseOptional } from './stored-item.js';
+import { DynamoDbGroupMessageStore, groupMessageKey, type GroupMessageStore } from './group-messages.js';
+import { parseItem } from './stored-item.js';
 
 /** A Block Kit message as stored: Slack's JSON, opaque to the store. */
 export interface StoredSlackContent {
@@ -42,21 +37,11 @@ export interface SlackThread {
 }
 
 /** Port of the thread store (one adapter, {@link DynamoDbSlackThreadStore}); every write is a single-item conditional write. */
-export interface SlackThreadStore {
-  /** The thread of `groupKey` in channel instance `channelName`; `undefined` when none or expired. */
-  get(channelName: string, groupKey: string, nowMs: number): Promise<SlackThread | undefined>;
-  /**
-   * Stores a new thread unless an open one (not resolved) exists: of concurrent posters one wins.
-   * @returns false when an open thread was already stored
-   */
-  create(channelName: string, groupKey: string, thread: SlackThread, nowMs: number): Promise<boolean>;
-  /** Stores the thread's new state; only if the stored thread is still the message `thread.ts`. */
-  save(channelName: string, groupKey: string, thread: SlackThread, nowMs: number): Promise<void>;
-}
+export type SlackThreadStore = GroupMessageStore<SlackThread>;
 
 /** The item key of a group's thread in one channel instance. */
 export const slackThreadKey = (channelName: string, groupKey: string) =>
-  `slack-thread#${channelName}#${createHash('sha256').update(groupKey, 'utf8').digest('hex')}`;
+  groupMessageKey('slack-thread', channelName, groupKey);
 
 const threadItemSchema = z.object({
   pk: z.string(),
@@ -80,92 +65,39 @@ const storedContentSchema = z.looseObject({
   blocks: z.array(z.looseObject({ type: z.string() })),
 });
 
-export class DynamoDbSlackThreadStore implements SlackThreadStore {
-  readonly #doc: DynamoDBDocumentClient;
-  readonly #table: string;
-  readonly #ttlSeconds: number;
+/** A thread as its item holds it, and back. */
+const THREAD_LAYOUT = {
+  prefix: 'slack-thread',
+  idAttribute: 'ts',
+  schema: threadItemSchema,
+  toItem: (thread: SlackThread) => ({
+    channel: thread.channel,
+    ts: thread.ts,
+    contentJson: JSON.stringify(thread.content),
+    firing: thread.firing,
+    acknowledged: thread.acknowledged,
+    acknowledgedBy: thread.acknowledgedBy,
+    acknowledgedAt: thread.acknowledgedAt,
+    escalatedAt: thread.escalatedAt,
+    resolvedAt: thread.resolvedAt,
+  }),
+  fromItem: (item: ThreadItem): SlackThread => ({
+    channel: item.channel,
+    ts: item.ts,
+    content: parseItem(storedContentSchema, JSON.parse(item.contentJson)),
+    firing: item.firing ?? [],
+    ...(item.acknowledged && { acknowledged: item.acknowledged }),
+    ...(item.acknowledgedBy && { acknowledgedBy: item.acknowledgedBy }),
+    ...(item.acknowledgedAt && { acknowledgedAt: item.acknowledgedAt }),
+    ...(item.escalatedAt && { escalatedAt: item.escalatedAt }),
+    ...(item.resolvedAt && { resolvedAt: item.resolvedAt }),
+  }),
+};
 
+/** The Slack-app threads in the table (see the file header). */
+export class DynamoDbSlackThreadStore extends DynamoDbGroupMessageStore<SlackThread, ThreadItem> {
   /** @param options.ttlSeconds how long a thread is kept after its last write, seconds (`DEDUPE_TTL_SECONDS`) */
   constructor(client: DynamoDBClient, options: { tableName: string; ttlSeconds: number }) {
-    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-    this.#table = options.tableName;
-    this.#ttlSeconds = options.ttlSeconds;
-  }
-
-  async get(channelName: string, groupKey: string, nowMs: number): Promise<SlackThread | undefined> {
-    const out = await this.#doc.send(
-      new GetCommand({
-        TableName: this.#table,
-        Key: { pk: slackThreadKey(channelName, groupKey) },
-        ConsistentRead: true,
-      }),
-    );
-    const item = parseOptional(threadItemSchema, out.Item);
-    if (!item || item.expiresAt <= Math.floor(nowMs / 1000)) return undefined;
-    return {
-      channel: item.channel,
-      ts: item.ts,
-      content: parseItem(storedContentSchema, JSON.parse(item.contentJson)),
-      firing: item.firing ?? [],
-      ...(item.acknowledged && { acknowledged: item.acknowledged }),
-      ...(item.acknowledgedBy && { acknowledgedBy: item.acknowledgedBy }),
-      ...(item.acknowledgedAt && { acknowledgedAt: item.acknowledgedAt }),
-      ...(item.escalatedAt && { escalatedAt: item.escalatedAt }),
-      ...(item.resolvedAt && { resolvedAt: item.resolvedAt }),
-    };
-  }
-
-  async create(channelName: string, groupKey: string, thread: SlackThread, nowMs: number): Promise<boolean> {
-    const created = await ifConditionHolds(
-      this.#put({ channelName, groupKey }, thread, nowMs, {
-        expression: 'attribute_not_exists(pk) OR attribute_exists(resolvedAt) OR expiresAt <= :nowSec',
-        values: { ':nowSec': Math.floor(nowMs / 1000) },
-      }).then(() => true),
-    );
-    return created ?? false;
-  }
-
-  async save(channelName: string, groupKey: string, thread: SlackThread, nowMs: number): Promise<void> {
-    // A newer thread of the group replaced this one meanwhile (the condition fails): the update still goes to the message it was for.
-    await ifConditionHolds(
-      this.#put({ channelName, groupKey }, thread, nowMs, {
-        expression: '#ts = :ts',
-        values: { ':ts': thread.ts },
-        names: { '#ts': 'ts' },
-      }),
-    );
-  }
-
-  /** Puts the thread of `groupKey` in `channelName` whole, under `condition`. @throws the SDK's error (a failed condition too) */
-  async #put(
-    { channelName, groupKey }: { channelName: string; groupKey: string },
-    thread: SlackThread,
-    nowMs: number,
-    condition: { expression: string; values: Record<string, unknown>; names?: Record<string, string> },
-  ): Promise<void> {
-    const item: ThreadItem = {
-      pk: slackThreadKey(channelName, groupKey),
-      // The key holds the digest; the group key itself is for people reading the table (cut: it has no bound).
-      groupKey: groupKey.slice(0, 1024),
-      channel: thread.channel,
-      ts: thread.ts,
-      contentJson: JSON.stringify(thread.content),
-      firing: thread.firing,
-      acknowledged: thread.acknowledged,
-      acknowledgedBy: thread.acknowledgedBy,
-      acknowledgedAt: thread.acknowledgedAt,
-      escalatedAt: thread.escalatedAt,
-      resolvedAt: thread.resolvedAt,
-      expiresAt: Math.floor(nowMs / 1000) + this.#ttlSeconds,
-    };
-    await this.#doc.send(
-      new PutCommand({
-        TableName: this.#table,
-        Item: item,
-        ConditionExpression: condition.expression,
-        ExpressionAttributeValues: condition.values,
-        ...(condition.names && { ExpressionAttributeNames: condition.names }),
-      }),
-    );
+    super(client, options, THREAD_LAYOUT);
   }
 }

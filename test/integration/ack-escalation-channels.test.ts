@@ -3,8 +3,8 @@
  * app and runtime (`loadConfig`, `createDeps`: the routing file's channels, the in-process escalation
  * timer) on dynalite, with loopback Feishu robots checking each wire format (signature). The routed chat
  * gets the alert by its route; the on-call chat, named only by `ESCALATION_CHANNELS`, gets the escalation
- * once, in Chinese, with an Acknowledge link of its own; the acknowledgement follows it there (the resolve,
- * as for the `ESCALATION_*` targets, goes where the alert's routes send it).
+ * once, in Chinese, with an Acknowledge link of its own; the acknowledgement follows it there, and so does the
+ * resolve (whoever was paged hears it is over), besides where the alert's routes send it.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +55,7 @@ afterAll(async () => {
   await Promise.all([db, team, oncall].map((s) => s.close()));
 });
 
-async function start() {
+async function start(delaySeconds = '0.2') {
   const tableName = 'escalation-channels';
   await ensureTable(db.client, tableName);
   const config = loadConfig({
@@ -68,7 +68,7 @@ async function start() {
     FEISHU_ONCALL_URL: oncall.url,
     FEISHU_ONCALL_SECRET: ONCALL_SECRET,
     ESCALATION_CHANNELS: 'oncall-feishu',
-    ESCALATION_DELAY_SECONDS: '0.2',
+    ESCALATION_DELAY_SECONDS: delaySeconds,
     DELIVERY_RETRIES: '0',
   });
   return createApp(config, createDeps(config, { dynamodb: db.client }, silentLogger));
@@ -122,12 +122,41 @@ describe('escalation to a routing-file channel instance (ESCALATION_CHANNELS)', 
     resolved.alerts[0]!.status = 'resolved';
     resolved.alerts[0]!.endsAt = '2026-11-29T13:00:00Z';
     expect((await post(resolved)).status).toBe(200);
-    // The resolve goes where the alert's routes send it, as for every escalation target: the routed chat.
+    // The resolve goes where the alert's routes send it, and to the instance the escalation reached.
     expect(titles(team)).toEqual([
       '🔥 告警 · critical · VLLMKVCacheNearlyFull (1)',
       '👀 已认领 · critical · VLLMKVCacheNearlyFull (1)',
       expect.stringMatching(/^✅ 已恢复/),
     ]);
-    expect(oncall.accepted).toHaveLength(2);
+    expect(titles(oncall)).toEqual([
+      expect.stringMatching(/^🚨 无人认领/),
+      expect.stringMatching(/^👀/),
+      expect.stringMatching(/^✅ 已恢复/),
+    ]);
+    // Sent again (Alertmanager's repeat), the resolve is a duplicate everywhere.
+    expect((await post(resolved)).status).toBe(200);
+    expect([team.accepted.length, oncall.accepted.length]).toEqual([3, 3]);
+  }, 60_000);
+
+  it('a resolve reaches only the instances the escalation reached: an alert never escalated, the routed chat only', async () => {
+    // Not due before its resolve, however slow the machine: it never escalates.
+    const app = await start('600');
+    const firing = fixture('firing-kv-cache-critical');
+    firing.alerts[0]!.fingerprint = 'e5ca1a7ed0000002';
+    firing.alerts[0]!.labels.instance = '127.0.0.1:9801';
+    const resolved = structuredClone(firing);
+    resolved.status = 'resolved';
+    resolved.alerts[0]!.status = 'resolved';
+    resolved.alerts[0]!.endsAt = '2026-11-29T13:00:00Z';
+    const before = [team.accepted.length, oncall.accepted.length];
+    for (const body of [firing, resolved]) {
+      const res = await app.request('/v1/alertmanager', {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...auth },
+      });
+      expect(res.status).toBe(200);
+    }
+    expect([team.accepted.length - before[0]!, oncall.accepted.length - before[1]!]).toEqual([2, 0]);
   }, 60_000);
 });
