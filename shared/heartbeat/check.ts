@@ -11,7 +11,8 @@
  *
  * A heartbeat never received is only warned about (see `neverSeen`), not raised. One delivered only
  * once and silent since (a `Watchdog` posted to an Alertmanager's API by hand, then resolved) is
- * forgotten with a warning, not raised: a real heartbeat repeats. So is a peer left in no cluster.
+ * forgotten with a warning, not raised: a real heartbeat repeats. So is a peer left in no cluster, and a
+ * heartbeat `HEARTBEAT_FINGERPRINTS` / `HEARTBEAT_EXTERNAL_URLS` do not allow (set after fakes took places).
  * One heartbeat whose record cannot be read is logged; the others are checked.
  */
 import type { Enrichment } from '../enrich/types.js';
@@ -20,12 +21,23 @@ import type { Metrics } from '../metrics/catalogue.js';
 import { processGroup, type PipelineDeps } from '../pipeline/index.js';
 import { heartbeatMissingMessage, missingHeartbeatLabels, PEER_SEPARATOR } from './alert.js';
 import type { HeartbeatSnapshot, HeartbeatStore, WatchdogRecord } from '../store/heartbeat.js';
+import { trimTrailing } from '../core/trim.js';
 
 export interface HeartbeatCheckDeps {
   store: HeartbeatStore;
   /** The pipeline the alert goes through (channels, routing, dedupe, acknowledgement, escalation). */
   pipeline: PipelineDeps;
-  settings: { alertname: string; timeoutSeconds: number };
+  /**
+   * `fingerprints` (`HEARTBEAT_FINGERPRINTS`) and `externalUrls` (`HEARTBEAT_EXTERNAL_URLS`), when set: the only
+   * heartbeats watched. A record of another (recorded before they were set, e.g. a `Watchdog` posted to an
+   * Alertmanager's API) is forgotten, its raised alert resolved first: it frees its place and pages nobody.
+   */
+  settings: {
+    alertname: string;
+    timeoutSeconds: number;
+    fingerprints?: readonly string[];
+    externalUrls?: readonly string[];
+  };
   metrics: Metrics;
   logger: Logger;
   /** Epoch milliseconds. */
@@ -59,8 +71,11 @@ export async function checkHeartbeats(deps: HeartbeatCheckDeps): Promise<Record<
   const isMissing = (w: WatchdogRecord) => now - w.lastSeenMs > deps.settings.timeoutSeconds * 1000;
   const states: Record<string, HeartbeatState> = {};
   const watchdogs: WatchdogRecord[] = [];
+  const expected = expectedHeartbeats(deps.settings);
   for (const w of snapshot.watchdogs) {
-    if (isMissing(w) && !w.established && !w.raised) states[stateKey(w, snapshot.watchdogs)] = await forget(w, deps);
+    const key = stateKey(w, snapshot.watchdogs);
+    if (!expected(w)) states[key] = await unexpected(w, now, deps);
+    else if (isMissing(w) && !w.established && !w.raised) states[key] = await forget(w, deps);
     else watchdogs.push(w);
   }
   const checked = { ...snapshot, watchdogs };
@@ -87,12 +102,38 @@ export async function checkHeartbeats(deps: HeartbeatCheckDeps): Promise<Record<
   return states;
 }
 
+/** Whether a record is of a heartbeat `HEARTBEAT_FINGERPRINTS` and `HEARTBEAT_EXTERNAL_URLS` allow (each when set). */
+function expectedHeartbeats(settings: HeartbeatCheckDeps['settings']): (w: WatchdogRecord) => boolean {
+  const fingerprints = settings.fingerprints && new Set(settings.fingerprints);
+  const urls = settings.externalUrls && new Set(settings.externalUrls.map((u) => trimTrailing(u, '/')));
+  return (w) =>
+    (!fingerprints || fingerprints.has(w.fingerprint)) &&
+    (!urls || w.peers.some((peer) => urls.has(trimTrailing(peer, '/'))));
+}
+
+/**
+ * A record of a heartbeat not expected any more: its raised alert resolved (the pin says it was never the
+ * switch's), then, on a later check, the record forgotten.
+ */
+async function unexpected(w: WatchdogRecord, now: number, deps: HeartbeatCheckDeps): Promise<HeartbeatState> {
+  if (w.raised) {
+    try {
+      return await resolveBack(w, w.raised, now, deps);
+    } catch (error) {
+      deps.logger.error('heartbeat check failed', { fingerprint: w.fingerprint, error });
+      return 'failed';
+    }
+  }
+  return forget(w, deps, 'not in HEARTBEAT_FINGERPRINTS / HEARTBEAT_EXTERNAL_URLS: not watched');
+}
+
 /**
  * Forgets a heartbeat alert delivered only once and silent since, with a warning: a real heartbeat
  * repeats (every `repeat_interval`), a `Watchdog` posted by hand does not, and raising a critical alert
- * for each would hand anyone who reaches Alertmanager's API a pager.
+ * for each would hand anyone who reaches Alertmanager's API a pager. Also one the settings do not expect.
+ * @param why the warning's `detail`; default: delivered once
  */
-async function forget(w: WatchdogRecord, deps: HeartbeatCheckDeps): Promise<HeartbeatState> {
+async function forget(w: WatchdogRecord, deps: HeartbeatCheckDeps, why?: string): Promise<HeartbeatState> {
   try {
     if (!(await deps.store.forgetWatchdog(w.fingerprint, w.lastSeenMs))) return 'ok'; // delivered again meanwhile
   } catch (error) {
@@ -103,7 +144,9 @@ async function forget(w: WatchdogRecord, deps: HeartbeatCheckDeps): Promise<Hear
     alertmanager: w.peers.join(PEER_SEPARATOR),
     fingerprint: w.fingerprint,
     lastSeen: new Date(w.lastSeenMs).toISOString(),
-    detail: `delivered once and not again for HEARTBEAT_TIMEOUT_SECONDS (${deps.settings.timeoutSeconds} s): not a heartbeat that repeats, so not watched (an alert named ${deps.settings.alertname} posted to an Alertmanager by hand looks like this). A real one is watched again from its next two deliveries.`,
+    detail:
+      why ??
+      `delivered once and not again for HEARTBEAT_TIMEOUT_SECONDS (${deps.settings.timeoutSeconds} s): not a heartbeat that repeats, so not watched (an alert named ${deps.settings.alertname} posted to an Alertmanager by hand looks like this). A real one is watched again from its next two deliveries.`,
   });
   return 'forgotten';
 }

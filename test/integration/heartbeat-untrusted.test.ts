@@ -96,11 +96,11 @@ const post = (a: ReturnType<typeof app>, body: unknown) =>
     body: JSON.stringify(body),
     headers: { 'content-type': 'application/json' },
   });
-const check = () =>
+const check = (pin: { fingerprints?: string[]; externalUrls?: string[] } = {}) =>
   checkHeartbeats({
     store,
     pipeline,
-    settings: { alertname: 'Watchdog', timeoutSeconds: TIMEOUT_S },
+    settings: { alertname: 'Watchdog', timeoutSeconds: TIMEOUT_S, ...pin },
     metrics: prom.metrics,
     logger,
     now: () => clock,
@@ -208,6 +208,36 @@ describe('alerts named Watchdog that are not the expected heartbeat', () => {
     ]);
     expect(await scrape()).toContain('llm_alert_pipeline_heartbeats_ignored_total{reason="unexpected_alertmanager"} 1');
     expect(sent).toEqual([]);
+  });
+
+  it('that took every place before the pin: HEARTBEAT_FINGERPRINTS frees them, pages resolved, the real one watched', async () => {
+    const a = app();
+    const fakes = Array.from({ length: MAX }, (_, i) => i.toString(16).padStart(16, '0'));
+    for (const fp of fakes) await establish(a, `http://fake-${fp}.example`, fp);
+    // The real heartbeat comes too late: no place left, loudly.
+    await establish(a);
+    expect(events('heartbeat not recorded').length).toBeGreaterThan(0);
+    // The fakes stop: each raises its missing-heartbeat alert.
+    clock += TIMEOUT_S * 1000 + 1000;
+    expect(Object.values(await check()).filter((s) => s === 'raised')).toHaveLength(MAX);
+    expect(sent).toHaveLength(MAX);
+
+    // Pinned to the real one (as the log line says): the raised alerts are resolved, then the records forgotten.
+    const pinned = app({ fingerprints: [FP] });
+    const first = await check({ fingerprints: [FP] });
+    expect(Object.values(first).filter((s) => s === 'resolved')).toHaveLength(MAX);
+    expect(sent.slice(MAX).map((n) => n.alerts[0]!.status)).toEqual(Array(MAX).fill('resolved'));
+    const second = await check({ fingerprints: [FP] });
+    expect(Object.values(second).filter((s) => s === 'forgotten')).toHaveLength(MAX);
+    expect((await store.snapshot(clock)).watchdogs).toEqual([]);
+    // The real one is recorded again, watched, and pages when it stops; the fakes never again.
+    await establish(pinned);
+    expect((await store.snapshot(clock)).watchdogs.map((w) => w.fingerprint)).toEqual([FP]);
+    clock += TIMEOUT_S * 1000 + 1000;
+    expect(Object.values(await check({ fingerprints: [FP] }))).toEqual(['raised']);
+    expect(sent.slice(2 * MAX).map((n) => [n.alerts[0]!.labels.heartbeat_fingerprint, n.alerts[0]!.status])).toEqual([
+      [FP, 'firing'],
+    ]);
   });
 
   it('with a fingerprint not in HEARTBEAT_FINGERPRINTS: ignored, counted, never sent', async () => {
