@@ -20,8 +20,9 @@ const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** Thrown by {@link settingsFromContext}; the message names the context key, e.g. `prometheusUrl: must be an http(s) URL`. */
 export class ContextError extends Error {
-  constructor(key: string, problem: string) {
-    super(`${key}: ${problem} (set it in cdk.json "context" or with -c ${key}=...)`);
+  /** @param where whether to say where the key is set (not for a key or setting that does not belong there) */
+  constructor(key: string, problem: string, where = true) {
+    super(`${key}: ${problem}${where ? ` (set it in cdk.json "context" or with -c ${key}=...)` : ''}`);
     this.name = 'ContextError';
   }
 }
@@ -108,7 +109,7 @@ export function otherSettingsFromContext(get: (key: string) => unknown): Record<
     if (!['string', 'number', 'boolean'].includes(typeof value))
       throw new ContextError('settings', `${name}: the value must be a string, number or boolean`);
     const problem = otherSettingProblem(name, String(value));
-    if (problem) throw new ContextError('settings', `${name}: ${problem}`);
+    if (problem) throw new ContextError('settings', `${name}: ${problem}`, false);
     settings[name] = String(value).trim();
   }
   return settings;
@@ -395,7 +396,9 @@ export function refuseUnknownContextKeys(given: Iterable<string>): void {
       key,
       meant
         ? `not a context key this stack reads; did you mean ${meant}?`
-        : 'not a context key this stack reads (docs/deploy-aws.md lists them)',
+        : 'not a context key this stack reads (docs/settings.md lists them; a secret setting goes in the settings ' +
+            'secret, any other setting in -c settings={...})',
+      false,
     );
   }
 }

@@ -147,7 +147,7 @@ export class AlertReceiver extends Construct {
   }
 }
 
-/** Maps the given settings to their environment variable names, leaving out unset ones. */
+/** Maps the given settings to their environment variable names, leaving out unset ones (`other`'s are kept as given). */
 export function plainEnvironment(settings: PlainSettings): Record<string, string> {
   const pairs: [string, string | undefined][] = [
     ['PROMETHEUS_URL', settings.prometheusUrl],
@@ -159,7 +159,8 @@ export function plainEnvironment(settings: PlainSettings): Record<string, string
     ['FEISHU_APP_ID', settings.feishuAppId],
     ['FEISHU_CHAT_ID', settings.feishuChatId],
     ['FEISHU_API_URL', settings.feishuApiUrl],
-    ...Object.entries(settings.other ?? {}),
   ];
-  return Object.fromEntries(pairs.filter((p): p is [string, string] => p[1] !== undefined && p[1] !== ''));
+  const given = pairs.filter((p): p is [string, string] => p[1] !== undefined && p[1] !== '');
+  // Context `settings` as given: "" means something there (`HEARTBEAT_ALERTNAME=""` turns heartbeats off).
+  return Object.fromEntries([...given, ...Object.entries(settings.other ?? {})]);
 }

@@ -98,7 +98,6 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
     enrich: (alerts) => enrich(alerts),
     delivery: config.delivery,
     ...routingOf(config),
-    escalationChannels: config.escalation?.channels,
     // Asked only for alerts firing again after their announced resolve (shared/pipeline/refire.ts).
     alertState: createAlertStateSource(config),
     logger,
@@ -129,9 +128,13 @@ export function createChannels(
   return channelsOf({ config, clients: { dynamodb: clients.dynamodb }, logger, tableName }, clients.sns).channels;
 }
 
-/** The routing file's choice of channels and mentions per alert, and its flap window; without one, every channel gets every alert. */
-function routingOf(config: Config): Pick<RuntimeDeps, 'route' | 'mentions' | 'flapWindowMs'> {
+/**
+ * The routing file's choice of channels and mentions per alert, its flap window, and the instances escalation also
+ * reaches (`ESCALATION_CHANNELS`, whose resolve follows); without a routing file, every channel gets every alert.
+ */
+function routingOf(config: Config): Pick<RuntimeDeps, 'route' | 'mentions' | 'flapWindowMs' | 'escalationChannels'> {
   return {
+    escalationChannels: config.escalation?.channels,
     route: config.routing ? createRouter(config.routing.routes, config.routing.defaultChannels) : undefined,
     mentions: config.routing && createMentionRouter(config.routing.routes),
     flapWindowMs: config.routing?.flapWindowMs,

@@ -12,7 +12,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as z from '../core/zod.js';
-import { DynamoDbGroupMessageStore, groupMessageKey, type GroupMessageStore } from './group-messages.js';
+import { DynamoDbGroupMessageStore, type GroupMessageStore } from './group-messages.js';
 import { parseItem } from './stored-item.js';
 
 /** A card as sent: Feishu's card JSON, opaque to the store. */
@@ -46,10 +46,6 @@ export interface FeishuCard {
 
 /** Port of the card store (one adapter, {@link DynamoDbFeishuCardStore}). */
 export type FeishuCardStore = GroupMessageStore<FeishuCard>;
-
-/** The item key of a group's card in one channel instance. */
-export const feishuCardKey = (channelName: string, groupKey: string) =>
-  groupMessageKey('feishu-card', channelName, groupKey);
 
 const cardItemSchema = z.object({
   pk: z.string(),

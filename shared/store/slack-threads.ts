@@ -8,7 +8,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as z from '../core/zod.js';
-import { DynamoDbGroupMessageStore, groupMessageKey, type GroupMessageStore } from './group-messages.js';
+import { DynamoDbGroupMessageStore, type GroupMessageStore } from './group-messages.js';
 import { parseItem } from './stored-item.js';
 
 /** A Block Kit message as stored: Slack's JSON, opaque to the store. */
@@ -38,10 +38,6 @@ export interface SlackThread {
 
 /** Port of the thread store (one adapter, {@link DynamoDbSlackThreadStore}); every write is a single-item conditional write. */
 export type SlackThreadStore = GroupMessageStore<SlackThread>;
-
-/** The item key of a group's thread in one channel instance. */
-export const slackThreadKey = (channelName: string, groupKey: string) =>
-  groupMessageKey('slack-thread', channelName, groupKey);
 
 const threadItemSchema = z.object({
   pk: z.string(),

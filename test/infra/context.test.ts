@@ -6,6 +6,7 @@ import {
   settingsFromContext,
   vpcFromContext,
 } from '../../infra/context.js';
+import { plainEnvironment } from '../../infra/receiver.js';
 
 const from = (context: Record<string, unknown>) => settingsFromContext((key) => context[key]);
 
@@ -120,6 +121,15 @@ describe('otherSettingsFromContext (context settings)', () => {
       expect(() => other(given), JSON.stringify(given)).toThrow(ContextError);
       expect(() => other(given), JSON.stringify(given)).toThrow(problem);
     }
+    // A secret is never told to go where it was just refused from.
+    expect(() => other({ PAGERDUTY_ROUTING_KEY: 'R'.repeat(32) })).not.toThrow(/-c settings=/);
+  });
+
+  it('keeps a value "" as given: HEARTBEAT_ALERTNAME="" turns heartbeats off in both functions', () => {
+    expect(other({ HEARTBEAT_ALERTNAME: '' })).toEqual({ HEARTBEAT_ALERTNAME: '' });
+    expect(plainEnvironment({ logLevel: undefined, other: { HEARTBEAT_ALERTNAME: '' } })).toEqual({
+      HEARTBEAT_ALERTNAME: '',
+    });
   });
 });
 
