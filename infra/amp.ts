@@ -32,7 +32,7 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { allow } from './node-function.js';
 import type { PrivateNetwork } from './vpc.js';
-import { failureQueue } from './queues.js';
+import { failureQueue, onFailureQueue } from './queues.js';
 import type { AlertReceiver } from './receiver.js';
 
 /** How often Lambda retries an SNS event the function threw for (its maximum, and its default). */
@@ -70,7 +70,12 @@ export class AmpIngest extends Construct {
     this.topic.addSubscription(
       new LambdaSubscription(props.receiver.function, { deadLetterQueue: this.undeliverable }),
     );
-    this.failedEvents = this.#onFailure(props.receiver.function);
+    this.failedEvents = onFailureQueue(this, props.receiver.function, {
+      id: 'FailedEvents',
+      holds: "AMP messages the receiver still failed on after Lambda's retries",
+      retryAttempts: AMP_RETRY_ATTEMPTS,
+      maxEventAge: Duration.hours(AMP_MAX_EVENT_AGE_HOURS),
+    });
     new CfnOutput(this, 'TopicArn', {
       key: 'AmpTopicArn',
       value: this.topic.topicArn,
@@ -97,23 +102,6 @@ export class AmpIngest extends Construct {
       ],
     });
     return topic;
-  }
-
-  /** The queue of SNS events the function still failed on after Lambda's retries, as its on-failure destination. */
-  #onFailure(fn: LambdaFunction): Queue {
-    const failedEvents = failureQueue(
-      this,
-      'FailedEvents',
-      "AMP messages the receiver still failed on after Lambda's retries",
-    );
-    // The destination by ARN plus sqs:SendMessage alone (SqsDestination would also grant GetQueueUrl and GetQueueAttributes).
-    fn.configureAsyncInvoke({
-      retryAttempts: AMP_RETRY_ATTEMPTS,
-      maxEventAge: Duration.hours(AMP_MAX_EVENT_AGE_HOURS),
-      onFailure: { bind: () => ({ destination: failedEvents.queueArn }) },
-    });
-    allow(fn, ['sqs:SendMessage'], [failedEvents.queueArn]);
-    return failedEvents;
   }
 
   #createTopic(workspaceArn: string | undefined): { topic: Topic; key: Key } {
