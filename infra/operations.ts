@@ -67,7 +67,7 @@ export class Operations extends Construct {
     this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
   }
 
-  /** Lets CloudWatch alarms publish to the topic and use its key: only this account's, in this region (confused deputy). */
+  /** Confused-deputy guard: only this account's CloudWatch alarms, in this region, may publish and use the key. */
   #admitAlarms(): void {
     const fromOurAlarms = {
       StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },

@@ -106,7 +106,7 @@ interface Cards extends FeishuAppChannelOptions {
   api: FeishuOpenApi;
 }
 
-/** Runs a card store call; its failure is a retryable {@link DeliveryError} (the next attempt finds the store again). */
+/** Runs a card store call; its failure is a retryable {@link DeliveryError}. */
 async function stored<T>(c: Cards, run: () => Promise<T>): Promise<T> {
   try {
     return await run();

@@ -83,7 +83,7 @@ async function stored<T>(t: Threads, run: () => Promise<T>): Promise<T> {
 /** The `<@U…>` mentions of the instance and the alerts, as text to prefix. */
 const mentionText = (t: Threads, n: Notification) => slackMentionText(mentionsToShow(n, 'slack', t.mention));
 
-/** Posts the group's first message top-level and keeps its thread (an alert's: a follow-up's is a message of its own). */
+/** Posts the group's first message top-level and keeps its thread (a follow-up's is a message of its own). */
 async function post(t: Threads, notification: Notification, signal: AbortSignal): Promise<void> {
   const content = withSlackMentions(renderAppMessage(notification, t.render), mentionText(t, notification));
   const state = newThread({ channel: t.channel, ts: '' }, content, notification, t.now());

@@ -41,11 +41,11 @@ const MANY_PARAMS: Record<string, Exception> = {
   },
   'infra/alarms.ts watchFunction': {
     size: 5,
-    why: 'waits for its callers in infra/stack.ts: to take the watched function as { group, fn, timeoutSeconds, throttled }',
+    why: 'waits for its callers in infra/stack.ts: to take { group, fn, timeoutSeconds, throttled }',
   },
   'infra/alarms.ts watchQueue': {
     size: 5,
-    why: 'waits for its callers in infra/stack.ts: to take the watched queue as { group, queue, holds, meaning? }',
+    why: 'waits for its callers in infra/stack.ts: to take { group, queue, holds, meaning? }',
   },
 };
 /**
