@@ -138,7 +138,11 @@ async function mentionsOf(c: Cards, notification: Notification, signal: AbortSig
  */
 async function post(c: Cards, notification: Notification, signal: AbortSignal, replacing?: string): Promise<void> {
   const mention = await mentionsOf(c, notification, signal);
-  const content = renderAppCard(notification, c.render, { ...c, mention: mention.element });
+  const content = renderAppCard(notification, c.render, {
+    interactive: c.interactive,
+    silence: c.silence,
+    mention: mention.element,
+  });
   const state = advance({ firing: [] }, notification, c.now());
   const uuid = uuidOf(c.name, notification, replacing ? `repost:${replacing}` : 'send');
   const { messageId } = await c.api.sendCard(c.chatId, withState(content, state), uuid, signal);
