@@ -32,7 +32,7 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { allow } from './node-function.js';
 import type { PrivateNetwork } from './vpc.js';
-import { failureQueue } from './queues.js';
+import { failureQueue, onFailureQueue } from './queues.js';
 import type { AlertReceiver } from './receiver.js';
 
 /** How often Lambda retries an SNS event the function threw for (its maximum, and its default). */
@@ -59,23 +59,8 @@ export class AmpIngest extends Construct {
 
   constructor(scope: Construct, id: string, props: AmpIngestProps) {
     super(scope, id);
-    if (props.topicArn) {
-      this.topic = Topic.fromTopicArn(this, 'Topic', props.topicArn);
-      // Known at synth only when the CLI names its target (context.ts checks it then); the deploy checks it always.
-      const [, , , region, account] = props.topicArn.split(':');
-      new CfnRule(this, 'TopicHere', {
-        assertions: [
-          {
-            assert: Fn.conditionAnd(
-              Fn.conditionEquals(Aws.REGION, region!),
-              Fn.conditionEquals(Aws.ACCOUNT_ID, account!),
-            ),
-            assertDescription:
-              "ampTopicArn names a topic in another region or account: the subscription's dead-letter queue must be in the topic's account and region. Deploy there, or use -c ampTopic=create.",
-          },
-        ],
-      });
-    } else ({ topic: this.topic, key: this.key } = this.#createTopic(props.workspaceArn));
+    if (props.topicArn) this.topic = this.#givenTopic(props.topicArn);
+    else ({ topic: this.topic, key: this.key } = this.#createTopic(props.workspaceArn));
 
     this.undeliverable = failureQueue(
       this,
@@ -85,26 +70,38 @@ export class AmpIngest extends Construct {
     this.topic.addSubscription(
       new LambdaSubscription(props.receiver.function, { deadLetterQueue: this.undeliverable }),
     );
-
-    this.failedEvents = failureQueue(
-      this,
-      'FailedEvents',
-      "AMP messages the receiver still failed on after Lambda's retries",
-    );
-    const fn = props.receiver.function;
-    // The destination by ARN plus sqs:SendMessage alone (SqsDestination would also grant GetQueueUrl and GetQueueAttributes).
-    fn.configureAsyncInvoke({
+    this.failedEvents = onFailureQueue(this, props.receiver.function, {
+      id: 'FailedEvents',
+      holds: "AMP messages the receiver still failed on after Lambda's retries",
       retryAttempts: AMP_RETRY_ATTEMPTS,
       maxEventAge: Duration.hours(AMP_MAX_EVENT_AGE_HOURS),
-      onFailure: { bind: () => ({ destination: this.failedEvents.queueArn }) },
     });
-    allow(fn, ['sqs:SendMessage'], [this.failedEvents.queueArn]);
     new CfnOutput(this, 'TopicArn', {
       key: 'AmpTopicArn',
       value: this.topic.topicArn,
       description:
         "topic_arn of the AMP alert manager definition's sns_configs (infra/amp/alertmanager-definition.yml)",
     });
+  }
+
+  /** The topic AMP publishes to, given by ARN: the deploy fails unless it is in the stack's region and account. */
+  #givenTopic(topicArn: string): ITopic {
+    const topic = Topic.fromTopicArn(this, 'Topic', topicArn);
+    // Known at synth only when the CLI names its target (context.ts checks it then); the deploy checks it always.
+    const [, , , region, account] = topicArn.split(':');
+    new CfnRule(this, 'TopicHere', {
+      assertions: [
+        {
+          assert: Fn.conditionAnd(
+            Fn.conditionEquals(Aws.REGION, region!),
+            Fn.conditionEquals(Aws.ACCOUNT_ID, account!),
+          ),
+          assertDescription:
+            "ampTopicArn names a topic in another region or account: the subscription's dead-letter queue must be in the topic's account and region. Deploy there, or use -c ampTopic=create.",
+        },
+      ],
+    });
+    return topic;
   }
 
   #createTopic(workspaceArn: string | undefined): { topic: Topic; key: Key } {

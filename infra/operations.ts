@@ -62,7 +62,13 @@ export class Operations extends Construct {
       masterKey: this.key,
       enforceSSL: true,
     });
-    // Confused-deputy guard: only this account's alarms, in this region, may use the topic and its key.
+    this.#admitAlarms();
+    if (props.alarmEmail) this.#mailTo(props.alarmEmail);
+    this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+  }
+
+  /** Confused-deputy guard: only this account's CloudWatch alarms, in this region, may publish and use the key. */
+  #admitAlarms(): void {
     const fromOurAlarms = {
       StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
       ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*` },
@@ -84,15 +90,16 @@ export class Operations extends Construct {
         conditions: fromOurAlarms,
       }),
     );
-    if (props.alarmEmail) {
-      const subscription = this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      Validations.of(subscription).acknowledge({
-        id: 'Serverless-SNSRedrivePolicy',
-        reason:
-          'A queue of alarm mails SNS could not deliver would have no reader; each alarm keeps its state and history in CloudWatch and on the dashboard, whatever happens to the mail.',
-      });
-    }
-    this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+  }
+
+  /** Subscribes an e-mail address to the topic (AWS sends a confirmation mail first). */
+  #mailTo(address: string): void {
+    const subscription = this.topic.addSubscription(new EmailSubscription(address));
+    Validations.of(subscription).acknowledge({
+      id: 'Serverless-SNSRedrivePolicy',
+      reason:
+        'A queue of alarm mails SNS could not deliver would have no reader; each alarm keeps its state and history in CloudWatch and on the dashboard, whatever happens to the mail.',
+    });
   }
 
   /** The alarms made so far, in order. */

@@ -87,29 +87,8 @@ export async function acknowledge(
 ): Promise<AckResult> {
   const log = deps.logger.child({ group: claims.group, channel: claims.channel });
   const limit = pLimit(CONCURRENCY);
-  const at = options.at ?? isoTime(deps.now());
-  const acknowledged: AlertAckResult[] = await Promise.all(
-    claims.fingerprints.map((fingerprint) =>
-      limit(async () => {
-        const outcome = await deps.stores.acknowledgements.acknowledge(
-          fingerprint,
-          { by: request.by, at, channel: claims.channel },
-          linkCover(claims),
-          deps.now(),
-        );
-        log.info('acknowledgement', { fingerprint, outcome: outcome.outcome, by: request.by });
-        if (outcome.outcome !== 'acknowledged') return { fingerprint, ...outcome };
-        const startsAt = outcome.record.startsAt;
-        await deps.stores.history.add(
-          fingerprint,
-          { type: 'acknowledged', by: request.by, channel: claims.channel, startsAt },
-          deps.now(),
-        );
-        await cancelEscalation(outcome.record, deps, log);
-        return { fingerprint, ...outcome };
-      }),
-    ),
-  );
+  const one: AlertAck = { claims, request, at: options.at ?? isoTime(deps.now()), deps, log };
+  const acknowledged = await Promise.all(claims.fingerprints.map((f) => limit(() => acknowledgeAlert(f, one))));
   const results = await withSilences(acknowledged, request, { ...deps, logger: log });
   const acked = results.flatMap((r) => (r.outcome === 'acknowledged' ? [withSilence(r.record, r.silence)] : []));
   const channels = options.pacedLater ? deps.channels.filter((c) => !c.eventsPerMinute) : deps.channels;
@@ -120,6 +99,37 @@ export async function acknowledge(
   }
   const followUps = acked.length ? await sendFollowUps(acked, followUpDeps, log) : {};
   return { alerts: results, followUps };
+}
+
+/** What acknowledging each alert of one request shares: the link, the request, its time (RFC 3339). */
+interface AlertAck {
+  claims: AckClaims;
+  request: AckRequest;
+  at: string;
+  deps: AcknowledgeDeps;
+  log: Logger;
+}
+
+/**
+ * One alert of the link: acknowledged in the store (once), and when this request did it, its history
+ * entry and its escalation cancelled.
+ */
+async function acknowledgeAlert(
+  fingerprint: string,
+  { claims, request, at, deps, log }: AlertAck,
+): Promise<AlertAckResult> {
+  const ack = { by: request.by, at, channel: claims.channel };
+  const outcome = await deps.stores.acknowledgements.acknowledge(fingerprint, ack, linkCover(claims), deps.now());
+  log.info('acknowledgement', { fingerprint, outcome: outcome.outcome, by: request.by });
+  if (outcome.outcome !== 'acknowledged') return { fingerprint, ...outcome };
+  const { startsAt } = outcome.record;
+  await deps.stores.history.add(
+    fingerprint,
+    { type: 'acknowledged', by: request.by, channel: claims.channel, startsAt },
+    deps.now(),
+  );
+  await cancelEscalation(outcome.record, deps, log);
+  return { fingerprint, ...outcome };
 }
 
 /** "Acknowledge and silence": the silences of the alerts just acknowledged, grouped (`silencer.ts`). */

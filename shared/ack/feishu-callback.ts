@@ -127,13 +127,8 @@ async function handle(c: Context, event: Record<string, unknown>, deps: FeishuCa
     });
   }
   deps.logger.info('feishu acknowledgement', { user: click.openId, by, outcomes: result.alerts.map((a) => a.outcome) });
-  const card = await answerCard(
-    claims.channel,
-    click.messageId,
-    result,
-    { by, at: new Date(deps.now()).toISOString() },
-    deps,
-  );
+  const clicked = { channel: claims.channel, messageId: click.messageId, by, at: new Date(deps.now()).toISOString() };
+  const card = await answerCard(result, clicked, deps);
   return c.json({ toast: toast(outcomeToast(result, by)), ...(card && { card: { type: 'raw', data: card } }) });
 }
 
@@ -154,20 +149,23 @@ function outcomeToast(result: AckResult, by: string): Toast {
   return { type: 'info', zh: '没有可认领的告警', en: 'Nothing left to acknowledge' };
 }
 
-/** The clicked card as it now reads, from the Feishu app channel whose link this was; `undefined` when unknown. */
+/**
+ * The clicked card as it now reads, from the Feishu app channel whose link this was; `undefined` when unknown.
+ * @param clicked the link's channel, the card clicked, and who clicked when (the acknowledgement shown when
+ *   the record has none)
+ */
 async function answerCard(
-  channelName: string,
-  messageId: string | undefined,
   result: AckResult,
-  ack: { by: string; at: string },
+  clicked: { channel: string; messageId: string | undefined; by: string; at: string },
   deps: FeishuCallbackDeps,
 ): Promise<object | undefined> {
+  const { channel: channelName, messageId } = clicked;
   const channel = deps.channels.find((ch) => ch.name === channelName);
   // A resolved card stays as it is: only an acknowledgement (this one or an earlier) changes it.
   const acked = result.alerts.find((a) => a.outcome === 'acknowledged' || a.outcome === 'already acknowledged');
   if (!channel || !isFeishuAppChannel(channel) || !messageId || !acked || !('record' in acked)) return undefined;
   const record = acked.record;
-  const who = record.acknowledgement ?? ack;
+  const who = record.acknowledgement ?? clicked;
   try {
     const fingerprints = result.alerts
       .filter((a) => a.outcome === 'acknowledged' || a.outcome === 'already acknowledged')

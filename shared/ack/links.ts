@@ -199,22 +199,22 @@ export class AckLinks {
    * their fingerprints are too long for the token to name them all ({@link MAX_LINK_TOKEN_CHARS}), the
    * fingerprints are stored as an alert set first (one write) and the token names the set. When the
    * write fails the link still goes out, covering the first alerts, and the failure is logged.
-   * @param stored the group's sets so far (see {@link StoredSets}): each channel's digest of the same
+   * @param issue.nowMs epoch milliseconds: the link's issue time
+   * @param issue.stored the group's sets so far (see {@link StoredSets}): each channel's digest of the same
    *   alerts names the same set, so a group costs one write, not one per channel
    */
   async urlForAll(
     alerts: readonly LinkedAlert[],
     group: string,
     to: string | LinkChannel,
-    nowMs: number,
-    stored: StoredSets = new Map(),
+    { nowMs, stored = new Map() }: { nowMs: number; stored?: StoredSets },
   ): Promise<string> {
     const channel = linkChannel(to);
     const fingerprints = alerts.map((a) => a.fingerprint);
     const named = namedInToken(fingerprints.map(keyPart));
     if (named.length === alerts.length || !this.sets) return this.url(alerts, group, channel, nowMs);
     const key = `${group}\u0000${fingerprints.join('\u0000')}`;
-    const pending = stored.get(key) ?? this.#storeSet(this.sets, fingerprints, group, channel.name, nowMs);
+    const pending = stored.get(key) ?? this.#storeSet(this.sets, fingerprints, { group, channel: channel.name, nowMs });
     stored.set(key, pending);
     const set = await pending;
     if (!set) return this.url(alerts, group, channel, nowMs);
@@ -238,9 +238,7 @@ export class AckLinks {
   async #storeSet(
     sets: AlertSetStore,
     fingerprints: string[],
-    group: string,
-    channel: string,
-    nowMs: number,
+    { group, channel, nowMs }: { group: string; channel: string; nowMs: number },
   ): Promise<StoredSet | undefined> {
     const id = randomBytes(16).toString('hex');
     const issuedAt = Math.ceil(nowMs / 1000);

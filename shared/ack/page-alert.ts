@@ -90,7 +90,14 @@ function ackLine(r: AlertRecord, { w, locale }: Ctx): Html | undefined {
   if (!ack) return r.status === 'firing' ? h`<p class="muted">${w.notAcknowledged}</p>` : undefined;
   const after = hasKnownStart(r) ? elapsed(Date.parse(r.startsAt), Date.parse(ack.at), locale) : undefined;
   const silence = ack.silenceId ? h`<code>${isolateHtml(ack.silenceId)}</code>` : undefined;
-  return h`<p class="acked">${w.acknowledgedBy(isolateHtml(ack.by), formatTime(ack.at), after, ack.channel, silence)}</p>`;
+  const line = w.acknowledgedBy({
+    by: isolateHtml(ack.by),
+    at: formatTime(ack.at),
+    after,
+    channel: ack.channel,
+    silence,
+  });
+  return h`<p class="acked">${line}</p>`;
 }
 
 /**

@@ -50,8 +50,11 @@ export interface PageWords {
   resolvedAt(at: string): string;
   fired(at: string): string;
   notAcknowledged: string;
-  /** `by` and `silence` are HTML (isolated); the rest is text. */
-  acknowledgedBy(by: Html, at: string, after: string | undefined, channel: string, silence?: Html): Html;
+  /**
+   * Who acknowledged, when, how long after it fired, from which channel's link, and the silence made with it;
+   * `by` and `silence` are HTML (isolated), the rest is text.
+   */
+  acknowledgedBy(ack: { by: Html; at: string; after?: string; channel: string; silence?: Html }): Html;
   evidence: string;
   whenFired: string;
   atNotification: string;
@@ -129,7 +132,7 @@ const EN: PageWords = {
   resolvedAt: (at) => ` at ${at}`,
   fired: (at) => ` · fired ${at}`,
   notAcknowledged: 'Not acknowledged yet.',
-  acknowledgedBy: (by, at, after, channel, silence) =>
+  acknowledgedBy: ({ by, at, after, channel, silence }) =>
     h`Acknowledged by <strong>${by}</strong> at ${at}${after && ` (${after} after it fired)`}, from the ${channel} link${silence && h` · silence ${silence}`}`,
   evidence: 'Evidence',
   whenFired: 'when fired',
@@ -213,7 +216,7 @@ const ZH_CN: PageWords = {
   resolvedAt: (at) => `，恢复于 ${at}`,
   fired: (at) => ` · 触发于 ${at}`,
   notAcknowledged: '还没有人认领。',
-  acknowledgedBy: (by, at, after, channel, silence) =>
+  acknowledgedBy: ({ by, at, after, channel, silence }) =>
     h`<strong>${by}</strong> 于 ${at} 认领${after && `（触发后 ${after}）`}，通过 ${channel} 的链接${silence && h` · 静默 ${silence}`}`,
   evidence: '指标',
   whenFired: '触发时',

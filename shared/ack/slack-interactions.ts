@@ -75,6 +75,7 @@ export function slackInteractionRoutes(deps: SlackInteractionDeps): Hono {
   return app;
 }
 
+/** A verified request: the Acknowledge click acted on, anything else answered 200 and ignored. */
 async function handle(c: Context, body: string, deps: SlackInteractionDeps): Promise<Response> {
   const payload = parsePayload(body);
   if (!payload) {
@@ -86,38 +87,59 @@ async function handle(c: Context, body: string, deps: SlackInteractionDeps): Pro
   }
   const action = payload.actions?.find((a) => a.action_id === ACK_ACTION_ID && a.value);
   if (payload.type !== 'block_actions' || !action) return c.body(null, 200);
-  let claims: AckClaims;
-  try {
-    claims = verifyAckToken(action.value!, deps.links.settings.keys, deps.now());
-  } catch (err) {
-    if (!(err instanceof AckTokenError)) throw err;
-    deps.logger.warn('slack acknowledgement refused', { reason: err.problem, user: payload.user?.id });
-    return c.body(null, 200);
-  }
+  const claims = claimsOf(action.value!, payload, deps);
+  if (!claims) return c.body(null, 200);
   const by = cleanName(payload.user?.username ?? payload.user?.name ?? payload.user?.id) || 'anonymous';
   try {
     if (claims.set && deps.setJobs)
       return c.body(null, await startSet({ ...claims, set: claims.set }, by, payload, deps));
-    // A storm digest's button covers its whole stored set, as the page's form does.
-    const scope = await linkScope(
-      claims,
-      { sets: deps.links.sets, logger: deps.logger },
-      Number.POSITIVE_INFINITY,
-      deps.now(),
-    );
-    const result = await acknowledge({ ...claims, fingerprints: scope.fingerprints }, { by }, deps, {
-      defer: deps.defer,
-    });
-    deps.logger.info('slack acknowledgement', {
-      user: payload.user?.id,
-      by,
-      outcomes: result.alerts.map((a) => a.outcome),
-    });
+    await acknowledgeClick(claims, { by, user: payload.user?.id }, deps);
     return c.body(null, 200);
   } catch (err) {
     deps.logger.error('slack acknowledgement failed', { error: err as Error });
     return c.json({ error: 'the acknowledgement store could not be reached; nothing was changed' }, 503);
   }
+}
+
+/** The button's verified link token; `undefined` (logged) when it does not verify. */
+function claimsOf(
+  token: string,
+  payload: z.infer<typeof payloadSchema>,
+  deps: SlackInteractionDeps,
+): AckClaims | undefined {
+  try {
+    return verifyAckToken(token, deps.links.settings.keys, deps.now());
+  } catch (err) {
+    if (!(err instanceof AckTokenError)) throw err;
+    deps.logger.warn('slack acknowledgement refused', { reason: err.problem, user: payload.user?.id });
+    return undefined;
+  }
+}
+
+/**
+ * Acknowledges what the link names (a storm digest's button covers its whole stored set, as the page's
+ * form does); the follow-ups go to `defer` when set.
+ * @throws the store's error
+ */
+async function acknowledgeClick(
+  claims: AckClaims,
+  click: { by: string; user: string | undefined },
+  deps: SlackInteractionDeps,
+): Promise<void> {
+  const scope = await linkScope(
+    claims,
+    { sets: deps.links.sets, logger: deps.logger },
+    Number.POSITIVE_INFINITY,
+    deps.now(),
+  );
+  const result = await acknowledge({ ...claims, fingerprints: scope.fingerprints }, { by: click.by }, deps, {
+    defer: deps.defer,
+  });
+  deps.logger.info('slack acknowledgement', {
+    user: click.user,
+    by: click.by,
+    outcomes: result.alerts.map((a) => a.outcome),
+  });
 }
 
 /**

@@ -113,7 +113,7 @@ export class AckTracker {
     const links = this.deps.links;
     const acknowledgeUrl =
       links && firing.length
-        ? await links.urlForAll(firing, notification.groupKey, channel, this.deps.now(), view.sets)
+        ? await links.urlForAll(firing, notification.groupKey, channel, { nowMs: this.deps.now(), stored: view.sets })
         : undefined;
     const threadKeys = Object.fromEntries(
       alerts.flatMap((a) => {

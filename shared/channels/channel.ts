@@ -70,27 +70,40 @@ export type DeliveryFailureReason =
 export const UNKNOWN_OUTCOME_MESSAGE =
   'request timed out or was aborted after the whole message was sent: it may have been delivered';
 
+/** How a delivery failed, besides its message: what {@link DeliveryError} carries. */
+export interface DeliveryFailure {
+  /** Another attempt can help: 5xx, 429, time-outs and network errors; not other 4xx or bad configuration. */
+  retryable: boolean;
+  /** The platform's `Retry-After`, milliseconds, when it sent one. */
+  retryAfterMs?: number;
+  /** For metrics; default `platform_error`. */
+  reason?: DeliveryFailureReason;
+  /** The error this one wraps (only one that cannot carry a secret: see `PipelineError`). */
+  cause?: unknown;
+  /**
+   * The platform may have had the whole message and no answer came in time (the attempt timed out after
+   * its body was sent, or inside a platform SDK's request): it may have been delivered.
+   */
+  outcomeUnknown?: boolean;
+}
+
 /**
- * A failed delivery. `retryable` is true for 5xx, 429, time-outs and network errors;
- * false for other 4xx and platform errors that mean bad configuration.
- * `outcomeUnknown`: the platform may have had the whole message and no answer came in time (the attempt
- * timed out after its body was sent, or inside a platform SDK's request): it may have been delivered. `deliver` tries such a message at most once more.
+ * A failed delivery, retryable or not ({@link DeliveryFailure}). One with `outcomeUnknown` may have been
+ * delivered: `deliver` tries such a message at most once more.
  */
 export class DeliveryError extends PipelineError<DeliveryFailureReason> {
+  readonly retryable: boolean;
+  /** The platform's `Retry-After`, milliseconds, when it sent one. */
+  readonly retryAfterMs?: number;
   readonly outcomeUnknown: boolean;
 
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-    /** The platform's `Retry-After`, milliseconds, when it sent one. */
-    readonly retryAfterMs?: number,
-    /** For metrics; default `platform_error`. */
-    reason: DeliveryFailureReason = 'platform_error',
-    options?: { cause?: unknown; outcomeUnknown?: boolean },
-  ) {
-    super(message, reason, options?.cause === undefined ? undefined : { cause: options.cause });
+  constructor(message: string, failure: DeliveryFailure) {
+    const { cause, reason = 'platform_error' } = failure;
+    super(message, reason, cause === undefined ? undefined : { cause });
     this.name = 'DeliveryError';
-    this.outcomeUnknown = options?.outcomeUnknown ?? false;
+    this.retryable = failure.retryable;
+    this.retryAfterMs = failure.retryAfterMs;
+    this.outcomeUnknown = failure.outcomeUnknown ?? false;
   }
 }
 
@@ -110,7 +123,7 @@ export class ContentRefusedError extends DeliveryError {
     message: string,
     readonly options: { reducedMayPass?: boolean } = {},
   ) {
-    super(message, false, undefined, 'content_refused');
+    super(message, { retryable: false, reason: 'content_refused' });
     this.name = 'ContentRefusedError';
   }
 }

@@ -170,7 +170,9 @@ function waitAfterUnknown(remainingMs: number, timeoutMs: number): number | unde
 function mayHaveBeenDelivered(error: Error): Error {
   if (isOutcomeUnknown(error)) return error;
   const reason = error instanceof DeliveryError ? error.reason : 'other';
-  return new DeliveryError(`${error.message} (an earlier attempt may have been delivered)`, false, undefined, reason, {
+  return new DeliveryError(`${error.message} (an earlier attempt may have been delivered)`, {
+    retryable: false,
+    reason,
     outcomeUnknown: true,
   });
 }

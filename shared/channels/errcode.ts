@@ -44,17 +44,22 @@ export function parseErrcode(body: string): { errcode: number; errmsg: string } 
  */
 export function checkErrcodeReply(name: string, body: string, table: ErrcodeTable): void {
   const reply = parseErrcode(body);
-  if (!reply) throw new DeliveryError(`${name}: reply is not the platform's JSON (errcode)`, false);
+  if (!reply) throw new DeliveryError(`${name}: reply is not the platform's JSON (errcode)`, { retryable: false });
   const { errcode } = reply;
   if (errcode === 0) return;
   const said = `${name}: errcode ${errcode}${reply.errmsg ? `: ${redactedExcerpt(reply.errmsg, MSG_EXCERPT_CHARS)}` : ''}`;
   if (table.rateLimited.has(errcode))
-    throw new DeliveryError(said, true, table.rateLimited.get(errcode), 'rate_limited');
-  if (table.transient.has(errcode)) throw new DeliveryError(said, true, undefined, 'server_error');
+    throw new DeliveryError(said, {
+      retryable: true,
+      retryAfterMs: table.rateLimited.get(errcode),
+      reason: 'rate_limited',
+    });
+  if (table.transient.has(errcode)) throw new DeliveryError(said, { retryable: true, reason: 'server_error' });
   if (table.content.has(errcode)) throw new ContentRefusedError(said);
   const fix = table.configuration.get(errcode);
-  if (fix) throw new DeliveryError(`${said} (configuration error: ${fix})`, false, undefined, 'client_error');
-  throw new DeliveryError(said, false);
+  if (fix)
+    throw new DeliveryError(`${said} (configuration error: ${fix})`, { retryable: false, reason: 'client_error' });
+  throw new DeliveryError(said, { retryable: false });
 }
 
 /** For `postJson`: a non-2xx reply whose body carries a rate-limit code. */

@@ -25,65 +25,70 @@ export interface HttpReply {
   body: string;
 }
 
+/** Where {@link postJson} posts, and how it reads the platform's replies. */
+export interface JsonPost {
+  /** Channel name, prefixed to error messages (`slack: HTTP 404: channel_not_found`). */
+  channel: string;
+  /**
+   * The webhook URL, a {@link Secret} revealed only for the request itself; or a plain string for an
+   * endpoint that is no secret (PagerDuty's: the key travels in the body).
+   */
+  url: Secret | string;
+  /**
+   * A 2xx status means accepted (Slack) unless its body arrives and `successBody` refuses it; a reply
+   * that stalls or drops after its status line is not retried into a duplicate message.
+   */
+  statusDecides?: boolean;
+  /** With `statusDecides`: whether a 2xx body is the platform's success reply. */
+  successBody?: (body: string) => boolean;
+  /** Whether a non-2xx reply (status, body text) means the platform refused the content. */
+  refusesContent?: (status: number, body: string) => boolean;
+  /**
+   * Whether a non-2xx reply means "too many requests" though its status is not 429 (Feishu's older APIs
+   * answer HTTP 400 with a rate-limit `code`): retryable, reason `rate_limited`.
+   */
+  rateLimited?: (status: number, body: string) => boolean;
+}
+
 /**
  * POSTs `body` as JSON.
- * @param channel channel name, prefixed to error messages (`slack: HTTP 404: channel_not_found`)
- * @param url the webhook URL, a {@link Secret} revealed only for the request itself; or a plain
- *   string for an endpoint that is no secret (PagerDuty's: the key travels in the body)
  * @param signal aborts the request (the pipeline's per-attempt timeout)
- * @param options.refusesContent whether a non-2xx reply (status, body text) means the platform refused the content
- * @param options.rateLimited whether a non-2xx reply means "too many requests" though its status is not 429
- *   (Feishu's older APIs answer HTTP 400 with a rate-limit `code`): retryable, reason `rate_limited`
- * @param options.statusDecides a 2xx status means accepted (Slack) unless its body arrives and
- *   `successBody` refuses it; a reply that stalls or drops after its status line is not retried into a
- *   duplicate message
- * @param options.successBody with `statusDecides`: whether a 2xx body is the platform's success reply
  * @returns the reply when its status is 2xx (`body` empty when it stalled after the status line or ran past {@link MAX_REPLY_BYTES})
  * @throws DeliveryError retryable for 429 (with `retryAfterMs` from `Retry-After`), 5xx, time-outs
  *   and network errors (a time-out after the whole body was sent has `outcomeUnknown`: it may have been delivered); permanent for any other status (3xx, 4xx): a {@link ContentRefusedError} when
  *   `refusesContent` says so
  * @see https://www.rfc-editor.org/rfc/rfc9110#name-retry-after
  */
-export async function postJson(
-  channel: string,
-  url: Secret | string,
-  body: unknown,
-  signal: AbortSignal,
-  options: {
-    statusDecides?: boolean;
-    successBody?: (body: string) => boolean;
-    refusesContent?: (status: number, body: string) => boolean;
-    rateLimited?: (status: number, body: string) => boolean;
-  } = {},
-): Promise<HttpReply> {
+export async function postJson(to: JsonPost, body: unknown, signal: AbortSignal): Promise<HttpReply> {
   let response: HttpAnswer;
   try {
-    response = await httpRequest(typeof url === 'string' ? url : url.reveal(), {
+    response = await httpRequest(typeof to.url === 'string' ? to.url : to.url.reveal(), {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify(body),
       signal,
     });
   } catch (err) {
-    throw unanswered(channel, err, signal);
+    throw unanswered(to.channel, err, signal);
   }
-  if (options.statusDecides && response.status >= 200 && response.status < 300)
-    return acceptedUnlessRefused(channel, response, options.successBody);
-  const text = await readBody(response, signal, channel);
-  if (response.status >= 200 && response.status < 300) return { status: response.status, body: text };
-  const rateLimited = response.status === 429 || (options.rateLimited?.(response.status, text) ?? false);
+  const ok = response.status >= 200 && response.status < 300;
+  if (to.statusDecides && ok) return acceptedUnlessRefused(to.channel, response, to.successBody);
+  const text = await readBody(response, signal, to.channel);
+  if (ok) return { status: response.status, body: text };
+  throw failed(to, response, text);
+}
+
+/** The error of a non-2xx reply: retryable for 429 (or what `rateLimited` says) and 5xx, else permanent. */
+function failed(to: JsonPost, response: HttpAnswer, text: string): DeliveryError {
+  const rateLimited = response.status === 429 || (to.rateLimited?.(response.status, text) ?? false);
   const retryable = rateLimited || response.status >= 500;
   const retryAfterMs = retryable ? parseRetryAfter(response.header('retry-after') ?? null, Date.now()) : undefined;
   // A proxy page or platform error may echo the webhook path, in any encoding: redacted before it is cut.
   const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS);
-  if (!retryable && options.refusesContent?.(response.status, text))
-    throw new ContentRefusedError(`${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`);
-  throw new DeliveryError(
-    `${channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`,
-    retryable,
-    retryAfterMs,
-    rateLimited ? 'rate_limited' : httpFailureReason(response.status),
-  );
+  const message = `${to.channel}: HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`;
+  if (!retryable && to.refusesContent?.(response.status, text)) return new ContentRefusedError(message);
+  const reason = rateLimited ? 'rate_limited' : httpFailureReason(response.status);
+  return new DeliveryError(message, { retryable, retryAfterMs, reason });
 }
 
 /**
@@ -92,14 +97,14 @@ export async function postJson(
  */
 function unanswered(channel: string, err: unknown, signal: AbortSignal): DeliveryError {
   if (signal.aborted && failedAfterBodySent(err))
-    return new DeliveryError(`${channel}: ${UNKNOWN_OUTCOME_MESSAGE}`, true, undefined, 'timeout', {
+    return new DeliveryError(`${channel}: ${UNKNOWN_OUTCOME_MESSAGE}`, {
+      retryable: true,
+      reason: 'timeout',
       outcomeUnknown: true,
     });
   return new DeliveryError(
     `${channel}: ${signal.aborted ? 'request timed out or was aborted' : `request failed (${networkCode(err)})`}`,
-    true,
-    undefined,
-    signal.aborted ? 'timeout' : 'network',
+    { retryable: true, reason: signal.aborted ? 'timeout' : 'network' },
   );
 }
 
@@ -116,12 +121,10 @@ async function acceptedUnlessRefused(
   const text = await response.text(MAX_REPLY_BYTES).catch(() => undefined);
   if (text === undefined || !successBody || successBody(text)) return { status: response.status, body: text ?? '' };
   const excerpt = redactedExcerpt(text, BODY_EXCERPT_CHARS) || '(empty)';
-  throw new DeliveryError(
-    `${channel}: HTTP ${response.status} but not the platform's success reply: ${excerpt}`,
-    false,
-    undefined,
-    'platform_error',
-  );
+  throw new DeliveryError(`${channel}: HTTP ${response.status} but not the platform's success reply: ${excerpt}`, {
+    retryable: false,
+    reason: 'platform_error',
+  });
 }
 
 async function readBody(response: HttpAnswer, signal: AbortSignal, channel: string): Promise<string> {
@@ -130,12 +133,10 @@ async function readBody(response: HttpAnswer, signal: AbortSignal, channel: stri
   } catch (err) {
     if (err instanceof BodyTooLargeError) return '';
     const cause = signal.aborted ? 'timed out or was aborted' : `failed (${networkCode(err)})`;
-    throw new DeliveryError(
-      `${channel}: reading the HTTP ${response.status} reply ${cause}`,
-      true,
-      undefined,
-      signal.aborted ? 'timeout' : 'network',
-    );
+    throw new DeliveryError(`${channel}: reading the HTTP ${response.status} reply ${cause}`, {
+      retryable: true,
+      reason: signal.aborted ? 'timeout' : 'network',
+    });
   }
 }
 

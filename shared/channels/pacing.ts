@@ -48,9 +48,7 @@ export function createPacer(options: PacerOptions): Pacer {
   const refuse = (name: string, waitMs: number) =>
     new DeliveryError(
       `${name}: paced to ${options.perWindow} messages a minute: the next slot is in ${Math.ceil(waitMs / 1000)} s`,
-      true,
-      waitMs,
-      'rate_limited',
+      { retryable: true, retryAfterMs: waitMs, reason: 'rate_limited' },
     );
   return {
     async take(name, signal) {

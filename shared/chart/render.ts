@@ -130,11 +130,11 @@ function trendText(d: ChartData, w: ChartWords): string {
   return `${growth}${w.comma}${w.trendWords.fullIn(time)}`;
 }
 
+/** A line series drawn as is (no symbols, no hover): the chart is a picture, not an interactive view. */
 const line = (
   name: string,
   data: [number, number][],
-  color: string,
-  type: 'solid' | 'dashed' | 'dotted',
+  style: { color: string; type: 'solid' | 'dashed' | 'dotted' },
   extra: object = {},
 ) => ({
   type: 'line',
@@ -142,8 +142,8 @@ const line = (
   data,
   showSymbol: false,
   silent: true,
-  lineStyle: { color, width: 2, type },
-  itemStyle: { color },
+  lineStyle: { color: style.color, width: 2, type: style.type },
+  itemStyle: { color: style.color },
   ...extra,
 });
 
@@ -167,86 +167,9 @@ export function markedPoints(d: ChartData): { point: Point; label: boolean }[] {
   ];
 }
 
+/** The chart as ECharts draws it: the title with its subtitle, the axes, the series. */
 function option(d: ChartData): EChartsCoreOption {
   const w = chartWords(d.locale);
-  const markLines: object[] = [
-    {
-      xAxis: ms(d.firedAt),
-      lineStyle: { color: COLORS.fired, type: 'dashed' },
-      label: { formatter: w.fired, color: COLORS.fired, position: 'end' },
-    },
-  ];
-  if (d.threshold)
-    markLines.push({
-      yAxis: d.threshold.value,
-      lineStyle: { color: COLORS.threshold, type: 'dashed' },
-      label: {
-        formatter: `${d.threshold.op} ${formatSignalValue(d.threshold.value, d.unit)}`,
-        color: COLORS.threshold,
-        position: 'insideStartTop',
-      },
-    });
-  if (d.capacityMiB != null)
-    markLines.push({
-      yAxis: d.capacityMiB,
-      lineStyle: { color: COLORS.capacity, type: 'solid' },
-      label: {
-        formatter: `${w.capacity} ${formatSignalValue(d.capacityMiB, d.unit)}`,
-        color: COLORS.capacity,
-        position: 'insideStartTop',
-      },
-    });
-  const markPoints = markedPoints(d).map(({ point, label }) => ({
-    coord: [ms(point.time), point.value],
-    value: formatSignalValue(point.value, d.unit),
-    symbolSize: 8,
-    symbol: 'circle',
-    label: { show: label, position: 'top', color: COLORS.text, formatter: '{c}' },
-  }));
-  const series: object[] = [
-    line(
-      'value',
-      d.points.map((p) => [ms(p.time), Number.isFinite(p.value) ? p.value : Number.NaN] as [number, number]),
-      COLORS.line,
-      'solid',
-      {
-        connectNulls: false,
-        markLine: { silent: true, symbol: 'none', data: markLines },
-        markPoint: { silent: true, itemStyle: { color: COLORS.fired }, data: markPoints },
-      },
-    ),
-  ];
-  if (d.trend)
-    series.push(
-      line(
-        'fit',
-        d.trend.fit.map((p) => [ms(p.time), p.value]),
-        COLORS.trend,
-        'dashed',
-      ),
-    );
-  // The y-range of the data (threshold, capacity, margins, 0 for ratios and counts) stays in view: an
-  // invisible point at each end widens the axis, which ECharts then rounds to nice ticks (mark lines do not count).
-  const levels = [d.yMin, d.yMax].filter(Number.isFinite);
-  if (levels.length)
-    series.push(
-      line(
-        'levels',
-        levels.map((v) => [ms(d.xMin), v]),
-        'transparent',
-        'solid',
-        { lineStyle: { opacity: 0 } },
-      ),
-    );
-  if (d.trend?.projection)
-    series.push(
-      line(
-        'projection',
-        d.trend.projection.map((p) => [ms(p.time), p.value]),
-        COLORS.trend,
-        'dotted',
-      ),
-    );
   return {
     animation: false,
     useUTC: true,
@@ -268,8 +191,68 @@ function option(d: ChartData): EChartsCoreOption {
       axisLabel: { color: COLORS.muted, formatter: (v: number) => formatSignalValue(v, d.unit) },
       splitLine: { lineStyle: { color: '#eaecf0' } },
     },
-    series,
+    series: series(d, w),
   };
+}
+
+/**
+ * The series, in drawing order: the values (with the mark lines and points), the trend's fit, the
+ * invisible levels that keep the data's y-range in view, the trend's projection.
+ */
+function series(d: ChartData, w: ChartWords): object[] {
+  const values = d.points.map((p) => [ms(p.time), Number.isFinite(p.value) ? p.value : Number.NaN] as [number, number]);
+  const marks = {
+    connectNulls: false,
+    markLine: { silent: true, symbol: 'none', data: markLines(d, w) },
+    markPoint: { silent: true, itemStyle: { color: COLORS.fired }, data: markPoints(d) },
+  };
+  const all: object[] = [line('value', values, { color: COLORS.line, type: 'solid' }, marks)];
+  const fit = d.trend?.fit.map((p): [number, number] => [ms(p.time), p.value]);
+  if (fit) all.push(line('fit', fit, { color: COLORS.trend, type: 'dashed' }));
+  // The y-range of the data (threshold, capacity, margins, 0 for ratios and counts) stays in view: an
+  // invisible point at each end widens the axis, which ECharts then rounds to nice ticks (mark lines do not count).
+  const levels = [d.yMin, d.yMax].filter(Number.isFinite).map((v): [number, number] => [ms(d.xMin), v]);
+  const hidden = { lineStyle: { opacity: 0 } };
+  if (levels.length) all.push(line('levels', levels, { color: 'transparent', type: 'solid' }, hidden));
+  const projection = d.trend?.projection?.map((p): [number, number] => [ms(p.time), p.value]);
+  if (projection) all.push(line('projection', projection, { color: COLORS.trend, type: 'dotted' }));
+  return all;
+}
+
+/** The dashed lines across the chart: when it fired, the threshold and the capacity, each labelled. */
+function markLines(d: ChartData, w: ChartWords): object[] {
+  const level = (value: number, color: string, formatter: string, type: 'dashed' | 'solid') => ({
+    yAxis: value,
+    lineStyle: { color, type },
+    label: { formatter, color, position: 'insideStartTop' },
+  });
+  const lines: object[] = [
+    {
+      xAxis: ms(d.firedAt),
+      lineStyle: { color: COLORS.fired, type: 'dashed' },
+      label: { formatter: w.fired, color: COLORS.fired, position: 'end' },
+    },
+  ];
+  if (d.threshold) {
+    const label = `${d.threshold.op} ${formatSignalValue(d.threshold.value, d.unit)}`;
+    lines.push(level(d.threshold.value, COLORS.threshold, label, 'dashed'));
+  }
+  if (d.capacityMiB != null) {
+    const label = `${w.capacity} ${formatSignalValue(d.capacityMiB, d.unit)}`;
+    lines.push(level(d.capacityMiB, COLORS.capacity, label, 'solid'));
+  }
+  return lines;
+}
+
+/** The points of {@link markedPoints}, each with its value as its label (when it has one). */
+function markPoints(d: ChartData): object[] {
+  return markedPoints(d).map(({ point, label }) => ({
+    coord: [ms(point.time), point.value],
+    value: formatSignalValue(point.value, d.unit),
+    symbolSize: 8,
+    symbol: 'circle',
+    label: { show: label, position: 'top', color: COLORS.text, formatter: '{c}' },
+  }));
 }
 
 /**

@@ -35,6 +35,8 @@ export interface FakeFeishuOptions {
   chats: string[];
   /** The tenant's directory: email → { open_id, name }. */
   users?: Record<string, { openId: string; name: string }>;
+  /** Chats that refuse a reply in a thread (`reply_in_thread: true`) with code 230071. */
+  threadless?: string[];
 }
 
 export interface FakeFeishuApi {
@@ -171,6 +173,8 @@ export async function startFakeFeishuApi(options: FakeFeishuOptions): Promise<Fa
       if (typeof card === 'string') return violation(card);
       const uuid = typeof body.uuid === 'string' ? body.uuid : undefined;
       if (uuid && uuid.length > 50) return violation('reply: uuid');
+      if (body.reply_in_thread === true && options.threadless?.includes(message.chatId))
+        return error(230071, 'This chat does not support replying in a thread.');
       if (!(uuid && message.replies.some((r) => r.uuid === uuid)))
         message.replies.push({ card, inThread: body.reply_in_thread === true, ...(uuid && { uuid }) });
       return ok({ message_id: `${message.messageId}_r${message.replies.length}` });

@@ -41,7 +41,9 @@ export class RecordingChannel implements Channel {
     if (this.down) throw new Error(`${this.name}: platform unreachable (test)`);
     this.received.push(n);
     if (this.slow)
-      throw new DeliveryError(`${this.name}: ${UNKNOWN_OUTCOME_MESSAGE}`, true, undefined, 'timeout', {
+      throw new DeliveryError(`${this.name}: ${UNKNOWN_OUTCOME_MESSAGE}`, {
+        retryable: true,
+        reason: 'timeout',
         outcomeUnknown: true,
       });
   }

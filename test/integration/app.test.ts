@@ -33,7 +33,7 @@ class RecordingChannel implements Channel {
     await this.hold;
     if (this.failuresLeft > 0) {
       this.failuresLeft--;
-      throw new DeliveryError(`${this.name} is down`, this.failRetryable);
+      throw new DeliveryError(`${this.name} is down`, { retryable: this.failRetryable });
     }
     this.received.push(n);
   }

@@ -194,7 +194,7 @@ function deliverer(world: World, store: DedupeStore, s: fc.Scheduler, source: Al
       await s.schedule(Promise.resolve(), `${name} send`);
       if (dead) return never;
       if (f.death?.channel === i && !f.death.afterAccept) return (die(), never);
-      if (f.refuse[i]) throw new DeliveryError(`${name} refused`, false);
+      if (f.refuse[i]) throw new DeliveryError(`${name} refused`, { retryable: false });
       const event = `${n.alerts[0]!.status}#${n.generations?.[n.alerts[0]!.fingerprint] ?? 0}`;
       world.received[name]!.push(event);
       if (event.startsWith('firing#') && event !== 'firing#0' && world.truth !== 'firing')

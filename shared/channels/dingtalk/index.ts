@@ -181,7 +181,11 @@ export function createDingTalkChannel(options: DingTalkChannelOptions): Channel 
       await pacer.take(name, signal);
       // Built per request (the timestamp), passed to the request only: never logged, never in an error.
       const url = signedDingTalkUrl(options.webhookUrl.reveal(), options.secret?.reveal(), now().getTime());
-      const reply = await postJson(name, url, body, signal, { rateLimited: errcodeRateLimited(DINGTALK_ERRCODES) });
+      const reply = await postJson(
+        { channel: name, url, rateLimited: errcodeRateLimited(DINGTALK_ERRCODES) },
+        body,
+        signal,
+      );
       checkErrcodeReply(name, reply.body, DINGTALK_ERRCODES);
     },
   };

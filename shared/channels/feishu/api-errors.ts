@@ -14,7 +14,7 @@
  * @see https://open.feishu.cn/document/server-docs/im-v1/message/create (its error codes; reply, patch, urgent alike)
  */
 import { redactedExcerpt } from '../../core/secret.js';
-import { ContentRefusedError, DeliveryError } from '../channel.js';
+import { ContentRefusedError, DeliveryError, type DeliveryFailure } from '../channel.js';
 
 /** Names of the settings an error tells the operator to fix. */
 export interface FeishuAppSettingNames {
@@ -95,14 +95,13 @@ const MSG_EXCERPT_CHARS = 200;
 
 /** A code Feishu answered that is not classified above as retryable or content; permanent. */
 export class FeishuApiError extends DeliveryError {
+  /** @param code Feishu's `code`; -1 when the reply was not Feishu's JSON (its HTTP status decided) */
   constructor(
     message: string,
     readonly code: number,
-    retryable: boolean,
-    retryAfterMs?: number,
-    reason: DeliveryError['reason'] = 'platform_error',
+    failure: DeliveryFailure,
   ) {
-    super(message, retryable, retryAfterMs, reason);
+    super(message, failure);
     this.name = 'FeishuApiError';
   }
 }
@@ -125,37 +124,44 @@ export function feishuApiError(
   const said = `${name}: Feishu ${call} answered ${code === undefined ? `HTTP ${status}` : `code ${code}`}${msg ? `: ${msg}` : ''}`;
   if (code === undefined) {
     const retryable = status >= 500 || status === 429;
-    return new FeishuApiError(said, -1, retryable, undefined, retryable ? 'server_error' : 'client_error');
+    return new FeishuApiError(said, -1, { retryable, reason: retryable ? 'server_error' : 'client_error' });
   }
+  return retryableError(said, code, reply) ?? permanentError(said, code, reply.msg ?? '', settings);
+}
+
+/** A rate limit (with `x-ogw-ratelimit-reset`, seconds, as the wait) or Feishu's own trouble; else `undefined`. */
+function retryableError(
+  said: string,
+  code: number,
+  { status, resetSeconds }: { status: number; resetSeconds?: number },
+): FeishuApiError | undefined {
   if (status === 429 || RATE_LIMITED.has(code)) {
-    const wait = reply.resetSeconds === undefined ? undefined : reply.resetSeconds * 1000;
-    return new FeishuApiError(said, code, true, wait, 'rate_limited');
+    const retryAfterMs = resetSeconds === undefined ? undefined : resetSeconds * 1000;
+    return new FeishuApiError(said, code, { retryable: true, retryAfterMs, reason: 'rate_limited' });
   }
-  if (TRANSIENT.has(code) || status >= 500) return new FeishuApiError(said, code, true, undefined, 'server_error');
-  const credentials = CREDENTIALS.get(code) ?? (FEISHU_TOKEN_CODES.has(code) ? 'the token was refused' : undefined);
-  if (credentials)
-    return new FeishuApiError(
-      `${said} (${credentials}: check ${settings.credentials}, and ${settings.apiUrl}: a Feishu tenant uses https://open.feishu.cn/open-apis/, a Lark tenant https://open.larksuite.com/open-apis/)`,
-      code,
-      false,
-      undefined,
-      'client_error',
-    );
-  const scope = SCOPES.get(code);
-  if (scope)
-    return new FeishuApiError(
-      `${said} (the app lacks a scope: grant ${scope})`,
-      code,
-      false,
-      undefined,
-      'client_error',
-    );
-  const chat = CHAT.get(code);
-  if (chat)
-    return new FeishuApiError(`${said} (${chat}: check ${settings.chat})`, code, false, undefined, 'client_error');
+  if (TRANSIENT.has(code) || status >= 500)
+    return new FeishuApiError(said, code, { retryable: true, reason: 'server_error' });
+  return undefined;
+}
+
+/** A code another attempt cannot help: the setting to fix when it names one, or the content refused. */
+function permanentError(said: string, code: number, msg: string, settings: FeishuAppSettingNames): DeliveryError {
+  const fix = settingToFix(code, settings);
+  if (fix) return new FeishuApiError(`${said} (${fix})`, code, { retryable: false, reason: 'client_error' });
   if (CONTENT.has(code)) {
-    const mention = /100290|invalid user|at\/person|@all|mention/i.test(reply.msg ?? '') || code === 11235;
+    const mention = /100290|invalid user|at\/person|@all|mention/i.test(msg) || code === 11235;
     return new ContentRefusedError(mention ? `${said} (check ${settings.mention})` : said);
   }
-  return new FeishuApiError(said, code, false);
+  return new FeishuApiError(said, code, { retryable: false });
+}
+
+/** What a code of the app's credentials, scopes or chat says to fix, naming the setting; `undefined` for others. */
+function settingToFix(code: number, settings: FeishuAppSettingNames): string | undefined {
+  const credentials = CREDENTIALS.get(code) ?? (FEISHU_TOKEN_CODES.has(code) ? 'the token was refused' : undefined);
+  if (credentials)
+    return `${credentials}: check ${settings.credentials}, and ${settings.apiUrl}: a Feishu tenant uses https://open.feishu.cn/open-apis/, a Lark tenant https://open.larksuite.com/open-apis/`;
+  const scope = SCOPES.get(code);
+  if (scope) return `the app lacks a scope: grant ${scope}`;
+  const chat = CHAT.get(code);
+  return chat && `${chat}: check ${settings.chat}`;
 }

@@ -28,7 +28,7 @@ import { FEISHU_MESSAGE_GONE, FEISHU_NO_THREAD, FeishuApiError } from './api-err
 import { renderAppCard, renderAppReply, withState, type AppCard, type StoredAppCard } from './app-render.js';
 import type { FeishuContacts } from './contacts.js';
 import { feishuMentionElement } from './index.js';
-import { FEISHU_MAX_UUID_CHARS, type UrgentKind } from './open-api.js';
+import { FEISHU_MAX_UUID_CHARS, type FeishuOpenApi, type UrgentKind } from './open-api.js';
 
 export interface FeishuAppChannelOptions extends RenderOptions {
   /** The instance name recorded in the ledger and in card keys. */
@@ -77,117 +77,17 @@ export const isFeishuAppChannel = (channel: Channel): channel is FeishuAppChanne
  */
 export function createFeishuAppChannel(o: FeishuAppChannelOptions): FeishuAppChannel {
   const locale: Locale = o.locale ?? 'zh-CN';
-  const render = { locale, digestAbove: o.digestAbove };
-  const api = o.contacts.api;
-  const store = async <T>(run: () => Promise<T>): Promise<T> => {
-    try {
-      return await run();
-    } catch (err) {
-      throw new DeliveryError(`${o.name}: card store failed (${(err as Error).name})`, true, undefined, 'other');
-    }
-  };
-
-  /** The mentions to show and, for urgent escalation, the users they name (emails looked up). */
-  async function mentions(notification: Notification, signal: AbortSignal) {
-    const shown = mentionsToShow(notification, 'feishu-app', o.mention);
-    const emails = shown.flatMap((m) => (m.kind === 'email' ? [m.email] : []));
-    let openIds = new Map<string, string>();
-    if (emails.length)
-      openIds = await o.contacts.openIds(emails, signal).catch((err: Error) => {
-        o.warn('feishu mention lookup failed', { channel: o.name, error: err.message, effect: 'mentioned by email' });
-        return new Map();
-      });
-    return { element: feishuMentionElement(shown, openIds), users: usersOf(shown, openIds) };
-  }
-
-  async function post(notification: Notification, signal: AbortSignal, replacing?: string): Promise<void> {
-    const mention = await mentions(notification, signal);
-    const stored = renderAppCard(notification, render, { ...o, mention: mention.element });
-    const state = advance({ firing: [] }, notification, o.now());
-    const purpose = replacing ? `repost:${replacing}` : 'send';
-    const uuid = uuidOf(o.name, notification, purpose);
-    const { messageId } = await api.sendCard(o.chatId, withState(stored, state), uuid, signal);
-    // A follow-up with no card to join (the first message went out another way) is a message of its own.
-    if ((notification.kind ?? 'alert') !== 'alert') return;
-    const card: FeishuCard = { chatId: o.chatId, messageId, card: { ...stored }, mentioned: mention.users, ...state };
-    const unstored = { channel: o.name, groupKey: notification.groupKey };
-    try {
-      if (!(await o.cards.create(o.name, notification.groupKey, card, o.now())))
-        o.warn('feishu card not stored', {
-          ...unstored,
-          reason: 'another card of the group was sent at the same time',
-        });
-    } catch (err) {
-      o.warn('feishu card not stored', {
-        ...unstored,
-        error: (err as Error).message,
-        effect: 'follow-ups post new cards',
-      });
-    }
-  }
-
-  async function follow(card: FeishuCard, notification: Notification, signal: AbortSignal): Promise<void> {
-    const next = advance(card, notification, o.now());
-    await store(() => o.cards.save(o.name, notification.groupKey, next, o.now()));
-    const stored = card.card as unknown as StoredAppCard;
-    try {
-      await api.updateCard(card.messageId, withState(stored, next), signal);
-    } catch (err) {
-      // Recalled, deleted or older than 14 days: a new card rather than losing the news.
-      if (err instanceof FeishuApiError && FEISHU_MESSAGE_GONE.has(err.code))
-        return post(notification, signal, card.messageId);
-      throw err;
-    }
-    const escalation = notification.kind === 'escalation';
-    const mention = escalation ? stored.mention : (await mentions(notification, signal)).element;
-    await reply(
-      card.messageId,
-      renderAppReply(notification, render, mention),
-      uuidOf(o.name, notification, 'reply'),
-      signal,
-    );
-    if (escalation && o.urgent && !next.urgentAt) await buzz(notification.groupKey, next, o.urgent, signal);
-  }
-
-  async function reply(messageId: string, content: AppCard, uuid: string, signal: AbortSignal): Promise<void> {
-    try {
-      await api.replyCard(messageId, content, uuid, true, signal);
-    } catch (err) {
-      if (!(err instanceof FeishuApiError && FEISHU_NO_THREAD.has(err.code))) throw err;
-      await api.replyCard(messageId, content, uuid, false, signal);
-    }
-  }
-
-  /** Urgent escalation of the card to the people it mentioned; a refusal that retrying cannot fix is a warning. */
-  async function buzz(groupKey: string, card: FeishuCard, kind: UrgentKind, signal: AbortSignal): Promise<void> {
-    if (card.mentioned.length === 0) {
-      o.warn('feishu urgent skipped', { channel: o.name, groupKey, reason: 'the card mentions nobody by id' });
-      return;
-    }
-    for (const type of ['open_id', 'user_id'] as const) {
-      const ids = card.mentioned.filter((u) => u.type === type).map((u) => u.id);
-      if (ids.length === 0) continue;
-      try {
-        const invalid = await api.urgent(card.messageId, kind, { type, ids }, signal);
-        if (invalid.length) o.warn('feishu urgent refused some users', { channel: o.name, kind, invalid });
-      } catch (err) {
-        if (err instanceof DeliveryError && err.retryable) throw err;
-        o.warn('feishu urgent failed', { channel: o.name, kind, error: (err as Error).message });
-      }
-    }
-    await store(() => o.cards.save(o.name, groupKey, { ...card, urgentAt: new Date(o.now()).toISOString() }, o.now()));
-  }
-
+  const c: Cards = { ...o, render: { locale, digestAbove: o.digestAbove }, api: o.contacts.api };
   return {
     name: o.name,
     threaded: true,
     locale,
     feishuApp: true,
     async send(notification, signal) {
-      const find = (groupKey: string) => store(() => o.cards.get(o.name, groupKey, o.now()));
+      const find = (groupKey: string) => stored(c, () => o.cards.get(o.name, groupKey, o.now()));
       for (const { notification: part, thread: card } of await partsByThread(notification, find)) {
-        if (startsNewThread(card, part)) await post(part, signal);
-        else await follow(card!, part, signal);
+        if (startsNewThread(card, part)) await post(c, part, signal);
+        else await follow(c, { card: card!, notification: part }, signal);
       }
     },
     async acknowledgedCard(groupKey, messageId, ack) {
@@ -198,6 +98,141 @@ export function createFeishuAppChannel(o: FeishuAppChannelOptions): FeishuAppCha
       return withState(card.card as unknown as StoredAppCard, next);
     },
   };
+}
+
+/** What every step of a send shares: the instance's options, how it renders, and the app's API client. */
+interface Cards extends FeishuAppChannelOptions {
+  render: RenderOptions & { locale: Locale };
+  api: FeishuOpenApi;
+}
+
+/** Runs a card store call; its failure is a retryable {@link DeliveryError}. */
+async function stored<T>(c: Cards, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw new DeliveryError(`${c.name}: card store failed (${(err as Error).name})`, {
+      retryable: true,
+      reason: 'other',
+    });
+  }
+}
+
+/** The mentions to show and, for urgent escalation, the users they name (emails looked up). */
+async function mentionsOf(c: Cards, notification: Notification, signal: AbortSignal) {
+  const shown = mentionsToShow(notification, 'feishu-app', c.mention);
+  const emails = shown.flatMap((m) => (m.kind === 'email' ? [m.email] : []));
+  let openIds = new Map<string, string>();
+  if (emails.length)
+    openIds = await c.contacts.openIds(emails, signal).catch((err: Error) => {
+      c.warn('feishu mention lookup failed', { channel: c.name, error: err.message, effect: 'mentioned by email' });
+      return new Map();
+    });
+  return { element: feishuMentionElement(shown, openIds), users: usersOf(shown, openIds) };
+}
+
+/**
+ * Sends the group's card to the chat and keeps it for what follows (an alert's; a follow-up with no card
+ * to join is a message of its own).
+ * @param replacing the card this one replaces (gone from Feishu), for its uuid
+ */
+async function post(c: Cards, notification: Notification, signal: AbortSignal, replacing?: string): Promise<void> {
+  const mention = await mentionsOf(c, notification, signal);
+  const content = renderAppCard(notification, c.render, {
+    interactive: c.interactive,
+    silence: c.silence,
+    mention: mention.element,
+  });
+  const state = advance({ firing: [] }, notification, c.now());
+  const uuid = uuidOf(c.name, notification, replacing ? `repost:${replacing}` : 'send');
+  const { messageId } = await c.api.sendCard(c.chatId, withState(content, state), uuid, signal);
+  // A follow-up with no card to join (the first message went out another way) is a message of its own.
+  if ((notification.kind ?? 'alert') !== 'alert') return;
+  const card: FeishuCard = { chatId: c.chatId, messageId, card: { ...content }, mentioned: mention.users, ...state };
+  await keep(c, notification.groupKey, card);
+}
+
+/** Stores a sent card; one that cannot be stored is a warning, not a failure (the card was delivered). */
+async function keep(c: Cards, groupKey: string, card: FeishuCard): Promise<void> {
+  const unstored = { channel: c.name, groupKey };
+  try {
+    if (!(await c.cards.create(c.name, groupKey, card, c.now())))
+      c.warn('feishu card not stored', { ...unstored, reason: 'another card of the group was sent at the same time' });
+  } catch (err) {
+    c.warn('feishu card not stored', {
+      ...unstored,
+      error: (err as Error).message,
+      effect: 'follow-ups post new cards',
+    });
+  }
+}
+
+/**
+ * What follows the group's card: its new state stored, the card updated in place (a new card when it is
+ * gone), a reply in its thread, and for an escalation the urgent buzz.
+ */
+async function follow(
+  c: Cards,
+  { card, notification }: { card: FeishuCard; notification: Notification },
+  signal: AbortSignal,
+): Promise<void> {
+  const next = advance(card, notification, c.now());
+  await stored(c, () => c.cards.save(c.name, notification.groupKey, next, c.now()));
+  const content = card.card as unknown as StoredAppCard;
+  try {
+    await c.api.updateCard(card.messageId, withState(content, next), signal);
+  } catch (err) {
+    // Recalled, deleted or older than 14 days: a new card rather than losing the news.
+    if (err instanceof FeishuApiError && FEISHU_MESSAGE_GONE.has(err.code))
+      return post(c, notification, signal, card.messageId);
+    throw err;
+  }
+  const escalation = notification.kind === 'escalation';
+  const mention = escalation ? content.mention : (await mentionsOf(c, notification, signal)).element;
+  const reply = { card: renderAppReply(notification, c.render, mention), uuid: uuidOf(c.name, notification, 'reply') };
+  await replyTo(c, card.messageId, reply, signal);
+  if (escalation && !next.urgentAt) await buzz(c, notification.groupKey, next, signal);
+}
+
+/** Replies to a card in its thread, or beside it when the chat takes no threads. */
+async function replyTo(
+  c: Cards,
+  messageId: string,
+  reply: { card: AppCard; uuid: string },
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    await c.api.replyCard(messageId, reply.card, { uuid: reply.uuid, inThread: true }, signal);
+  } catch (err) {
+    if (!(err instanceof FeishuApiError && FEISHU_NO_THREAD.has(err.code))) throw err;
+    await c.api.replyCard(messageId, reply.card, { uuid: reply.uuid, inThread: false }, signal);
+  }
+}
+
+/**
+ * Urgent escalation of the card to the people it mentioned, with the instance's `urgent` kind (none: nothing
+ * happens); a refusal that retrying cannot fix is a warning.
+ */
+async function buzz(c: Cards, groupKey: string, card: FeishuCard, signal: AbortSignal): Promise<void> {
+  const kind = c.urgent;
+  if (!kind) return;
+  if (card.mentioned.length === 0) {
+    c.warn('feishu urgent skipped', { channel: c.name, groupKey, reason: 'the card mentions nobody by id' });
+    return;
+  }
+  for (const type of ['open_id', 'user_id'] as const) {
+    const ids = card.mentioned.filter((u) => u.type === type).map((u) => u.id);
+    if (ids.length === 0) continue;
+    try {
+      const invalid = await c.api.urgent(card.messageId, kind, { type, ids }, signal);
+      if (invalid.length) c.warn('feishu urgent refused some users', { channel: c.name, kind, invalid });
+    } catch (err) {
+      if (err instanceof DeliveryError && err.retryable) throw err;
+      c.warn('feishu urgent failed', { channel: c.name, kind, error: (err as Error).message });
+    }
+  }
+  const buzzed = { ...card, urgentAt: new Date(c.now()).toISOString() };
+  await stored(c, () => c.cards.save(c.name, groupKey, buzzed, c.now()));
 }
 
 /** The users a card mentions by id, for the urgent API (emails as looked up; `@all` is nobody in particular). */

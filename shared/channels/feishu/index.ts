@@ -311,7 +311,7 @@ const isRateLimit = (r: { code: unknown; msg: string }) =>
  */
 export function checkFeishuReply(name: string, body: string): void {
   const reply = parseReply(body);
-  if (!reply) throw new DeliveryError(`${name}: reply is not JSON`, false);
+  if (!reply) throw new DeliveryError(`${name}: reply is not JSON`, { retryable: false });
   const { code } = reply;
   if (code === 0) return;
   const msg = redactedExcerpt(reply.msg, MSG_EXCERPT_CHARS);
@@ -319,12 +319,10 @@ export function checkFeishuReply(name: string, body: string): void {
   const configuration = typeof code === 'number' ? FEISHU_CONFIGURATION_CODES.get(code) : undefined;
   const detail = configuration ? ` (configuration error: ${configuration})` : '';
   const rateLimited = isRateLimit(reply);
-  throw new DeliveryError(
-    `${name}: code ${String(code)}: ${msg}${detail}`,
-    rateLimited,
-    undefined,
-    rateLimited ? 'rate_limited' : 'platform_error',
-  );
+  throw new DeliveryError(`${name}: code ${String(code)}: ${msg}${detail}`, {
+    retryable: rateLimited,
+    reason: rateLimited ? 'rate_limited' : 'platform_error',
+  });
 }
 
 /** Longest `msg` quoted in an error, characters. */
@@ -381,7 +379,11 @@ export function createFeishuChannel(
         const timestamp = Math.floor(now().getTime() / 1000);
         body = { timestamp: String(timestamp), sign: feishuSign(options.secret.reveal(), timestamp), ...body };
       }
-      const reply = await postJson(name, options.webhookUrl, body, signal, { refusesContent, rateLimited });
+      const reply = await postJson(
+        { channel: name, url: options.webhookUrl, refusesContent, rateLimited },
+        body,
+        signal,
+      );
       checkFeishuReply(name, reply.body);
     },
   };

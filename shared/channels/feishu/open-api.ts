@@ -58,7 +58,15 @@ interface Reply {
   resetSeconds?: number;
 }
 
-type Method = 'GET' | 'POST' | 'PATCH';
+/** One Open API call: what is sent, and its name for error messages (`send`, `reply`, `token`, …). */
+interface ApiRequest {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** Under the base URL, with its query. */
+  path: string;
+  /** Sent as JSON; none for a GET. */
+  body?: unknown;
+  call: string;
+}
 
 /** One Feishu app's API client: its token cache and the calls the channel, the callback and the contact lookups make. */
 export class FeishuOpenApi {
@@ -89,26 +97,33 @@ export class FeishuOpenApi {
 
   /** Sends a card to a chat; `uuid` makes a repeated send (a retry, a send after a crash) return the first message. */
   async sendCard(chatId: string, card: object, uuid: string, signal: AbortSignal): Promise<{ messageId: string }> {
+    const body = { receive_id: chatId, msg_type: 'interactive', content: JSON.stringify(card), uuid };
     const data = await this.#call(
-      'POST',
-      'im/v1/messages?receive_id_type=chat_id',
-      { receive_id: chatId, msg_type: 'interactive', content: JSON.stringify(card), uuid },
+      { method: 'POST', path: 'im/v1/messages?receive_id_type=chat_id', body, call: 'send' },
       signal,
-      'send',
     );
     return { messageId: messageIdOf(data, this.#o.name) };
   }
 
-  /** Replies to a message with a card, in its thread when `inThread` (the chat may refuse threads: `FEISHU_NO_THREAD`). */
-  async replyCard(messageId: string, card: object, uuid: string, inThread: boolean, signal: AbortSignal) {
+  /**
+   * Replies to a message with a card, in its thread when `inThread` (the chat may refuse threads: `FEISHU_NO_THREAD`);
+   * `uuid` makes a repeated reply return the first.
+   */
+  async replyCard(
+    messageId: string,
+    card: object,
+    { uuid, inThread }: { uuid: string; inThread: boolean },
+    signal: AbortSignal,
+  ): Promise<void> {
     const body = { msg_type: 'interactive', content: JSON.stringify(card), reply_in_thread: inThread, uuid };
-    await this.#call('POST', `im/v1/messages/${encodeURIComponent(messageId)}/reply`, body, signal, 'reply');
+    const path = `im/v1/messages/${encodeURIComponent(messageId)}/reply`;
+    await this.#call({ method: 'POST', path, body, call: 'reply' }, signal);
   }
 
   /** Updates a sent card in place for everyone (the card must declare `config.update_multi: true`, before and after). */
   async updateCard(messageId: string, card: object, signal: AbortSignal): Promise<void> {
     const path = `im/v1/messages/${encodeURIComponent(messageId)}`;
-    await this.#call('PATCH', path, { content: JSON.stringify(card) }, signal, 'update');
+    await this.#call({ method: 'PATCH', path, body: { content: JSON.stringify(card) }, call: 'update' }, signal);
   }
 
   /**
@@ -122,7 +137,8 @@ export class FeishuOpenApi {
     signal: AbortSignal,
   ): Promise<string[]> {
     const path = `im/v1/messages/${encodeURIComponent(messageId)}/urgent_${kind}?user_id_type=${users.type}`;
-    const data = await this.#call('PATCH', path, { user_id_list: users.ids }, signal, `urgent_${kind}`);
+    const body = { user_id_list: users.ids };
+    const data = await this.#call({ method: 'PATCH', path, body, call: `urgent_${kind}` }, signal);
     const invalid = data?.invalid_user_id_list;
     return Array.isArray(invalid) ? invalid.filter((x): x is string => typeof x === 'string') : [];
   }
@@ -130,7 +146,8 @@ export class FeishuOpenApi {
   /** The open_id of each email (at most {@link FEISHU_MAX_EMAILS_PER_LOOKUP}); an email of nobody in the tenant is absent. */
   async openIdsByEmail(emails: string[], signal: AbortSignal): Promise<Map<string, string>> {
     const body = { emails, include_resigned: false };
-    const data = await this.#call('POST', 'contact/v3/users/batch_get_id?user_id_type=open_id', body, signal, 'lookup');
+    const path = 'contact/v3/users/batch_get_id?user_id_type=open_id';
+    const data = await this.#call({ method: 'POST', path, body, call: 'lookup' }, signal);
     const found = new Map<string, string>();
     for (const entry of Array.isArray(data?.user_list) ? data.user_list : []) {
       const { email, user_id: id } = (entry ?? {}) as { email?: unknown; user_id?: unknown };
@@ -142,22 +159,22 @@ export class FeishuOpenApi {
   /** A user's display name (`contact:user.base:readonly`); `undefined` when the answer has none. */
   async userName(openId: string, signal: AbortSignal): Promise<string | undefined> {
     const path = `contact/v3/users/${encodeURIComponent(openId)}?user_id_type=open_id`;
-    const data = await this.#call('GET', path, undefined, signal, 'user');
+    const data = await this.#call({ method: 'GET', path, call: 'user' }, signal);
     const name = (data?.user as { name?: unknown } | undefined)?.name;
     return typeof name === 'string' && name ? name : undefined;
   }
 
   /** Calls with the tenant token; an expired-token answer refreshes it and tries once more. */
-  async #call(method: Method, path: string, body: unknown, signal: AbortSignal, call: string) {
+  async #call(request: ApiRequest, signal: AbortSignal) {
     for (let attempt = 0; ; attempt++) {
       const token = await this.#tenantToken(signal);
-      const reply = await this.#request(method, path, body, signal, call, token);
+      const reply = await this.#request(request, signal, token);
       if (reply.code === 0 && reply.status >= 200 && reply.status < 300) return reply.data;
       if (attempt === 0 && reply.code !== undefined && FEISHU_TOKEN_CODES.has(reply.code)) {
         if (this.#token?.value === token) this.#token = undefined;
         continue;
       }
-      throw feishuApiError(this.#o.name, reply, this.#o.settings, call);
+      throw feishuApiError(this.#o.name, reply, this.#o.settings, request.call);
     }
   }
 
@@ -170,7 +187,8 @@ export class FeishuOpenApi {
 
   async #fetchToken(signal: AbortSignal): Promise<Secret> {
     const body = { app_id: this.#o.appId, app_secret: this.#o.appSecret.reveal() };
-    const reply = await this.#request('POST', 'auth/v3/tenant_access_token/internal', body, signal, 'token');
+    const path = 'auth/v3/tenant_access_token/internal';
+    const reply = await this.#request({ method: 'POST', path, body, call: 'token' }, signal);
     const token = reply.body?.tenant_access_token;
     const expire = reply.body?.expire;
     if (reply.code !== 0 || typeof token !== 'string' || !token || typeof expire !== 'number')
@@ -182,7 +200,8 @@ export class FeishuOpenApi {
     return value;
   }
 
-  async #request(method: Method, path: string, body: unknown, signal: AbortSignal, call: string, token?: Secret) {
+  /** One request, with the token when given; its answer parsed (not yet judged: a non-zero `code` is returned). */
+  async #request({ method, path, body, call }: ApiRequest, signal: AbortSignal, token?: Secret): Promise<Reply> {
     let answer: HttpAnswer;
     try {
       answer = await httpRequest(`${this.#base}${path}`, {
@@ -230,7 +249,8 @@ function parseReply(answer: HttpAnswer, text: string): Reply {
 function messageIdOf(data: Record<string, unknown> | undefined, name: string): string {
   const id = data?.message_id;
   // Sent, but no id to update it by: retrying with the same uuid returns the same message, with its id.
-  if (typeof id !== 'string' || !id) throw new DeliveryError(`${name}: Feishu send answered without message_id`, true);
+  if (typeof id !== 'string' || !id)
+    throw new DeliveryError(`${name}: Feishu send answered without message_id`, { retryable: true });
   return id;
 }
 
@@ -238,5 +258,8 @@ function messageIdOf(data: Record<string, unknown> | undefined, name: string): s
 function transportError(name: string, call: string, err: unknown, aborted: boolean): DeliveryError {
   const code = (err as { code?: unknown })?.code;
   const why = aborted ? 'timed out or was aborted' : `failed (${typeof code === 'string' ? code : 'network error'})`;
-  return new DeliveryError(`${name}: Feishu ${call} ${why}`, true, undefined, aborted ? 'timeout' : 'network');
+  return new DeliveryError(`${name}: Feishu ${call} ${why}`, {
+    retryable: true,
+    reason: aborted ? 'timeout' : 'network',
+  });
 }

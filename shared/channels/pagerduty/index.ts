@@ -66,9 +66,11 @@ export function createPagerDutyChannel(options: PagerDutyChannelOptions): Channe
   const progress = new WeakMap<Notification, Progress>();
   const plan = { store: options.storms, channel: name, digestAbove: options.digestAbove, now: options.now ?? Date.now };
   const post = (event: RenderedEvent, signal: AbortSignal) =>
-    postJson(name, url, { routing_key: options.routingKey.reveal(), ...event }, signal, {
-      refusesContent: (status) => status === 400,
-    });
+    postJson(
+      { channel: name, url, refusesContent: (status) => status === 400 },
+      { routing_key: options.routingKey.reveal(), ...event },
+      signal,
+    );
   return {
     name,
     eventsPerMinute: PAGERDUTY_EVENTS_PER_MINUTE,
@@ -77,7 +79,7 @@ export function createPagerDutyChannel(options: PagerDutyChannelOptions): Channe
       const p = progress.get(notification) ?? { accepted: new Set<string>(), refused: new Map<string, string>() };
       progress.set(notification, p);
       const events = await planPagerDutyEvents(notification, plan).catch((err: Error) => {
-        throw new DeliveryError(`${name}: storm store failed (${err.name})`, true, undefined, 'other');
+        throw new DeliveryError(`${name}: storm store failed (${err.name})`, { retryable: true, reason: 'other' });
       });
       await sendEvents(events, p, (event) => post(event, signal), name);
       if (p.refused.size === 0) return;

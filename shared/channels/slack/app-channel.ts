@@ -16,6 +16,7 @@
  */
 import type { Notification } from '../../render/notification.js';
 import type { RenderOptions } from '../../render/digest.js';
+import type { Locale } from '../../render/locale.js';
 import { DeliveryError, type Channel } from '../channel.js';
 import { renderAppMessage, renderAppReply, withState } from './app-render.js';
 import { advance, newThread, startsNewThread, type SlackThread, type SlackThreadStore } from './threads.js';
@@ -45,65 +46,88 @@ export interface SlackAppChannelOptions extends RenderOptions {
  */
 export function createSlackAppChannel(options: SlackAppChannelOptions): Channel {
   const name = options.name ?? 'slack';
-  const render: RenderOptions = { locale: options.locale ?? 'en', digestAbove: options.digestAbove };
-  const mentionText = (n: Notification) => slackMentionText(mentionsToShow(n, 'slack', options.mention));
-  const store = async <T>(run: () => Promise<T>): Promise<T> => {
-    try {
-      return await run();
-    } catch (err) {
-      throw new DeliveryError(`${name}: thread store failed (${(err as Error).name})`, true, undefined, 'other');
-    }
-  };
-
-  async function post(notification: Notification, signal: AbortSignal): Promise<void> {
-    const content = withSlackMentions(renderAppMessage(notification, render), mentionText(notification));
-    const state = newThread({ channel: options.channel, ts: '' }, content, notification, options.now());
-    const posted = await options.api.post(options.channel, withState(content, state, render.locale), signal);
-    const thread = { ...state, ...posted };
-    // A follow-up with no thread to join (the first message went out another way) is a message of its own.
-    if ((notification.kind ?? 'alert') !== 'alert') return;
-    try {
-      if (!(await options.threads.create(name, notification.groupKey, thread, options.now()))) {
-        options.warn('slack thread not stored', {
-          channel: name,
-          groupKey: notification.groupKey,
-          reason: 'another message of the group was posted at the same time (an HA peer); follow-ups go to that one',
-        });
-      }
-    } catch (err) {
-      options.warn('slack thread not stored', {
-        channel: name,
-        groupKey: notification.groupKey,
-        error: (err as Error).message,
-        effect: 'follow-ups of this group post top-level',
-      });
-    }
-  }
-
-  async function follow(thread: SlackThread, notification: Notification, signal: AbortSignal): Promise<void> {
-    const next = advance(thread, notification, options.now());
-    await store(() => options.threads.save(name, notification.groupKey, next, options.now()));
-    try {
-      await options.api.update(thread.channel, thread.ts, withState(thread.content, next, render.locale), signal);
-    } catch (err) {
-      // The original was deleted or can no longer be edited: start a new thread rather than lose the news.
-      if (err instanceof SlackPlatformError && SLACK_MESSAGE_GONE.has(err.code)) return post(notification, signal);
-      throw err;
-    }
-    const reply = withSlackMentions(renderAppReply(notification, render), mentionText(notification));
-    await options.api.post(thread.channel, reply, signal, thread.ts);
-  }
-
+  const render = { locale: options.locale ?? 'en', digestAbove: options.digestAbove };
+  const t: Threads = { ...options, name, render };
   return {
     name,
     threaded: true,
     locale: render.locale,
     async send(notification, signal) {
-      const find = (groupKey: string) => store(() => options.threads.get(name, groupKey, options.now()));
+      const find = (groupKey: string) => stored(t, () => options.threads.get(name, groupKey, options.now()));
       for (const { notification: part, thread } of await partsByThread(notification, find)) {
-        if (startsNewThread(thread, part)) await post(part, signal);
-        else await follow(thread!, part, signal);
+        if (startsNewThread(thread, part)) await post(t, part, signal);
+        else await follow(t, { thread: thread!, notification: part }, signal);
       }
     },
   };
+}
+
+/** What every step of a send shares: the instance's options, its name settled, and how it renders. */
+interface Threads extends SlackAppChannelOptions {
+  name: string;
+  render: RenderOptions & { locale: Locale };
+}
+
+/** Runs a thread store call; its failure is a retryable {@link DeliveryError}. */
+async function stored<T>(t: Threads, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw new DeliveryError(`${t.name}: thread store failed (${(err as Error).name})`, {
+      retryable: true,
+      reason: 'other',
+    });
+  }
+}
+
+/** The `<@U…>` mentions of the instance and the alerts, as text to prefix. */
+const mentionText = (t: Threads, n: Notification) => slackMentionText(mentionsToShow(n, 'slack', t.mention));
+
+/** Posts the group's first message top-level and keeps its thread (a follow-up's is a message of its own). */
+async function post(t: Threads, notification: Notification, signal: AbortSignal): Promise<void> {
+  const content = withSlackMentions(renderAppMessage(notification, t.render), mentionText(t, notification));
+  const state = newThread({ channel: t.channel, ts: '' }, content, notification, t.now());
+  const posted = await t.api.post(t.channel, withState(content, state, t.render.locale), signal);
+  // A follow-up with no thread to join (the first message went out another way) is a message of its own.
+  if ((notification.kind ?? 'alert') !== 'alert') return;
+  await keep(t, notification.groupKey, { ...state, ...posted });
+}
+
+/** Stores a posted thread; one that cannot be stored is a warning, not a failure (the message was delivered). */
+async function keep(t: Threads, groupKey: string, thread: SlackThread): Promise<void> {
+  try {
+    if (!(await t.threads.create(t.name, groupKey, thread, t.now()))) {
+      t.warn('slack thread not stored', {
+        channel: t.name,
+        groupKey,
+        reason: 'another message of the group was posted at the same time (an HA peer); follow-ups go to that one',
+      });
+    }
+  } catch (err) {
+    t.warn('slack thread not stored', {
+      channel: t.name,
+      groupKey,
+      error: (err as Error).message,
+      effect: 'follow-ups of this group post top-level',
+    });
+  }
+}
+
+/** What follows the first message: its new state stored, the message updated in place, then a reply in its thread. */
+async function follow(
+  t: Threads,
+  { thread, notification }: { thread: SlackThread; notification: Notification },
+  signal: AbortSignal,
+): Promise<void> {
+  const next = advance(thread, notification, t.now());
+  await stored(t, () => t.threads.save(t.name, notification.groupKey, next, t.now()));
+  try {
+    await t.api.update(thread.channel, thread.ts, withState(thread.content, next, t.render.locale), signal);
+  } catch (err) {
+    // The original was deleted or can no longer be edited: start a new thread rather than lose the news.
+    if (err instanceof SlackPlatformError && SLACK_MESSAGE_GONE.has(err.code)) return post(t, notification, signal);
+    throw err;
+  }
+  const reply = withSlackMentions(renderAppReply(notification, t.render), mentionText(t, notification));
+  await t.api.post(thread.channel, reply, signal, thread.ts);
 }

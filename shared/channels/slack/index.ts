@@ -23,7 +23,7 @@ import {
   followUpLines,
 } from '../../render/content.js';
 import { digestText, digestTitle, isStorm, type RenderOptions } from '../../render/digest.js';
-import { postJson } from '../http.js';
+import { postJson, type JsonPost } from '../http.js';
 import { linkLabel, type Locale } from '../../render/locale.js';
 import { truncateChars } from '../../core/truncate.js';
 import type { Channel } from '../channel.js';
@@ -273,16 +273,19 @@ export function createSlackChannel(
 ): Channel {
   const name = options.name ?? 'slack';
   const render: RenderOptions = { locale: options.locale ?? 'en', digestAbove: options.digestAbove };
+  const webhook: JsonPost = {
+    channel: name,
+    url: options.webhookUrl,
+    statusDecides: true,
+    successBody: isSlackSuccess,
+    refusesContent,
+  };
   return {
     name,
     locale: render.locale,
     async send(notification, signal) {
       const mentions = slackMentionText(mentionsToShow(notification, 'slack', options.mention));
-      await postJson(name, options.webhookUrl, withSlackMentions(renderSlack(notification, render), mentions), signal, {
-        statusDecides: true,
-        successBody: isSlackSuccess,
-        refusesContent,
-      });
+      await postJson(webhook, withSlackMentions(renderSlack(notification, render), mentions), signal);
     },
   };
 }

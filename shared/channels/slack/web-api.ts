@@ -127,63 +127,82 @@ const CODE: { [K in 'RateLimitedError' | 'PlatformError' | 'HTTPError' | 'Reques
 /** The client, imported once per process on the first call (a chunk of its own in the Lambda bundle). */
 const loadWebApi = lazyAsync(() => import('./web-api-client.js'));
 
-/**
- * @param options.name the channel's name, prefixed to error messages
- * @param options.apiUrl base URL ending in `/` (default {@link SLACK_API_URL})
- * @param options.timeoutMs the client's own per-request time-out, milliseconds (the signal usually ends it first)
- * @throws nothing here; the calls throw {@link DeliveryError}s classified by {@link classifySlackError}
- */
-export function createSlackApi(options: {
+/** What {@link createSlackApi} is given. */
+export interface SlackApiOptions {
+  /** The channel's name, prefixed to error messages. */
   name: string;
   token: Secret;
+  /** Base URL ending in `/` (default {@link SLACK_API_URL}). */
   apiUrl?: string;
+  /** The client's own per-request time-out, milliseconds (the signal usually ends it first). */
   timeoutMs: number;
   settings: SlackSettingNames;
-}): SlackApi {
-  const client = async (signal: AbortSignal) =>
-    new (await loadWebApi()).WebClient(options.token.reveal(), {
-      slackApiUrl: options.apiUrl ?? SLACK_API_URL,
-      logger: silent,
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-      timeout: options.timeoutMs,
-      allowAbsoluteUrls: false,
-      maxRequestConcurrency: 1,
-      // The client's own signal carries its time-out; ours carries the delivery budget. Either ends the request.
-      fetch: (url, init) =>
-        fetch(url, {
-          ...init,
-          redirect: 'error',
-          signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
-        }),
-    });
+}
+
+/**
+ * @throws nothing here; the calls throw {@link DeliveryError}s classified by {@link classifySlackError}
+ */
+export function createSlackApi(options: SlackApiOptions): SlackApi {
   const call = async <T>(run: (c: WebClient) => Promise<T>, signal: AbortSignal): Promise<T> => {
     try {
-      return await run(await client(signal));
+      return await run(await webClient(options, signal));
     } catch (err) {
       throw classifySlackError(err, options.name, options.settings, signal.aborted);
     }
   };
   return {
     post: (channel, content, signal, threadTs) =>
-      call(async (c) => {
-        const reply = await c.chat.postMessage({
-          channel,
-          text: content.text,
-          blocks: content.blocks,
-          ...(threadTs && { thread_ts: threadTs }),
-          unfurl_links: false,
-          unfurl_media: false,
-        });
-        if (!reply.ts || !reply.channel)
-          throw new DeliveryError(`${options.name}: chat.postMessage answered ok without ts or channel`, true);
-        return { channel: reply.channel, ts: reply.ts };
-      }, signal),
+      call((c) => postMessage(c, { channel, content, threadTs }, options.name), signal),
     update: (channel, ts, content, signal) =>
       call(async (c) => {
         await c.chat.update({ channel, ts, text: content.text, blocks: content.blocks });
       }, signal),
   };
+}
+
+/**
+ * A client for one attempt, configured for the pipeline's delivery rules (this module's header): no
+ * retries, 429 rejected at once, redirects refused, `signal` on every request, its logger silenced.
+ */
+async function webClient(options: SlackApiOptions, signal: AbortSignal): Promise<WebClient> {
+  return new (await loadWebApi()).WebClient(options.token.reveal(), {
+    slackApiUrl: options.apiUrl ?? SLACK_API_URL,
+    logger: silent,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: options.timeoutMs,
+    allowAbsoluteUrls: false,
+    maxRequestConcurrency: 1,
+    // The client's own signal carries its time-out; ours carries the delivery budget. Either ends the request.
+    fetch: (url, init) =>
+      fetch(url, {
+        ...init,
+        redirect: 'error',
+        signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+      }),
+  });
+}
+
+/**
+ * `chat.postMessage`, links not unfurled; `threadTs` makes it a reply in that thread.
+ * @throws a retryable {@link DeliveryError} when Slack answers ok without the message's place (`ts`, `channel`)
+ */
+async function postMessage(
+  client: WebClient,
+  { channel, content, threadTs }: { channel: string; content: SlackContent; threadTs?: string },
+  name: string,
+): Promise<PostedMessage> {
+  const reply = await client.chat.postMessage({
+    channel,
+    text: content.text,
+    blocks: content.blocks,
+    ...(threadTs && { thread_ts: threadTs }),
+    unfurl_links: false,
+    unfurl_media: false,
+  });
+  if (!reply.ts || !reply.channel)
+    throw new DeliveryError(`${name}: chat.postMessage answered ok without ts or channel`, { retryable: true });
+  return { channel: reply.channel, ts: reply.ts };
 }
 
 /**
@@ -215,32 +234,27 @@ export function classifySlackError(
   };
   switch (coded?.code) {
     case CODE.RateLimitedError:
-      return new DeliveryError(
-        `${name}: rate limited by Slack (retry after ${coded.retryAfter} s)`,
-        true,
-        (coded.retryAfter ?? 1) * 1000,
-        'rate_limited',
-      );
+      return new DeliveryError(`${name}: rate limited by Slack (retry after ${coded.retryAfter} s)`, {
+        retryable: true,
+        retryAfterMs: (coded.retryAfter ?? 1) * 1000,
+        reason: 'rate_limited',
+      });
     case CODE.PlatformError:
       return platformError(coded.data?.error ?? 'unknown_error', name, settings);
     case CODE.HTTPError: {
       const status = coded.statusCode ?? 0;
-      return new DeliveryError(
-        `${name}: Slack Web API answered HTTP ${status}`,
-        status >= 500,
-        undefined,
-        status >= 500 ? 'server_error' : 'client_error',
-      );
+      return new DeliveryError(`${name}: Slack Web API answered HTTP ${status}`, {
+        retryable: status >= 500,
+        reason: status >= 500 ? 'server_error' : 'client_error',
+      });
     }
     case CODE.RequestError:
       return unanswered(name, coded.original, aborted);
     default:
-      return new DeliveryError(
-        `${name}: ${(err as Error)?.name ?? 'unknown error'} from the Slack client`,
-        false,
-        undefined,
-        'other',
-      );
+      return new DeliveryError(`${name}: ${(err as Error)?.name ?? 'unknown error'} from the Slack client`, {
+        retryable: false,
+        reason: 'other',
+      });
   }
 }
 
@@ -251,30 +265,33 @@ export function classifySlackError(
  */
 function unanswered(name: string, original: Error | undefined, aborted: boolean): DeliveryError {
   if (!aborted)
-    return new DeliveryError(`${name}: request failed (${networkCode(original)})`, true, undefined, 'network');
-  return new DeliveryError(`${name}: ${UNKNOWN_OUTCOME_MESSAGE}`, true, undefined, 'timeout', { outcomeUnknown: true });
+    return new DeliveryError(`${name}: request failed (${networkCode(original)})`, {
+      retryable: true,
+      reason: 'network',
+    });
+  return new DeliveryError(`${name}: ${UNKNOWN_OUTCOME_MESSAGE}`, {
+    retryable: true,
+    reason: 'timeout',
+    outcomeUnknown: true,
+  });
 }
 
 function platformError(code: string, name: string, settings: SlackSettingNames): DeliveryError {
   const safe = /^[a-z0-9_]{1,64}$/.test(code) ? code : 'unrecognised_error';
   if (code === 'ratelimited')
-    return new DeliveryError(`${name}: Slack answered ratelimited`, true, undefined, 'rate_limited');
+    return new DeliveryError(`${name}: Slack answered ratelimited`, { retryable: true, reason: 'rate_limited' });
   if (TRANSIENT_ERRORS.has(code))
-    return new DeliveryError(`${name}: Slack answered ${safe}`, true, undefined, 'server_error');
+    return new DeliveryError(`${name}: Slack answered ${safe}`, { retryable: true, reason: 'server_error' });
   if (AUTH_ERRORS.has(code))
     return new DeliveryError(
       `${name}: Slack answered ${safe}: check ${settings.token} (a bot token xoxb-… of an app installed in the workspace, with the chat:write scope)`,
-      false,
-      undefined,
-      'client_error',
+      { retryable: false, reason: 'client_error' },
     );
   if (CHANNEL_ERRORS.has(code)) {
     const invite = code === 'not_in_channel' ? 'invite the app to the channel (/invite @app), or ' : '';
     return new DeliveryError(
       `${name}: Slack answered ${safe}: ${invite}check ${settings.channel} (a channel id such as C0123456789)`,
-      false,
-      undefined,
-      'client_error',
+      { retryable: false, reason: 'client_error' },
     );
   }
   if (SLACK_API_CONTENT_ERRORS.has(code)) return new ContentRefusedError(`${name}: Slack answered ${safe}`);
@@ -287,7 +304,7 @@ export class SlackPlatformError extends DeliveryError {
     message: string,
     readonly code: string,
   ) {
-    super(message, false, undefined, 'platform_error');
+    super(message, { retryable: false, reason: 'platform_error' });
     this.name = 'SlackPlatformError';
   }
 }

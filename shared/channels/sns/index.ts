@@ -106,7 +106,7 @@ export function classifySnsError(err: unknown, channel = 'sns'): DeliveryError {
     name === 'URIError' || (INVALID_PARAMETER.has(name) && MESSAGE_PARAMETER.test(String(e.message ?? '')));
   return content && !retryable
     ? new ContentRefusedError(message)
-    : new DeliveryError(message, retryable, undefined, reason, { cause: err });
+    : new DeliveryError(message, { retryable, reason, cause: err });
 }
 
 /**
@@ -143,7 +143,9 @@ export function createSnsChannel(
       } catch (err) {
         throw signal.aborted && TRANSIENT.has((err as Error)?.name)
           ? // The SDK does not say whether SNS had the request when the signal fired: it may have published it.
-            new DeliveryError(`${name}: ${UNKNOWN_OUTCOME_MESSAGE}`, true, undefined, 'timeout', {
+            new DeliveryError(`${name}: ${UNKNOWN_OUTCOME_MESSAGE}`, {
+              retryable: true,
+              reason: 'timeout',
               cause: err,
               outcomeUnknown: true,
             })

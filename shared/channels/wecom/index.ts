@@ -100,9 +100,11 @@ export function createWeComChannel(options: WeComChannelOptions): Channel {
         mentions: mentionsToShow(notification, 'wecom', options.mention),
       });
       await pacer.take(name, signal);
-      const reply = await postJson(name, options.webhookUrl, body, signal, {
-        rateLimited: errcodeRateLimited(WECOM_ERRCODES),
-      });
+      const reply = await postJson(
+        { channel: name, url: options.webhookUrl, rateLimited: errcodeRateLimited(WECOM_ERRCODES) },
+        body,
+        signal,
+      );
       checkErrcodeReply(name, reply.body, WECOM_ERRCODES);
     },
   };

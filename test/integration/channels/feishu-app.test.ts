@@ -23,6 +23,8 @@ import { fixtureNotification } from '../../helpers/notifications.js';
 const APP_ID = 'cli_a5fb0ae6a4fake02';
 const APP_SECRET = 'feishu-app-secret-0123456789abcdef';
 const CHAT = 'oc_5ad11d72b830411d72b836c2';
+/** A chat that takes no replies in a thread. */
+const THREADLESS_CHAT = 'oc_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
 const ONCALL = 'ou_7d8a6e6df7621556ce0d21922b676706';
 const LI = { email: 'li.si@example.com', openId: 'ou_919112245678741d29069abcdef02345' };
 const ACK_URL = 'https://alerts.example.com/v1/ack/eyJwYXlsb2FkIjoxfQ.c2lnbmF0dXJl';
@@ -43,7 +45,8 @@ describe('Feishu app channel', () => {
     feishu = await startFakeFeishuApi({
       appId: APP_ID,
       appSecret: APP_SECRET,
-      chats: [CHAT],
+      chats: [CHAT, THREADLESS_CHAT],
+      threadless: [THREADLESS_CHAT],
       users: { [LI.email]: { openId: LI.openId, name: 'Li Si' } },
     });
     cards = new DynamoDbFeishuCardStore(db.client, { tableName: db.tableName, ttlSeconds: 3600 });
@@ -112,6 +115,18 @@ describe('Feishu app channel', () => {
     await send(channel, n);
     await send(channel, { ...n, kind: 'escalation' });
     expect(feishu.messages.at(-1)!.urgent).toEqual([]);
+  });
+
+  it('a chat that takes no thread replies gets the reply beside the card, once', async () => {
+    const channel = channelFor({ chatId: THREADLESS_CHAT });
+    const n = firing();
+    await send(channel, n);
+    await send(channel, { ...n, kind: 'escalation' });
+    await send(channel, { ...n, kind: 'escalation' }); // a retried escalation
+    const message = feishu.messages.at(-1)!;
+    expect(message.chatId).toBe(THREADLESS_CHAT);
+    expect(message.replies.map((r) => r.inThread)).toEqual([false]);
+    expect(feishu.violations).toEqual([]);
   });
 
   it('a card that is gone (deleted, recalled) gets a new one rather than losing the news', async () => {

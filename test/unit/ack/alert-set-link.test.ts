@@ -37,7 +37,7 @@ class MemorySets implements AlertSetStore {
 describe('storm digest links', () => {
   it('stores the alerts beyond what a token carries and names the set, signed', async () => {
     const sets = new MemorySets();
-    const url = await new AckLinks(settings, sets).urlForAll(linked(fingerprints), 'g', 'slack', NOW);
+    const url = await new AckLinks(settings, sets).urlForAll(linked(fingerprints), 'g', 'slack', { nowMs: NOW });
     const claims = verifyAckToken(tokenOf(url), { current: KEY }, NOW);
     expect(claims.set).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/), alerts: 120 });
     expect(claims.fingerprints).toEqual(fingerprints.slice(0, MAX_TOKEN_ALERTS));
@@ -49,7 +49,9 @@ describe('storm digest links', () => {
 
   it('needs no set for 50 alerts or fewer', async () => {
     const sets = new MemorySets();
-    const url = await new AckLinks(settings, sets).urlForAll(linked(fingerprints.slice(0, 50)), 'g', 'slack', NOW);
+    const url = await new AckLinks(settings, sets).urlForAll(linked(fingerprints.slice(0, 50)), 'g', 'slack', {
+      nowMs: NOW,
+    });
     expect(verifyAckToken(tokenOf(url), { current: KEY }, NOW).set).toBeUndefined();
     expect(sets.sets.size).toBe(0);
   });
@@ -57,7 +59,9 @@ describe('storm digest links', () => {
   it('still links the first alerts when the set cannot be written', async () => {
     const sets = new MemorySets();
     sets.failing = true;
-    const url = await new AckLinks(settings, sets, silentLogger).urlForAll(linked(fingerprints), 'g', 'slack', NOW);
+    const url = await new AckLinks(settings, sets, silentLogger).urlForAll(linked(fingerprints), 'g', 'slack', {
+      nowMs: NOW,
+    });
     const claims = verifyAckToken(tokenOf(url), { current: KEY }, NOW);
     expect(claims.set).toBeUndefined();
     expect(claims.fingerprints).toHaveLength(MAX_TOKEN_ALERTS);
@@ -68,7 +72,7 @@ describe('storm digest links', () => {
     // 16 KiB request-header limit (431 for the page) and every platform's button limits.
     const long = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(3, '0')}${'f'.repeat(253)}`);
     const sets = new MemorySets();
-    const url = await new AckLinks(settings, sets).urlForAll(linked(long), 'g', 'slack', NOW);
+    const url = await new AckLinks(settings, sets).urlForAll(linked(long), 'g', 'slack', { nowMs: NOW });
     expect(tokenOf(url).length).toBeLessThanOrEqual(MAX_LINK_TOKEN_CHARS);
     const claims = verifyAckToken(tokenOf(url), { current: KEY }, NOW);
     expect(claims.set?.alerts).toBe(50);
@@ -79,12 +83,16 @@ describe('storm digest links', () => {
     const alone = new AckLinks(settings).url(linked(long), 'g', 'slack', NOW);
     expect(tokenOf(alone).length).toBeLessThanOrEqual(MAX_LINK_TOKEN_CHARS);
     // Ordinary fingerprints: all 50 named, no set.
-    const plain = await new AckLinks(settings, sets).urlForAll(linked(fingerprints.slice(0, 50)), 'g', 'slack', NOW);
+    const plain = await new AckLinks(settings, sets).urlForAll(linked(fingerprints.slice(0, 50)), 'g', 'slack', {
+      nowMs: NOW,
+    });
     expect(verifyAckToken(tokenOf(plain), { current: KEY }, NOW).fingerprints).toHaveLength(50);
   });
 
   it('cannot have its set swapped: the set id is under the signature', async () => {
-    const url = await new AckLinks(settings, new MemorySets()).urlForAll(linked(fingerprints), 'g', 'slack', NOW);
+    const url = await new AckLinks(settings, new MemorySets()).urlForAll(linked(fingerprints), 'g', 'slack', {
+      nowMs: NOW,
+    });
     const [payload, signature] = tokenOf(url).split('.');
     const body = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>;
     const forged = `${Buffer.from(JSON.stringify({ ...body, s: 'f'.repeat(32), n: 5 })).toString('base64url')}.${signature}`;

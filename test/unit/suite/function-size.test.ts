@@ -1,9 +1,10 @@
 /**
  * Functions a reader can hold in their head: no product function (shared/, functions/, infra/) over
  * {@link MAX_LINES} lines or with more than {@link MAX_PARAMS} parameters (take a context object instead),
- * read with the TypeScript parser. The functions that still exceed a bound are listed by file and name
- * with their size today: one that grows, or a new one over a bound, fails here; one brought under its
- * bound must leave the list (the list only shrinks).
+ * read with the TypeScript parser. A function stays over a bound only for a reason its docstring gives
+ * (a flat declarative table, say, that reads better whole): it is listed by file and name with its size
+ * today and that reason, `why`, a phrase its JSDoc must contain. One that grows, or a new one over a
+ * bound, fails here; one brought under its bound must leave the list (the lists only shrink).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -15,38 +16,50 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAX_LINES = 40;
 const MAX_PARAMS = 4;
 
-/** `file name` → its lines (or parameters) today; to be split (or given a context object), never grown. */
-const LONG: Record<string, number> = {
-  'shared/ack/acknowledge.ts acknowledge': 42,
-  'shared/ack/slack-interactions.ts handle': 44,
-  'shared/channels/feishu/api-errors.ts feishuApiError': 45,
-  'shared/channels/feishu/app-channel.ts createFeishuAppChannel': 124,
-  'shared/channels/http.ts postJson': 46,
-  'shared/channels/slack/app-channel.ts createSlackAppChannel': 64,
-  'shared/channels/slack/web-api.ts classifySlackError': 44,
-  'shared/channels/slack/web-api.ts createSlackApi': 52,
-  'shared/chart/render.ts option': 113,
-  'infra/amp.ts (function)': 49,
-  'infra/operations.ts (function)': 46,
-  'infra/stack.ts (function)': 65,
+/** A function allowed over a bound: its size today (never to grow) and why, a phrase of its docstring. */
+interface Exception {
+  size: number;
+  why: string;
+}
+
+/** `file name` → its lines today, and why it reads better whole. */
+const LONG: Record<string, Exception> = {
+  'infra/stack.ts (function)': {
+    size: 65,
+    why: 'waits for infra/stack.ts: its outputs and the AMP workspace wiring to become steps of their own',
+  },
 };
-const MANY_PARAMS: Record<string, number> = {
-  'shared/ack/feishu-callback.ts answerCard': 5,
-  'shared/ack/links.ts urlForAll': 5,
-  'shared/ack/links.ts #storeSet': 5,
-  'shared/ack/page-words.ts acknowledgedBy': 5,
-  'shared/channels/channel.ts (function)': 5,
-  'shared/channels/feishu/api-errors.ts (function)': 5,
-  'shared/channels/feishu/open-api.ts replyCard': 5,
-  'shared/channels/feishu/open-api.ts #call': 5,
-  'shared/channels/feishu/open-api.ts #request': 6,
-  'shared/channels/http.ts postJson': 5,
-  'shared/chart/render.ts line': 5,
-  'shared/runtime/ack.ts createAckRuntime': 5,
-  'shared/runtime/settings-secret.ts secretTokenSource': 5,
-  'infra/alarms.ts watchFunction': 5,
-  'infra/alarms.ts watchQueue': 5,
+/** `file name` → its parameters today, and why no context object. */
+const MANY_PARAMS: Record<string, Exception> = {
+  'shared/runtime/ack.ts createAckRuntime': {
+    size: 5,
+    why: 'waits for shared/runtime/ack.ts and its callers: the clock to join the clients and logger as one object',
+  },
+  'shared/runtime/settings-secret.ts secretTokenSource': {
+    size: 5,
+    why: 'waits for its caller functions/lambda.ts: the logger to join the options',
+  },
+  'infra/alarms.ts watchFunction': {
+    size: 5,
+    why: 'waits for its callers in infra/stack.ts: to take { group, fn, timeoutSeconds, throttled }',
+  },
+  'infra/alarms.ts watchQueue': {
+    size: 5,
+    why: 'waits for its callers in infra/stack.ts: to take { group, queue, holds, meaning? }',
+  },
 };
+/**
+ * Listed functions whose change waits on files being reworked elsewhere (their own or their callers'):
+ * their `why` says what they wait for, and no docstring carries it. Once changed they leave the lists; one
+ * kept over its bound instead gets its reason into its docstring and leaves this set (it only shrinks).
+ */
+const WAITING: ReadonlySet<string> = new Set([
+  'infra/stack.ts (function)',
+  'shared/runtime/ack.ts createAckRuntime',
+  'shared/runtime/settings-secret.ts secretTokenSource',
+  'infra/alarms.ts watchFunction',
+  'infra/alarms.ts watchQueue',
+]);
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -67,10 +80,23 @@ function nameOf(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string
   return '(function)';
 }
 
-/** Every function with a body: `file name` → the largest lines and parameters among those of that name. */
-function measure(): { lines: Map<string, number>; params: Map<string, number> } {
+/** The text of a function's JSDoc (that of its variable statement for an arrow function), lines joined. */
+function docOf(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string {
+  return ts
+    .getJSDocCommentsAndTags(node)
+    .map((doc) => doc.getText(source))
+    .join(' ')
+    .replace(/\s*\n\s*\*?\s*/g, ' ');
+}
+
+/**
+ * Every function with a body: `file name` → the largest lines and parameters among those of that name,
+ * and their docstrings.
+ */
+function measure(): { lines: Map<string, number>; params: Map<string, number>; docs: Map<string, string> } {
   const lines = new Map<string, number>();
   const params = new Map<string, number>();
+  const docs = new Map<string, string>();
   for (const path of ['shared', 'functions', 'infra'].flatMap((d) => files(join(ROOT, d)))) {
     const file = relative(ROOT, path);
     const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
@@ -81,12 +107,13 @@ function measure(): { lines: Map<string, number>; params: Map<string, number> } 
         const end = source.getLineAndCharacterOfPosition(node.end).line;
         lines.set(key, Math.max(lines.get(key) ?? 0, end - start + 1));
         params.set(key, Math.max(params.get(key) ?? 0, node.parameters.length));
+        docs.set(key, `${docs.get(key) ?? ''} ${docOf(node, source)}`);
       }
       ts.forEachChild(node, visit);
     };
     visit(source);
   }
-  return { lines, params };
+  return { lines, params, docs };
 }
 
 const measured = measure();
@@ -96,11 +123,24 @@ describe.each([
   ['parameters', MAX_PARAMS, measured.params, MANY_PARAMS],
 ] as const)('functions by %s', (_, max, sizes, known) => {
   it(`none over ${max} but those listed, and none of those grown`, () => {
-    const over = [...sizes].filter(([key, n]) => n > max && n > (known[key] ?? max)).map(([key, n]) => `${key}: ${n}`);
+    const over = [...sizes]
+      .filter(([key, n]) => n > max && n > (known[key]?.size ?? max))
+      .map(([key, n]) => `${key}: ${n}`);
     expect(over).toEqual([]);
   });
 
   it('the list names only functions still over the bound', () => {
     expect(Object.keys(known).filter((key) => (sizes.get(key) ?? 0) <= max)).toEqual([]);
   });
+
+  it('each listed function says why in its docstring', () => {
+    const silent = Object.entries(known)
+      .filter(([key, { why }]) => !WAITING.has(key) && !measured.docs.get(key)?.includes(why))
+      .map(([key, { why }]) => `${key}: "${why}"`);
+    expect(silent).toEqual([]);
+  });
+});
+
+it('the functions waiting on other files are all still listed', () => {
+  expect([...WAITING].filter((key) => !(key in LONG) && !(key in MANY_PARAMS))).toEqual([]);
 });
