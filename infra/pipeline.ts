@@ -17,6 +17,8 @@ import {
   vpcFromContext,
 } from './context.js';
 import { describeRoutingFile } from '../shared/routing/load.js';
+import { ConfigError, loadConfig } from '../shared/runtime/config.js';
+import { plainEnvironment, type PlainSettings } from './receiver.js';
 import { regionProblem } from './regions.js';
 import { LlmAlertPipelineStack } from './stack.js';
 
@@ -59,6 +61,8 @@ export function definePipeline(scope: Construct, target: DeployTarget = {}): Llm
       'escalation (escalationDelaySeconds) needs it, and ACK_SECRET in the settings secret: without acknowledgement ' +
         'links every critical alert would escalate',
     );
+  const ampWorkspaceArn = ampWorkspaceFromContext(context);
+  refuseSettingsStartUpRefuses(settings, ampWorkspaceArn);
   const routingFile = routingFileFromContext(context);
   if (escalation?.channels) refuseUnknownEscalationChannels(escalation.channels, routingFile);
   return new LlmAlertPipelineStack(scope, STACK_NAME, {
@@ -68,7 +72,7 @@ export function definePipeline(scope: Construct, target: DeployTarget = {}): Llm
     escalation,
     alarmEmail: alarmEmailFromContext(context),
     amp: ampFromContext(context, target),
-    ampWorkspaceArn: ampWorkspaceFromContext(context),
+    ampWorkspaceArn,
     vpc: vpcFromContext(context),
   });
 }
@@ -88,4 +92,36 @@ function refuseUnknownEscalationChannels(names: string[], routingFile: string | 
       'escalationChannels',
       `no channel instance named ${unknown.map((n) => `"${n}"`).join(', ')} in ${routingFile} (known: ${known.join(', ')})`,
     );
+}
+
+/**
+ * The settings of context `settings` are checked alone when read; here with the others the functions get, by
+ * start-up's own rules across settings (`PROMETHEUS_SIGV4_REGION` without `PROMETHEUS_URL`,
+ * `PROMETHEUS_QUERY_TIMEOUT_MS` over `ENRICHMENT_TIMEOUT_MS`, …): what would stop both functions at cold start
+ * stops `cdk synth` instead. Only problems naming a setting given there are reported (the secrets are not known
+ * at synth).
+ * @throws ContextError naming `settings` and each problem
+ */
+function refuseSettingsStartUpRefuses(settings: PlainSettings, ampWorkspaceArn: string | undefined): void {
+  const given = Object.keys(settings.other ?? {});
+  if (!given.length) return;
+  const signing = given.filter((name) => name.endsWith('_SIGV4_REGION'));
+  if (ampWorkspaceArn && signing.length)
+    throw new ContextError(
+      'settings',
+      `${signing.join(', ')}: ampWorkspaceArn sets it to the workspace's region`,
+      false,
+    );
+  // What the stack sets that those rules read: ampWorkspaceArn's query endpoint.
+  const env = {
+    ...plainEnvironment(settings),
+    ...(ampWorkspaceArn && { PROMETHEUS_URL: 'https://aps-workspaces.invalid' }),
+  };
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const ours = err.problems.filter((problem) => given.some((name) => problem.startsWith(`${name}:`)));
+    if (ours.length) throw new ContextError('settings', ours.join('; '), false);
+  }
 }

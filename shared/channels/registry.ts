@@ -78,3 +78,14 @@ export type ChannelOptions = {
  * yield. Configuration, the settings secret, the CDK stack and the docs check read it; none names a channel.
  */
 export const CHANNEL_ENV = channelEnv<ChannelInstance, ChannelOptions>(CHANNEL_TYPES);
+
+/**
+ * The names the environment's channels may have, whatever the settings (`slack`, `feishu`, …: each type's own,
+ * an app under its platform's): what a routing file may route to without defining it, known before the settings
+ * are (`cdk synth`, where the secrets are not).
+ */
+export const ENV_CHANNEL_NAMES: readonly string[] = [
+  ...new Set(
+    Object.entries(CHANNEL_TYPES).flatMap(([type, t]) => ('env' in t && t.env ? [type.replace(/-app$/, '')] : [])),
+  ),
+];

@@ -11,6 +11,7 @@ import { Secret } from '../core/secret.js';
 import type { Route } from './router.js';
 import { accepts, mentionProblem, parseMention, type MentionPlatform } from '../channels/mentions.js';
 import {
+  ENV_CHANNEL_NAMES,
   mentionPlatformOf,
   resolveChannel as resolveEntry,
   secretNamesOf,
@@ -140,17 +141,27 @@ function readText(path: string): string {
 
 function checkReferences(
   data: RoutingFile,
-  envChannels: string[],
+  envChannels: readonly string[],
   locate: (p: Path) => string,
   problems: string[],
 ): void {
-  const known = new Set([...Object.keys(data.channels), ...envChannels]);
   for (const name of Object.keys(data.channels)) {
     if (envChannels.includes(name))
       problems.push(
         `${locate(['channels', name])}: "${name}" is already defined by the environment (${name.toUpperCase()}_… settings); pick another name`,
       );
   }
+  checkRoutes(data, envChannels, locate, problems);
+}
+
+/** Every channel a route or `default` names is an instance of the file or one of `envChannels`. */
+function checkRoutes(
+  data: RoutingFile,
+  envChannels: readonly string[],
+  locate: (p: Path) => string,
+  problems: string[],
+): void {
+  const known = new Set([...Object.keys(data.channels), ...envChannels]);
   const check = (names: string[], path: Path) =>
     names.forEach((name, i) => {
       if (!known.has(name))
@@ -237,9 +248,10 @@ export function routingSecretNames(path: string): string[] {
 }
 
 /**
- * Validates a routing file without looking up secrets (for `cdk synth`): its channel instances' names, the
- * SNS topics it names, so the function can be allowed to publish to them, and the settings it expects in
- * the secret.
+ * Validates a routing file without looking up secrets (for `cdk synth`), every channel its routes name
+ * included (an instance of the file, or a name the environment's channels may have); returns its channel
+ * instances' names, the SNS topics it names, so the function can be allowed to publish to them, and the
+ * settings it expects in the secret.
  * @throws RoutingError naming line and field of each problem
  */
 export function describeRoutingFile(path: string): {
@@ -248,8 +260,11 @@ export function describeRoutingFile(path: string): {
   secretNames: string[];
   usesDefaultTopic: boolean;
 } {
-  const { data, problems } = parse(readText(path), path);
+  const { data, problems, locate } = parse(readText(path), path);
   if (!data) throw new RoutingError(problems);
+  // The environment's channels are known only at start-up: a route may name any it could define.
+  checkRoutes(data, ENV_CHANNEL_NAMES, locate, problems);
+  if (problems.length) throw new RoutingError(problems);
   const sns = Object.values(data.channels).filter((c) => c.type === 'sns');
   return {
     channelNames: Object.keys(data.channels),

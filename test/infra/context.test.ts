@@ -7,6 +7,8 @@ import {
   vpcFromContext,
 } from '../../infra/context.js';
 import { plainEnvironment } from '../../infra/receiver.js';
+import { definePipeline } from '../../infra/pipeline.js';
+import { App } from 'aws-cdk-lib';
 
 const from = (context: Record<string, unknown>) => settingsFromContext((key) => context[key]);
 
@@ -123,6 +125,22 @@ describe('otherSettingsFromContext (context settings)', () => {
     }
     // A secret is never told to go where it was just refused from.
     expect(() => other({ PAGERDUTY_ROUTING_KEY: 'R'.repeat(32) })).not.toThrow(/-c settings=/);
+  });
+
+  it('stops synth on what start-up would refuse across settings, naming the setting given', () => {
+    const synth = (context: Record<string, string>) => () => definePipeline(new App({ context }));
+    expect(synth({ settings: '{"PROMETHEUS_SIGV4_REGION":"eu-west-1"}' })).toThrow(
+      /^settings: PROMETHEUS_SIGV4_REGION: set, but PROMETHEUS_URL is not/,
+    );
+    expect(synth({ settings: '{"PROMETHEUS_QUERY_TIMEOUT_MS":5000}' })).toThrow(
+      /^settings: PROMETHEUS_QUERY_TIMEOUT_MS: must not exceed ENRICHMENT_TIMEOUT_MS/,
+    );
+    expect(
+      synth({
+        ampWorkspaceArn: 'arn:aws:aps:eu-west-1:123456789012:workspace/ws-0123abcd-4567-89ef-0123-456789abcdef',
+        settings: '{"PROMETHEUS_SIGV4_REGION":"us-east-1"}',
+      }),
+    ).toThrow(/^settings: PROMETHEUS_SIGV4_REGION: ampWorkspaceArn sets it/);
   });
 
   it('keeps a value "" as given: HEARTBEAT_ALERTNAME="" turns heartbeats off in both functions', () => {

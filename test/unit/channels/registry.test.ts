@@ -7,8 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHANNEL_ENV, CHANNEL_TYPES } from '../../../shared/channels/registry.js';
-import { SETTING_NAMES } from '../../../shared/runtime/config.js';
+import { CHANNEL_ENV, CHANNEL_TYPES, ENV_CHANNEL_NAMES } from '../../../shared/channels/registry.js';
+import { loadConfig, SETTING_NAMES } from '../../../shared/runtime/config.js';
+import { FULL_ENV, SLACK_APP_ENV } from '../../helpers/full-env.js';
 import { SECRET_SETTINGS, withSecretSettings } from '../../../shared/runtime/settings-secret.js';
 import { codeSpans, ROOT, tableRows } from '../../helpers/docs.js';
 
@@ -56,5 +57,15 @@ describe('the settings secret', () => {
     const laid = all.filter((name) => env[name] !== undefined);
     expect(laid).toEqual(withEnv.flatMap((t) => t.secrets));
     for (const name of laid) expect(env[name]).toBe(`value of ${name}`);
+  });
+});
+
+describe('ENV_CHANNEL_NAMES (what a routing file may route to before the settings are known)', () => {
+  it("holds exactly the names the environment's channels take, every type configured", () => {
+    const names = [FULL_ENV, SLACK_APP_ENV].flatMap((env) => {
+      const { ROUTING_FILE: _routing, ...plain } = env;
+      return loadConfig(plain).envChannels.map((c) => c.name);
+    });
+    expect([...new Set(names)].sort()).toEqual([...ENV_CHANNEL_NAMES].sort());
   });
 });

@@ -293,6 +293,22 @@ describe('routingSecretNames and describeRoutingFile', () => {
     expect(routingSecretNames(join(dir, 'missing.yml'))).toEqual([]);
   });
 
+  it('refuses at synth a route or default naming no instance; names the environment may define pass', () => {
+    const typo = file(`
+channels:
+  oncall-slack: { type: slack, webhookUrl: { secret: SLACK_ONCALL } }
+routes:
+  - matchers: ['severity="critical"']
+    channels: [oncall-slak, pagerduty]
+default:
+  channels: [slack, oncall-pg]
+`);
+    expect(() => describeRoutingFile(typo)).toThrow(RoutingError);
+    expect(() => describeRoutingFile(typo)).toThrow(/:6: routes\[0\]\.channels\[0\]: no channel named "oncall-slak"/);
+    expect(() => describeRoutingFile(typo)).toThrow(/:8: default\.channels\[1\]: no channel named "oncall-pg"/);
+    expect(() => describeRoutingFile(typo)).not.toThrow(/"pagerduty"|"slack"/);
+  });
+
   it('lets the settings secret provide exactly the keys the file references (AWS)', async () => {
     const secret = JSON.stringify({
       SLACK_PLATFORM: 'https://hooks.slack.com/services/T/B/from-secret',
