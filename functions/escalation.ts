@@ -13,6 +13,7 @@ import { createAckRuntime } from '../shared/runtime/ack.js';
 import { createChannels } from '../shared/runtime/deps.js';
 import { snsClientsByRegion } from '../shared/runtime/channels.js';
 import { channelsReady } from '../shared/channels/deferred.js';
+import { emfMetrics } from '../shared/metrics/emf.js';
 import { parseEscalationJob } from '../shared/escalation/scheduler.js';
 import { loadConfigWhenReady } from '../shared/runtime/config.js';
 import { createLogger, withLogFields } from '../shared/core/logger.js';
@@ -34,7 +35,9 @@ const sns = snsClientsByRegion();
 // (a Slack or Feishu app's) get the escalation as a reply.
 const channels = createChannels(config, { dynamodb, sns }, logger);
 await channelsReady(channels);
-const { escalation } = createAckRuntime(config, { dynamodb, sns, inProcessTimers: false }, channels, logger);
+// Each target's outcome as an EMF metric: a target that failed beside one that accepted reaches the alarm.
+const metrics = emfMetrics();
+const { escalation } = createAckRuntime(config, { dynamodb, sns, inProcessTimers: false, metrics }, channels, logger);
 
 export async function handler(
   event: unknown,

@@ -13,7 +13,8 @@
  * once too often beats missing a page), and the history says it could not be checked.
  */
 import { deliver } from '../channels/deliver.js';
-import type { Channel } from '../channels/channel.js';
+import { deliveryFailureReason, type Channel } from '../channels/channel.js';
+import type { Metrics } from '../metrics/catalogue.js';
 import type { Logger } from '../core/logger.js';
 import { noticeFromRecords } from './notices.js';
 import type { Notification } from '../render/notification.js';
@@ -43,6 +44,12 @@ export interface EscalationDeps extends StateSources {
   delivery: { timeoutMs: number; retries: number; budgetMs?: number };
   /** `GRAFANA_URL`: the escalation message links the alert to the dashboard there, as the first message did. */
   grafanaUrl?: string;
+  /**
+   * Counts each target's outcome in `notifications_total{channel, outcome, reason}`, as the pipeline counts its
+   * channels': a target that failed while another accepted is not retried, so it must reach the delivery-failure
+   * alarm (CloudWatch `PipelineDeliveryFailures`, the rule `AlertPipelineDeliveryFailing`). Unset: not counted.
+   */
+  metrics?: Metrics;
   logger: Logger;
   /** Epoch milliseconds. */
   now(): number;
@@ -115,6 +122,13 @@ async function sendToTargets(check: Check, record: AlertRecord): Promise<string[
       const url = deps.links?.url([record], record.groupKey, target, check.nowMs);
       await deliver(target, escalationNotice(record, url, deps), { ...deps.delivery, logger: log });
       return target.name;
+    }),
+  );
+  outcomes.forEach((o, i) =>
+    deps.metrics?.inc('notifications_total', {
+      channel: deps.targets[i]!.name,
+      outcome: o.status === 'fulfilled' ? 'delivered' : 'failed',
+      reason: o.status === 'fulfilled' ? 'ok' : deliveryFailureReason(o.reason),
     }),
   );
   const sent = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));

@@ -46,7 +46,7 @@ export interface AckClients {
    * Default true (`npm start`); false in Lambda, where a frozen or recycled function loses them.
    */
   inProcessTimers?: boolean;
-  /** Where `follow_ups_total` is counted; unset: nowhere. */
+  /** Where `follow_ups_total` and escalation targets' `notifications_total` are counted; unset: nowhere. */
   metrics?: Metrics;
   /**
    * How an alert set's acknowledgement runs its steps after the answer. Lambda: an asynchronous invocation
@@ -99,7 +99,10 @@ export function createAckRuntime(
   const links = ackLinks(config, clients, logger);
   const named = escalationChannels(config, channels);
   const targets = [...buildEscalationTargets(config, { sns: clients.sns }), ...named];
-  const escalation = escalationDeps(config, { stores, targets, channels, named, links, logger, now });
+  const escalation = escalationDeps(config, {
+    ...{ stores, targets, channels, named, links, logger, now },
+    metrics: clients.metrics,
+  });
   const schedules = schedulesLoader(clients.scheduler);
   const { scheduler, timers } = escalationScheduling(escalation, config, { clients, schedules, logger, now });
   const delaySeconds = config.escalation?.delaySeconds;
@@ -152,7 +155,7 @@ function ackPage(
 /** What escalation needs, built once; `undefined` when no escalation target is set. */
 function escalationDeps(
   config: Config,
-  parts: Pick<EscalationDeps, 'stores' | 'targets' | 'links' | 'logger' | 'now'> & {
+  parts: Pick<EscalationDeps, 'stores' | 'targets' | 'links' | 'logger' | 'now' | 'metrics'> & {
     channels: Channel[];
     /** Channel instances named as targets (`ESCALATION_CHANNELS`): their own routes' threads, not another. */
     named: Channel[];
@@ -168,6 +171,7 @@ function escalationDeps(
     alertState: createPrometheusStateSource(config, parts.now),
     alertmanager: endpoint && { ...endpoint, timeoutMs: config.delivery.timeoutMs },
     grafanaUrl: config.grafanaUrl,
+    metrics: parts.metrics,
   };
 }
 

@@ -16,6 +16,8 @@ import { Secret } from '../../shared/core/secret.js';
 import { createApp } from '../../shared/http/app.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { createDeps } from '../../shared/runtime/deps.js';
+import type { Metrics } from '../../shared/metrics/catalogue.js';
+import { prometheusMetrics } from '../../shared/metrics/prometheus.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
 import { ensureTable } from '../../shared/store/table.js';
 import { fixture } from '../helpers/fixtures.js';
@@ -55,7 +57,7 @@ afterAll(async () => {
   await Promise.all([db, team, oncall].map((s) => s.close()));
 });
 
-async function start(delaySeconds = '0.2') {
+async function start(delaySeconds = '0.2', more: { env?: Record<string, string>; metrics?: Metrics } = {}) {
   const tableName = 'escalation-channels';
   await ensureTable(db.client, tableName);
   const config = loadConfig({
@@ -70,8 +72,9 @@ async function start(delaySeconds = '0.2') {
     ESCALATION_CHANNELS: 'oncall-feishu',
     ESCALATION_DELAY_SECONDS: delaySeconds,
     DELIVERY_RETRIES: '0',
+    ...more.env,
   });
-  return createApp(config, createDeps(config, { dynamodb: db.client }, silentLogger));
+  return createApp(config, createDeps(config, { dynamodb: db.client, metrics: more.metrics }, silentLogger));
 }
 
 const auth = { authorization: `Bearer ${WEBHOOK_TOKEN}` };
@@ -136,6 +139,41 @@ describe('escalation to a routing-file channel instance (ESCALATION_CHANNELS)', 
     // Sent again (Alertmanager's repeat), the resolve is a duplicate everywhere.
     expect((await post(resolved)).status).toBe(200);
     expect([team.accepted.length, oncall.accepted.length]).toEqual([3, 3]);
+  }, 60_000);
+
+  it('a target that fails while another accepts: escalated there, and counted failed (the delivery-failure alarm)', async () => {
+    const robot = await startFeishuPlatform();
+    const prom = prometheusMetrics();
+    try {
+      const app = await start('0.2', { env: { ESCALATION_FEISHU_WEBHOOK_URL: robot.url }, metrics: prom.metrics });
+      const firing = fixture('firing-kv-cache-critical');
+      firing.alerts[0]!.fingerprint = 'e5ca1a7ed0000003';
+      firing.alerts[0]!.labels.instance = '127.0.0.1:9803';
+      oncall.rateLimit(5);
+      const res = await app.request('/v1/alertmanager', {
+        method: 'POST',
+        body: JSON.stringify(firing),
+        headers: { 'content-type': 'application/json', ...auth },
+      });
+      expect(res.status).toBe(200);
+      await pollUntil(
+        async () => (robot.accepted.length ? true : undefined),
+        () => 'not escalated to the robot target',
+        { deadlineMs: 15_000, intervalMs: 50 },
+      );
+      await pollUntil(
+        async () =>
+          (await prom.scrape()).body.includes('channel="oncall-feishu",outcome="failed"') ? true : undefined,
+        () => 'the failed target was not counted',
+        { deadlineMs: 5_000, intervalMs: 50 },
+      );
+      const scraped = (await prom.scrape()).body;
+      expect(scraped).toMatch(/notifications_total\{channel="oncall-feishu",outcome="failed",reason="\w+"\} 1/);
+      expect(scraped).toMatch(/notifications_total\{channel="escalation-feishu",outcome="delivered",reason="ok"\} 1/);
+    } finally {
+      oncall.rateLimit(0);
+      await robot.close();
+    }
   }, 60_000);
 
   it('a resolve reaches only the instances the escalation reached: an alert never escalated, the routed chat only', async () => {
