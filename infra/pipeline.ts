@@ -17,7 +17,8 @@ import {
   vpcFromContext,
 } from './context.js';
 import { describeRoutingFile } from '../shared/routing/load.js';
-import { ConfigError, loadConfig } from '../shared/runtime/config.js';
+import { ConfigError, loadConfig, SETTING_NAMES } from '../shared/runtime/config.js';
+import { SECRET_SETTINGS } from '../shared/runtime/settings-secret.js';
 import { plainEnvironment, type PlainSettings } from './receiver.js';
 import { regionProblem } from './regions.js';
 import { LlmAlertPipelineStack } from './stack.js';
@@ -64,6 +65,7 @@ export function definePipeline(scope: Construct, target: DeployTarget = {}): Llm
   const ampWorkspaceArn = ampWorkspaceFromContext(context);
   refuseSettingsStartUpRefuses(settings, ampWorkspaceArn);
   const routingFile = routingFileFromContext(context);
+  if (routingFile) refuseSecretsNamedLikeSettings(routingFile);
   if (escalation?.channels) refuseUnknownEscalationChannels(escalation.channels, routingFile);
   return new LlmAlertPipelineStack(scope, STACK_NAME, {
     description: 'llm-alert-pipeline: Alertmanager webhook receiver for vLLM fleets',
@@ -124,4 +126,23 @@ function refuseSettingsStartUpRefuses(settings: PlainSettings, ampWorkspaceArn: 
     const ours = err.problems.filter((problem) => given.some((name) => problem.startsWith(`${name}:`)));
     if (ours.length) throw new ContextError('settings', ours.join('; '), false);
   }
+}
+
+/**
+ * A routing file's secret reference names a key of the settings secret; one named like a plain setting of the
+ * functions (`{ secret: MEMORY_SERIES }`) would take its value from that setting, which context `settings` puts in
+ * the template in the clear.
+ * @throws ContextError naming the references
+ */
+function refuseSecretsNamedLikeSettings(routingFile: string): void {
+  const plain = describeRoutingFile(routingFile).secretNames.filter(
+    (name) => SETTING_NAMES.includes(name) && !SECRET_SETTINGS.includes(name),
+  );
+  if (plain.length)
+    throw new ContextError(
+      'routingFile',
+      `${routingFile}: { secret: ${plain.join(' }, { secret: ')} } names a plain setting of the functions, not a ` +
+        'secret: give the secret a name of its own',
+      false,
+    );
 }

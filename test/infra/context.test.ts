@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   ContextError,
@@ -141,6 +144,22 @@ describe('otherSettingsFromContext (context settings)', () => {
         settings: '{"PROMETHEUS_SIGV4_REGION":"us-east-1"}',
       }),
     ).toThrow(/^settings: PROMETHEUS_SIGV4_REGION: ampWorkspaceArn sets it/);
+  });
+
+  it("refuses a routing file's secret reference named like a plain setting (its value could come from the template)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'routing-clash-'));
+    const file = join(dir, 'routing.yml');
+    writeFileSync(
+      file,
+      'channels:\n  hook: { type: slack, webhookUrl: { secret: MEMORY_SERIES } }\ndefault:\n  channels: [hook]\n',
+    );
+    try {
+      expect(() => definePipeline(new App({ context: { routingFile: file } }))).toThrow(
+        /^routingFile: .*\{ secret: MEMORY_SERIES \} names a plain setting of the functions/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps a value "" as given: HEARTBEAT_ALERTNAME="" turns heartbeats off in both functions', () => {
