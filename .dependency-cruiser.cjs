@@ -16,7 +16,7 @@ const MAY_IMPORT = {
   heartbeat: ['pipeline', 'metrics', 'store', 'render', 'enrich', 'alertmanager'],
   pipeline: ['ack', 'metrics', 'routing', 'channels', 'alert-state', 'store', 'render', 'chart', 'enrich', 'alertmanager'],
   ack: ['escalation', 'channels', 'store', 'render', 'chart', 'enrich', 'alertmanager'],
-  escalation: ['channels', 'store', 'render', 'enrich', 'alert-state', 'alertmanager'],
+  escalation: ['metrics', 'channels', 'store', 'render', 'enrich', 'alert-state', 'alertmanager'],
   metrics: ['channels', 'store'],
   routing: ['channels', 'render', 'alertmanager'],
   channels: ['store', 'render', 'enrich', 'alertmanager'],
