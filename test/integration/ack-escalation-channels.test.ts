@@ -16,6 +16,8 @@ import { Secret } from '../../shared/core/secret.js';
 import { createApp } from '../../shared/http/app.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { createDeps } from '../../shared/runtime/deps.js';
+import { alertStores } from '../../shared/store/alert-stores.js';
+import { MAX_TRACKED_FIRINGS } from '../../shared/pipeline/flap.js';
 import type { Metrics } from '../../shared/metrics/catalogue.js';
 import { prometheusMetrics } from '../../shared/metrics/prometheus.js';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../shared/store/local-dynamodb.js';
@@ -139,6 +141,40 @@ describe('escalation to a routing-file channel instance (ESCALATION_CHANNELS)', 
     // Sent again (Alertmanager's repeat), the resolve is a duplicate everywhere.
     expect((await post(resolved)).status).toBe(200);
     expect([team.accepted.length, oncall.accepted.length]).toEqual([3, 3]);
+  }, 60_000);
+
+  it("a storm-sized resolve reaches the instance an escalated member's escalation reached (its record read apart)", async () => {
+    const app = await start('600');
+    const base = fixture('firing-kv-cache-critical');
+    const alerts = Array.from({ length: MAX_TRACKED_FIRINGS + 5 }, (_, i) => ({
+      ...base.alerts[0]!,
+      labels: { ...base.alerts[0]!.labels, instance: `10.1.0.${i}:8000` },
+      fingerprint: `5707e000000000${i.toString(16).padStart(2, '0')}`,
+    }));
+    const firing = { ...base, groupKey: '{}:{alertname="storm-resolve"}', alerts };
+    const post = (body: unknown) =>
+      app.request('/v1/alertmanager', {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...auth },
+      });
+    expect((await post(firing)).status).toBe(200);
+    // One member was escalated to the on-call chat (what the check records when it sends there).
+    const escalated = alerts[7]!;
+    const stores = alertStores(db.client, { tableName: 'escalation-channels', ttlSeconds: 3600 });
+    await stores.records.addChannels(escalated.fingerprint, escalated.startsAt, ['oncall-feishu'], Date.now());
+    const before = oncall.accepted.length;
+    const endsAt = '2026-11-29T13:00:00Z';
+    const resolved = {
+      ...firing,
+      status: 'resolved',
+      alerts: alerts.map((a) => ({ ...a, status: 'resolved', endsAt })),
+    };
+    expect((await post(resolved)).status).toBe(200);
+    const toOncall = oncall.accepted.slice(before);
+    expect(toOncall).toHaveLength(1);
+    expect(JSON.stringify(toOncall[0])).toContain('10.1.0.7:8000');
+    expect(JSON.stringify(toOncall[0])).not.toContain('10.1.0.8:8000');
   }, 60_000);
 
   it('a target that fails while another accepts: escalated there, and counted failed (the delivery-failure alarm)', async () => {
