@@ -34,7 +34,7 @@ const sns = snsClientsByRegion();
 // (a Slack or Feishu app's) get the escalation as a reply.
 const channels = createChannels(config, { dynamodb, sns }, logger);
 await channelsReady(channels);
-const { escalation } = createAckRuntime(config, { dynamodb, sns, inProcessTimers: false }, channels, logger);
+const { escalation } = createAckRuntime(config, { dynamodb, sns, inProcessTimers: false }, channels, { logger });
 
 export async function handler(
   event: unknown,

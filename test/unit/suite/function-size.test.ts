@@ -31,14 +31,6 @@ const LONG: Record<string, Exception> = {
 };
 /** `file name` → its parameters today, and why no context object. */
 const MANY_PARAMS: Record<string, Exception> = {
-  'shared/runtime/ack.ts createAckRuntime': {
-    size: 5,
-    why: 'waits for shared/runtime/ack.ts and its callers: the clock to join the clients and logger as one object',
-  },
-  'shared/runtime/settings-secret.ts secretTokenSource': {
-    size: 5,
-    why: 'waits for its caller functions/lambda.ts: the logger to join the options',
-  },
   'infra/alarms.ts watchFunction': {
     size: 5,
     why: 'waits for its callers in infra/stack.ts: to take { group, fn, timeoutSeconds, throttled }',
@@ -55,8 +47,6 @@ const MANY_PARAMS: Record<string, Exception> = {
  */
 const WAITING: ReadonlySet<string> = new Set([
   'infra/stack.ts (function)',
-  'shared/runtime/ack.ts createAckRuntime',
-  'shared/runtime/settings-secret.ts secretTokenSource',
   'infra/alarms.ts watchFunction',
   'infra/alarms.ts watchQueue',
 ]);
