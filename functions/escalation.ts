@@ -37,7 +37,8 @@ const channels = createChannels(config, { dynamodb, sns }, logger);
 await channelsReady(channels);
 // Each target's outcome as an EMF metric: a target that failed beside one that accepted reaches the alarm.
 const metrics = emfMetrics();
-const { escalation } = createAckRuntime(config, { dynamodb, sns, inProcessTimers: false, metrics }, channels, logger);
+const clients = { dynamodb, sns, inProcessTimers: false, metrics };
+const { escalation } = createAckRuntime(config, clients, channels, { logger });
 
 export async function handler(
   event: unknown,

@@ -52,7 +52,7 @@ const deps = createDeps(config, clients, logger);
 await channelsReady(deps.channels);
 const tokens = { current: config.webhookToken, previous: config.webhookTokenPrevious };
 if (process.env.SETTINGS_SECRET_ARN)
-  deps.webhookTokens = secretTokenSource(process.env.SETTINGS_SECRET_ARN, secrets, tokens, logger);
+  deps.webhookTokens = secretTokenSource(process.env.SETTINGS_SECRET_ARN, secrets, tokens, { logger });
 if (!config.webhookToken && !config.allowUnauthenticated)
   logger.error('no WEBHOOK_TOKEN', {
     detail:

@@ -54,14 +54,15 @@ export function watchFunctionUrl(ops: Operations, fn: IFunction): void {
 
 /**
  * Errors, throttles and duration near the time-out of one function.
- * @param throttled what a throttle means for this function (synchronous callers see 429, async ones are retried)
+ * @param alarms.group the alarms' group (names them and the function in their descriptions)
+ * @param alarms.timeoutSeconds the function's time-out, seconds
+ * @param alarms.throttled what a throttle means for this function (synchronous callers see 429, async ones are
+ *   retried)
  */
 export function watchFunction(
   ops: Operations,
-  group: string,
   fn: IFunction,
-  timeoutSeconds: number,
-  throttled: string,
+  { group, timeoutSeconds, throttled }: { group: string; timeoutSeconds: number; throttled: string },
 ): void {
   ops.watch(group, {
     Errors: {
@@ -84,14 +85,18 @@ export function watchFunction(
 
 /**
  * Any message in a queue that only ever receives failures.
- * @param meaning what a message there means and what to do (default: the escalation check's)
+ * @param alarm.group the alarm's group (names it and the queue in its description)
+ * @param alarm.holds what the queue holds, as a phrase
+ * @param alarm.meaning what a message there means and what to do (default: the escalation check's)
  */
 export function watchQueue(
   ops: Operations,
-  group: string,
   queue: IQueue,
-  holds: string,
-  meaning = 'a critical alert may not have escalated. Each message keeps the job ({fingerprint, startsAt}); look at it, then delete it.',
+  {
+    group,
+    holds,
+    meaning = 'a critical alert may not have escalated. Each message keeps the job ({fingerprint, startsAt}); look at it, then delete it.',
+  }: { group: string; holds: string; meaning?: string },
 ): void {
   ops.watch(group, {
     Depth: {
@@ -104,13 +109,12 @@ export function watchQueue(
 
 /** Tries of kept acknowledgement follow-ups EventBridge Scheduler could not invoke (`infra/follow-ups.ts`). */
 export function watchFollowUps(ops: Operations, followUps: { scheduleDeadLetters: IQueue }): void {
-  watchQueue(
-    ops,
-    'FollowUpScheduleDeadLetters',
-    followUps.scheduleDeadLetters,
-    'acknowledgement follow-up tries EventBridge Scheduler could not invoke',
-    'a thread, card or incident may still show an alert as unacknowledged. Each message keeps {followUp: id}; look at it, then delete it.',
-  );
+  watchQueue(ops, followUps.scheduleDeadLetters, {
+    group: 'FollowUpScheduleDeadLetters',
+    holds: 'acknowledgement follow-up tries EventBridge Scheduler could not invoke',
+    meaning:
+      'a thread, card or incident may still show an alert as unacknowledged. Each message keeps {followUp: id}; look at it, then delete it.',
+  });
 }
 
 /**
@@ -120,14 +124,16 @@ export function watchFollowUps(ops: Operations, followUps: { scheduleDeadLetters
 export function watchAmp(ops: Operations, amp: { topic: ITopic; failedEvents: IQueue; undeliverable: IQueue }): void {
   const redrive =
     'those AMP alerts reached no channel. Each message keeps the SNS event with AMP\'s message; fix the cause (the receiver logs "AMP message not delivered" with it), then re-invoke the receiver with the event (docs/amp.md, Failures) and delete the message.';
-  watchQueue(
-    ops,
-    'AmpFailedEvents',
-    amp.failedEvents,
-    "SNS events from AMP the receiver still failed on after Lambda's retries",
-    redrive,
-  );
-  watchQueue(ops, 'AmpUndeliverable', amp.undeliverable, 'AMP messages SNS could not deliver to the receiver', redrive);
+  watchQueue(ops, amp.failedEvents, {
+    group: 'AmpFailedEvents',
+    holds: "SNS events from AMP the receiver still failed on after Lambda's retries",
+    meaning: redrive,
+  });
+  watchQueue(ops, amp.undeliverable, {
+    group: 'AmpUndeliverable',
+    holds: 'AMP messages SNS could not deliver to the receiver',
+    meaning: redrive,
+  });
   watchTopic(ops, 'AmpTopic', amp.topic);
   ops.watch('Amp', {
     Unparsed: {

@@ -22,7 +22,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { allow, allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
-import { failureQueue } from './queues.js';
+import { onFailureQueue } from './queues.js';
 import { scheduleTarget } from './schedule-target.js';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
 import { LAMBDA_ROUTING_FILE, type RoutingShipment } from './routing.js';
@@ -179,14 +179,12 @@ function channelEnvironment(props: EscalationCheckProps): Record<string, string>
  * retries (2, within an hour), then goes here, not nowhere.
  */
 function keepFailedChecks(scope: Construct, fn: LambdaFunction): Queue {
-  const queue = failureQueue(scope, 'FailedChecks', "escalation checks that still failed after Lambda's async retries");
-  // The destination by ARN plus sqs:SendMessage alone (SqsDestination would also grant GetQueueUrl and GetQueueAttributes).
-  fn.configureAsyncInvoke({
+  const queue = onFailureQueue(scope, fn, {
+    id: 'FailedChecks',
+    holds: "escalation checks that still failed after Lambda's async retries",
     retryAttempts: 2,
     maxEventAge: Duration.hours(1),
-    onFailure: { bind: () => ({ destination: queue.queueArn }) },
   });
-  allow(fn, ['sqs:SendMessage'], [queue.queueArn]);
   Validations.of(fn).acknowledge({
     id: 'Serverless-LambdaDLQ',
     reason:

@@ -97,15 +97,7 @@ export class LlmAlertPipelineStack extends Stack {
   constructor(scope: Construct, id: string, props: LlmAlertPipelineStackProps = {}) {
     super(scope, id, props);
     requireFunctionUrlRegion(this);
-    this.table = new Table(this, 'DedupeTable', {
-      partitionKey: { name: 'pk', type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      // Epoch seconds; DynamoDB deletes expired items late, so the store also filters on read.
-      timeToLiveAttribute: 'expiresAt',
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // The delivery ledger prevents double-sends across a redeploy; never drop it with the stack.
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    this.table = this.#dedupeTable();
     const snsKey = Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns');
     this.topic = new Topic(this, 'AlertTopic', {
       displayName: 'LLM fleet alerts',
@@ -114,7 +106,34 @@ export class LlmAlertPipelineStack extends Stack {
     });
     this.settingsSecret = this.#settingsSecret();
     if (props.vpc) this.network = new PrivateNetwork(this, 'Network', props.vpc);
-    this.receiver = new AlertReceiver(this, 'Receiver', {
+    this.receiver = this.#receiver(props);
+    if (props.ampWorkspaceArn) this.#queryAmpWorkspace(props.ampWorkspaceArn, props.settings);
+    new HeartbeatCheck(this, 'Heartbeat', { receiver: this.receiver });
+    // Acknowledgements need their links (PUBLIC_URL): only then are there follow-ups to try again.
+    if (props.settings?.publicUrl)
+      this.followUps = new FollowUpRetries(this, 'FollowUps', { receiver: this.receiver, table: this.table });
+    if (props.amp) this.amp = new AmpIngest(this, 'Amp', { receiver: this.receiver, ...props.amp });
+    if (props.escalation) [this.escalationTopic, this.escalation] = this.#escalate(props, snsKey);
+    this.operations = this.#watch(props.alarmEmail);
+    this.#outputs();
+  }
+
+  /** The one table of every record the functions keep (`shared/store/`), kept when the stack goes. */
+  #dedupeTable(): Table {
+    return new Table(this, 'DedupeTable', {
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      // Epoch seconds; DynamoDB deletes expired items late, so the store also filters on read.
+      timeToLiveAttribute: 'expiresAt',
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // The delivery ledger prevents double-sends across a redeploy; never drop it with the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  /** The webhook's function, with the table, the alert topic and the settings secret it uses. */
+  #receiver(props: LlmAlertPipelineStackProps): AlertReceiver {
+    return new AlertReceiver(this, 'Receiver', {
       entry: props.entry,
       settings: props.settings,
       routingFile: props.routingFile,
@@ -123,22 +142,23 @@ export class LlmAlertPipelineStack extends Stack {
       .useTable(this.table)
       .useTopic(this.topic)
       .useSettingsSecret(this.settingsSecret);
-    if (props.ampWorkspaceArn) {
-      if (props.settings?.prometheusUrl)
-        throw new Error('ampWorkspaceArn sets PROMETHEUS_URL itself: give it or settings.prometheusUrl, not both');
-      queryAmpWorkspace(this.receiver.function, props.ampWorkspaceArn, this.network);
-      if (!props.settings?.alertmanagerUrl)
-        useAmpAlertManager(this.receiver.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.receiver);
-    }
-    new HeartbeatCheck(this, 'Heartbeat', { receiver: this.receiver });
-    // Acknowledgements need their links (PUBLIC_URL): only then are there follow-ups to try again.
-    if (props.settings?.publicUrl)
-      this.followUps = new FollowUpRetries(this, 'FollowUps', { receiver: this.receiver, table: this.table });
-    if (props.amp) this.amp = new AmpIngest(this, 'Amp', { receiver: this.receiver, ...props.amp });
+  }
 
-    if (props.escalation) [this.escalationTopic, this.escalation] = this.#escalate(props, snsKey);
-    this.operations = this.#watch(props.alarmEmail);
+  /**
+   * The receiver queries the AMP workspace (`PROMETHEUS_URL`), and uses its alert manager unless
+   * `settings.alertmanagerUrl` names another.
+   * @throws Error with `settings.prometheusUrl` too (the workspace sets `PROMETHEUS_URL` itself)
+   */
+  #queryAmpWorkspace(workspaceArn: string, settings: PlainSettings | undefined): void {
+    if (settings?.prometheusUrl)
+      throw new Error('ampWorkspaceArn sets PROMETHEUS_URL itself: give it or settings.prometheusUrl, not both');
+    queryAmpWorkspace(this.receiver.function, workspaceArn, this.network);
+    if (!settings?.alertmanagerUrl)
+      useAmpAlertManager(this.receiver.function, workspaceArn, AMP_ALERTMANAGER_ACTIONS.receiver);
+  }
 
+  /** The stack's outputs but `EscalationTopicArn` and `AmpTopicArn` (their parts add those): see the class. */
+  #outputs(): void {
     new CfnOutput(this, 'WebhookUrl', {
       value: this.receiver.webhookUrl,
       description: 'Alertmanager webhook_config url',
@@ -222,13 +242,12 @@ export class LlmAlertPipelineStack extends Stack {
   #watch(alarmEmail: string | undefined): Operations {
     const ops = new Operations(this, 'Operations', { alarmEmail });
     watchFunctionUrl(ops, this.receiver.function);
-    watchFunction(
-      ops,
-      'Receiver',
-      this.receiver.function,
-      RECEIVER_TIMEOUT_SECONDS,
-      'its Function URL answered 429, which Alertmanager does not retry: those alerts are lost (docs/deploy-aws.md, Concurrency).',
-    );
+    watchFunction(ops, this.receiver.function, {
+      group: 'Receiver',
+      timeoutSeconds: RECEIVER_TIMEOUT_SECONDS,
+      throttled:
+        'its Function URL answered 429, which Alertmanager does not retry: those alerts are lost (docs/deploy-aws.md, Concurrency).',
+    });
     watchTable(ops, this.table);
     watchTopic(ops, 'AlertTopic', this.topic);
     watchPipeline(ops);
@@ -237,20 +256,20 @@ export class LlmAlertPipelineStack extends Stack {
     if (this.followUps) watchFollowUps(ops, this.followUps);
     if (this.escalation && this.escalationTopic) {
       const esc = this.escalation;
-      watchFunction(
-        ops,
-        'EscalationCheck',
-        esc.function,
-        ESCALATION_TIMEOUT_SECONDS,
-        'Lambda retries throttled asynchronous invocations for up to an hour, then the check lands in FailedChecks.',
-      );
-      watchQueue(ops, 'FailedChecks', esc.failedChecks, "escalation checks that failed after Lambda's retries");
-      watchQueue(
-        ops,
-        'ScheduleDeadLetters',
-        esc.scheduleDeadLetters,
-        'escalation checks EventBridge Scheduler could not invoke',
-      );
+      watchFunction(ops, esc.function, {
+        group: 'EscalationCheck',
+        timeoutSeconds: ESCALATION_TIMEOUT_SECONDS,
+        throttled:
+          'Lambda retries throttled asynchronous invocations for up to an hour, then the check lands in FailedChecks.',
+      });
+      watchQueue(ops, esc.failedChecks, {
+        group: 'FailedChecks',
+        holds: "escalation checks that failed after Lambda's retries",
+      });
+      watchQueue(ops, esc.scheduleDeadLetters, {
+        group: 'ScheduleDeadLetters',
+        holds: 'escalation checks EventBridge Scheduler could not invoke',
+      });
       watchTopic(ops, 'EscalationTopic', this.escalationTopic);
     }
     return ops;

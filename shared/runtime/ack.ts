@@ -85,14 +85,14 @@ export interface AckRuntime {
 
 /**
  * @param channels the pipeline's channels (follow-ups go to those that carried an alert)
- * @param now clock, epoch milliseconds
+ * @param options.logger where the acknowledgement parts log
+ * @param options.now clock, epoch milliseconds; default `Date.now`
  */
 export function createAckRuntime(
   config: Config,
   clients: AckClients,
   channels: Channel[],
-  logger: Logger,
-  now: () => number = Date.now,
+  { logger, now = Date.now }: { logger: Logger; now?: () => number },
 ): AckRuntime {
   const tableName = config.tableName ?? DEFAULT_TABLE_NAME;
   const stores = alertStores(clients.dynamodb, { tableName, ttlSeconds: config.dedupeTtlSeconds });

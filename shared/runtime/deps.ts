@@ -77,7 +77,7 @@ export function createDeps(config: Config, clients: RuntimeClients, logger: Logg
   // One SNS client per region for the channels and the escalation targets.
   const sns = clients.sns ?? snsClientsByRegion();
   const { channels, feishuContacts } = channelsOf(wiring, sns);
-  const ack = createAckRuntime(config, { ...clients, sns }, channels, logger);
+  const ack = createAckRuntime(config, { ...clients, sns }, channels, { logger });
   const enrich = enricher(config, logger);
   return {
     ...clickRoutes(wiring, ack.page, feishuContacts),

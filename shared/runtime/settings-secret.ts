@@ -99,6 +99,8 @@ async function readSecretObject(
  * before (logged): an outage of Secrets Manager must neither open the webhook nor close it.
  * A secret without `WEBHOOK_TOKEN` closes it (503), as at cold start.
  * @param initial the tokens read at cold start (the validated configuration)
+ * @param options.logger where a failed re-read is logged (its error's name or the invalid key, never a value)
+ * @param options.refreshMs milliseconds between reads; default {@link TOKEN_REFRESH_MS}
  * @param options.now epoch milliseconds (tests)
  * @returns a source for `requireBearer`; it never throws
  */
@@ -106,11 +108,8 @@ export function secretTokenSource(
   arn: string,
   client: Pick<SecretsManagerClient, 'send'>,
   initial: WebhookTokens,
-  logger: Logger,
-  options: { refreshMs?: number; now?: () => number } = {},
+  { logger, refreshMs = TOKEN_REFRESH_MS, now = Date.now }: { logger: Logger; refreshMs?: number; now?: () => number },
 ): TokenSource {
-  const refreshMs = options.refreshMs ?? TOKEN_REFRESH_MS;
-  const now = options.now ?? Date.now;
   let tokens = initial;
   let readAt = now();
   let reading: Promise<WebhookTokens> | undefined;

@@ -76,7 +76,10 @@ async function announced(): Promise<World> {
     createSlackChannel({ webhookUrl: new Secret(slack.url), name: 'slack' }),
     createPagerDutyChannel({ routingKey: new Secret(ROUTING_KEY), eventsUrl: pd.url }),
   ];
-  const runtime = createAckRuntime(config, { dynamodb: db.client, metrics }, channels, silentLogger, clock.now);
+  const runtime = createAckRuntime(config, { dynamodb: db.client, metrics }, channels, {
+    logger: silentLogger,
+    now: clock.now,
+  });
   const deps = testDeps({ table: { client: db.client, tableName }, alerts: runtime.tracker.stores, channels, clock });
   expect((await processGroup(fixture('firing-kv-cache-critical'), { ...deps, ack: runtime.tracker })).ok).toBe(true);
   return { runtime, clock, store: new DynamoDbFollowUpStore(db.client, { tableName }), counted, tableName };

@@ -92,8 +92,7 @@ async function announced(): Promise<World> {
     config,
     { dynamodb: db.client, metrics, scheduler, inProcessTimers: false, functionArn: () => FUNCTION_ARN },
     channels,
-    createLogger('info', (l) => logged.push(JSON.parse(l))),
-    clock.now,
+    { logger: createLogger('info', (l) => logged.push(JSON.parse(l))), now: clock.now },
   );
   const deps = testDeps({ table: { client: db.client, tableName }, alerts: runtime.tracker.stores, channels, clock });
   expect((await processGroup(fixture('firing-kv-cache-critical'), { ...deps, ack: runtime.tracker })).ok).toBe(true);
@@ -198,8 +197,7 @@ describe('follow-ups kept in Lambda, tried again by one-time schedules', () => {
         functionArn: () => FUNCTION_ARN,
       },
       [],
-      createLogger('error', (l) => w.logged.push(JSON.parse(l))),
-      w.clock.now,
+      { logger: createLogger('error', (l) => w.logged.push(JSON.parse(l))), now: w.clock.now },
     );
     expect(await lost.runFollowUp!(kept!.id)).toBe('rescheduled');
     const again = w.created.at(-1)!;

@@ -88,7 +88,10 @@ export async function ackHarness(
   let offset = 0;
   const now = () => Date.now() + offset;
   const channels = [new RecordingChannel('slack'), new RecordingChannel('sns')];
-  const runtime = createAckRuntime(config, { dynamodb: db.client, ...clients }, channels, silentLogger, now);
+  const runtime = createAckRuntime(config, { dynamodb: db.client, ...clients }, channels, {
+    logger: silentLogger,
+    now,
+  });
   const enrich =
     extras.enrich ??
     (async (alerts: { fingerprint: string }[]) =>

@@ -161,7 +161,7 @@ describe.each<Kind>(['bearer', 'basic', 'headers', 'sigv4'])('credentials of kin
   });
 
   it("the escalation's silence check carries them", async () => {
-    const escalation = createAckRuntime(config, { dynamodb }, [], silentLogger).escalation!;
+    const escalation = createAckRuntime(config, { dynamodb }, [], { logger: silentLogger }).escalation!;
     await expect(alertStatus(escalation.alertmanager!, latencyAlert, 5000)).resolves.toBeUndefined();
     await expectAllCarry(alertmanager);
   });

@@ -133,7 +133,7 @@ export async function isolationHarness(
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger('debug', (line) => void logs.push(JSON.parse(line) as Record<string, unknown>));
   const channels = buildChannels(config, { sns: p.snsClient });
-  const runtime = createAckRuntime(config, { dynamodb: db.client, sns: p.snsClient }, channels, logger);
+  const runtime = createAckRuntime(config, { dynamodb: db.client, sns: p.snsClient }, channels, { logger });
   const enrich = async (alerts: { fingerprint: string }[]) =>
     new Map<string, Enrichment>(
       alerts.map((a) => [a.fingerprint, { status: 'unavailable', kind: 'queue', reason: 'test' }]),

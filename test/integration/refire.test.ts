@@ -56,7 +56,7 @@ async function harness(env: Record<string, string> = {}) {
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger('info', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
   const channels = [new RecordingChannel('slack'), new RecordingChannel('sns')];
-  const runtime = createAckRuntime(config, { dynamodb: db.client }, channels, logger);
+  const runtime = createAckRuntime(config, { dynamodb: db.client }, channels, { logger });
   const prom = prometheusMetrics();
   const app = createApp(config, {
     ...testDeps({

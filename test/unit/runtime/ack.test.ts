@@ -13,24 +13,16 @@ const config = loadConfig({
 
 describe('createAckRuntime escalation scheduling', () => {
   it('uses in-process timers for npm start', () => {
-    const runtime = createAckRuntime(
-      config,
-      { dynamodb },
-      [],
-      createLogger('error', () => {}),
-    );
+    const runtime = createAckRuntime(config, { dynamodb }, [], { logger: createLogger('error', () => {}) });
     expect(runtime.timers).toBeDefined();
     expect(runtime.tracker.deps.escalation).toBeDefined();
   });
 
   it('turns escalation off, with a warning, where timers would not survive (Lambda without EventBridge Scheduler)', () => {
     const lines: string[] = [];
-    const runtime = createAckRuntime(
-      config,
-      { dynamodb, inProcessTimers: false },
-      [],
-      createLogger('warn', (l) => lines.push(l)),
-    );
+    const runtime = createAckRuntime(config, { dynamodb, inProcessTimers: false }, [], {
+      logger: createLogger('warn', (l) => lines.push(l)),
+    });
     expect(runtime.timers).toBeUndefined();
     expect(runtime.tracker.deps.escalation).toBeUndefined();
     expect(lines.map((l) => JSON.parse(l).event)).toEqual(['escalation off']);
@@ -47,12 +39,9 @@ describe('createAckRuntime follow-up retries in Lambda', () => {
   const links = { PUBLIC_URL: 'https://alerts.example.com', ACK_SECRET: 'a'.repeat(32) };
   const events = (env: Record<string, string>, clients: { functionArn?: () => string }) => {
     const lines: string[] = [];
-    const runtime = createAckRuntime(
-      loadConfig(env),
-      { dynamodb, inProcessTimers: false, ...clients },
-      [],
-      createLogger('warn', (l) => lines.push(l)),
-    );
+    const runtime = createAckRuntime(loadConfig(env), { dynamodb, inProcessTimers: false, ...clients }, [], {
+      logger: createLogger('warn', (l) => lines.push(l)),
+    });
     return { runtime, events: lines.map((l) => JSON.parse(l).event) };
   };
 

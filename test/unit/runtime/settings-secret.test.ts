@@ -73,8 +73,7 @@ describe('secretTokenSource (webhook tokens re-read at run time)', () => {
       'arn',
       { send: async () => (reads.push(clock), reply()) } as never,
       { current: new Secret(OLD) },
-      createLogger('info', (l) => lines.push(l)),
-      { refreshMs: 60_000, now: () => clock },
+      { logger: createLogger('info', (l) => lines.push(l)), refreshMs: 60_000, now: () => clock },
     );
     const reveal = async () => {
       const t = await source();

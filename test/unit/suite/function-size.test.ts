@@ -23,43 +23,9 @@ interface Exception {
 }
 
 /** `file name` → its lines today, and why it reads better whole. */
-const LONG: Record<string, Exception> = {
-  'infra/stack.ts (function)': {
-    size: 65,
-    why: 'waits for infra/stack.ts: its outputs and the AMP workspace wiring to become steps of their own',
-  },
-};
+const LONG: Record<string, Exception> = {};
 /** `file name` → its parameters today, and why no context object. */
-const MANY_PARAMS: Record<string, Exception> = {
-  'shared/runtime/ack.ts createAckRuntime': {
-    size: 5,
-    why: 'waits for shared/runtime/ack.ts and its callers: the clock to join the clients and logger as one object',
-  },
-  'shared/runtime/settings-secret.ts secretTokenSource': {
-    size: 5,
-    why: 'waits for its caller functions/lambda.ts: the logger to join the options',
-  },
-  'infra/alarms.ts watchFunction': {
-    size: 5,
-    why: 'waits for its callers in infra/stack.ts: to take { group, fn, timeoutSeconds, throttled }',
-  },
-  'infra/alarms.ts watchQueue': {
-    size: 5,
-    why: 'waits for its callers in infra/stack.ts: to take { group, queue, holds, meaning? }',
-  },
-};
-/**
- * Listed functions whose change waits on files being reworked elsewhere (their own or their callers'):
- * their `why` says what they wait for, and no docstring carries it. Once changed they leave the lists; one
- * kept over its bound instead gets its reason into its docstring and leaves this set (it only shrinks).
- */
-const WAITING: ReadonlySet<string> = new Set([
-  'infra/stack.ts (function)',
-  'shared/runtime/ack.ts createAckRuntime',
-  'shared/runtime/settings-secret.ts secretTokenSource',
-  'infra/alarms.ts watchFunction',
-  'infra/alarms.ts watchQueue',
-]);
+const MANY_PARAMS: Record<string, Exception> = {};
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -135,12 +101,8 @@ describe.each([
 
   it('each listed function says why in its docstring', () => {
     const silent = Object.entries(known)
-      .filter(([key, { why }]) => !WAITING.has(key) && !measured.docs.get(key)?.includes(why))
+      .filter(([key, { why }]) => !measured.docs.get(key)?.includes(why))
       .map(([key, { why }]) => `${key}: "${why}"`);
     expect(silent).toEqual([]);
   });
-});
-
-it('the functions waiting on other files are all still listed', () => {
-  expect([...WAITING].filter((key) => !(key in LONG) && !(key in MANY_PARAMS))).toEqual([]);
 });
