@@ -25,7 +25,7 @@ import { allow, allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireT
 import { onFailureQueue } from './queues.js';
 import { scheduleTarget } from './schedule-target.js';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
-import { LAMBDA_ROUTING_FILE, type RoutingShipment } from './routing.js';
+import { LAMBDA_ROUTING_FILE, namedSnsTopics, type RoutingShipment } from './routing.js';
 import type { PrivateNetwork } from './vpc.js';
 
 /**
@@ -70,12 +70,14 @@ export class EscalationCheck extends Construct {
   readonly schedulerRole: Role;
   readonly #delaySeconds?: number;
   readonly #channels: string[];
+  readonly #routing?: RoutingShipment;
   #topic?: ITopic;
 
   constructor(scope: Construct, id: string, props: EscalationCheckProps = {}) {
     super(scope, id);
     this.#delaySeconds = props.delaySeconds;
     this.#channels = props.channels ?? [];
+    this.#routing = props.routing;
     ({ function: this.function, logGroup: this.logGroup } = nodeFunction(this, 'Function', {
       entry: props.entry ?? `${REPO_ROOT}functions/escalation.ts`,
       memoryMiB: ESCALATION_MEMORY_MIB,
@@ -84,7 +86,6 @@ export class EscalationCheck extends Construct {
       commandHooks: props.routing?.commandHooks,
       network: props.network,
     }));
-    if (props.routing?.publish) this.function.addToRolePolicy(props.routing.publish);
     this.failedChecks = keepFailedChecks(this, this.function);
 
     const target = scheduleTarget(this, this.function, {
@@ -111,12 +112,15 @@ export class EscalationCheck extends Construct {
   }
 
   /**
-   * Allows `sns:Publish` on the stack's alert topic and sets `SNS_TOPIC_ARN` on the check, as on the
-   * receiver: the routing file's SNS instances without a `topicArn` publish there.
+   * Sets `SNS_TOPIC_ARN` on the check when the routing file has an SNS instance on the stack's alert topic (its
+   * configuration needs it), and allows `sns:Publish` only on the topics of the SNS instances `channels` names.
    */
-  useAlertTopic(topic: ITopic): this {
-    allowPublish(this.function, topic);
-    this.function.addEnvironment('SNS_TOPIC_ARN', topic.topicArn);
+  useChannelTopics(alertTopic: ITopic): this {
+    if (!this.#routing) return this;
+    if (this.#routing.usesDefaultTopic) this.function.addEnvironment('SNS_TOPIC_ARN', alertTopic.topicArn);
+    const { arns, alertTopic: named } = namedSnsTopics(this.#routing, this.#channels);
+    if (named) allowPublish(this.function, alertTopic);
+    if (arns.length) allow(this.function, ['sns:Publish'], arns);
     return this;
   }
 

@@ -26,6 +26,8 @@ export interface RoutingShipment {
   secretNames: string[];
   /** Whether an SNS instance uses the stack's own topic (`SNS_TOPIC_ARN`). */
   usesDefaultTopic: boolean;
+  /** Each SNS instance's `topicArn`, `undefined` for one on the stack's own topic. */
+  snsTopics: Record<string, string | undefined>;
 }
 
 /**
@@ -48,6 +50,23 @@ export function shipRoutingFile(path: string): RoutingShipment {
       : undefined,
     secretNames: described.secretNames,
     usesDefaultTopic: described.usesDefaultTopic,
+    snsTopics: described.snsTopics,
+  };
+}
+
+/**
+ * The SNS topics the instances `names` of a shipped routing file publish to: what the escalation function, which
+ * sends only to the instances `escalationChannels` names (and to threads, never SNS), may publish to.
+ * @returns `arns` the instances' own topics; `alertTopic` whether one publishes to the stack's own
+ */
+export function namedSnsTopics(
+  routing: RoutingShipment,
+  names: readonly string[],
+): { arns: string[]; alertTopic: boolean } {
+  const named = names.filter((name) => name in routing.snsTopics).map((name) => routing.snsTopics[name]);
+  return {
+    arns: [...new Set(named.filter((arn): arn is string => arn !== undefined))],
+    alertTopic: named.includes(undefined),
   };
 }
 

@@ -209,7 +209,7 @@ export class LlmAlertPipelineStack extends Stack {
       .useTopic(topic)
       .useSettingsSecret(this.settingsSecret)
       .allowScheduling(this.receiver);
-    if (routing?.usesDefaultTopic) check.useAlertTopic(this.topic);
+    check.useChannelTopics(this.topic);
     if (props.ampWorkspaceArn && !props.settings.alertmanagerUrl)
       useAmpAlertManager(check.function, props.ampWorkspaceArn, AMP_ALERTMANAGER_ACTIONS.check);
     new CfnOutput(this, 'EscalationTopicArn', {

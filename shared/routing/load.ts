@@ -256,6 +256,8 @@ export function routingSecretNames(path: string): string[] {
  */
 export function describeRoutingFile(path: string): {
   channelNames: string[];
+  /** Each SNS instance's `topicArn`, `undefined` for one that publishes to `SNS_TOPIC_ARN`. */
+  snsTopics: Record<string, string | undefined>;
   topicArns: string[];
   secretNames: string[];
   usesDefaultTopic: boolean;
@@ -268,6 +270,9 @@ export function describeRoutingFile(path: string): {
   const sns = Object.values(data.channels).filter((c) => c.type === 'sns');
   return {
     channelNames: Object.keys(data.channels),
+    snsTopics: Object.fromEntries(
+      Object.entries(data.channels).flatMap(([name, c]) => (c.type === 'sns' ? [[name, c.topicArn]] : [])),
+    ),
     topicArns: [...new Set(sns.flatMap((c) => (c.topicArn ? [c.topicArn] : [])))],
     secretNames: routingSecretNames(path),
     usesDefaultTopic: sns.some((c) => !c.topicArn),

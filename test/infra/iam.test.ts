@@ -124,10 +124,9 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
         'logs:CreateLogStream CheckLogs.Arn',
         'logs:PutLogEvents CheckLogs.Arn',
         'secretsmanager:GetSecretValue SettingsSecret',
+        // It builds the receiver's channels from the routing file, but sends only to the instances
+        // escalationChannels names (none here): no routing-file topic.
         'sns:Publish EscalationTopic',
-        // It builds the receiver's channels from the same routing file: its SNS instances' topics.
-        'sns:Publish AlertTopic',
-        'sns:Publish arn:aws:sns:eu-west-1:123456789012:llm-audit',
         'sqs:SendMessage FailedChecks.Arn',
       ].sort(),
     );
@@ -180,5 +179,42 @@ describe('IAM of the stack (escalation on, a routing file naming a second topic,
     const needed = new Set(Object.values(SDK_COMMANDS).flat());
     expect([...granted].filter((a) => !needed.has(a) && !SERVICE_ACTIONS.includes(a))).toEqual([]);
     expect([...needed].filter((a) => !granted.has(a))).toEqual([]);
+  });
+});
+
+describe('IAM of the escalation check when escalationChannels names SNS instances of the routing file', () => {
+  const disposals: (() => void)[] = [];
+  afterAll(() => {
+    for (const dispose of disposals) dispose();
+  });
+
+  it('may publish to the named instances’ topics only: the audit topic; the stack’s own for the pager', () => {
+    const grantsFor = (channels: string[]) => {
+      const scratch = scratchApp({ 'aws:cdk:bundling-stacks': [] });
+      disposals.push(scratch.dispose);
+      const stack = new LlmAlertPipelineStack(scratch.app, 'Named', {
+        routingFile: ROUTING,
+        settings: { publicUrl: 'https://alerts.example.com' },
+        escalation: { delaySeconds: 600, channels },
+      });
+      const names = namesOf(stack, {
+        AlertTopic: stack.topic,
+        EscalationTopic: stack.escalationTopic!,
+      });
+      const role = stack.escalation!.function.role as Role;
+      return grantsOf(Template.fromStack(stack), stack.getLogicalId(role.node.defaultChild as never), names).filter(
+        (g) => g.startsWith('sns:'),
+      );
+    };
+    expect(grantsFor(['audit'])).toEqual(
+      ['sns:Publish EscalationTopic', 'sns:Publish arn:aws:sns:eu-west-1:123456789012:llm-audit'].sort(),
+    );
+    expect(grantsFor(['audit', 'pager'])).toEqual(
+      [
+        'sns:Publish AlertTopic',
+        'sns:Publish EscalationTopic',
+        'sns:Publish arn:aws:sns:eu-west-1:123456789012:llm-audit',
+      ].sort(),
+    );
   });
 });

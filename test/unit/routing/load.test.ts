@@ -286,6 +286,7 @@ describe('routingSecretNames and describeRoutingFile', () => {
     expect(routingSecretNames(path)).toEqual(['SLACK_PLATFORM', 'FEISHU_QWEN', 'FEISHU_QWEN_SIGN']);
     expect(describeRoutingFile(path)).toEqual({
       channelNames: ['pager', 'audit', 'platform', 'qwen'],
+      snsTopics: { pager: undefined, audit: 'arn:aws:sns:us-east-1:123456789012:audit.fifo' },
       topicArns: ['arn:aws:sns:us-east-1:123456789012:audit.fifo'],
       secretNames: ['SLACK_PLATFORM', 'FEISHU_QWEN', 'FEISHU_QWEN_SIGN'],
       usesDefaultTopic: true,
