@@ -167,7 +167,7 @@ describe('infra/prometheus/pipeline-rules.yml (the pipeline watched)', () => {
   it('passes promtool check rules', async () => {
     const result = await runBinary(promtool, ['check', 'rules', rules]);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toContain('SUCCESS: 6 rules found');
+    expect(result.stdout).toContain('SUCCESS: 7 rules found');
   });
 
   it('passes its promtool unit tests (Watchdog, delivery failures, refusals, stale and never-seen heartbeat, down)', async () => {
@@ -230,7 +230,7 @@ describe('infra/prometheus/prometheus.example.yml', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('SUCCESS: 2 rule files found');
     expect(result.stdout).toContain('SUCCESS: 9 rules found'); // vllm-rules.yml
-    expect(result.stdout).toContain('SUCCESS: 6 rules found'); // pipeline-rules.yml
+    expect(result.stdout).toContain('SUCCESS: 7 rules found'); // pipeline-rules.yml
   });
 });
 

@@ -74,12 +74,14 @@ describe("npm start's bundle", () => {
     const script = `const r = await import('./.tmp/start/chunks/${chunk}');
       const png = await r.renderMessagePng('heading', 'message');
       console.log(png[1] === 0x50 && png[2] === 0x4e && png[3] === 0x47 ? 'png' : 'not png');
-      await r.renderChartPng({}).catch((e) => console.log(e.stack.split('\\n')[1]));`;
+      // The first frame in the bundle's own code (a native one, such as Date's, may come first).
+      const ours = (e) => e.stack.split('\\n').slice(1).find((l) => l.includes('.ts:'));
+      await r.renderChartPng({}).catch((e) => console.log(ours(e)));`;
     const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
       cwd: ROOT,
       timeout: 60_000,
     });
-    expect(stdout).toMatch(/^png\n\s+at .*shared\/chart\/render\.ts:\d+:\d+\)?$/m);
+    expect(stdout).toMatch(/^png\n\s+at .*shared\/chart\/[a-z-]+\.ts:\d+:\d+\)?$/m);
   }, 120_000);
   it('names the settings a feature still needs at start-up: PUBLIC_URL set without ACK_SECRET says ACK_SECRET', async () => {
     // Runs the bundle the test above built.
