@@ -81,7 +81,7 @@ describe("npm start's bundle", () => {
       cwd: ROOT,
       timeout: 60_000,
     });
-    expect(stdout).toMatch(/^png\n\s+at .*shared\/chart\/[a-z-]+\.ts:\d+:\d+\)?$/m);
+    expect(stdout).toMatch(/^png\n\s+at .*shared\/[a-z-]+\/[a-z-]+\.ts:\d+:\d+\)?$/m);
   }, 120_000);
   it('names the settings a feature still needs at start-up: PUBLIC_URL set without ACK_SECRET says ACK_SECRET', async () => {
     // Runs the bundle the test above built.
