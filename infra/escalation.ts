@@ -23,7 +23,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { allow, allowPublish, nodeFunction, REPO_ROOT, wireSettingsSecret, wireTable } from './node-function.js';
 import { onFailureQueue } from './queues.js';
-import { scheduleTarget } from './schedule-target.js';
+import { groupSchedulesArn, scheduleTarget } from './schedule-target.js';
 import { plainEnvironment, type AlertReceiver, type PlainSettings } from './receiver.js';
 import { LAMBDA_ROUTING_FILE, namedSnsTopics, type RoutingShipment } from './routing.js';
 import type { PrivateNetwork } from './vpc.js';
@@ -142,11 +142,7 @@ export class EscalationCheck extends Construct {
     if (!this.#topic) throw new Error('EscalationCheck.useTopic(topic) must come before allowScheduling(receiver)');
     const fn = receiver.function;
     const group = this.scheduleGroup.scheduleGroupName;
-    const schedules = Stack.of(this).formatArn({
-      service: 'scheduler',
-      resource: 'schedule',
-      resourceName: `${group}/*`,
-    });
+    const schedules = groupSchedulesArn(this, group);
     allow(fn, ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'], [schedules]);
     Validations.of(fn.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${Stack.of(this).resolve(group)}/*]`,

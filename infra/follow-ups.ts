@@ -16,7 +16,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { FOLLOW_UP_SPACE } from '../shared/store/follow-ups.js';
 import { allow } from './node-function.js';
-import { scheduleTarget } from './schedule-target.js';
+import { groupSchedulesArn, scheduleTarget } from './schedule-target.js';
 import type { AlertReceiver } from './receiver.js';
 
 export interface FollowUpRetriesProps {
@@ -54,11 +54,7 @@ export class FollowUpRetries extends Construct {
   #allowReceiver({ receiver, table }: FollowUpRetriesProps): void {
     const fn = receiver.function;
     const group = this.scheduleGroup.scheduleGroupName;
-    const schedules = Stack.of(this).formatArn({
-      service: 'scheduler',
-      resource: 'schedule',
-      resourceName: `${group}/*`,
-    });
+    const schedules = groupSchedulesArn(this, group);
     allow(fn, ['scheduler:CreateSchedule'], [schedules]);
     const groupName = Stack.of(this).resolve(group);
     const wildcard = `arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${groupName}/*`;

@@ -5,7 +5,7 @@
  * queue. Made in the caller's scope under fixed ids, so each caller's resources keep their logical ids.
  * @see https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html#setting-up-execution-role
  */
-import { Aws, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
@@ -42,4 +42,12 @@ export function scheduleTarget(scope: Construct, fn: IFunction, what: { queue: s
     new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [scheduleDeadLetters.queueArn] }),
   );
   return { scheduleGroup, scheduleDeadLetters, schedulerRole };
+}
+
+/**
+ * The ARN of every schedule of `group` (`…:schedule/<group>/*`): what a function that names its schedules at run
+ * time may act on.
+ */
+export function groupSchedulesArn(scope: Construct, group: string): string {
+  return Stack.of(scope).formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${group}/*` });
 }

@@ -36,7 +36,9 @@ export async function claim(group: GroupContext): Promise<void> {
   const names = deps.channels.map((c) => c.name);
   const routed = alerts.map((a, i) => {
     const byRoute = deps.route ? deps.route(a.labels).filter((n) => names.includes(n)) : names;
-    return a.status === 'resolved' ? [...byRoute, ...escalatedTo(deps, byRoute, seen[i])] : byRoute;
+    return a.status === 'resolved'
+      ? [...byRoute, ...escalatedTo(deps.escalationChannels, names, byRoute, seen[i])]
+      : byRoute;
   });
   group.early = startEarly(group, { seen, routed, nowMs: now });
   const limit = pLimit(STORE_CONCURRENCY);
@@ -55,14 +57,18 @@ export async function claim(group: GroupContext): Promise<void> {
 }
 
 /**
- * The `ESCALATION_CHANNELS` instances an escalation of the alert reached (its record's channels), beside its
- * routes: its resolve goes there too. Without the record (not read), none.
+ * The `ESCALATION_CHANNELS` instances an escalation of the alert reached (its record's channels), of the
+ * channels `names`, beside its routes: its resolve goes there too. Without the record (not read), none.
  */
-function escalatedTo(deps: GroupContext['deps'], routed: string[], seen: Seen | undefined): string[] {
+function escalatedTo(
+  escalationChannels: readonly string[] | undefined,
+  names: string[],
+  routed: string[],
+  seen: Seen | undefined,
+): string[] {
   const reached = seen?.record?.channels;
-  if (!reached || !deps.escalationChannels) return [];
-  const names = deps.channels.map((c) => c.name);
-  return deps.escalationChannels.filter((n) => reached.has(n) && names.includes(n) && !routed.includes(n));
+  if (!reached || !escalationChannels) return [];
+  return escalationChannels.filter((n) => reached.has(n) && names.includes(n) && !routed.includes(n));
 }
 
 /**
