@@ -3,6 +3,8 @@
  * request's own start, end and step), for loopback servers standing in for Prometheus.
  * @see https://prometheus.io/docs/prometheus/latest/querying/api/#range-queries
  */
+import { Secret } from '../../shared/core/secret.js';
+import { fixture } from './fixtures.js';
 import type { RecordedRequest, ScriptedReply } from './loopback.js';
 
 /** A KV-cache-like ratio rising through 0.95 around `firedAt` (epoch seconds). */
@@ -33,3 +35,20 @@ export function matrixResponder(
     return { status: 200, headers: { 'content-type': 'application/json' }, body };
   };
 }
+
+/** The signing key of the chart route tests' links. */
+export const CHART_KEY = new Secret('chart-routes-ack-secret-0123456789abcdef');
+/** The KV-cache alert the chart route tests draw, enrichment unavailable (the chart reads Prometheus itself). */
+export const CHART_ALERT = {
+  ...fixture('firing-kv-cache-critical').alerts[0]!,
+  enrichment: { status: 'unavailable' as const, kind: 'kv_cache' as const, reason: 'test' },
+};
+/** When it fired, and when its chart link is signed (30 minutes later), epoch milliseconds. */
+export const CHART_FIRED_MS = Date.parse(CHART_ALERT.startsAt);
+export const CHART_NOW_MS = CHART_FIRED_MS + 30 * 60_000;
+/** Link settings signed with {@link CHART_KEY}, valid for an hour. */
+export const CHART_SETTINGS = {
+  publicUrl: 'https://alerts.example.com',
+  keys: { current: CHART_KEY },
+  ttlSeconds: 3600,
+};

@@ -12,20 +12,23 @@ import { loadRenderer } from '../../shared/chart/load.js';
 import { chartRoutes, type ChartRouteDeps } from '../../shared/chart/routes.js';
 import { CHART_PATH, chartUrl } from '../../shared/chart/url.js';
 import { createLogger } from '../../shared/core/logger.js';
-import { Secret } from '../../shared/core/secret.js';
 import { PrometheusClient } from '../../shared/prometheus/client.js';
-import { matrixResponder, risingRatio } from '../helpers/chart.js';
-import { fixture } from '../helpers/fixtures.js';
+import {
+  CHART_ALERT,
+  CHART_FIRED_MS,
+  CHART_KEY,
+  CHART_NOW_MS,
+  CHART_SETTINGS,
+  matrixResponder,
+  risingRatio,
+} from '../helpers/chart.js';
 import type { RecordedRequest, ScriptedReply } from '../helpers/loopback.js';
 
-const KEY = new Secret('chart-routes-ack-secret-0123456789abcdef');
-const alert = {
-  ...fixture('firing-kv-cache-critical').alerts[0]!,
-  enrichment: { status: 'unavailable' as const, kind: 'kv_cache' as const, reason: 'test' },
-};
-const FIRED_MS = Date.parse(alert.startsAt);
-const NOW = FIRED_MS + 30 * 60_000;
-const settings = { publicUrl: 'https://alerts.example.com', keys: { current: KEY }, ttlSeconds: 3600 };
+const KEY = CHART_KEY;
+const alert = CHART_ALERT;
+const FIRED_MS = CHART_FIRED_MS;
+const NOW = CHART_NOW_MS;
+const settings = CHART_SETTINGS;
 const pathOf = (url: string) => new URL(url).pathname;
 /** Another alert's chart (another instance): its own drawing. */
 const chartOf = (instance: string) =>

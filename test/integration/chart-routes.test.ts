@@ -12,22 +12,27 @@ import { CHART_PATH, chartUrl } from '../../shared/chart/url.js';
 import { Secret } from '../../shared/core/secret.js';
 import { createLogger, type Logger } from '../../shared/core/logger.js';
 import { PrometheusClient } from '../../shared/prometheus/client.js';
-import { matrixResponder, queryParams, risingRatio } from '../helpers/chart.js';
-import { fixture } from '../helpers/fixtures.js';
+import {
+  CHART_ALERT,
+  CHART_FIRED_MS,
+  CHART_KEY,
+  CHART_NOW_MS,
+  CHART_SETTINGS,
+  matrixResponder,
+  queryParams,
+  risingRatio,
+} from '../helpers/chart.js';
 import { startLoopback, type Loopback } from '../helpers/loopback.js';
 import { Hono } from 'hono';
 import { createApp } from '../../shared/http/app.js';
 import { testDeps } from '../helpers/pipeline-deps.js';
 import type { Metrics } from '../../shared/metrics/catalogue.js';
 
-const KEY = new Secret('chart-routes-ack-secret-0123456789abcdef');
-const alert = {
-  ...fixture('firing-kv-cache-critical').alerts[0]!,
-  enrichment: { status: 'unavailable' as const, kind: 'kv_cache' as const, reason: 'test' },
-};
-const FIRED_MS = Date.parse(alert.startsAt);
-const NOW = FIRED_MS + 30 * 60_000;
-const settings = { publicUrl: 'https://alerts.example.com', keys: { current: KEY }, ttlSeconds: 3600 };
+const KEY = CHART_KEY;
+const alert = CHART_ALERT;
+const FIRED_MS = CHART_FIRED_MS;
+const NOW = CHART_NOW_MS;
+const settings = CHART_SETTINGS;
 
 describe('GET /v1/chart/<token>.png', () => {
   let prometheus: Loopback;

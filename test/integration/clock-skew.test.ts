@@ -30,6 +30,14 @@ function firingAt(nowMs: number, offsetMs: number) {
   return body;
 }
 
+/** The KV-cache fixture resolved: the occurrence that started at `startsAt`, ended at `endsAtMs` (epoch ms). */
+function resolvedAt(startsAt: string, endsAtMs: number) {
+  const body = fixture('firing-kv-cache-critical');
+  body.status = 'resolved';
+  Object.assign(body.alerts[0]!, { status: 'resolved', startsAt, endsAt: new Date(endsAtMs).toISOString() });
+  return body;
+}
+
 describe("a link and the sender's clock", () => {
   it.each([
     ['4 minutes', 4 * MINUTE],
@@ -55,13 +63,7 @@ describe("a link and the sender's clock", () => {
     expect(await (await stale.open(path)).text()).toContain('<form');
     // It resolves, and a minute later fires anew: a new startsAt, still before the link's issue time on our clock.
     h.advance(MINUTE);
-    const resolved = fixture('firing-kv-cache-critical');
-    resolved.status = 'resolved';
-    Object.assign(resolved.alerts[0]!, {
-      status: 'resolved',
-      startsAt: first.alerts[0]!.startsAt,
-      endsAt: new Date(h.now() + behind).toISOString(),
-    });
+    const resolved = resolvedAt(first.alerts[0]!.startsAt, h.now() + behind);
     expect((await h.webhook(resolved)).status).toBe(200);
     h.advance(MINUTE);
     expect((await h.webhook(firingAt(h.now(), behind))).status).toBe(200);
@@ -89,13 +91,7 @@ describe('an alert dated ahead in the same group', () => {
     expect(await (await stale.open(path)).text()).toContain('<form');
     // The real alert resolves and, 20 minutes later, fires anew: an occurrence this link was never sent for.
     h.advance(MINUTE);
-    const resolved = fixture('firing-kv-cache-critical');
-    resolved.status = 'resolved';
-    Object.assign(resolved.alerts[0]!, {
-      status: 'resolved',
-      startsAt: first.alerts[0]!.startsAt,
-      endsAt: new Date(h.now()).toISOString(),
-    });
+    const resolved = resolvedAt(first.alerts[0]!.startsAt, h.now());
     expect((await h.webhook(resolved)).status).toBe(200);
     h.advance(20 * MINUTE);
     expect((await h.webhook(firingAt(h.now(), 0))).status).toBe(200);
